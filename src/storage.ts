@@ -1,0 +1,79 @@
+// Atomic JSON files under <storagePath>/lock-access/. Every file is written to a temp file, fsynced
+// and renamed over the old one, so a crash leaves either the old or the new content, never a torn file.
+import { mkdir, readFile, rm, chmod } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import writeFileAtomic from 'write-file-atomic';
+import type { z } from 'zod';
+
+import { STORAGE_FOLDER } from './settings.js';
+
+export class StorageError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageError';
+  }
+}
+
+export class Storage {
+  private ready: Promise<void> | undefined;
+
+  constructor(readonly dir: string) {}
+
+  /** The plugin's folder under Homebridge's storage path (`api.user.storagePath()`). */
+  static under(storagePath: string): Storage {
+    return new Storage(join(storagePath, STORAGE_FOLDER));
+  }
+
+  file(name: string): string {
+    if (name.includes('/') || name.includes('\\') || name.startsWith('.')) {
+      throw new StorageError(`invalid storage file name "${name}"`);
+    }
+    return join(this.dir, name);
+  }
+
+  /** Creates the folder (mode 0700: it holds secrets) once. */
+  ensureDir(): Promise<void> {
+    this.ready ??= (async () => {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await chmod(this.dir, 0o700).catch(() => undefined);
+    })();
+    return this.ready;
+  }
+
+  /** Reads and validates a JSON file; undefined when it does not exist. */
+  async read<T>(name: string, schema: z.ZodType<T>): Promise<T | undefined> {
+    const raw = await this.readText(name);
+    if (raw === undefined) return undefined;
+    let data: unknown;
+    try {
+      data = JSON.parse(raw);
+    } catch (error) {
+      throw new StorageError(`${this.file(name)} is not valid JSON`, { cause: error });
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) {
+      throw new StorageError(`${this.file(name)} has an unexpected shape: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    return parsed.data;
+  }
+
+  async readText(name: string): Promise<string | undefined> {
+    try {
+      return await readFile(this.file(name), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new StorageError(`cannot read ${this.file(name)}`, { cause: error });
+    }
+  }
+
+  /** Writes JSON atomically (temp file, fsync, rename) with mode 0600. */
+  async write(name: string, value: unknown): Promise<void> {
+    await this.ensureDir();
+    await writeFileAtomic(this.file(name), `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600, fsync: true });
+  }
+
+  async remove(name: string): Promise<void> {
+    await rm(this.file(name), { force: true });
+  }
+}
