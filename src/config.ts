@@ -107,7 +107,11 @@ export function checkConfig(raw: unknown): ConfigCheck {
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues
-      .filter((issue) => !missing.includes(pathOf(issue.path) as (typeof REQUIRED_FIELDS)[number]))
+      .filter((issue) => {
+        // A missing required field (or its missing parent object) is already named in `missing`.
+        const where = pathOf(issue.path);
+        return !missing.some((field) => field === where || field.startsWith(`${where}.`));
+      })
       .map((issue) => {
         const where = pathOf(issue.path);
         return issue.message.startsWith(where.split('[')[0] ?? '') || where === '' ? issue.message : `${where}: ${issue.message}`;

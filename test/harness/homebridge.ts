@@ -1,0 +1,170 @@
+// Starts a real Homebridge (2.x, or 1.x through the `homebridge1` alias) with this plugin from the
+// repository, in a temp storage folder, and gives tests its log lines.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export type HomebridgeFlavour = 'homebridge' | 'homebridge1';
+
+export interface HomebridgeOptions {
+  /** The LockAccess platform block (or any platforms) to run. */
+  platforms: Record<string, unknown>[];
+  flavour?: HomebridgeFlavour;
+  /** Reuse a storage folder (e.g. to restart with the accessory cache); a temp one by default. */
+  storagePath?: string;
+  bridgePort?: number;
+  pin?: string;
+  username?: string;
+  debug?: boolean;
+  /** Load this plugin (default) or another plugin folder. */
+  pluginPath?: string;
+  env?: Record<string, string>;
+}
+
+export interface RunningHomebridge {
+  readonly storagePath: string;
+  readonly bridgePort: number;
+  readonly pin: string;
+  readonly username: string;
+  readonly child: ChildProcess;
+  readonly logs: string[];
+  /** Resolves with the first line (already logged or later) matching `pattern`. */
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Whether the process is still running. */
+  readonly running: boolean;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with how it ended. */
+  stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Removes the storage folder if the harness made it. */
+  cleanup(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => { resolvePort(port); });
+    });
+  });
+}
+
+function randomUsername(): string {
+  const bytes = Array.from({ length: 6 }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0').toUpperCase());
+  return bytes.join(':');
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+export async function startHomebridge(options: HomebridgeOptions): Promise<RunningHomebridge> {
+  const ownStorage = options.storagePath === undefined;
+  const storagePath = options.storagePath ?? (await mkdtemp(join(tmpdir(), 'lock-access-hb-')));
+  await mkdir(storagePath, { recursive: true });
+  const bridgePort = options.bridgePort ?? (await freePort());
+  const pin = options.pin ?? '031-45-154';
+  const username = options.username ?? randomUsername();
+  const config = {
+    bridge: { name: 'Lock Access Test Bridge', username, port: bridgePort, pin, bind: ['127.0.0.1'], advertiser: 'ciao' },
+    accessories: [],
+    platforms: options.platforms,
+  };
+  await writeFile(join(storagePath, 'config.json'), JSON.stringify(config, null, 2));
+
+  const flavour = options.flavour ?? 'homebridge';
+  const bin = flavour === 'homebridge' ? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js') : join(REPO_ROOT, 'node_modules', 'homebridge1', 'bin', 'homebridge');
+  const args = [bin, '-U', storagePath, '-P', options.pluginPath ?? REPO_ROOT, '--strict-plugin-resolution', '-I', '-Q', '-T'];
+  if (options.debug ?? false) args.push('-D');
+  const child = spawn(process.execPath, args, {
+    cwd: storagePath,
+    env: { ...process.env, ...options.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+  const logs: string[] = [];
+  const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
+  let exited = false;
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
+    child.once('exit', (code, signal) => {
+      exited = true;
+      resolveExit({ code, signal });
+    });
+  });
+  const onData = (buffer: string) => {
+    for (const raw of buffer.split('\n')) {
+      const line = raw.replace(ANSI, '').trimEnd();
+      if (line === '') continue;
+      logs.push(line);
+      if (process.env.HB_LOG === '1') process.stderr.write(`[hb] ${line}\n`);
+      for (const waiter of waiters) {
+        if (waiter.pattern.test(line)) {
+          waiters.delete(waiter);
+          waiter.resolve(line);
+        }
+      }
+    }
+  };
+  let pendingOut = '';
+  let pendingErr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    const text = pendingOut + chunk;
+    const cut = text.lastIndexOf('\n');
+    pendingOut = text.slice(cut + 1);
+    onData(text.slice(0, cut + 1));
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    const text = pendingErr + chunk;
+    const cut = text.lastIndexOf('\n');
+    pendingErr = text.slice(cut + 1);
+    onData(text.slice(0, cut + 1));
+  });
+
+  const running: RunningHomebridge = {
+    storagePath,
+    bridgePort,
+    pin,
+    username,
+    child,
+    logs,
+    get running() {
+      return !exited;
+    },
+    waitForLog(pattern, timeoutMs = 30_000) {
+      const found = logs.find((line) => pattern.test(line));
+      if (found !== undefined) return Promise.resolve(found);
+      return new Promise<string>((resolveLine, reject) => {
+        const waiter = { pattern, resolve: (line: string) => { clearTimeout(timer); resolveLine(line); } };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`Homebridge did not log ${pattern} within ${timeoutMs} ms. Last lines:\n${logs.slice(-40).join('\n')}`));
+        }, timeoutMs);
+        waiters.add(waiter);
+        void exit.then(() => {
+          if (!waiters.has(waiter)) return;
+          waiters.delete(waiter);
+          clearTimeout(timer);
+          reject(new Error(`Homebridge exited before logging ${pattern}. Last lines:\n${logs.slice(-40).join('\n')}`));
+        });
+      });
+    },
+    async stop(graceMs = 10_000) {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        const result = await exit;
+        clearTimeout(timer);
+        return result;
+      }
+      return exit;
+    },
+    async cleanup() {
+      if (ownStorage) await rm(storagePath, { recursive: true, force: true });
+    },
+  };
+  return running;
+}
