@@ -1,0 +1,237 @@
+// The status snapshot the settings UI shows (`status.json`): link state, the listener's self-check,
+// each webhook registration, receiver counters and the device list. The plugin updates it through
+// StatusWriter (debounced, atomic); the UI server reads it with readStatus. It never holds a secret:
+// no tokens, keys or callback token, only states, ids, names, URLs without credentials and counts.
+import { z } from 'zod';
+
+import type { Storage } from './storage.js';
+
+export const STATUS_FILE = 'status.json';
+export const DEFAULT_STATUS_DEBOUNCE_MS = 500;
+
+export const linkStatusSchema = z.object({
+  state: z.enum(['notConfigured', 'notLinked', 'linked', 'reauthorizationNeeded']),
+  /** Plain words, including what to do when something is wrong. */
+  message: z.string(),
+  since: z.number().optional(),
+});
+
+export const selfCheckSchema = z.object({
+  state: z.enum(['pending', 'ok', 'failed']),
+  /** The public health URL that was checked. */
+  url: z.string().optional(),
+  message: z.string(),
+  checkedAt: z.number().optional(),
+});
+
+export const registrationStatusSchema = z.object({
+  kind: z.enum(['lock', 'doorbell', 'user']),
+  /** Device id; absent for the user registration. */
+  id: z.string().optional(),
+  name: z.string().optional(),
+  /** The callback URL registered with the service. */
+  url: z.string().optional(),
+  state: z.enum(['pending', 'registered', 'failed', 'removed']),
+  lastSuccessAt: z.number().optional(),
+  lastError: z.string().optional(),
+  lastErrorAt: z.number().optional(),
+});
+
+export const lastCallbackSchema = z.object({
+  deviceKind: z.enum(['lock', 'doorbell', 'user']),
+  deviceId: z.string(),
+  at: z.number(),
+  /** What it was, e.g. "lockState". */
+  kind: z.string().optional(),
+});
+
+export const receiverStatusSchema = z.object({
+  listening: z.boolean(),
+  /** Where the listener is bound, e.g. "0.0.0.0:8582". */
+  listenAddress: z.string().optional(),
+  accepted: z.number().int().nonnegative(),
+  duplicates: z.number().int().nonnegative(),
+  /** Rejected callbacks counted by reason (e.g. "bad signature", "stale timestamp"). */
+  rejected: z.record(z.string(), z.number().int().nonnegative()),
+  /** Keyed by "lock:ID", "doorbell:ID" or "user:". */
+  lastCallbacks: z.record(z.string(), lastCallbackSchema),
+});
+
+export const deviceStatusSchema = z.object({
+  kind: z.enum(['lock', 'doorbell']),
+  id: z.string(),
+  name: z.string(),
+  /** Where the plugin knows it from. */
+  source: z.enum(['config', 'discovered', 'both']),
+  hidden: z.boolean().default(false),
+  online: z.boolean().optional(),
+});
+
+export const statusSchema = z.object({
+  version: z.literal(1),
+  updatedAt: z.number(),
+  /** The plugin process that wrote it, so the UI can tell a stale file from a live one. */
+  pid: z.number().optional(),
+  startedAt: z.number().optional(),
+  link: linkStatusSchema,
+  selfCheck: selfCheckSchema.optional(),
+  registrations: z.array(registrationStatusSchema),
+  receiver: receiverStatusSchema,
+  devices: z.array(deviceStatusSchema),
+});
+
+export type Status = z.infer<typeof statusSchema>;
+export type LinkStatus = z.infer<typeof linkStatusSchema>;
+export type SelfCheckStatus = z.infer<typeof selfCheckSchema>;
+export type RegistrationStatus = z.infer<typeof registrationStatusSchema>;
+export type ReceiverStatus = z.infer<typeof receiverStatusSchema>;
+export type DeviceStatus = z.infer<typeof deviceStatusSchema>;
+
+/** Top-level fields replace; `receiver` merges field by field. */
+export type StatusPatch = Partial<Omit<Status, 'version' | 'updatedAt' | 'receiver'>> & { receiver?: Partial<ReceiverStatus> };
+
+export function emptyStatus(now: number): Status {
+  return {
+    version: 1,
+    updatedAt: now,
+    link: { state: 'notLinked', message: 'Not linked yet: link your Lock Access account in the plugin settings.' },
+    registrations: [],
+    receiver: { listening: false, accepted: 0, duplicates: 0, rejected: {}, lastCallbacks: {} },
+    devices: [],
+  };
+}
+
+/** Applies a patch (pure). */
+export function applyPatch(status: Status, patch: StatusPatch, now: number): Status {
+  const { receiver, ...rest } = patch;
+  return statusSchema.parse({
+    ...status,
+    ...rest,
+    receiver: receiver ? { ...status.receiver, ...receiver } : status.receiver,
+    updatedAt: now,
+  });
+}
+
+/** Reads the snapshot for the UI; undefined when the plugin has not written one (or it is unreadable). */
+export async function readStatus(storage: Storage): Promise<Status | undefined> {
+  try {
+    return await storage.read(STATUS_FILE, statusSchema);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface StatusWriterOptions {
+  debounceMs?: number;
+  now?: () => number;
+  log?: { warn(message: string): void };
+}
+
+export class StatusWriter {
+  private current: Status;
+  private timer: NodeJS.Timeout | undefined;
+  private dirty = false;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly now: () => number;
+
+  private constructor(
+    private readonly storage: Storage,
+    private readonly options: StatusWriterOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.current = emptyStatus(this.now());
+  }
+
+  /**
+   * Starts a fresh snapshot for this run. Receiver counters start at zero; the last callback per
+   * device is carried over from the previous run, because "when did we last hear from it" outlives
+   * a restart.
+   */
+  static async open(storage: Storage, options: StatusWriterOptions = {}): Promise<StatusWriter> {
+    const writer = new StatusWriter(storage, options);
+    const previous = await readStatus(storage);
+    const now = writer.now();
+    writer.current = {
+      ...emptyStatus(now),
+      pid: process.pid,
+      startedAt: now,
+      receiver: { ...emptyStatus(now).receiver, lastCallbacks: previous?.receiver.lastCallbacks ?? {} },
+    };
+    writer.dirty = true;
+    writer.schedule();
+    return writer;
+  }
+
+  /** The snapshot as it will be written. */
+  get status(): Status {
+    return structuredClone(this.current);
+  }
+
+  update(patch: StatusPatch): void {
+    this.current = applyPatch(this.current, patch, this.now());
+    this.dirty = true;
+    this.schedule();
+  }
+
+  /** Replaces (or adds) the registration of one device kind and id. */
+  updateRegistration(registration: RegistrationStatus): void {
+    const same = (r: RegistrationStatus) => r.kind === registration.kind && r.id === registration.id;
+    const others = this.current.registrations.filter((r) => !same(r));
+    const previous = this.current.registrations.find(same);
+    // Keep the last success when a later attempt fails, so the UI can say "worked at 10:02, failing since 10:30".
+    const merged: RegistrationStatus = { ...previous, ...registration };
+    if (registration.state === 'registered') {
+      delete merged.lastError;
+      delete merged.lastErrorAt;
+    }
+    this.update({ registrations: [...others, merged] });
+  }
+
+  /** An accepted callback (not a duplicate) for a device. */
+  callbackAccepted(callback: z.infer<typeof lastCallbackSchema>): void {
+    const key = `${callback.deviceKind}:${callback.deviceKind === 'user' ? '' : callback.deviceId}`;
+    const receiver = this.current.receiver;
+    this.update({ receiver: { accepted: receiver.accepted + 1, lastCallbacks: { ...receiver.lastCallbacks, [key]: callback } } });
+  }
+
+  callbackDuplicate(): void {
+    this.update({ receiver: { duplicates: this.current.receiver.duplicates + 1 } });
+  }
+
+  /** A refused callback, counted by a short plain reason such as "bad signature". */
+  callbackRejected(reason: string): void {
+    const rejected = this.current.receiver.rejected;
+    this.update({ receiver: { rejected: { ...rejected, [reason]: (rejected[reason] ?? 0) + 1 } } });
+  }
+
+  /** Writes pending changes now (call on shutdown). */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    await this.write();
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.write();
+    }, this.options.debounceMs ?? DEFAULT_STATUS_DEBOUNCE_MS);
+    this.timer.unref();
+  }
+
+  private write(): Promise<void> {
+    this.writing = this.writing.then(async () => {
+      if (!this.dirty) return;
+      this.dirty = false;
+      try {
+        await this.storage.write(STATUS_FILE, this.current);
+      } catch (error) {
+        this.dirty = true;
+        this.options.log?.warn(`The status for the settings UI could not be saved (${error instanceof Error ? error.message : String(error)}).`);
+      }
+    });
+    return this.writing;
+  }
+}

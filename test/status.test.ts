@@ -1,0 +1,85 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { StatusWriter, readStatus, statusSchema } from '../src/status.js';
+import { Storage } from '../src/storage.js';
+
+describe('StatusWriter: status.json for the settings UI', () => {
+  let dir: string;
+  let storage: Storage;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'status-'));
+    storage = Storage.under(dir);
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes a snapshot that matches the zod schema, with link state and message', async () => {
+    const writer = await StatusWriter.open(storage, { now: () => 1000 });
+    writer.update({ link: { state: 'reauthorizationNeeded', message: 'Link the account again in the plugin settings.' } });
+    await writer.flush();
+    const status = await readStatus(storage);
+    expect(status?.link).toEqual({ state: 'reauthorizationNeeded', message: 'Link the account again in the plugin settings.' });
+    expect(statusSchema.safeParse(JSON.parse(await readFile(storage.file('status.json'), 'utf8'))).success).toBe(true);
+  });
+
+  it('counts accepted, duplicate and rejected callbacks by reason, and the last callback per device', async () => {
+    const writer = await StatusWriter.open(storage);
+    writer.callbackAccepted({ deviceKind: 'lock', deviceId: 'L1', at: 5, kind: 'lockState' });
+    writer.callbackAccepted({ deviceKind: 'lock', deviceId: 'L1', at: 9, kind: 'doorState' });
+    writer.callbackDuplicate();
+    writer.callbackRejected('bad signature');
+    writer.callbackRejected('bad signature');
+    writer.callbackRejected('stale timestamp');
+    await writer.flush();
+    const receiver = (await readStatus(storage))?.receiver;
+    expect(receiver?.accepted).toBe(2);
+    expect(receiver?.duplicates).toBe(1);
+    expect(receiver?.rejected).toEqual({ 'bad signature': 2, 'stale timestamp': 1 });
+    expect(receiver?.lastCallbacks['lock:L1']).toEqual({ deviceKind: 'lock', deviceId: 'L1', at: 9, kind: 'doorState' });
+  });
+
+  it('a failing registration keeps its last success; a success clears the error', async () => {
+    const writer = await StatusWriter.open(storage);
+    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: 100 });
+    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'failed', lastError: 'the service answered 503', lastErrorAt: 200 });
+    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'failed', lastSuccessAt: 100, lastError: 'the service answered 503', lastErrorAt: 200 }]);
+    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: 300 });
+    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: 300 }]);
+  });
+
+  it('a new run starts its counters at zero but keeps the last callback per device', async () => {
+    const first = await StatusWriter.open(storage);
+    first.callbackAccepted({ deviceKind: 'doorbell', deviceId: 'D1', at: 7 });
+    await first.flush();
+    const second = await StatusWriter.open(storage);
+    expect(second.status.receiver.accepted).toBe(0);
+    expect(second.status.receiver.lastCallbacks['doorbell:D1']?.at).toBe(7);
+  });
+
+  it('debounces writes: many updates, one write', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const write = vi.spyOn(storage, 'write');
+    const writer = await StatusWriter.open(storage, { debounceMs: 500 });
+    for (let i = 0; i < 10; i += 1) writer.callbackDuplicate();
+    expect(write).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(500);
+    await writer.flush();
+    expect(write).toHaveBeenCalledTimes(1);
+    expect((await readStatus(storage))?.receiver.duplicates).toBe(10);
+  });
+
+  it('rejects a patch that breaks the schema instead of writing it', async () => {
+    const writer = await StatusWriter.open(storage);
+    expect(() => { writer.update({ link: { state: 'bogus' as 'linked', message: '' } }); }).toThrow();
+  });
+
+  it('readStatus: absent file is undefined', async () => {
+    expect(await readStatus(storage)).toBeUndefined();
+  });
+});
