@@ -1,0 +1,175 @@
+// Pure mapping of validated callback payloads to the device layer's DeviceEvent vocabulary
+// (src/devices/events.ts), including the battery table of design section 7 and the route/path id
+// rules of section 6. No I/O.
+import type { Actor, DeviceEvent, LockEvent } from '../devices/events.js';
+import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
+import { ROUTE_KINDS } from './payloads.js';
+
+/** Level and low flag per design section 7. */
+export const BATTERY_TABLE: Record<string, { level: number; low: boolean }> = {
+  lock_state_battery_warning_none: { level: 100, low: false },
+  lock_state_battery_warning_2week: { level: 15, low: true },
+  lock_state_battery_warning_1week: { level: 10, low: true },
+  lock_state_battery_warning_2day: { level: 5, low: true },
+  keypad_battery_none: { level: 100, low: false },
+  keypad_battery_warning: { level: 20, low: true },
+  keypad_battery_critical: { level: 5, low: true },
+  battery_level_none: { level: 100, low: false },
+  battery_level_warning: { level: 20, low: true },
+  battery_level_critical: { level: 5, low: true },
+};
+
+const RESERVED_ACTORS: Record<string, Actor['kind']> = {
+  manualunlock: 'manual',
+  manuallock: 'manual',
+  DoorStateChanged: 'doorSensor',
+  onetouchlock: 'oneTouch',
+  masterpin: 'masterPin',
+};
+
+export function actorOf(user: CallbackUser | undefined): Actor {
+  if (user === undefined) return { kind: 'unknown' };
+  const kind = RESERVED_ACTORS[user.UserID] ?? 'person';
+  const actor: Actor = { kind, userId: user.UserID };
+  if (user.FirstName !== undefined && user.FirstName !== 'n/a') actor.firstName = user.FirstName;
+  if (user.LastName !== undefined && user.LastName !== 'n/a') actor.lastName = user.LastName;
+  return actor;
+}
+
+/** The event time used for ordering: Timestamp, else timeStamp, else startTime. */
+function eventTime(payload: { Timestamp?: number | undefined; timeStamp?: number | undefined; startTime?: number | undefined }): number | undefined {
+  return payload.Timestamp ?? payload.timeStamp ?? payload.startTime;
+}
+
+export type RouteCheck = { ok: true } | { ok: false; reason: 'wrong-route' | 'path-id-mismatch'; detail: string };
+
+/** The route and path id rules: a kind only on its route, and the path id equal to the body's id. */
+export function checkRoute(callback: CallbackPayload, route: CallbackRoute, pathId: string | undefined): RouteCheck {
+  if (!ROUTE_KINDS[route].has(callback.kind)) {
+    return { ok: false, reason: 'wrong-route', detail: `a ${callback.kind} callback does not belong on the ${route} route` };
+  }
+  const bodyId = bodyDeviceId(callback);
+  if (route !== 'user' && bodyId !== pathId) {
+    return { ok: false, reason: 'path-id-mismatch', detail: `the ${route} id in the path does not match the body` };
+  }
+  return { ok: true };
+}
+
+/** The device id a payload names (LockID or DoorbellID), undefined for account-level payloads. */
+export function bodyDeviceId(callback: CallbackPayload): string | undefined {
+  switch (callback.kind) {
+    case 'lifecycle':
+      return undefined;
+    case 'motion':
+    case 'buttonPush':
+    case 'videoAvailable':
+      return callback.payload.DoorbellID;
+    default:
+      return callback.payload.LockID;
+  }
+}
+
+function withId<T extends { eventId?: string | undefined }>(event: T, eventId: string | undefined): T {
+  if (eventId !== undefined) event.eventId = eventId;
+  return event;
+}
+
+/** Maps one validated payload (received on `route`) to device events. */
+export function normalise(callback: CallbackPayload, route: CallbackRoute): DeviceEvent[] {
+  switch (callback.kind) {
+    case 'lockOperation': {
+      const p = callback.payload;
+      const oneTouch = p.Event === 'onetouchlock';
+      const event: LockEvent = {
+        kind: 'lockState',
+        lockId: p.LockID,
+        at: eventTime(p),
+        state: p.Event === 'unlock' ? 'unlocked' : 'locked',
+        source: p.EventType,
+        device: p.Device === 'keypad' || oneTouch ? 'keypad' : 'lock',
+        actor: actorOf(p.User),
+      };
+      if (oneTouch) event.oneTouch = true;
+      return [withId(event, p.EventID)];
+    }
+    case 'doorState': {
+      const p = callback.payload;
+      return [withId<LockEvent>({ kind: 'doorState', lockId: p.LockID, at: eventTime(p), state: p.Event }, p.EventID)];
+    }
+    case 'lockNameChanged': {
+      const p = callback.payload;
+      const event: LockEvent = { kind: 'lockName', lockId: p.LockID, at: eventTime(p), name: p.Lock.Name };
+      if (p.User !== undefined) event.actor = actorOf(p.User);
+      return [withId(event, p.EventID)];
+    }
+    case 'configFlag': {
+      const p = callback.payload;
+      const flag = p.Event === 'privacy_mode' ? 'privacyMode' : p.Event === 'vacation_mode' ? 'vacationMode' : 'keypadEnabled';
+      return [withId<LockEvent>({ kind: 'configFlag', lockId: p.LockID, at: eventTime(p), flag, value: p.Value }, p.EventID)];
+    }
+    case 'pinManaged': {
+      const p = callback.payload;
+      const masterPin = p.PinUser?.UserID === 'masterpin' || p.User?.UserID === 'masterpin' || Object.keys(p.Pin).length === 0;
+      const state = p.Pin.state ?? (masterPin ? 'master' : 'changed');
+      return [withId<LockEvent>({ kind: 'pinManaged', lockId: p.LockID, at: eventTime(p), state, pinUser: actorOf(p.PinUser), actor: actorOf(p.User), masterPin }, p.EventID)];
+    }
+    case 'keypadBattery':
+    case 'lockBatteryAlert':
+    case 'announcedBattery': {
+      const p = callback.payload;
+      const raw = callback.kind === 'lockBatteryAlert' ? callback.payload.warningLevel : callback.payload.Event;
+      const device = callback.kind === 'keypadBattery' ? 'keypad' : callback.kind === 'lockBatteryAlert' ? 'lock' : callback.payload.DeviceType;
+      const { level, low } = BATTERY_TABLE[raw] ?? { level: 100, low: false };
+      const event: LockEvent = { kind: 'battery', lockId: p.LockID, at: eventTime(p), device, level, low, raw };
+      const serial = callback.kind === 'lockBatteryAlert' ? undefined : callback.payload.DeviceSerialNumber;
+      if (serial !== undefined) event.serialNumber = serial;
+      return [withId(event, p.EventID)];
+    }
+    case 'systemStatus': {
+      const p = callback.payload;
+      return [withId<LockEvent>({ kind: 'online', lockId: p.LockID, at: eventTime(p), online: p.Event === 'online' }, p.EventID)];
+    }
+    case 'clockDrift': {
+      const p = callback.payload;
+      // On this callback Timestamp is when the webhook was sent; TimestampDrifted is the lock's clock.
+      const event: LockEvent = { kind: 'clockDrift', lockId: p.LockID, at: p.Timestamp ?? p.timeStamp };
+      if (p.warningLevel !== undefined) event.warningLevel = p.warningLevel;
+      if (p.TimestampDrifted !== undefined) event.driftedTo = p.TimestampDrifted;
+      return [withId(event, p.EventID)];
+    }
+    case 'authorization': {
+      const p = callback.payload;
+      const change = ({ lock_user_add: 'added', lock_user_remove: 'removed', lock_usertype_changed: 'userType', lock_accesstype_changed: 'accessType' } as const)[p.Event];
+      const user: Actor = p.User !== undefined ? actorOf(p.User) : { kind: 'person', userId: p.UserID ?? '' };
+      const event: LockEvent = { kind: 'membership', lockId: p.LockID, at: eventTime(p), change, user, viaUserHook: route === 'user' };
+      const value = change === 'userType' ? (p.UserType ?? p.User?.UserType) : change === 'accessType' ? (p.AccessType ?? p.User?.AccessType) : undefined;
+      if (value !== undefined) event.value = value;
+      return [withId(event, p.EventID)];
+    }
+    case 'lifecycle': {
+      const p = callback.payload;
+      return [withId<DeviceEvent>({ kind: 'accountDeleted', at: eventTime(p), event: p.Event ?? 'lifecycle' }, p.EventID)];
+    }
+    case 'motion': {
+      const p = callback.payload;
+      const event: DeviceEvent = { kind: 'motion', doorbellId: p.DoorbellID, at: eventTime(p) };
+      const imageUrl = p.SecureURL ?? p.Url;
+      if (imageUrl !== undefined && imageUrl !== '') event.imageUrl = imageUrl;
+      if (p.Width !== undefined) event.width = p.Width;
+      if (p.Height !== undefined) event.height = p.Height;
+      return [withId(event, p.EventID)];
+    }
+    case 'buttonPush': {
+      const p = callback.payload;
+      const event: DeviceEvent = { kind: 'doorbellPress', doorbellId: p.DoorbellID, at: eventTime(p) };
+      if (p.dvrID !== undefined) event.dvrId = p.dvrID;
+      return [withId(event, p.EventID)];
+    }
+    case 'videoAvailable': {
+      const p = callback.payload;
+      const event: DeviceEvent = { kind: 'videoAvailable', doorbellId: p.DoorbellID, at: eventTime(p), dvrId: p.dvrID, cause: p.cause };
+      if (p.startTime !== undefined) event.startTime = p.startTime;
+      return [withId(event, p.EventID)];
+    }
+  }
+}

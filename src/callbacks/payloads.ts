@@ -1,0 +1,338 @@
+// zod schemas of every callback shape in the spec's Events section. Tolerant where the spec is
+// loose: extra fields pass through, times may be numbers or digit strings, imageInfo may be null,
+// 'n/a' or an object. A payload is first classified by (EventType, Event); a known kind whose body
+// breaks its schema is a schema violation (400), an unknown kind is ignored (200).
+import { z } from 'zod';
+
+/** Epoch time; 13-digit milliseconds are what the spec shows, 10-digit seconds are scaled up. */
+const epoch = z
+  .union([z.number().nonnegative(), z.string().regex(/^[0-9]{1,13}$/).transform(Number)])
+  .transform((value) => (value < 1e11 ? Math.round(value * 1000) : Math.round(value)));
+
+const optionalEpoch = epoch.optional().catch(undefined);
+
+const imageSchema = z.looseObject({
+  width: z.number().optional(),
+  height: z.number().optional(),
+  format: z.string().optional(),
+  url: z.string().optional(),
+  secure_url: z.string().optional(),
+});
+
+export const userSchema = z.looseObject({
+  UserID: z.string(),
+  FirstName: z.string().optional(),
+  LastName: z.string().optional(),
+  PhoneNo: z.string().optional(),
+  Email: z.string().optional(),
+  imageInfo: z.union([z.null(), z.string(), z.looseObject({ original: imageSchema.optional(), thumbnail: imageSchema.optional() })]).optional(),
+  UserType: z.string().optional(),
+  AccessType: z.string().optional(),
+  PartnerUserID: z.string().optional(),
+});
+
+const lockRef = z.looseObject({ Name: z.string().optional() });
+
+/** Fields every lock callback may carry; LockID is required so the path id can be checked. */
+const lockBase = {
+  LockID: z.string().min(1),
+  EventID: z.string().optional(),
+  Timestamp: optionalEpoch,
+  timeStamp: optionalEpoch,
+};
+
+const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
+
+export const lockOperationSchema = z.looseObject({
+  ...lockBase,
+  EventType: z.enum(['operation', 'status']),
+  Event: z.enum(['lock', 'unlock', 'onetouchlock']),
+  Device: z.string().optional(),
+  User: userSchema.optional(),
+});
+
+export const doorStateSchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('operation'),
+  Event: z.enum(['open', 'closed', 'ajar', 'init', 'unknown']),
+  Device: z.string().optional(),
+  User: userSchema.optional(),
+});
+
+export const lockNameChangedSchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('configuration'),
+  Event: z.literal('lock_name_changed'),
+  Lock: z.looseObject({ Name: z.string() }),
+  User: userSchema.optional(),
+});
+
+export const configFlagSchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('configuration'),
+  Event: z.enum(['privacy_mode', 'vacation_mode', 'keypad_enabled']),
+  Value: flag,
+});
+
+export const pinManagedSchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('configuration'),
+  Event: z.literal('keypad_pin_managed'),
+  Lock: lockRef.optional(),
+  // The master-PIN variant sends an empty object.
+  Pin: z.looseObject({
+    state: z.string().optional(),
+    action: z.string().optional(),
+    pin: z.string().optional(),
+    accessType: z.string().optional(),
+    accessTimes: z.string().optional(),
+    accessRecurrence: z.string().optional(),
+  }),
+  PinUser: userSchema.optional(),
+  User: userSchema.optional(),
+});
+
+export const KEYPAD_BATTERY_EVENTS = ['keypad_battery_none', 'keypad_battery_warning', 'keypad_battery_critical'] as const;
+export const LOCK_BATTERY_LEVELS = [
+  'lock_state_battery_warning_none',
+  'lock_state_battery_warning_2week',
+  'lock_state_battery_warning_1week',
+  'lock_state_battery_warning_2day',
+] as const;
+export const ANNOUNCED_BATTERY_EVENTS = ['battery_level_none', 'battery_level_warning', 'battery_level_critical'] as const;
+
+export const keypadBatterySchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('battery'),
+  Event: z.enum(KEYPAD_BATTERY_EVENTS),
+  DeviceType: z.literal('keypad').optional(),
+  DeviceSerialNumber: z.string().optional(),
+});
+
+export const lockBatteryAlertSchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('system'),
+  Event: z.literal('lock_battery_alert'),
+  warningLevel: z.enum(LOCK_BATTERY_LEVELS),
+  userID: z.string().optional(),
+});
+
+export const announcedBatterySchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('battery'),
+  Event: z.enum(ANNOUNCED_BATTERY_EVENTS),
+  DeviceType: z.enum(['lock', 'keypad']),
+  UserID: z.string().optional(),
+  DeviceSerialNumber: z.string().optional(),
+});
+
+export const systemStatusSchema = z.looseObject({
+  ...lockBase,
+  // The spec shows an array of one string here; a plain string is accepted too.
+  LockID: z.union([z.tuple([z.string().min(1)]), z.string().min(1)]).transform((value) => (typeof value === 'string' ? value : value[0])),
+  EventType: z.literal('systemstatus'),
+  Event: z.enum(['online', 'offline']),
+});
+
+export const clockDriftSchema = z.looseObject({
+  ...lockBase,
+  EventType: z.literal('systemstatus'),
+  Event: z.literal('lock_log_timestamp_drifted'),
+  warningLevel: z.string().optional(),
+  TimestampDrifted: optionalEpoch,
+});
+
+export const MEMBERSHIP_EVENTS = ['lock_user_add', 'lock_user_remove', 'lock_usertype_changed', 'lock_accesstype_changed'] as const;
+
+/** accessmgmt on the lock hook (User object) and lockmembership on the user hook (UserID, LockID). */
+export const authorizationSchema = z
+  .looseObject({
+    ...lockBase,
+    EventType: z.literal('authorization'),
+    Event: z.enum(MEMBERSHIP_EVENTS),
+    Lock: lockRef.optional(),
+    User: userSchema.optional(),
+    UserID: z.string().optional(),
+    UserType: z.string().optional(),
+    AccessType: z.string().optional(),
+  })
+  .refine((value) => value.User !== undefined || value.UserID !== undefined, { message: 'User or UserID is required' });
+
+export const lifecycleSchema = z.looseObject({
+  EventType: z.literal('lifecycle'),
+  Event: z.string().optional(),
+  EventID: z.string().optional(),
+  UserID: z.string().optional(),
+  Timestamp: optionalEpoch,
+  timeStamp: optionalEpoch,
+});
+
+const doorbellBase = {
+  DoorbellID: z.string().min(1),
+  EventID: z.string().optional(),
+  Timestamp: optionalEpoch,
+  timeStamp: optionalEpoch,
+};
+
+export const motionSchema = z.looseObject({
+  ...doorbellBase,
+  EventType: z.literal('doorbell_motion_detected'),
+  Url: z.string().optional(),
+  SecureURL: z.string().optional(),
+  Width: z.number().optional().catch(undefined),
+  Height: z.number().optional().catch(undefined),
+});
+
+export const buttonPushSchema = z.looseObject({
+  ...doorbellBase,
+  EventType: z.literal('buttonpush'),
+  dvrID: z.string().optional(),
+});
+
+export const videoAvailableSchema = z.looseObject({
+  ...doorbellBase,
+  EventType: z.literal('doorbell_video_upload_available'),
+  dvrID: z.string().min(1),
+  cause: z.string().default('unknown'),
+  startTime: optionalEpoch,
+});
+
+export type LockOperationPayload = z.infer<typeof lockOperationSchema>;
+export type DoorStatePayload = z.infer<typeof doorStateSchema>;
+export type LockNameChangedPayload = z.infer<typeof lockNameChangedSchema>;
+export type ConfigFlagPayload = z.infer<typeof configFlagSchema>;
+export type PinManagedPayload = z.infer<typeof pinManagedSchema>;
+export type KeypadBatteryPayload = z.infer<typeof keypadBatterySchema>;
+export type LockBatteryAlertPayload = z.infer<typeof lockBatteryAlertSchema>;
+export type AnnouncedBatteryPayload = z.infer<typeof announcedBatterySchema>;
+export type SystemStatusPayload = z.infer<typeof systemStatusSchema>;
+export type ClockDriftPayload = z.infer<typeof clockDriftSchema>;
+export type AuthorizationPayload = z.infer<typeof authorizationSchema>;
+export type LifecyclePayload = z.infer<typeof lifecycleSchema>;
+export type MotionPayload = z.infer<typeof motionSchema>;
+export type ButtonPushPayload = z.infer<typeof buttonPushSchema>;
+export type VideoAvailablePayload = z.infer<typeof videoAvailableSchema>;
+export type CallbackUser = z.infer<typeof userSchema>;
+
+/** A validated callback, tagged with its kind. */
+export type CallbackPayload =
+  | { kind: 'lockOperation'; payload: LockOperationPayload }
+  | { kind: 'doorState'; payload: DoorStatePayload }
+  | { kind: 'lockNameChanged'; payload: LockNameChangedPayload }
+  | { kind: 'configFlag'; payload: ConfigFlagPayload }
+  | { kind: 'pinManaged'; payload: PinManagedPayload }
+  | { kind: 'keypadBattery'; payload: KeypadBatteryPayload }
+  | { kind: 'lockBatteryAlert'; payload: LockBatteryAlertPayload }
+  | { kind: 'announcedBattery'; payload: AnnouncedBatteryPayload }
+  | { kind: 'systemStatus'; payload: SystemStatusPayload }
+  | { kind: 'clockDrift'; payload: ClockDriftPayload }
+  | { kind: 'authorization'; payload: AuthorizationPayload }
+  | { kind: 'lifecycle'; payload: LifecyclePayload }
+  | { kind: 'motion'; payload: MotionPayload }
+  | { kind: 'buttonPush'; payload: ButtonPushPayload }
+  | { kind: 'videoAvailable'; payload: VideoAvailablePayload };
+
+export type CallbackKind = CallbackPayload['kind'];
+
+export type CallbackRoute = 'lock' | 'doorbell' | 'user';
+
+/** Which kinds each registered hook may deliver; a known kind on another route is a 400. */
+export const ROUTE_KINDS: Record<CallbackRoute, ReadonlySet<CallbackKind>> = {
+  lock: new Set<CallbackKind>([
+    'lockOperation', 'doorState', 'lockNameChanged', 'configFlag', 'pinManaged', 'keypadBattery',
+    'lockBatteryAlert', 'announcedBattery', 'systemStatus', 'clockDrift', 'authorization',
+  ]),
+  doorbell: new Set<CallbackKind>(['motion', 'buttonPush', 'videoAvailable']),
+  user: new Set<CallbackKind>(['authorization', 'lifecycle']),
+};
+
+/** The two fields that name a callback's kind, read before the full schema. */
+export interface Envelope {
+  eventType: string | undefined;
+  event: string | undefined;
+}
+
+export function readEnvelope(body: unknown): Envelope | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { eventType: text(record.EventType), event: text(record.Event) };
+}
+
+const includes = <T extends string>(list: readonly T[], value: string | undefined): value is T => list.includes(value as T);
+
+/** The kind named by (EventType, Event), or undefined for a kind this plugin does not know. */
+export function kindOf({ eventType, event }: Envelope): CallbackKind | undefined {
+  switch (eventType) {
+    case 'operation':
+      if (includes(['lock', 'unlock', 'onetouchlock'], event)) return 'lockOperation';
+      if (includes(['open', 'closed', 'ajar', 'init', 'unknown'], event)) return 'doorState';
+      return undefined;
+    case 'status':
+      return includes(['lock', 'unlock', 'onetouchlock'], event) ? 'lockOperation' : undefined;
+    case 'configuration':
+      if (event === 'lock_name_changed') return 'lockNameChanged';
+      if (includes(['privacy_mode', 'vacation_mode', 'keypad_enabled'], event)) return 'configFlag';
+      if (event === 'keypad_pin_managed') return 'pinManaged';
+      return undefined;
+    case 'battery':
+      if (includes(KEYPAD_BATTERY_EVENTS, event)) return 'keypadBattery';
+      if (includes(ANNOUNCED_BATTERY_EVENTS, event)) return 'announcedBattery';
+      return undefined;
+    case 'system':
+      return event === 'lock_battery_alert' ? 'lockBatteryAlert' : undefined;
+    case 'systemstatus':
+      if (includes(['online', 'offline'], event)) return 'systemStatus';
+      if (event === 'lock_log_timestamp_drifted') return 'clockDrift';
+      return undefined;
+    case 'authorization':
+      return includes(MEMBERSHIP_EVENTS, event) ? 'authorization' : undefined;
+    case 'lifecycle':
+      return 'lifecycle';
+    case 'doorbell_motion_detected':
+      return 'motion';
+    case 'buttonpush':
+      return 'buttonPush';
+    case 'doorbell_video_upload_available':
+      return 'videoAvailable';
+    default:
+      return undefined;
+  }
+}
+
+const SCHEMAS: { [K in CallbackKind]: z.ZodType<Extract<CallbackPayload, { kind: K }>['payload']> } = {
+  lockOperation: lockOperationSchema,
+  doorState: doorStateSchema,
+  lockNameChanged: lockNameChangedSchema,
+  configFlag: configFlagSchema,
+  pinManaged: pinManagedSchema,
+  keypadBattery: keypadBatterySchema,
+  lockBatteryAlert: lockBatteryAlertSchema,
+  announcedBattery: announcedBatterySchema,
+  systemStatus: systemStatusSchema,
+  clockDrift: clockDriftSchema,
+  authorization: authorizationSchema,
+  lifecycle: lifecycleSchema,
+  motion: motionSchema,
+  buttonPush: buttonPushSchema,
+  videoAvailable: videoAvailableSchema,
+};
+
+export type ClassifyResult =
+  | { ok: true; payload: CallbackPayload }
+  | { ok: true; payload: undefined; envelope: Envelope }
+  | { ok: false; reason: 'not-an-object' | 'schema-violation'; detail: string };
+
+/** Validates a parsed JSON body: a typed payload, undefined for an unknown kind, or why it is invalid. */
+export function classifyPayload(body: unknown): ClassifyResult {
+  const envelope = readEnvelope(body);
+  if (envelope === undefined) return { ok: false, reason: 'not-an-object', detail: 'the body is not a JSON object' };
+  const kind = kindOf(envelope);
+  if (kind === undefined) return { ok: true, payload: undefined, envelope };
+  const parsed = SCHEMAS[kind].safeParse(body);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
+    return { ok: false, reason: 'schema-violation', detail };
+  }
+  return { ok: true, payload: { kind, payload: parsed.data } as CallbackPayload };
+}

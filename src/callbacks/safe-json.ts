@@ -1,0 +1,24 @@
+// JSON parsing for untrusted callback bodies: keys that could pollute prototypes when the object is
+// later merged or spread are refused instead of passed on.
+
+export type SafeJsonResult = { ok: true; value: unknown } | { ok: false; reason: 'invalid-json' | 'prototype-key' };
+
+class PrototypeKeyError extends Error {}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function reviver(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new PrototypeKeyError();
+  if (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype')) throw new PrototypeKeyError();
+  return value;
+}
+
+/** Parses the raw bytes as UTF-8 JSON (a leading BOM is skipped; invalid bytes become U+FFFD). */
+export function parseJsonSafely(raw: Buffer): SafeJsonResult {
+  const bytes = raw.subarray(0, 3).equals(UTF8_BOM) ? raw.subarray(3) : raw;
+  try {
+    return { ok: true, value: JSON.parse(bytes.toString('utf8'), reviver) as unknown };
+  } catch (error) {
+    return { ok: false, reason: error instanceof PrototypeKeyError ? 'prototype-key' : 'invalid-json' };
+  }
+}
