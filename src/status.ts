@@ -10,7 +10,7 @@ export const STATUS_FILE = 'status.json';
 export const DEFAULT_STATUS_DEBOUNCE_MS = 500;
 
 export const linkStatusSchema = z.object({
-  state: z.enum(['notConfigured', 'notLinked', 'linked', 'reauthorizationNeeded']),
+  state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded']),
   /** Plain words, including what to do when something is wrong. */
   message: z.string(),
   since: z.number().optional(),
@@ -26,15 +26,16 @@ export const selfCheckSchema = z.object({
 
 export const registrationStatusSchema = z.object({
   kind: z.enum(['lock', 'doorbell', 'user']),
-  /** Device id; absent for the user registration. */
-  id: z.string().optional(),
+  /** Device id; empty for the user registration. */
+  id: z.string(),
   name: z.string().optional(),
   /** The callback URL registered with the service. */
   url: z.string().optional(),
-  state: z.enum(['pending', 'registered', 'failed', 'removed']),
-  lastSuccessAt: z.number().optional(),
+  /** Same words as WebhookRegistrar.status(), so its list can be written as it is. */
+  state: z.enum(['pending', 'registered', 'failed', 'deleting']),
+  /** ISO time of the last confirmation by the service. */
+  lastSuccessAt: z.string().optional(),
   lastError: z.string().optional(),
-  lastErrorAt: z.number().optional(),
 });
 
 export const lastCallbackSchema = z.object({
@@ -62,7 +63,7 @@ export const deviceStatusSchema = z.object({
   id: z.string(),
   name: z.string(),
   /** Where the plugin knows it from. */
-  source: z.enum(['config', 'discovered', 'both']),
+  source: z.enum(['config', 'service', 'both']),
   hidden: z.boolean().default(false),
   online: z.boolean().optional(),
 });
@@ -94,7 +95,7 @@ export function emptyStatus(now: number): Status {
   return {
     version: 1,
     updatedAt: now,
-    link: { state: 'notLinked', message: 'Not linked yet: link your Lock Access account in the plugin settings.' },
+    link: { state: 'unlinked', message: 'Not linked yet: link your Lock Access account in the plugin settings.' },
     registrations: [],
     receiver: { listening: false, accepted: 0, duplicates: 0, rejected: {}, lastCallbacks: {} },
     devices: [],
@@ -178,12 +179,9 @@ export class StatusWriter {
     const same = (r: RegistrationStatus) => r.kind === registration.kind && r.id === registration.id;
     const others = this.current.registrations.filter((r) => !same(r));
     const previous = this.current.registrations.find(same);
-    // Keep the last success when a later attempt fails, so the UI can say "worked at 10:02, failing since 10:30".
+    // Keep the last success when a later attempt fails, so the UI can say "worked at 10:02, failing since".
     const merged: RegistrationStatus = { ...previous, ...registration };
-    if (registration.state === 'registered') {
-      delete merged.lastError;
-      delete merged.lastErrorAt;
-    }
+    if (registration.state === 'registered') delete merged.lastError;
     this.update({ registrations: [...others, merged] });
   }
 

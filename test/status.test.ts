@@ -46,11 +46,13 @@ describe('StatusWriter: status.json for the settings UI', () => {
 
   it('a failing registration keeps its last success; a success clears the error', async () => {
     const writer = await StatusWriter.open(storage);
-    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: 100 });
-    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'failed', lastError: 'the service answered 503', lastErrorAt: 200 });
-    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'failed', lastSuccessAt: 100, lastError: 'the service answered 503', lastErrorAt: 200 }]);
-    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: 300 });
-    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: 300 }]);
+    const t1 = '2026-11-22T01:00:00.000Z';
+    const t2 = '2026-11-22T02:00:00.000Z';
+    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: t1 });
+    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'failed', lastError: 'the service answered 503' });
+    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'failed', lastSuccessAt: t1, lastError: 'the service answered 503' }]);
+    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: t2 });
+    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: t2 }]);
   });
 
   it('a new run starts its counters at zero but keeps the last callback per device', async () => {
