@@ -1,0 +1,52 @@
+// The settings UI's server: started by the Homebridge UI as a child process while the plugin's
+// settings are open. Plain JavaScript so it runs from the installed package; the logic is the
+// built, typed SettingsUiBackend (../dist/settings-ui-backend.js). Answers never carry secrets.
+import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
+
+import { SettingsUiBackend, UiError } from '../dist/settings-ui-backend.js';
+
+const prefix = '[Lock Access settings]';
+
+class LockAccessUiServer extends HomebridgePluginUiServer {
+  constructor() {
+    super();
+    this.backend = new SettingsUiBackend({
+      storagePath: this.homebridgeStoragePath,
+      configPath: this.homebridgeConfigPath,
+      log: {
+        // stdout and stderr of this process end up in the Homebridge UI log.
+        info: (message) => console.log(`${prefix} ${message}`),
+        warn: (message) => console.warn(`${prefix} ${message}`),
+        error: (message) => console.error(`${prefix} ${message}`),
+        debug: () => undefined,
+      },
+    });
+
+    this.handle('/status', () => this.backend.status());
+    this.handle('/events', () => this.backend.events());
+    this.handle('/oauth/start', (body) => this.backend.startAuthorization(body));
+    this.handle('/oauth/finish', (body) => this.backend.finishAuthorization(body));
+    this.handle('/link/refresh-token', (body) => this.backend.linkWithRefreshToken(body));
+    this.handle('/test-connection', (body) => this.backend.testConnection(body));
+    this.handle('/unlink', (body) => this.backend.unlink(body));
+    this.handle('/video', (body) => this.backend.video(body));
+    this.handle('/discover', (body) => this.backend.discover(body));
+
+    this.ready();
+  }
+
+  /** Every failure reaches the page as a RequestError with words for the user, never a stack trace. */
+  handle(path, fn) {
+    this.onRequest(path, async (body) => {
+      try {
+        return await fn(body ?? {});
+      } catch (error) {
+        if (error instanceof UiError) throw new RequestError(error.message, { path });
+        console.error(`${prefix} ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new RequestError(`Something went wrong (${error instanceof Error ? error.message : 'unknown error'}). The Homebridge UI log has details.`, { path });
+      }
+    });
+  }
+}
+
+(() => new LockAccessUiServer())();
