@@ -1,0 +1,116 @@
+// Pure state of one doorbell and the decision whether an event rings phones.
+// Plain JSON so it lives in accessory.context across restarts.
+import { z } from 'zod';
+
+import { MAX_RING_AGE_MS } from '../settings.js';
+import { describeDoorbellEvent } from './describe-event.js';
+import type { DoorbellEvent } from './events.js';
+import { recentEventSchema, RECENT_EVENTS, type RecentEvent } from './lock-state.js';
+
+export const doorbellStateSchema = z.object({
+  version: z.literal(1),
+  lastPress: z.object({ at: z.number().optional(), receivedAt: z.number(), dvrId: z.string().optional(), rang: z.boolean() }).nullable(),
+  lastMotion: z
+    .object({
+      at: z.number().optional(),
+      receivedAt: z.number(),
+      imageUrl: z.string().optional(),
+      width: z.number().optional(),
+      height: z.number().optional(),
+      rang: z.boolean(),
+    })
+    .nullable(),
+  lastVideo: z.object({ dvrId: z.string(), cause: z.string(), startTime: z.number().optional() }).nullable(),
+  lastAt: z.object({ press: z.number().optional(), motion: z.number().optional() }),
+  recent: z.array(recentEventSchema),
+});
+
+export type DoorbellState = z.infer<typeof doorbellStateSchema>;
+
+/** When the callback arrived and the time its signature carries (both epoch ms). */
+export interface DeliveryContext {
+  receivedAt: number;
+  signedAt: number;
+}
+
+export function initialDoorbellState(): DoorbellState {
+  return { version: 1, lastPress: null, lastMotion: null, lastVideo: null, lastAt: {}, recent: [] };
+}
+
+export function parseDoorbellState(raw: unknown): DoorbellState | undefined {
+  const parsed = doorbellStateSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export interface DoorbellReduction {
+  state: DoorbellState;
+  /** A press that should ring phones now. */
+  ring: boolean;
+  /** A motion that should turn the MotionSensor on now. */
+  motion: boolean;
+  /** The newest motion still, to fetch as the snapshot. */
+  snapshotUrl?: string;
+  /** Why nothing rang, in words (undefined when it did or the event never rings). */
+  quietReason?: string;
+  text: string;
+}
+
+/** Age of a press or motion: by the event's own time where the payload has one, else by the signature time. */
+export function eventAge(event: DoorbellEvent, context: DeliveryContext): number {
+  return context.receivedAt - (event.at ?? context.signedAt);
+}
+
+function remember(state: DoorbellState, entry: RecentEvent): RecentEvent[] {
+  return [...state.recent, entry].slice(-RECENT_EVENTS);
+}
+
+export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, context: DeliveryContext): DoorbellReduction {
+  const text = describeDoorbellEvent(event);
+  const note = (applied: boolean): RecentEvent[] => remember(state, { kind: event.kind, at: event.at, receivedAt: context.receivedAt, text, applied });
+  const tooOld = eventAge(event, context) > MAX_RING_AGE_MS;
+  switch (event.kind) {
+    case 'doorbellPress': {
+      if (event.dvrId !== undefined && state.lastPress?.dvrId === event.dvrId) {
+        return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'the same press arrived twice', text };
+      }
+      const last = state.lastAt.press;
+      if (event.at !== undefined && last !== undefined && event.at < last) {
+        return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'an older press arrived after a newer one', text };
+      }
+      const ring = !tooOld;
+      const lastPress = { at: event.at, receivedAt: context.receivedAt, dvrId: event.dvrId, rang: ring };
+      const lastAt = event.at === undefined ? state.lastAt : { ...state.lastAt, press: event.at };
+      return {
+        state: { ...state, lastPress, lastAt, recent: note(true) },
+        ring,
+        motion: false,
+        ...(ring ? {} : { quietReason: 'it arrived more than 60 seconds late' }),
+        text,
+      };
+    }
+    case 'motion': {
+      const last = state.lastAt.motion;
+      if (event.at !== undefined && last !== undefined && event.at < last) {
+        return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'an older motion arrived after a newer one', text };
+      }
+      const motion = !tooOld;
+      const lastMotion = { at: event.at, receivedAt: context.receivedAt, imageUrl: event.imageUrl, width: event.width, height: event.height, rang: motion };
+      const lastAt = event.at === undefined ? state.lastAt : { ...state.lastAt, motion: event.at };
+      return {
+        state: { ...state, lastMotion, lastAt, recent: note(true) },
+        ring: false,
+        motion,
+        ...(event.imageUrl === undefined ? {} : { snapshotUrl: event.imageUrl }),
+        ...(motion ? {} : { quietReason: 'it arrived more than 60 seconds late' }),
+        text,
+      };
+    }
+    case 'videoAvailable':
+      return {
+        state: { ...state, lastVideo: { dvrId: event.dvrId, cause: event.cause, startTime: event.startTime }, recent: note(true) },
+        ring: false,
+        motion: false,
+        text,
+      };
+  }
+}

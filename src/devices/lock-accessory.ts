@@ -1,0 +1,275 @@
+// One HomeKit accessory per lock: LockMechanism (primary), ContactSensor, Battery (lock, keypad),
+// AccessoryInformation; state from callbacks via apply(), control from Apple Home via operate().
+import type { API, Categories, CharacteristicValue, PlatformAccessory, Service } from 'homebridge';
+
+import { BridgeError } from '../cloud/errors.js';
+import { setAccessoryInformation } from './accessory-information.js';
+import type { LockEvent } from './events.js';
+import { LockCommands, type LockAction } from './lock-commands.js';
+import {
+  commandSucceeded,
+  initialLockState,
+  lockDisplayName,
+  parseLockState,
+  reduceLock,
+  withEntryName,
+  type LockState,
+} from './lock-state.js';
+import { ContextSaver } from './persist-context.js';
+import { acquireService, ensureService, findService } from './services.js';
+
+/** A Homebridge-like logger; Homebridge's own Logging fits. */
+export interface DeviceLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+  debug(message: string): void;
+}
+
+export interface DeviceDeps {
+  api: API;
+  log: DeviceLogger;
+  operate: (lockId: string, action: LockAction) => Promise<void>;
+  now?: () => number;
+}
+
+export interface LockAccessoryEntry {
+  id: string;
+  name: string;
+  doorSensor: boolean;
+}
+
+/** Where the lock's state lives in accessory.context (persisted by Homebridge's accessory cache). */
+export const LOCK_CONTEXT_KEY = 'lockAccess';
+export const KEYPAD_SUBTYPE = 'keypad';
+
+export function lockUuid(api: API, id: string): string {
+  return api.hap.uuid.generate('lock:' + id);
+}
+
+export function lockCategory(api: API): Categories {
+  return api.hap.Categories.DOOR_LOCK;
+}
+
+const BRIDGE_ADVICE: Record<BridgeError['problem'], string> = {
+  timeout: 'Try again in a moment.',
+  noBridge: 'Remote control needs a Lock Access Wi-Fi bridge paired with this lock.',
+  offline: 'Check that the bridge has power and Wi-Fi.',
+  busy: 'Try again in a moment.',
+};
+
+export class LockAccessory {
+  private current: LockState;
+  private entry: LockAccessoryEntry;
+  private readonly commands: LockCommands;
+  private readonly saver: ContextSaver;
+  private readonly timers = new Set<NodeJS.Immediate>();
+  private disposed = false;
+
+  constructor(
+    private readonly deps: DeviceDeps,
+    private readonly accessory: PlatformAccessory,
+    entry: LockAccessoryEntry,
+  ) {
+    this.entry = { ...entry };
+    const stored: unknown = (accessory.context as Record<string, unknown>)[LOCK_CONTEXT_KEY];
+    const cached = parseLockState(stored);
+    if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
+    this.current = withEntryName(cached ?? initialLockState(), entry.name);
+    this.commands = new LockCommands((action) => this.execute(action));
+    this.saver = new ContextSaver(deps.api, accessory);
+    this.converge();
+    this.render(true);
+    this.store();
+  }
+
+  get state(): LockState {
+    return this.current;
+  }
+
+  get name(): string {
+    return lockDisplayName(this.current, this.entry.name);
+  }
+
+  /** Applies one callback event (already verified, parsed and de-duplicated by the receiver). */
+  apply(event: LockEvent, context: { receivedAt: number; signedAt: number }): void {
+    if (this.disposed) return;
+    if (event.lockId !== this.entry.id) {
+      this.deps.log.debug(`${this.name}: ignored an event for another lock (${event.lockId}).`);
+      return;
+    }
+    const wasOnline = this.current.online;
+    const result = reduceLock(this.current, event, context.receivedAt);
+    this.current = result.state;
+    if (!result.applied) {
+      this.deps.log.debug(`${this.name}: ${result.text}: older than the last event of its kind, so it changes nothing.`);
+      this.store();
+      return;
+    }
+    if (event.kind === 'online' && wasOnline !== event.online) {
+      if (event.online) this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge is back online.`);
+      else this.deps.log.warn(`${this.name}: the lock's Wi-Fi bridge is offline; Apple Home shows No Response until it is back.`);
+    } else if (event.kind === 'lockState' && event.source === 'status') {
+      this.deps.log.debug(`${this.name}: ${result.text}.`);
+    } else {
+      this.deps.log.info(`${this.name}: ${result.text}.`);
+    }
+    this.converge();
+    // The mapping table sets both current and target from operation/status events.
+    this.render(event.kind === 'lockState');
+    this.store();
+  }
+
+  /** Config or discovery changed this lock's entry (name, door sensor). */
+  update(entry: LockAccessoryEntry): void {
+    if (this.disposed) return;
+    this.entry = { ...entry };
+    this.current = withEntryName(this.current, entry.name);
+    this.converge();
+    this.render(false);
+    this.store();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const timer of this.timers) clearImmediate(timer);
+    this.timers.clear();
+    this.saver.dispose();
+  }
+
+  /** Services follow config and state: acquired when wanted, pruned when not, handlers bound each time. */
+  private converge(): void {
+    const { Service: S, Characteristic: C } = this.deps.api.hap;
+    const name = this.name;
+    if (this.accessory.displayName !== name) this.accessory.updateDisplayName(name);
+    setAccessoryInformation(this.deps.api, this.accessory, { model: 'Smart Lock', serial: this.entry.id, name });
+
+    const lock = acquireService(this.accessory, S.LockMechanism, name);
+    lock.setPrimaryService(true);
+    lock.getCharacteristic(C.LockTargetState).onSet((value) => {
+      this.onTargetSet(value);
+    });
+    ensureService(this.accessory, S.ContactSensor, this.entry.doorSensor || this.current.doorSensorSeen, `${name} Door`);
+    acquireService(this.accessory, S.Battery, `${name} Battery`);
+    ensureService(this.accessory, S.Battery, this.current.keypadSeen, `${name} Keypad Battery`, KEYPAD_SUBTYPE);
+
+    // Anything else a cached accessory carries (from an older version or config) is no longer valid.
+    const wanted = new Set([S.AccessoryInformation.UUID, S.LockMechanism.UUID, S.ContactSensor.UUID, S.Battery.UUID]);
+    for (const service of [...this.accessory.services]) {
+      const strayBattery = service.UUID === S.Battery.UUID && service.subtype !== undefined && service.subtype !== '' && service.subtype !== KEYPAD_SUBTYPE;
+      if (!wanted.has(service.UUID) || strayBattery) this.accessory.removeService(service);
+    }
+    for (const service of this.accessory.services) this.guardReads(service);
+  }
+
+  /** Offline: every read of this accessory fails with SERVICE_COMMUNICATION_FAILURE, which Home shows as No Response. */
+  private guardReads(service: Service): void {
+    const { hap } = this.deps.api;
+    for (const characteristic of service.characteristics) {
+      if (!characteristic.props.perms.includes(hap.Perms.PAIRED_READ)) continue;
+      characteristic.onGet(() => {
+        if (!this.current.online) throw new hap.HapStatusError(hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE);
+        // Values are kept current by render(), so the read answers from there.
+        return characteristic.value;
+      });
+    }
+  }
+
+  private lockValue(): { current: number; target: number | undefined } {
+    const C = this.deps.api.hap.Characteristic;
+    switch (this.current.lock) {
+      case 'locked':
+        return { current: C.LockCurrentState.SECURED, target: C.LockTargetState.SECURED };
+      case 'unlocked':
+        return { current: C.LockCurrentState.UNSECURED, target: C.LockTargetState.UNSECURED };
+      case 'unknown':
+        return { current: C.LockCurrentState.UNKNOWN, target: undefined };
+    }
+  }
+
+  /** Pushes state into the characteristics; `setTarget` also moves LockTargetState to match. */
+  private render(setTarget: boolean): void {
+    const { Service: S, Characteristic: C } = this.deps.api.hap;
+    const name = this.name;
+    const lock = findService(this.accessory, S.LockMechanism);
+    if (lock) {
+      const value = this.lockValue();
+      lock.updateCharacteristic(C.Name, name);
+      lock.updateCharacteristic(C.LockCurrentState, value.current);
+      if (setTarget && value.target !== undefined) lock.updateCharacteristic(C.LockTargetState, value.target);
+    }
+    const door = findService(this.accessory, S.ContactSensor);
+    if (door) {
+      door.updateCharacteristic(C.Name, `${name} Door`);
+      if (this.current.door === 'closed') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_DETECTED);
+      if (this.current.door === 'open' || this.current.door === 'ajar') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_NOT_DETECTED);
+    }
+    const renderBattery = (service: Service | undefined, battery: LockState['battery'], label: string) => {
+      if (!service) return;
+      service.updateCharacteristic(C.Name, label);
+      // Before any battery event nothing warned, which the service only does when batteries run low.
+      service.updateCharacteristic(C.BatteryLevel, battery?.level ?? 100);
+      service.updateCharacteristic(C.StatusLowBattery, battery?.low === true ? C.StatusLowBattery.BATTERY_LEVEL_LOW : C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
+      service.updateCharacteristic(C.ChargingState, C.ChargingState.NOT_CHARGEABLE);
+    };
+    renderBattery(findService(this.accessory, S.Battery), this.current.battery, `${name} Battery`);
+    renderBattery(findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`);
+  }
+
+  private store(): void {
+    (this.accessory.context as Record<string, unknown>)[LOCK_CONTEXT_KEY] = this.current;
+    this.saver.schedule();
+  }
+
+  /**
+   * Apple Home wrote LockTargetState. The remote command can take far longer than HAP's write timeout
+   * (a bridge timeout alone is a 408 after many seconds), so the handler answers at once and the
+   * outcome follows: Home shows "Locking…/Unlocking…" while target and current differ, then current
+   * follows the target on success, or the target reverts on failure. The command starts on the next
+   * turn of the event loop because HAP stores the written target only after this handler returns; a
+   * revert made earlier would be overwritten.
+   */
+  private onTargetSet(value: CharacteristicValue): void {
+    const C = this.deps.api.hap.Characteristic;
+    const action: LockAction = value === C.LockTargetState.SECURED ? 'lock' : 'unlock';
+    const timer = setImmediate(() => {
+      this.timers.delete(timer);
+      if (this.disposed) return;
+      if (this.commands.current === action && this.commands.next === undefined) {
+        this.deps.log.debug(`${this.name}: ${action} is already on its way; joining it.`);
+      } else {
+        this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locking' : 'unlocking'} from Apple Home.`);
+      }
+      void this.commands.request(action);
+    });
+    this.timers.add(timer);
+  }
+
+  private async execute(action: LockAction): Promise<void> {
+    try {
+      await this.deps.operate(this.entry.id, action);
+    } catch (error) {
+      this.failed(action, error);
+      return;
+    }
+    if (this.disposed) return;
+    this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
+    this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from Apple Home.`);
+    // A newer wish already waiting keeps its target; otherwise the target settles on the new state.
+    this.render(this.commands.next === undefined);
+    this.store();
+  }
+
+  private failed(action: LockAction, error: unknown): void {
+    if (this.disposed) return;
+    const reason = error instanceof Error ? error.message.replace(/\.$/, '') : 'an unknown error';
+    const advice = error instanceof BridgeError ? ` ${BRIDGE_ADVICE[error.problem]}` : '';
+    this.deps.log.error(`${this.name}: could not ${action} from Apple Home: ${reason}.${advice}`);
+    if (this.commands.next !== undefined) return;
+    const C = this.deps.api.hap.Characteristic;
+    const lock = findService(this.accessory, this.deps.api.hap.Service.LockMechanism);
+    // Revert to the current state; when that is unknown, to the opposite of what failed.
+    const target = this.lockValue().target ?? (action === 'lock' ? C.LockTargetState.UNSECURED : C.LockTargetState.SECURED);
+    lock?.updateCharacteristic(C.LockTargetState, target);
+  }
+}

@@ -1,0 +1,171 @@
+// Pure state of one lock: what the callbacks told us, with the design's ordering rule.
+// Plain JSON so it lives in accessory.context and shows the last known state at once after a restart.
+import { z } from 'zod';
+
+import { describeLockEvent } from './describe-event.js';
+import type { LockEvent } from './events.js';
+
+/** Aspects with their own ordering (design section 6): an older event of one aspect changes nothing. */
+export type LockAspect = 'lock' | 'door' | 'battery' | 'keypadBattery' | 'online';
+
+/** How many recent events the state keeps (for diagnostics; the UI's event log is separate). */
+export const RECENT_EVENTS = 10;
+
+const batterySchema = z.object({ level: z.number().min(0).max(100), low: z.boolean(), raw: z.string() });
+
+export const recentEventSchema = z.object({
+  kind: z.string(),
+  at: z.number().optional(),
+  receivedAt: z.number(),
+  text: z.string(),
+  /** false when the ordering rule (or a duplicate) left the state unchanged */
+  applied: z.boolean(),
+});
+
+export const lockStateSchema = z.object({
+  version: z.literal(1),
+  lock: z.enum(['locked', 'unlocked', 'unknown']),
+  door: z.enum(['open', 'closed', 'ajar', 'unknown']),
+  /** A door event (of any value) has arrived: the ContactSensor stays from then on. */
+  doorSensorSeen: z.boolean(),
+  battery: batterySchema.nullable(),
+  keypadBattery: batterySchema.nullable(),
+  /** A keypad battery event has arrived: the keypad Battery service stays from then on. */
+  keypadSeen: z.boolean(),
+  online: z.boolean(),
+  flags: z.object({ privacyMode: z.boolean().optional(), vacationMode: z.boolean().optional(), keypadEnabled: z.boolean().optional() }),
+  /** Name from the last lock_name_changed, cleared when config or discovery give a different name. */
+  eventName: z.string().optional(),
+  /** The entry (config/discovery) name the state last saw, to tell a changed config from a restart. */
+  entryName: z.string().optional(),
+  lastAt: z.object({
+    lock: z.number().optional(),
+    door: z.number().optional(),
+    battery: z.number().optional(),
+    keypadBattery: z.number().optional(),
+    online: z.number().optional(),
+  }),
+  recent: z.array(recentEventSchema),
+});
+
+export type LockState = z.infer<typeof lockStateSchema>;
+export type RecentEvent = z.infer<typeof recentEventSchema>;
+
+export function initialLockState(): LockState {
+  return {
+    version: 1,
+    lock: 'unknown',
+    door: 'unknown',
+    doorSensorSeen: false,
+    battery: null,
+    keypadBattery: null,
+    keypadSeen: false,
+    online: true,
+    flags: {},
+    lastAt: {},
+    recent: [],
+  };
+}
+
+/** Reads a persisted state back; anything that does not validate starts fresh. */
+export function parseLockState(raw: unknown): LockState | undefined {
+  const parsed = lockStateSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export function aspectOf(event: LockEvent): LockAspect | undefined {
+  switch (event.kind) {
+    case 'lockState':
+      return 'lock';
+    case 'doorState':
+      return 'door';
+    case 'battery':
+      return event.device === 'keypad' ? 'keypadBattery' : 'battery';
+    case 'online':
+      return 'online';
+    default:
+      return undefined;
+  }
+}
+
+export interface LockReduction {
+  state: LockState;
+  /** false: the event was older than the last applied one of its aspect and changed nothing. */
+  applied: boolean;
+  text: string;
+}
+
+function remember(state: LockState, entry: RecentEvent): RecentEvent[] {
+  return [...state.recent, entry].slice(-RECENT_EVENTS);
+}
+
+/**
+ * Applies one event. Ordering: per aspect, an event whose `at` is older than the last applied one
+ * changes nothing (it is still remembered as not applied); events without `at` apply in arrival order.
+ */
+export function reduceLock(state: LockState, event: LockEvent, receivedAt: number): LockReduction {
+  const text = describeLockEvent(event);
+  const aspect = aspectOf(event);
+  const last = aspect === undefined ? undefined : state.lastAt[aspect];
+  const stale = event.at !== undefined && last !== undefined && event.at < last;
+  // Seeing a door or keypad event at all proves the hardware exists, whatever its order or value.
+  const seen: Partial<LockState> = {};
+  if (event.kind === 'doorState') seen.doorSensorSeen = true;
+  if (event.kind === 'battery' && event.device === 'keypad') seen.keypadSeen = true;
+  if (stale) {
+    const next = { ...state, ...seen };
+    return { state: { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: false }) }, applied: false, text };
+  }
+  let next: LockState = { ...state, ...seen };
+  if (aspect !== undefined && event.at !== undefined) next.lastAt = { ...state.lastAt, [aspect]: event.at };
+  switch (event.kind) {
+    case 'lockState':
+      next.lock = event.state;
+      break;
+    case 'doorState':
+      // init/unknown carry no door position: keep what we know.
+      if (event.state !== 'init' && event.state !== 'unknown') next.door = event.state;
+      break;
+    case 'battery': {
+      const battery = { level: event.level, low: event.low, raw: event.raw };
+      if (event.device === 'keypad') next.keypadBattery = battery;
+      else next.battery = battery;
+      break;
+    }
+    case 'online':
+      next.online = event.online;
+      break;
+    case 'lockName':
+      next.eventName = event.name;
+      break;
+    case 'configFlag':
+      next.flags = { ...state.flags, [event.flag]: event.value };
+      break;
+    case 'pinManaged':
+    case 'membership':
+    case 'clockDrift':
+      break;
+  }
+  next = { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: true }) };
+  return { state: next, applied: true, text };
+}
+
+/**
+ * A remote command we sent succeeded. It counts as an event without a time: it applies now and
+ * leaves the ordering marks alone, so a later-stamped callback still wins.
+ */
+export function commandSucceeded(state: LockState, lock: 'locked' | 'unlocked'): LockState {
+  return { ...state, lock };
+}
+
+/** Config or discovery gave a (possibly new) name: a different one wins over a lock_name_changed name. */
+export function withEntryName(state: LockState, entryName: string): LockState {
+  if (state.entryName === entryName) return state;
+  const { eventName: _dropped, ...rest } = state;
+  return state.entryName === undefined ? { ...state, entryName } : { ...rest, entryName };
+}
+
+/** The name HomeKit shows. */
+export function lockDisplayName(state: LockState, entryName: string): string {
+  return state.eventName ?? entryName;
+}

@@ -1,0 +1,87 @@
+// The doorbell's camera picture: the latest motion still, fetched once and cached; concurrent
+// requests share one fetch; the bundled placeholder when there is no still or the fetch failed.
+import { readFile } from 'node:fs/promises';
+
+/** Images bigger than this are refused: a still is tens of KiB, and HomeKit chokes on huge snapshots. */
+export const MAX_SNAPSHOT_BYTES = 5 * 1024 * 1024;
+export const SNAPSHOT_FETCH_TIMEOUT_MS = 5000;
+
+export type FetchImage = (url: string) => Promise<Buffer>;
+
+/** Plain fetch with a deadline and a size cap; the still URLs come from signed callbacks. */
+export const fetchImage: FetchImage = async (url) => {
+  const response = await fetch(url, { signal: AbortSignal.timeout(SNAPSHOT_FETCH_TIMEOUT_MS), redirect: 'follow' });
+  if (!response.ok) throw new Error(`the image server answered ${response.status}`);
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > MAX_SNAPSHOT_BYTES) throw new Error('the image is too large');
+  const body = Buffer.from(await response.arrayBuffer());
+  if (body.length === 0) throw new Error('the image is empty');
+  if (body.length > MAX_SNAPSHOT_BYTES) throw new Error('the image is too large');
+  return body;
+};
+
+let placeholderImage: Promise<Buffer> | undefined;
+
+/** The bundled neutral picture (src/assets, copied to dist/assets by the build). */
+export function placeholder(): Promise<Buffer> {
+  placeholderImage ??= readFile(new URL('../assets/placeholder.jpg', import.meta.url));
+  return placeholderImage;
+}
+
+interface Still {
+  url: string;
+  image?: Buffer;
+  failed?: boolean;
+  inflight?: Promise<Buffer>;
+}
+
+export class SnapshotCache {
+  private still: Still | undefined;
+
+  constructor(
+    private readonly fetch: FetchImage,
+    private readonly onFetchError: (message: string) => void,
+    private readonly fallback: () => Promise<Buffer> = placeholder,
+  ) {}
+
+  /** The URL of the current still, if any. */
+  get url(): string | undefined {
+    return this.still?.url;
+  }
+
+  /** A new motion still: replaces the old one and is fetched at once, so a ring right after has its picture ready. */
+  setSource(url: string): void {
+    if (this.still?.url === url) return;
+    this.still = { url };
+    void this.get();
+  }
+
+  /** A still remembered from the last run: fetched only when a picture is asked for. */
+  restore(url: string): void {
+    if (this.still?.url === url) return;
+    this.still = { url };
+  }
+
+  /** The picture to show now. Never rejects. */
+  async get(): Promise<Buffer> {
+    const still = this.still;
+    if (!still || still.failed === true) return this.fallback();
+    if (still.image) return still.image;
+    still.inflight ??= this.load(still);
+    return still.inflight;
+  }
+
+  private async load(still: Still): Promise<Buffer> {
+    try {
+      const image = await this.fetch(still.url);
+      still.image = image;
+      return image;
+    } catch (error) {
+      still.failed = true;
+      this.onFetchError(error instanceof Error ? error.message : String(error));
+      return await this.fallback();
+    } finally {
+      still.inflight = undefined;
+    }
+  }
+}
