@@ -184,6 +184,11 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   const handle = (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply) => {
     const receivedAt = now();
     const pathId = route === 'user' ? undefined : (request.params as { id?: string }).id;
+    // `/lock/` matches the route with an empty id; it names no device, so it is not a route of ours.
+    if (pathId === '') {
+      reply.callNotFound();
+      return reply;
+    }
     const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
     try {
       const accepted = check(route, pathId, raw, request, receivedAt);
