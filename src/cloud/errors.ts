@@ -63,3 +63,8 @@ export class RequestRejectedError extends CloudError {
 export class NotLinkedError extends CloudError {
   readonly retryable = false;
 }
+
+/** A 2xx answer whose body is not the JSON shape the caller expects. */
+export class UnexpectedResponseError extends CloudError {
+  readonly retryable = false;
+}

@@ -1,0 +1,90 @@
+// The token file (`tokens.json`) and the lock that serialises every change to it between the
+// plugin and its settings UI server. Every write bumps `generation`, so a process that held the
+// lock can tell whether someone else changed the file since it last looked.
+import { createHash } from 'node:crypto';
+
+import { z } from 'zod';
+
+import type { Storage } from '../storage.js';
+import { withFileLock, type FileLockOptions } from './file-lock.js';
+
+export const TOKENS_FILE = 'tokens.json';
+export const TOKENS_LOCK_FILE = 'tokens.lock';
+
+const inFlightSchema = z.object({ pid: z.number(), nonce: z.string(), startedAt: z.number() });
+
+const pendingSchema = z.object({
+  token: z.string(),
+  expiresAt: z.number().optional(),
+  issuedAt: z.number(),
+});
+
+export const tokenRecordSchema = z.object({
+  version: z.literal(1),
+  /** Bumped by every write. */
+  generation: z.number().int(),
+  /** Bumped by every new refresh token (grant, link): a changed value means someone else rotated. */
+  rotations: z.number().int(),
+  state: z.enum(['linked', 'reauthorizationNeeded']),
+  /** Plain-words note for the UI (never a secret). */
+  message: z.string().optional(),
+  /** Absent once spent without a known successor: structurally impossible to send twice. */
+  refreshToken: z.string().optional(),
+  /** Why there is no refresh token: the server refused it, or it may have been spent without us getting the answer. */
+  refreshTokenLost: z.enum(['rejected', 'uncertain', 'none']).optional(),
+  /** Set (with the old refresh token still in place) right before a grant is sent. */
+  refreshInFlight: inFlightSchema.optional(),
+  accessToken: z.string().optional(),
+  accessTokenExpiresAt: z.number().optional(),
+  accessTokenIssuedAt: z.number().optional(),
+  /** A new access token from a grant, kept beside the old one until GET /users/me accepts it. */
+  pendingAccessToken: pendingSchema.optional(),
+  headerTokenSavedAt: z.number().optional(),
+  lastRefreshAt: z.number().optional(),
+  lastKeepAliveAt: z.number().optional(),
+  linkedAt: z.number(),
+  /** Hash of the config seed this link came from. */
+  seedHash: z.string().optional(),
+  /** Hashes of every seed already used or superseded, so an old seed left in config never re-links. */
+  knownSeedHashes: z.array(z.string()).default([]),
+});
+
+export type TokenRecord = z.infer<typeof tokenRecordSchema>;
+export type PendingAccessToken = z.infer<typeof pendingSchema>;
+
+/** SHA-256 (hex) of a seed: lets us recognise a seed without storing it twice. */
+export function hashSeed(seed: string): string {
+  return createHash('sha256').update(seed, 'utf8').digest('hex');
+}
+
+export class TokenStore {
+  constructor(
+    readonly storage: Storage,
+    private readonly lockOptions: FileLockOptions = {},
+  ) {}
+
+  get path(): string {
+    return this.storage.file(TOKENS_FILE);
+  }
+
+  read(): Promise<TokenRecord | undefined> {
+    return this.storage.read(TOKENS_FILE, tokenRecordSchema);
+  }
+
+  /** Writes `next` atomically (temp file, fsync, rename, 0600) with the generation after `base`'s. */
+  async write(next: Omit<TokenRecord, 'generation'>, base: TokenRecord | undefined): Promise<TokenRecord> {
+    const record: TokenRecord = { ...next, generation: (base?.generation ?? 0) + 1 };
+    await this.storage.write(TOKENS_FILE, record);
+    return record;
+  }
+
+  remove(): Promise<void> {
+    return this.storage.remove(TOKENS_FILE);
+  }
+
+  /** Runs `fn` holding the cross-process lock. */
+  async locked<T>(fn: () => Promise<T>): Promise<T> {
+    await this.storage.ensureDir();
+    return withFileLock(this.storage.file(TOKENS_LOCK_FILE), fn, this.lockOptions);
+  }
+}
