@@ -1,0 +1,179 @@
+// The processes the benchmark parts share within one run, started on first use and stopped at the
+// end: the simulator, Homebridge with this plugin ("ours"), and Homebridge with the bare plugin
+// ("bare"), each with 100 locks and 20 doorbells and a paired hap-controller.
+import { join } from 'node:path';
+
+import { REPO_ROOT, freePort, startHomebridge, type RunningHomebridge } from '../../test/harness/homebridge.js';
+import { startSimulator, type Simulator } from '../../test/sim/index.js';
+import { fleet, type Fleet } from './fleet.js';
+import { pairBridge, type PairedBridge } from './hap-client.js';
+import type { Target } from './post.js';
+import { SETTLE_ENV } from './rss.js';
+import type { RunOptions } from './types.js';
+
+export const BARE_PLUGIN_PATH = join(REPO_ROOT, 'bench', 'bare-plugin');
+export const BARE_API_KEY = 'bench-bare-api-key';
+
+export interface Subject {
+  label: 'ours' | 'bare';
+  hb: RunningHomebridge;
+  pid: number;
+  bridge: PairedBridge;
+  fleet: Fleet;
+  lockTarget(id: string): Target;
+  doorbellTarget(id: string): Target;
+  /** performance.now() around start: spawn, ready (listener up / registrations done), paired. */
+  timings: { spawnedAt: number; readyAt: number; pairedAt: number };
+  stop(): Promise<void>;
+}
+
+/** The plugin's platform block against a simulator; listener on 127.0.0.1:port under /lock-access. */
+export function oursPlatform(sim: Simulator, port: number, f: Fleet, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    platform: 'LockAccess',
+    name: 'Lock Access',
+    apiKey: sim.account.apiKey,
+    clientId: sim.account.clientId,
+    clientSecret: sim.account.clientSecret,
+    refreshToken: sim.issueRefreshToken(),
+    baseUrl: sim.baseUrl,
+    authUrl: sim.authUrl,
+    webhook: { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port },
+    locks: f.locks.map((l) => ({ ...l, doorSensor: true })),
+    doorbells: f.doorbells.map((d) => ({ ...d, motionTimeoutSeconds: 1 })),
+    userWebhook: true,
+    discoverDevices: false,
+    refreshStateOnStart: false,
+    ...extra,
+  };
+}
+
+export function addFleetToSim(sim: Simulator, f: Fleet): void {
+  for (const lock of f.locks) sim.addLock({ id: lock.id, name: lock.name, doorSensor: true });
+  for (const bell of f.doorbells) sim.addDoorbell({ id: bell.id, name: bell.name });
+}
+
+/** Resolves once the simulator holds a registration for every device (and the user hook). */
+export async function waitForRegistrations(sim: Simulator, f: Fleet, timeoutMs: number, pollMs = 5): Promise<number> {
+  const wanted = f.locks.length + f.doorbells.length;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const regs = sim.registrations();
+    const devices = regs.filter((r) => r.kind === 'lock' || r.kind === 'doorbell').length;
+    if (devices >= wanted) return performance.now();
+    if (performance.now() > deadline) throw new Error(`only ${devices} of ${wanted} device registrations after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+export function registrationTarget(sim: Simulator, kind: 'lock' | 'doorbell', id: string): Target {
+  const reg = sim.registrations().find((r) => r.kind === kind && r.scope === id);
+  if (!reg) throw new Error(`no ${kind} registration for ${id}`);
+  return { url: reg.url, apiKey: sim.account.apiKey, header: { name: reg.header, value: reg.token } };
+}
+
+export async function startBare(f: Fleet, options: { camera?: boolean } = {}): Promise<Subject> {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const hb = await startHomebridge({
+    pluginPath: BARE_PLUGIN_PATH,
+    platforms: [{ platform: 'BenchBare', apiKey: BARE_API_KEY, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true }],
+    env: SETTLE_ENV,
+  });
+  await hb.waitForLog(/is running on port/, 60_000);
+  await hb.waitForLog(/bare listener on/, 10_000);
+  const readyAt = performance.now();
+  const bridge = await pairBridge(hb.username, hb.bridgePort, hb.pin);
+  const pairedAt = performance.now();
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    label: 'bare',
+    hb,
+    pid: pidOf(hb),
+    bridge,
+    fleet: f,
+    lockTarget: (id) => ({ url: `${base}/lock/${encodeURIComponent(id)}`, apiKey: BARE_API_KEY }),
+    doorbellTarget: (id) => ({ url: `${base}/doorbell/${encodeURIComponent(id)}`, apiKey: BARE_API_KEY }),
+    timings: { spawnedAt, readyAt, pairedAt },
+    stop: async () => {
+      await bridge.close();
+      await hb.stop();
+      await hb.cleanup();
+    },
+  };
+}
+
+export async function startOurs(sim: Simulator, f: Fleet, extra: Record<string, unknown> = {}): Promise<Subject> {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const hb = await startHomebridge({ platforms: [oursPlatform(sim, port, f, extra)], env: SETTLE_ENV });
+  await hb.waitForLog(/is running on port/, 60_000);
+  const readyAt = await waitForRegistrations(sim, f, 60_000);
+  const bridge = await pairBridge(hb.username, hb.bridgePort, hb.pin);
+  const pairedAt = performance.now();
+  return {
+    label: 'ours',
+    hb,
+    pid: pidOf(hb),
+    bridge,
+    fleet: f,
+    lockTarget: (id) => registrationTarget(sim, 'lock', id),
+    doorbellTarget: (id) => registrationTarget(sim, 'doorbell', id),
+    timings: { spawnedAt, readyAt, pairedAt },
+    stop: async () => {
+      await bridge.close();
+      await hb.stop();
+      await hb.cleanup();
+    },
+  };
+}
+
+function pidOf(hb: RunningHomebridge): number {
+  const pid = hb.child.pid;
+  if (pid === undefined) throw new Error('Homebridge has no pid');
+  return pid;
+}
+
+/** Lazily started shared processes; parts that need fresh ones start their own. */
+export class BenchEnv {
+  private simPromise: Promise<Simulator> | undefined;
+  private oursPromise: Promise<Subject> | undefined;
+  private barePromise: Promise<Subject> | undefined;
+  readonly fleet = fleet();
+
+  constructor(private readonly options: RunOptions) {}
+
+  sim(): Promise<Simulator> {
+    this.simPromise ??= (async () => {
+      const sim = await startSimulator({ port: 0, latencyMs: 0 });
+      addFleetToSim(sim, this.fleet);
+      return sim;
+    })();
+    return this.simPromise;
+  }
+
+  ours(): Promise<Subject> {
+    this.oursPromise ??= (async () => {
+      this.options.log('starting Homebridge with the plugin (100 locks, 20 doorbells) and pairing a controller');
+      return startOurs(await this.sim(), this.fleet);
+    })();
+    return this.oursPromise;
+  }
+
+  bare(): Promise<Subject> {
+    this.barePromise ??= (async () => {
+      this.options.log('starting Homebridge with the bare plugin (same 120 accessories) and pairing a controller');
+      return startBare(this.fleet);
+    })();
+    return this.barePromise;
+  }
+
+  async close(): Promise<void> {
+    const subjects = await Promise.allSettled([this.oursPromise, this.barePromise].filter((p) => p !== undefined));
+    await Promise.allSettled(subjects.map((s) => (s.status === 'fulfilled' ? s.value.stop() : Promise.resolve())));
+    if (this.simPromise) {
+      const sim = await this.simPromise.catch(() => undefined);
+      await sim?.close();
+    }
+  }
+}

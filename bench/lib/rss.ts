@@ -1,0 +1,37 @@
+// Resident set size of a process from /proc/<pid>/status, read after a forced settle.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { median } from './stats.js';
+
+export const SETTLE_PRELOAD = join(import.meta.dirname, 'settle-preload.mjs');
+
+/** NODE_OPTIONS for a child whose memory is measured: exposes gc and runs it on SIGUSR2. */
+export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}` };
+
+export async function rssKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!match?.[1]) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Forced settle, then the median of several samples: wait, ask the child to collect garbage
+ * (SIGUSR2, see settle-preload.mjs), wait again, then sample `samples` times.
+ */
+export async function settledRssMiB(pid: number, options: { waitMs?: number; samples?: number; gapMs?: number } = {}): Promise<{ mib: number; samplesMiB: number[] }> {
+  await sleep(options.waitMs ?? 3000);
+  process.kill(pid, 'SIGUSR2');
+  await sleep(500);
+  process.kill(pid, 'SIGUSR2');
+  await sleep(500);
+  const values: number[] = [];
+  for (let i = 0; i < (options.samples ?? 5); i += 1) {
+    values.push((await rssKiB(pid)) / 1024);
+    if (i + 1 < (options.samples ?? 5)) await sleep(options.gapMs ?? 400);
+  }
+  return { mib: Math.round(median(values) * 10) / 10, samplesMiB: values.map((v) => Math.round(v * 10) / 10) };
+}

@@ -1,0 +1,141 @@
+// Part 2: signed callbacks per second through the plugin's full path (verify, parse, dedupe,
+// reduce, HomeKit update, inside Homebridge) against a bare Fastify route answering the same
+// bodies in its own process, with autocannon, in one run. Every body is distinct (own EventID).
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+import autocannon from 'autocannon';
+
+import { manualOperation } from '../../test/sim/payloads.js';
+import type { BenchEnv, Subject } from '../lib/env.js';
+import { signedHeaders, type Target } from '../lib/post.js';
+import { ratio, round } from '../lib/stats.js';
+import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/types.js';
+
+interface Load {
+  label: string;
+  perSecond: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  latencyP50: number;
+  latencyP99: number;
+}
+
+let lastStamp = 0;
+function stamp(): number {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return lastStamp;
+}
+
+/** autocannon against `targets` (round robin), each request a freshly built and signed callback. */
+async function load(label: string, targets: Target[], lockIds: string[], seconds: number, connections: number): Promise<Load> {
+  const first = targets[0];
+  if (!first) throw new Error('no targets');
+  let n = 0;
+  const result = await autocannon({
+    url: new URL(first.url).origin,
+    connections,
+    pipelining: 1,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const k = n % targets.length;
+          n += 1;
+          const target = targets[k] ?? first;
+          const lockId = lockIds[k] ?? '';
+          const body = JSON.stringify(manualOperation({ lockId, event: n % 2 === 0 ? 'lock' : 'unlock', at: stamp(), eventId: randomUUID() }));
+          const url = new URL(target.url);
+          return { ...request, method: 'POST', path: url.pathname, headers: signedHeaders(target, body), body };
+        },
+      },
+    ],
+  });
+  const ok = result['2xx'];
+  return {
+    label,
+    perSecond: round(ok / result.duration, 0),
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    latencyP50: result.latency.p50,
+    latencyP99: result.latency.p99,
+  };
+}
+
+async function startBareFastify(): Promise<{ port: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bare-fastify.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const match = /listening (\d+)/.exec(text);
+      if (match?.[1]) resolve(Number(match[1]));
+    });
+    child.once('exit', () => {
+      reject(new Error('bare Fastify exited'));
+    });
+  });
+  return {
+    port,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export async function runThroughput(options: RunOptions, env: BenchEnv): Promise<PartResult> {
+  const started = performance.now();
+  const seconds = options.quick ? 3 : 10;
+  const connections = 10;
+  const notes: string[] = [];
+  const lockIds = env.fleet.locks.map((l) => l.id);
+  const fastify = await startBareFastify();
+  const results: Load[] = [];
+  let ours: Subject | undefined;
+  try {
+    ours = await env.ours();
+  } catch (error) {
+    notes.push(`The plugin could not be started, so only the baselines were measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  const bare = await env.bare();
+  try {
+    const fastifyTargets = lockIds.map((id) => ({ url: `http://127.0.0.1:${fastify.port}/lock-access/lock/${id}`, apiKey: 'bench' }));
+    // Warm-up so both sides run JIT-compiled code when measured.
+    await load('warm-up', fastifyTargets, lockIds, 1, connections);
+    if (ours) await load('warm-up', lockIds.map((id) => ours.lockTarget(id)), lockIds, 1, connections);
+    // Interleaved: bare Fastify, ours, bare plugin; then bare Fastify again to see drift.
+    results.push(await load('bare Fastify route (same bodies, no checks)', fastifyTargets, lockIds, seconds, connections));
+    if (ours) results.push(await load('this plugin, full path in Homebridge', lockIds.map((id) => ours.lockTarget(id)), lockIds, seconds, connections));
+    results.push(await load('bare plugin in Homebridge (verify + updateCharacteristic)', lockIds.map((id) => bare.lockTarget(id)), lockIds, seconds, connections));
+  } finally {
+    await fastify.stop();
+  }
+  for (const r of results) options.log(`throughput ${r.label}: ${r.perSecond}/s (non-2xx ${r.non2xx}, errors ${r.errors})`);
+  const base = results[0];
+  const mine = ours ? results[1] : undefined;
+  const goals: Goal[] = [];
+  if (base && mine) {
+    const r = ratio(mine.perSecond, base.perSecond);
+    goals.push(goal('full-path callbacks per second vs bare Fastify', '>= 0.7x', `${fmt(r, 2)}x (${mine.perSecond} vs ${base.perSecond}/s)`, r >= 0.7 && mine.non2xx === 0));
+  }
+  notes.push(`autocannon in the benchmark process, ${connections} connections, no pipelining, ${seconds} s per target after a 1 s warm-up; each request is a distinct manual lock/unlock callback (own EventID, increasing Timestamp) over 100 locks, signed in autocannon's setupRequest for every target alike.`);
+  notes.push('Full path = signature check, schema parse, dedupe, ordering reducer and HomeKit update inside a running Homebridge with a paired controller.');
+  return {
+    part: 'throughput',
+    title: 'Receiver throughput (signed callbacks per second)',
+    figures: { seconds, connections, results },
+    table: {
+      header: ['target', 'answered 2xx per second', 'ratio to bare Fastify', 'non-2xx', 'errors', 'latency p50 / p99 ms'],
+      rows: results.map((r) => [r.label, String(r.perSecond), base ? fmt(r.perSecond / base.perSecond, 2) : 'n/a', String(r.non2xx), String(r.errors), `${r.latencyP50} / ${r.latencyP99}`]),
+    },
+    goals,
+    notes,
+    seconds: round((performance.now() - started) / 1000, 1),
+  };
+}

@@ -1,0 +1,120 @@
+// `npm run bench`: measures the plugin against bare minimums in one run and records the figures.
+// Benchmarks are measurements, not tests: a missed goal is named in the output, never an exit code.
+//
+//   tsx bench/run.ts                      everything (about 14 minutes: a 10-minute soak plus the rest)
+//   tsx bench/run.ts --quick              small counts and a 1-minute soak, for development
+//   tsx bench/run.ts --only latency,memory
+//   BENCH_SOAK_MINUTES=30 tsx bench/run.ts
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+import { BenchEnv } from './lib/env.js';
+import { busyShare, machineInfo } from './lib/machine.js';
+import { writeRun, type RunRecord } from './lib/report.js';
+import type { PartResult, RunOptions } from './lib/types.js';
+import { runFakeClock } from './parts/fake-clock.js';
+import { runLatency } from './parts/latency.js';
+import { runMemory } from './parts/memory.js';
+import { runSoak } from './parts/soak.js';
+import { runStartup } from './parts/startup.js';
+import { runThroughput } from './parts/throughput.js';
+import { runVerify } from './parts/verify.js';
+
+type Part = (options: RunOptions, env: BenchEnv) => Promise<PartResult>;
+
+// Order matters: memory is read from fresh processes before the latency and throughput runs load them.
+const PARTS: [string, Part][] = [
+  ['verify', (o) => runVerify(o)],
+  ['startup', (o) => runStartup(o)],
+  ['memory', runMemory],
+  ['latency', runLatency],
+  ['throughput', runThroughput],
+  ['soak', runSoak],
+  ['fakeclock', (o) => runFakeClock(o)],
+];
+
+function parseArgs(argv: string[]): { quick: boolean; only: string[] | null; soakMinutes: number | undefined } {
+  let quick = false;
+  let only: string[] | null = null;
+  let soakMinutes: number | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    if (arg === '--quick') quick = true;
+    else if (arg === '--only') only = (argv[++i] ?? '').split(',').filter(Boolean);
+    else if (arg.startsWith('--only=')) only = arg.slice(7).split(',').filter(Boolean);
+    else if (arg === '--soak-minutes') soakMinutes = Number(argv[++i]);
+    else if (arg.startsWith('--soak-minutes=')) soakMinutes = Number(arg.slice(15));
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`usage: tsx bench/run.ts [--quick] [--only ${PARTS.map(([n]) => n).join(',')}] [--soak-minutes N]\n`);
+      process.exit(0);
+    } else throw new Error(`unknown argument ${arg}`);
+  }
+  const unknown = only?.filter((name) => !PARTS.some(([n]) => n === name)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(', ')}; parts: ${PARTS.map(([n]) => n).join(', ')}`);
+  return { quick, only, soakMinutes };
+}
+
+function gitDescribe(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head} (src modified)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const envMinutes = process.env.BENCH_SOAK_MINUTES === undefined ? undefined : Number(process.env.BENCH_SOAK_MINUTES);
+  const soakMinutes = args.soakMinutes ?? envMinutes ?? (args.quick ? 1 : 10);
+  if (!Number.isFinite(soakMinutes) || soakMinutes <= 0) throw new Error('the soak needs a positive number of minutes');
+  const started = new Date();
+  const t0 = performance.now();
+  const log = (line: string) => {
+    process.stdout.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+  };
+  const busy = await busyShare(1000);
+  const atStart = machineInfo();
+  log(`${atStart.cpuModel}, ${atStart.cores} cores, Node ${atStart.node}; load ${atStart.loadAverage.join(' ')}; CPUs ${Math.round(busy * 100)} % busy before start`);
+  const options: RunOptions = { quick: args.quick, soakMinutes, log };
+  const env = new BenchEnv(options);
+  const parts: PartResult[] = [];
+  const failures: { part: string; error: string }[] = [];
+  try {
+    for (const [name, run] of PARTS) {
+      if (args.only && !args.only.includes(name)) continue;
+      log(`--- ${name}`);
+      try {
+        const result = await run(options, env);
+        parts.push(result);
+        for (const g of result.goals) log(`${g.met ? 'met   ' : 'MISSED'} ${g.name}: ${g.actual} (goal ${g.target})`);
+      } catch (error) {
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        failures.push({ part: name, error: message.split('\n').slice(0, 6).join(' / ') });
+        log(`part ${name} did not complete: ${message}`);
+      }
+    }
+  } finally {
+    await env.close();
+  }
+  const run: RunRecord = {
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    seconds: Math.round((performance.now() - t0) / 1000),
+    mode: args.quick ? 'quick' : 'full',
+    soakMinutes,
+    only: args.only,
+    git: gitDescribe(),
+    machine: { atStart, atEnd: machineInfo(), busyShareBeforeRun: busy },
+    parts,
+    failures,
+  };
+  const written = await writeRun(join(import.meta.dirname, 'results'), run);
+  const missed = parts.flatMap((p) => p.goals.filter((g) => !g.met).map((g) => `${p.title}: ${g.name}`));
+  log(`wrote ${written.md} and ${written.json}`);
+  log(missed.length === 0 ? 'every goal measured was met' : `goals missed: ${missed.join('; ')}`);
+  if (failures.length > 0) log(`parts that did not complete: ${failures.map((f) => f.part).join(', ')}`);
+}
+
+await main();
