@@ -387,8 +387,8 @@ describe('design 6: real listener on 127.0.0.1:0', () => {
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const r = httpRequest({ host: '127.0.0.1', port, path, method, headers: { ...req.headers, 'content-length': String(req.body.length) } }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('data', (c: Buffer) => { chunks.push(c); });
+        res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }); });
       });
       r.on('error', reject);
       r.end(req.body);
