@@ -1,14 +1,18 @@
-// Homebridge lifecycle: checks the config, then (once wired) starts cloud, receiver and accessories.
+// Homebridge lifecycle: checks the config, restores cached accessories, starts the runtime after
+// launch and closes everything on shutdown. A broken config logs what to fix and does nothing else.
 import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig } from './config.js';
+import { PluginRuntime } from './plugin-runtime.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 
 export class LockAccessPlatform implements DynamicPlatformPlugin {
-  private readonly cached = new Map<string, PlatformAccessory>();
+  private readonly cached: PlatformAccessory[] = [];
+  private runtime: PluginRuntime | undefined;
 
   constructor(
     private readonly log: Logging,
-    private readonly rawConfig: PlatformConfig,
+    rawConfig: PlatformConfig,
     private readonly api: API,
   ) {
     const check = checkConfig(rawConfig);
@@ -17,11 +21,27 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
       if (check.missing.length > 0) parts.push(`missing: ${check.missing.join(', ')}`);
       parts.push(...check.problems);
       this.log.error(`Lock Access is not configured, so it does nothing until you fix the settings (${parts.join('; ')}).`);
+      // Cached accessories stay as they are: a typo in the config must not wipe the user's Home setup.
       return;
     }
+    for (const warning of check.warnings) this.log.warn(warning);
+    const config = check.config;
+
+    api.on('didFinishLaunching', () => {
+      const runtime = new PluginRuntime({ api, log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME });
+      this.runtime = runtime;
+      runtime.start().catch((error: unknown) => {
+        // start() handles its own failures; this is the last guard so Homebridge never crashes.
+        log.error(`Lock Access could not start: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    });
+    api.on('shutdown', () => {
+      void this.runtime?.stop();
+    });
   }
 
+  /** Homebridge hands back accessories from its cache before launch; the runtime adopts them. */
   configureAccessory(accessory: PlatformAccessory): void {
-    this.cached.set(accessory.UUID, accessory);
+    this.cached.push(accessory);
   }
 }

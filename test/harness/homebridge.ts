@@ -60,6 +60,7 @@ function randomUsername(): string {
   return bytes.join(':');
 }
 
+// eslint-disable-next-line no-control-regex -- strips terminal colour codes from Homebridge's output
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 export async function startHomebridge(options: HomebridgeOptions): Promise<RunningHomebridge> {
@@ -111,13 +112,13 @@ export async function startHomebridge(options: HomebridgeOptions): Promise<Runni
   };
   let pendingOut = '';
   let pendingErr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     const text = pendingOut + chunk;
     const cut = text.lastIndexOf('\n');
     pendingOut = text.slice(cut + 1);
     onData(text.slice(0, cut + 1));
   });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     const text = pendingErr + chunk;
     const cut = text.lastIndexOf('\n');
     pendingErr = text.slice(cut + 1);

@@ -1,0 +1,172 @@
+// Owns the platform's accessories: adopts cached ones, creates new ones, converges each to the
+// wanted device list, and unregisters in one sweep what is no longer wanted.
+import type { API, Logging, PlatformAccessory } from 'homebridge';
+import { z } from 'zod';
+
+import { DoorbellAccessory, doorbellUuid } from './devices/doorbell-accessory.js';
+import type { DeviceDeps } from './devices/lock-accessory.js';
+import { LockAccessory, lockUuid } from './devices/lock-accessory.js';
+
+export interface WantedLock {
+  kind: 'lock';
+  id: string;
+  name: string;
+  doorSensor: boolean;
+}
+
+export interface WantedDoorbell {
+  kind: 'doorbell';
+  id: string;
+  name: string;
+  motionTimeoutSeconds: number;
+}
+
+export type WantedDevice = WantedLock | WantedDoorbell;
+
+/** What the registry keeps in accessory.context, so a cached accessory can be served before discovery. */
+const registryContextSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('lock'), id: z.string(), name: z.string(), doorSensor: z.boolean() }),
+  z.object({ kind: z.literal('doorbell'), id: z.string(), name: z.string(), motionTimeoutSeconds: z.number() }),
+]);
+
+const CONTEXT_KEY = 'lockAccessDevice';
+
+export interface AccessoryRegistryOptions {
+  api: API;
+  log: Logging;
+  deps: DeviceDeps;
+  pluginName: string;
+  platformName: string;
+  cached: readonly PlatformAccessory[];
+  fetchImage?: (url: string) => Promise<Buffer>;
+}
+
+export class AccessoryRegistry {
+  private readonly accessories = new Map<string, PlatformAccessory>();
+  private readonly locks = new Map<string, LockAccessory>();
+  private readonly doorbells = new Map<string, DoorbellAccessory>();
+
+  constructor(private readonly options: AccessoryRegistryOptions) {
+    for (const accessory of options.cached) this.accessories.set(accessory.UUID, accessory);
+  }
+
+  /** Devices remembered in the accessory cache from the last run (used when the service cannot be asked). */
+  cachedDevices(): WantedDevice[] {
+    const devices: WantedDevice[] = [];
+    for (const accessory of this.accessories.values()) {
+      const parsed = registryContextSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
+      if (parsed.success) devices.push(parsed.data);
+    }
+    return devices;
+  }
+
+  lock(id: string): LockAccessory | undefined {
+    return this.locks.get(id);
+  }
+
+  doorbell(id: string): DoorbellAccessory | undefined {
+    return this.doorbells.get(id);
+  }
+
+  lockIds(): string[] {
+    return [...this.locks.keys()];
+  }
+
+  doorbellIds(): string[] {
+    return [...this.doorbells.keys()];
+  }
+
+  /** The name Apple Home shows (config, discovery or lock_name_changed), or the id for an unknown device. */
+  nameOf(kind: 'lock' | 'doorbell', id: string): string {
+    return (kind === 'lock' ? this.locks.get(id)?.name : this.accessories.get(this.uuidOf(kind, id))?.displayName) ?? id;
+  }
+
+  /**
+   * Makes the accessories match `wanted`: creates or updates each wanted device and, when `sweep`
+   * is set, unregisters every accessory of this plugin that is not wanted.
+   */
+  sync(wanted: readonly WantedDevice[], sweep: boolean): void {
+    const keep = new Set<string>();
+    for (const device of wanted) keep.add(this.ensure(device));
+    if (!sweep) return;
+    const stale = [...this.accessories.values()].filter((accessory) => !keep.has(accessory.UUID));
+    for (const accessory of stale) this.forget(accessory);
+    if (stale.length > 0) {
+      this.options.api.unregisterPlatformAccessories(this.options.pluginName, this.options.platformName, stale);
+      this.options.log.info(`Removed ${stale.length} accessor${stale.length === 1 ? 'y' : 'ies'} no longer wanted: ${stale.map((a) => a.displayName).join(', ')}`);
+    }
+  }
+
+  /** Adds (or updates) one device at run time, e.g. after a lock_user_add callback. */
+  add(device: WantedDevice): void {
+    this.ensure(device);
+  }
+
+  /** Removes one device at run time, e.g. after a lock_user_remove callback. */
+  remove(kind: 'lock' | 'doorbell', id: string): boolean {
+    const accessory = this.accessories.get(this.uuidOf(kind, id));
+    if (!accessory) return false;
+    this.forget(accessory);
+    this.options.api.unregisterPlatformAccessories(this.options.pluginName, this.options.platformName, [accessory]);
+    this.options.log.info(`Removed ${accessory.displayName} (${kind} ${id}) from HomeKit.`);
+    return true;
+  }
+
+  disposeAll(): void {
+    for (const lock of this.locks.values()) lock.dispose();
+    for (const doorbell of this.doorbells.values()) doorbell.dispose();
+    this.locks.clear();
+    this.doorbells.clear();
+  }
+
+  private uuidOf(kind: 'lock' | 'doorbell', id: string): string {
+    return kind === 'lock' ? lockUuid(this.options.api, id) : doorbellUuid(this.options.api, id);
+  }
+
+  private ensure(device: WantedDevice): string {
+    const { api } = this.options;
+    const uuid = this.uuidOf(device.kind, device.id);
+    let accessory = this.accessories.get(uuid);
+    let created = false;
+    if (!accessory) {
+      const category = device.kind === 'lock' ? api.hap.Categories.DOOR_LOCK : api.hap.Categories.VIDEO_DOORBELL;
+      accessory = new api.platformAccessory(device.name, uuid, category);
+      this.accessories.set(uuid, accessory);
+      created = true;
+    }
+    (accessory.context as Record<string, unknown>)[CONTEXT_KEY] = { ...device };
+
+    if (device.kind === 'lock') {
+      const entry = { id: device.id, name: device.name, doorSensor: device.doorSensor };
+      const existing = this.locks.get(device.id);
+      if (existing) existing.update(entry);
+      else this.locks.set(device.id, new LockAccessory(this.options.deps, accessory, entry));
+    } else {
+      const entry = { id: device.id, name: device.name, motionTimeoutSeconds: device.motionTimeoutSeconds };
+      const existing = this.doorbells.get(device.id);
+      if (existing) existing.update(entry);
+      else this.doorbells.set(device.id, new DoorbellAccessory({ ...this.options.deps, fetchImage: this.options.fetchImage }, accessory, entry));
+    }
+
+    if (created) {
+      api.registerPlatformAccessories(this.options.pluginName, this.options.platformName, [accessory]);
+      this.options.log.info(`Added ${device.name} (${device.kind} ${device.id}) to HomeKit.`);
+    } else {
+      api.updatePlatformAccessories([accessory]);
+    }
+    return uuid;
+  }
+
+  private forget(accessory: PlatformAccessory): void {
+    this.accessories.delete(accessory.UUID);
+    const parsed = registryContextSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
+    if (!parsed.success) return;
+    if (parsed.data.kind === 'lock') {
+      this.locks.get(parsed.data.id)?.dispose();
+      this.locks.delete(parsed.data.id);
+    } else {
+      this.doorbells.get(parsed.data.id)?.dispose();
+      this.doorbells.delete(parsed.data.id);
+    }
+  }
+}
