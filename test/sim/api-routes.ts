@@ -1,0 +1,121 @@
+// {base_url}: authenticated API. Every call checks x-svc-api-key (403) and x-svc-access-token (401);
+// every successful reply carries a fresh x-svc-access-token.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { SimCore } from './core.js';
+import type { AccessClaims } from './jwt.js';
+import { lockOperation, lockStatus } from './payloads.js';
+import { parseRegistration, type RegistrationKind } from './registrations.js';
+
+const BRIDGE_REFUSALS = {
+  offline: { status: 422, message: 'the lock\'s bridge is offline' },
+  busy: { status: 423, message: 'the lock\'s bridge is busy' },
+  timeout: { status: 408, message: 'the lock\'s bridge did not answer in time' },
+  none: { status: 409, message: 'the lock has no bridge' },
+} as const;
+
+export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
+  const claimsOf = new WeakMap<FastifyRequest, AccessClaims>();
+  const owner = (request: FastifyRequest): string => claimsOf.get(request)?.sub ?? core.account.userId;
+
+  void app.register((api, _opts, done) => {
+    api.addHook('onRequest', async (request, reply) => {
+      if (request.headers['x-svc-api-key'] !== core.account.apiKey) {
+        return reply.code(403).send({ message: 'Forbidden: missing or unknown x-svc-api-key' });
+      }
+      const header = request.headers['x-svc-access-token'];
+      const claims = core.tokens.verifyAccessToken(typeof header === 'string' ? header : undefined);
+      if (!claims) return reply.code(401).send({ message: 'Unauthorized: the access token is not valid' });
+      claimsOf.set(request, claims);
+    });
+    api.addHook('onSend', async (request, reply, payload) => {
+      const claims = claimsOf.get(request);
+      if (claims && reply.statusCode >= 200 && reply.statusCode <= 299) {
+        void reply.header('x-svc-access-token', core.tokens.extendAccessToken(claims));
+      }
+      return payload;
+    });
+
+    api.get('/users/me', (_request, reply) => {
+      const u = core.accountUser;
+      void reply.send({ UserID: u.UserID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email, PhoneNo: u.PhoneNo });
+    });
+
+    api.get('/users/locks/mine', (_request, reply) => {
+      void reply.send(Object.fromEntries([...core.locks.values()].map((l) => [
+        l.id, { LockName: l.name, UserType: 'superuser', macAddress: l.macAddress, HouseName: l.houseName },
+      ])));
+    });
+
+    api.get('/users/doorbells/mine', (_request, reply) => {
+      void reply.send(Object.fromEntries([...core.doorbells.values()].map((d) => [
+        d.id, { name: d.name, serialNumber: d.serialNumber, status: d.status },
+      ])));
+    });
+
+    const scopeExists = (kind: RegistrationKind, scope: string): boolean =>
+      kind === 'lock' ? core.locks.has(scope) : kind === 'doorbell' ? core.doorbells.has(scope) : true;
+
+    const register = (kind: RegistrationKind, scopeOf: (request: FastifyRequest) => string) =>
+      async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+        const scope = scopeOf(request);
+        if (!scopeExists(kind, scope)) return reply.code(404).send({ message: `unknown ${kind} ${scope}` });
+        const parsed = parseRegistration(kind, request.body);
+        if (!parsed.ok) return reply.code(400).send({ message: parsed.message });
+        core.store.upsert(kind, scope, owner(request), parsed.value, core.clock.now());
+        return reply.send({ message: 'success' });
+      };
+
+    const unregister = (kind: RegistrationKind, scopeOf: (request: FastifyRequest) => string) =>
+      async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+        const scope = scopeOf(request);
+        const { clientID } = request.params as { clientID: string };
+        const existing = core.store.get(kind, scope, owner(request));
+        if (existing && existing.clientID !== clientID) return reply.code(404).send({ message: `no ${kind} webhook for client ${clientID}` });
+        if (!existing && !scopeExists(kind, scope)) return reply.code(404).send({ message: `unknown ${kind} ${scope}` });
+        // Idempotent: deleting what is not registered answers success too.
+        core.store.remove(kind, scope, owner(request), clientID);
+        return reply.send({ message: 'success' });
+      };
+
+    const param = (name: string) => (request: FastifyRequest): string => (request.params as Record<string, string>)[name] ?? '';
+
+    api.post('/webhook/user', register('user', owner));
+    api.delete('/webhook/user/:clientID', unregister('user', owner));
+    api.post('/webhook/doorbell/:doorbellID', register('doorbell', param('doorbellID')));
+    api.delete('/webhook/doorbell/:doorbellID/:clientID', unregister('doorbell', param('doorbellID')));
+    api.post('/webhook/:lockID', register('lock', param('lockID')));
+    api.delete('/webhook/:lockID/:clientID', unregister('lock', param('lockID')));
+
+    api.put('/remoteoperate/:lockID/:operation', async (request, reply) => {
+      const { lockID, operation } = request.params as { lockID: string; operation: string };
+      if (operation !== 'lock' && operation !== 'unlock' && operation !== 'status') return reply.code(404).send({ message: 'Not Found' });
+      const lock = core.locks.get(lockID);
+      if (!lock) return reply.code(404).send({ message: `unknown lock ${lockID}` });
+      if (lock.bridge !== 'online') {
+        const refusal = BRIDGE_REFUSALS[lock.bridge];
+        return reply.code(refusal.status).send({ message: refusal.message });
+      }
+      const now = core.clock.now();
+      if (operation === 'status') {
+        await reply.send({ status: lock.lockState, doorState: lock.doorState });
+        void core.send(lockStatus({ lockId: lock.id, state: lock.lockState === 'locked' ? 'lock' : 'unlock', user: core.accountUser, at: now, sentAt: now }), { lockId: lock.id, noCustomHeader: true });
+        return reply;
+      }
+      lock.lockState = operation === 'lock' ? 'locked' : 'unlocked';
+      await reply.send({ status: lock.lockState, doorState: lock.doorState });
+      // A remote-operate callback: no custom header.
+      void core.send(lockOperation({ lockId: lock.id, event: operation, device: 'lock', user: core.accountUser, at: now, sentAt: now }), { lockId: lock.id, noCustomHeader: true });
+      return reply;
+    });
+
+    api.get('/doorbells/:doorbellID/videoevent', async (request, reply) => {
+      const { doorbellID } = request.params as { doorbellID: string };
+      const { dvrID } = request.query as { dvrID?: string };
+      if (!core.doorbells.has(doorbellID)) return reply.code(404).send({ message: `unknown doorbell ${doorbellID}` });
+      if (!dvrID || !/^[A-Za-z0-9_-]{1,128}$/.test(dvrID)) return reply.code(400).send({ message: 'dvrID is required' });
+      return reply.send({ url: `${core.url}/hls/${encodeURIComponent(dvrID)}/index.m3u8` });
+    });
+
+    done();
+  }, { prefix: '/api' });
+}

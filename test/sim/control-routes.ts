@@ -1,0 +1,102 @@
+// The simulator's own control surface under /_sim (no auth: it listens on 127.0.0.1 for demos and tests).
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { SimCore } from './core.js';
+import type { DeliveryResult } from './delivery.js';
+import { EVENT_NAMES, FireError, type FireOptions } from './events.js';
+import { DEFAULT_STEP_INTERVAL_MS, ScenarioRun, frontDoorDay } from './scenario.js';
+
+export interface ControlDeps {
+  core: SimCore;
+  fire: (name: string, options: FireOptions) => Promise<DeliveryResult[]>;
+  state: () => unknown;
+}
+
+const faultsBody = z.object({
+  latencyMs: z.number().int().min(0).optional(),
+  failNext: z.object({ n: z.number().int().min(1), status: z.number().int().min(500).max(599).optional(), route: z.string().optional() }).optional(),
+  rateLimitNext: z.object({ n: z.number().int().min(1), retryAfterSeconds: z.number().int().min(0), route: z.string().optional() }).optional(),
+  dropNext: z.object({ n: z.number().int().min(1), route: z.string().optional() }).optional(),
+  rotateThenFail: z.enum(['drop', '500']).optional(),
+  clear: z.boolean().optional(),
+});
+
+const scenarioBody = z.object({
+  intervalMs: z.number().int().min(0).optional(),
+  mode: z.enum(['run', 'step']).optional(),
+}).optional();
+
+/** What a fire reply shows: no request headers (they carry the webhook token). */
+function summary(results: DeliveryResult[]): unknown[] {
+  return results.map(({ deliveryId, kind, scope, url, event, status, error, outcome, willRetry }) => ({ deliveryId, kind, scope, url, event, status, error, outcome, willRetry }));
+}
+
+export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): { closeScenarios(): void } {
+  const { core } = deps;
+  let running: ScenarioRun | undefined;
+  let stepping: ScenarioRun | undefined;
+  const newRun = (): ScenarioRun => {
+    const lockId = core.locks.keys().next().value;
+    const doorbellId = core.doorbells.keys().next().value;
+    if (lockId === undefined || doorbellId === undefined) throw new FireError('the scenario needs a lock and a doorbell');
+    return new ScenarioRun(frontDoorDay({ lockId, doorbellId, dvrId: core.newDvrId() }), deps.fire, core.clock);
+  };
+
+  app.post('/_sim/fire', async (request, reply) => {
+    const body = (request.body ?? {}) as FireOptions & { event?: unknown };
+    if (typeof body.event !== 'string') return reply.code(400).send({ message: `event is required; one of: ${EVENT_NAMES.join(', ')}` });
+    try {
+      const results = await deps.fire(body.event, body);
+      return { event: body.event, deliveries: summary(results) };
+    } catch (err) {
+      if (err instanceof FireError) return reply.code(400).send({ message: err.message });
+      throw err;
+    }
+  });
+
+  app.get('/_sim/state', (_request, reply) => { void reply.send(deps.state()); });
+  app.get('/_sim/events', (_request, reply) => { void reply.send({ events: EVENT_NAMES }); });
+
+  app.post('/_sim/scenario/front-door', async (request, reply) => {
+    const parsed = scenarioBody.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send({ message: parsed.error.issues.map((i) => i.message).join('; ') });
+    const options = parsed.data ?? {};
+    try {
+      if (options.mode === 'step') {
+        if (!stepping || stepping.done) stepping = newRun();
+        const report = await stepping.next();
+        if (!report) return await reply.code(409).send({ message: 'scenario finished' });
+        return { index: report.index, total: report.total, event: report.step.event, description: report.step.description, done: report.done, deliveries: summary(report.results) };
+      }
+      running?.cancel();
+      const run = newRun();
+      running = run;
+      const intervalMs = options.intervalMs ?? DEFAULT_STEP_INTERVAL_MS;
+      run.start(intervalMs).catch(() => undefined);
+      return await reply.code(202).send({ intervalMs, steps: run.steps.map((s) => ({ event: s.event, description: s.description })) });
+    } catch (err) {
+      if (err instanceof FireError) return reply.code(400).send({ message: err.message });
+      throw err;
+    }
+  });
+
+  app.post('/_sim/faults', async (request, reply) => {
+    const parsed = faultsBody.safeParse(request.body ?? {});
+    if (!parsed.success) return reply.code(400).send({ message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+    const f = parsed.data;
+    if (f.clear) core.faults.clear();
+    if (f.latencyMs !== undefined) core.faults.latencyMs = f.latencyMs;
+    if (f.failNext) core.faults.failNext(f.failNext.n, f.failNext.status, f.failNext.route);
+    if (f.rateLimitNext) core.faults.rateLimitNext(f.rateLimitNext.n, f.rateLimitNext.retryAfterSeconds, f.rateLimitNext.route);
+    if (f.dropNext) core.faults.dropNext(f.dropNext.n, f.dropNext.route);
+    if (f.rotateThenFail) core.faults.rotateThenFail(f.rotateThenFail);
+    return core.faults.pending();
+  });
+
+  return {
+    closeScenarios(): void {
+      running?.cancel();
+      stepping?.cancel();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// Fault injection for the API and the token endpoint: latency, 5xx, 429 with Retry-After,
+// dropped connections, and a token endpoint that commits a rotation and then fails the reply.
+
+export type FaultEntry =
+  | { kind: 'fail'; remaining: number; status: number; route?: string | undefined }
+  | { kind: 'rateLimit'; remaining: number; retryAfterSeconds: number; route?: string | undefined }
+  | { kind: 'drop'; remaining: number; route?: string | undefined };
+
+export type RotateFailMode = 'drop' | '500';
+
+export interface SimFaults {
+  latencyMs: number;
+  failNext(n: number, status?: number, route?: string): void;
+  rateLimitNext(n: number, retryAfterSeconds: number, route?: string): void;
+  dropNext(n: number, route?: string): void;
+  rotateThenFail(mode: RotateFailMode): void;
+  clear(): void;
+}
+
+export class Faults implements SimFaults {
+  latencyMs: number;
+  private entries: FaultEntry[] = [];
+  private rotateFail: RotateFailMode[] = [];
+
+  constructor(latencyMs = 0) {
+    this.latencyMs = latencyMs;
+  }
+
+  failNext(n: number, status = 503, route?: string): void {
+    if (status < 500 || status > 599) throw new RangeError('failNext takes a 5xx status');
+    this.entries.push({ kind: 'fail', remaining: n, status, route });
+  }
+
+  rateLimitNext(n: number, retryAfterSeconds: number, route?: string): void {
+    this.entries.push({ kind: 'rateLimit', remaining: n, retryAfterSeconds, route });
+  }
+
+  dropNext(n: number, route?: string): void {
+    this.entries.push({ kind: 'drop', remaining: n, route });
+  }
+
+  /** The next successful refresh grant stores the rotation, then fails its reply. */
+  rotateThenFail(mode: RotateFailMode): void {
+    this.rotateFail.push(mode);
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.rotateFail = [];
+    this.latencyMs = 0;
+  }
+
+  /** Consumes and returns the first pending fault whose route matches one of the request's names. */
+  take(names: readonly string[]): FaultEntry | undefined {
+    const entry = this.entries.find((e) => e.remaining > 0 && (e.route === undefined || matchesRoute(e.route, names)));
+    if (!entry) return undefined;
+    entry.remaining -= 1;
+    this.entries = this.entries.filter((e) => e.remaining > 0);
+    return entry;
+  }
+
+  takeRotateFail(): RotateFailMode | undefined {
+    return this.rotateFail.shift();
+  }
+
+  pending(): { entries: FaultEntry[]; rotateThenFail: RotateFailMode[]; latencyMs: number } {
+    return { entries: this.entries.map((e) => ({ ...e })), rotateThenFail: [...this.rotateFail], latencyMs: this.latencyMs };
+  }
+}
+
+/**
+ * A route selector matches the request's "METHOD /pattern", "/pattern", "METHOD /path" or "/path",
+ * with or without the `/api` or `/oauth` prefix (so `/users/me`, `GET /api/users/me`,
+ * `POST /webhook/:lockID` and `/oauth/access_token` all work).
+ */
+export function matchesRoute(route: string, names: readonly string[]): boolean {
+  const wanted = route.trim();
+  return names.some((name) => name === wanted || stripPrefix(name) === wanted);
+}
+
+function stripPrefix(name: string): string {
+  return name.replace(/^((?:[A-Z]+ )?)\/(?:api|oauth)(?=\/)/, '$1');
+}
+
+export function routeNames(method: string, pattern: string | undefined, path: string): string[] {
+  const names = [`${method} ${path}`, path];
+  if (pattern) names.unshift(`${method} ${pattern}`, pattern);
+  return names;
+}

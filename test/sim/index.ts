@@ -1,0 +1,167 @@
+// The Lock Access service simulator: token endpoint, API, webhook registrations and signed
+// callback delivery, in one local HTTP server. `startSimulator()` is what tests and the CLI use.
+import type { AddressInfo } from 'node:net';
+import { realClock, type SimClock } from './clock.js';
+import { registerApiRoutes } from './api-routes.js';
+import { registerControlRoutes } from './control-routes.js';
+import { SimCore, type SendTarget, type SimAccount, type SimStats } from './core.js';
+import type { DeliveryRecord, DeliveryResult } from './delivery.js';
+import type { BridgeState, DoorbellInput, LockInput, SimDoorbell, SimLock } from './devices.js';
+import { fireEvent, EVENT_NAMES, type FireOptions } from './events.js';
+import type { SimFaults } from './faults.js';
+import { createHttpApp } from './http-app.js';
+import { registerMediaRoutes } from './media-routes.js';
+import { registerOAuthRoutes } from './oauth-routes.js';
+import type { RegistrationKind } from './registrations.js';
+import type { SignatureOptions } from './signature.js';
+import { DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type RefreshTokenState } from './tokens.js';
+
+export { ManualClock, realClock, type SimClock } from './clock.js';
+export { RETRY_DELAYS_MS, type DeliveryRecord, type DeliveryResult } from './delivery.js';
+export { EVENT_NAMES, type FireOptions } from './events.js';
+export { signPayload } from './signature.js';
+export { DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS } from './tokens.js';
+
+export interface SimulatorOptions {
+  host?: string;
+  port?: number;
+  latencyMs?: number;
+  /** expires_in of granted access tokens; four months by default. */
+  accessTokenLifetimeSeconds?: number;
+  /** How far each API reply's fresh token extends validity; min(1 day, lifetime / 100) by default. */
+  accessTokenExtensionSeconds?: number;
+  clock?: SimClock;
+  signature?: SignatureOptions;
+  locks?: LockInput[];
+  doorbells?: DoorbellInput[];
+  account?: Partial<{ apiKey: string; clientId: string; clientSecret: string; userId: string }>;
+}
+
+export interface SimRegistration {
+  kind: RegistrationKind;
+  scope: string;
+  url: string;
+  method: string;
+  clientID: string;
+  header: string;
+  token: string;
+  notificationTypes: string[];
+  updatedAt: number;
+  owner: string;
+}
+
+export interface Simulator {
+  baseUrl: string;
+  authUrl: string;
+  url: string;
+  account: SimAccount;
+  clock: SimClock;
+  issueRefreshToken(): string;
+  revokeRefreshToken(token: string): void;
+  refreshTokenState(token: string): RefreshTokenState;
+  revokeAccessTokens(): void;
+  /** A valid access token for the account (as a grant would give), without spending a refresh token. */
+  mintAccessToken(lifetimeSeconds?: number): string;
+  addLock(lock: LockInput): void;
+  removeLock(id: string): void;
+  addDoorbell(doorbell: DoorbellInput): void;
+  removeDoorbell(id: string): void;
+  setBridge(lockId: string, state: BridgeState): void;
+  lock(id: string): SimLock | undefined;
+  doorbell(id: string): SimDoorbell | undefined;
+  readonly stats: SimStats;
+  registrations(): SimRegistration[];
+  faults: SimFaults;
+  send(payload: object, target: SendTarget): Promise<DeliveryResult[]>;
+  deliveries: DeliveryRecord[];
+  fire(name: string, options?: FireOptions): Promise<DeliveryResult[]>;
+  eventNames: readonly string[];
+  /** Resolves when no delivery attempt is in flight (retries waiting on the clock do not count). */
+  idle(): Promise<void>;
+  /** Deliveries waiting on the clock for their next retry. */
+  pendingRetries(): number;
+  state(): unknown;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const clock = options.clock ?? realClock;
+  const lifetime = options.accessTokenLifetimeSeconds ?? DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS;
+  const core = new SimCore({
+    clock,
+    latencyMs: options.latencyMs ?? 0,
+    accessTokenLifetimeSeconds: lifetime,
+    accessTokenExtensionSeconds: options.accessTokenExtensionSeconds ?? Math.max(1, Math.min(86_400, Math.floor(lifetime / 100))),
+    signature: options.signature ?? {},
+    account: options.account ?? {},
+  });
+  for (const lock of options.locks ?? []) core.addLock(lock);
+  for (const doorbell of options.doorbells ?? []) core.addDoorbell(doorbell);
+
+  const fire = (name: string, fireOptions: FireOptions = {}): Promise<DeliveryResult[]> => fireEvent(core, name, fireOptions);
+  const registrations = (): SimRegistration[] => core.store.all().map((r) => ({
+    kind: r.kind, scope: r.scope, url: r.url, method: r.method, clientID: r.clientID, header: r.header, token: r.token,
+    notificationTypes: [...r.notificationTypes], updatedAt: r.updatedAt, owner: r.owner,
+  }));
+  // The state view hides secrets (webhook tokens); the CLI prints the account separately.
+  const state = (): unknown => ({
+    baseUrl: core.baseUrl, authUrl: core.authUrl,
+    locks: [...core.locks.values()].map((l) => ({ ...l })),
+    doorbells: [...core.doorbells.values()].map((d) => ({ ...d })),
+    registrations: registrations().map(({ token: _token, ...rest }) => rest),
+    stats: core.stats,
+    faults: core.faults.pending(),
+    pendingRetries: core.engine.pendingRetries(),
+    deliveries: core.engine.records.slice(-50).map(({ requestHeaders: _h, body: _b, ...rest }) => rest),
+    events: EVENT_NAMES,
+  });
+
+  const app = createHttpApp(core);
+  registerOAuthRoutes(app, core);
+  registerApiRoutes(app, core);
+  registerMediaRoutes(app);
+  const control = registerControlRoutes(app, { core, fire, state });
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  core.url = `http://${host}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: core.baseUrl,
+    authUrl: core.authUrl,
+    url: core.url,
+    account: core.account,
+    clock,
+    issueRefreshToken: () => core.tokens.issueRefreshToken(),
+    revokeRefreshToken: (token) => { core.tokens.revokeRefreshToken(token); },
+    refreshTokenState: (token) => core.tokens.refreshTokenState(token),
+    revokeAccessTokens: () => { core.tokens.revokeAccessTokens(); },
+    mintAccessToken: (seconds) => core.tokens.mintAccessToken(seconds),
+    addLock: (lock) => { core.addLock(lock); },
+    removeLock: (id) => { core.removeLock(id); },
+    addDoorbell: (doorbell) => { core.addDoorbell(doorbell); },
+    removeDoorbell: (id) => { core.removeDoorbell(id); },
+    setBridge: (lockId, bridge) => { core.setBridge(lockId, bridge); },
+    lock: (id) => core.locks.get(id),
+    doorbell: (id) => core.doorbells.get(id),
+    get stats() { return core.stats; },
+    registrations,
+    faults: core.faults,
+    send: (payload, target) => core.send(payload, target),
+    deliveries: core.engine.records,
+    fire,
+    eventNames: EVENT_NAMES,
+    idle: () => core.engine.idle(),
+    pendingRetries: () => core.engine.pendingRetries(),
+    state,
+    close: () => {
+      closing ??= (async () => {
+        control.closeScenarios();
+        await core.engine.close();
+        await app.close();
+      })();
+      return closing;
+    },
+  };
+}
