@@ -165,7 +165,7 @@ export class PluginRuntime {
 
   /** Runs discovery, registration, self-check and the state refresh; one run at a time, repeated once if asked meanwhile. */
   private converge(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.idle) return;
     if (this.converging) {
       this.convergeAgain = true;
       return;
@@ -211,17 +211,24 @@ export class PluginRuntime {
     registry.sync(devices, sweep);
     this.publishDevices();
 
+    // Unlinking may have happened while discovery ran.
+    if (this.isIdle()) return;
     const wanted = { locks: registry.lockIds(), doorbells: registry.doorbellIds(), user: config.userWebhook };
     await registrar.reconcile(wanted);
     this.publishRegistrations();
 
-    if (firstRun) {
+    if (firstRun && !this.isIdle()) {
       await this.runSelfCheck();
       if (config.refreshStateOnStart) await this.refreshLockStates(registry.lockIds());
     }
   }
 
   private firstConverge = true;
+
+  /** A method, not a field read, because unlinking can happen while a run awaits. */
+  private isIdle(): boolean {
+    return this.idle;
+  }
 
   private applyMembershipChanges(devices: WantedDevice[]): WantedDevice[] {
     const result = devices.filter((d) => !(d.kind === 'lock' && this.removedLocks.has(d.id)));
@@ -269,19 +276,24 @@ export class PluginRuntime {
   /** Called by the receiver after it has acknowledged a callback. */
   private onEvents(events: DeviceEvent[], context: CallbackContext): void {
     const registry = this.registry;
-    if (!registry) return;
+    if (!registry || this.idle) return;
     for (const event of events) {
       if (isLockEvent(event)) {
         if (event.kind === 'membership' && event.viaUserHook && (event.change === 'added' || event.change === 'removed')) {
           this.onMembership(event.lockId, event.change);
         }
+        const lock = registry.lock(event.lockId);
         const name = registry.nameOf('lock', event.lockId);
-        registry.lock(event.lockId)?.apply(event, context);
+        // Accessories log what they apply; events for devices not in HomeKit are logged here.
+        if (lock) lock.apply(event, context);
+        else this.options.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
         this.record('lock', event.lockId, name, event, context);
         if (event.kind === 'online') this.publishDevices();
       } else if (isDoorbellEvent(event)) {
+        const doorbell = registry.doorbell(event.doorbellId);
         const name = registry.nameOf('doorbell', event.doorbellId);
-        registry.doorbell(event.doorbellId)?.apply(event, context);
+        if (doorbell) doorbell.apply(event, context);
+        else this.options.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
         this.record('doorbell', event.doorbellId, name, event, context);
       } else {
         this.record('account', 'account', 'Account', event, context);
@@ -292,7 +304,6 @@ export class PluginRuntime {
   }
 
   private record(kind: 'lock' | 'doorbell' | 'account', id: string, name: string, event: DeviceEvent, context: CallbackContext): void {
-    this.options.log.info(`${name}: ${describeEvent(event, name)}`);
     this.eventLog?.record({ deviceKind: kind, deviceId: id, deviceName: name, event, at: event.at ?? context.receivedAt });
     if (kind !== 'account') this.status?.callbackAccepted({ deviceKind: kind, deviceId: id, at: context.receivedAt, kind: event.kind });
   }
