@@ -46,6 +46,7 @@ export class ScenarioRun {
   private index = 0;
   private timer: unknown;
   private cancelled = false;
+  private finished: (() => void) | undefined;
   readonly reports: StepReport[] = [];
 
   constructor(
@@ -71,6 +72,7 @@ export class ScenarioRun {
   /** Fires every remaining step, `intervalMs` apart on the clock; resolves when the last has fired. */
   start(intervalMs = DEFAULT_STEP_INTERVAL_MS, onStep?: (report: StepReport) => void): Promise<void> {
     return new Promise((resolve, reject) => {
+      this.finished = resolve;
       const tick = (): void => {
         this.next().then((report) => {
           if (report) onStep?.(report);
@@ -82,8 +84,10 @@ export class ScenarioRun {
     });
   }
 
+  /** Stops a running `start()` (which then resolves) and any further `next()`. */
   cancel(): void {
     this.cancelled = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.finished?.();
   }
 }
