@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { DEDUPE_FILE, DedupeNotReadyError, DedupeStore, dedupeKey } from '../../src/callbacks/dedupe.js';
+import { DEDUPE_TTL_MS } from '../../src/settings.js';
+import { Storage } from '../../src/storage.js';
+
+let dir: string;
+let storage: Storage;
+const clock = { now: 1_767_225_600_000 };
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lock-access-dedupe-'));
+  storage = new Storage(dir);
+  clock.now = 1_767_225_600_000;
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const open = (options: { maxKeys?: number; debounceMs?: number } = {}) => DedupeStore.open({ storage, now: () => clock.now, ...options });
+
+describe('design 6: dedupe key', () => {
+  it('EventID when present, else SHA-256 of the raw body', () => {
+    expect(dedupeKey('lock', 'abc', Buffer.from('x'))).toBe('lock:id:abc');
+    expect(dedupeKey('lock', undefined, Buffer.from('x'))).toBe('lock:sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881');
+    expect(dedupeKey('lock', '', Buffer.from('x'))).toMatch(/^lock:sha256:/);
+  });
+  it('a very long EventID is hashed so the file stays bounded', () => {
+    expect(dedupeKey('user', 'e'.repeat(1000), Buffer.alloc(0))).toMatch(/^user:id:[0-9a-f]{64}$/);
+  });
+});
+
+describe('design 6: dedupe check-and-set', () => {
+  it('the first delivery is new and a repeat is a duplicate', async () => {
+    const store = await open();
+    expect(store.checkAndSet('k')).toBe(true);
+    expect(store.checkAndSet('k')).toBe(false);
+    expect(store.checkAndSet('k2')).toBe(true);
+    await store.close();
+  });
+  it('keys are kept for 72 h and forgotten after', async () => {
+    const store = await open();
+    store.checkAndSet('k');
+    clock.now += DEDUPE_TTL_MS - 1;
+    expect(store.checkAndSet('k')).toBe(false);
+    clock.now += 1;
+    expect(store.checkAndSet('k')).toBe(true);
+    await store.close();
+  });
+  it('is bounded: the oldest keys are dropped', async () => {
+    const store = await open({ maxKeys: 3 });
+    for (const key of ['a', 'b', 'c', 'd']) store.checkAndSet(key);
+    expect(store.size).toBe(3);
+    expect(store.has('a')).toBe(false);
+    expect(store.has('d')).toBe(true);
+    await store.close();
+  });
+  it('before loading, check-and-set refuses (the receiver answers 503)', () => {
+    const store = new DedupeStore({ storage });
+    expect(() => store.checkAndSet('k')).toThrow(DedupeNotReadyError);
+  });
+});
+
+describe('design 6: dedupe is kept on disk', () => {
+  it('writes are debounced and survive a restart', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const store = await open({ debounceMs: 1000 });
+    store.checkAndSet('k1');
+    store.checkAndSet('k2');
+    await expect(stat(join(dir, DEDUPE_FILE))).rejects.toThrow();
+    await vi.advanceTimersByTimeAsync(1000);
+    vi.useRealTimers();
+    await store.flush();
+    const saved = JSON.parse(await readFile(join(dir, DEDUPE_FILE), 'utf8')) as { entries: [string, number][] };
+    expect(saved.entries.map(([key]) => key)).toEqual(['k1', 'k2']);
+    expect((await stat(join(dir, DEDUPE_FILE))).mode & 0o777).toBe(0o600);
+    const again = await open();
+    expect(again.checkAndSet('k1')).toBe(false);
+    expect(again.checkAndSet('k3')).toBe(true);
+    await again.close();
+  });
+  it('close flushes pending keys', async () => {
+    const store = await open({ debounceMs: 60_000 });
+    store.checkAndSet('late');
+    await store.close();
+    const again = await open();
+    expect(again.has('late')).toBe(true);
+  });
+  it('expired keys are not loaded', async () => {
+    const store = await open();
+    store.checkAndSet('old');
+    await store.close();
+    clock.now += DEDUPE_TTL_MS + 1;
+    const again = await open();
+    expect(again.size).toBe(0);
+  });
+  it('a corrupt file is logged and the store starts empty', async () => {
+    await storage.ensureDir();
+    await writeFile(join(dir, DEDUPE_FILE), '{not json');
+    const warnings: string[] = [];
+    const store = await DedupeStore.open({ storage, log: { warn: (m) => warnings.push(m) } });
+    expect(store.ready).toBe(true);
+    expect(store.size).toBe(0);
+    expect(warnings).toHaveLength(1);
+  });
+});
