@@ -1,0 +1,169 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import type { LockEvent } from '../../src/devices/events.js';
+import {
+  commandSucceeded,
+  initialLockState,
+  lockDisplayName,
+  parseLockState,
+  RECENT_EVENTS,
+  reduceLock,
+  withEntryName,
+  type LockState,
+} from '../../src/devices/lock-state.js';
+
+const person = { kind: 'person', userId: 'u1', firstName: 'Ada', lastName: 'Lovelace' } as const;
+
+const locked = (at: number | undefined, source: 'operation' | 'status' = 'operation'): LockEvent => ({
+  lockId: 'L1', at, kind: 'lockState', state: 'locked', source, device: 'lock', actor: person,
+});
+const unlocked = (at: number | undefined): LockEvent => ({
+  lockId: 'L1', at, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'lock', actor: person,
+});
+const door = (state: 'open' | 'closed' | 'ajar' | 'init' | 'unknown', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'doorState', state });
+const battery = (device: 'lock' | 'keypad', level: number, low: boolean, at?: number): LockEvent => ({
+  lockId: 'L1', at, kind: 'battery', device, level, low, raw: `raw-${level}`,
+});
+const online = (value: boolean, at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'online', online: value });
+
+function run(events: LockEvent[], start: LockState = initialLockState()): LockState {
+  return events.reduce((state, event, index) => reduceLock(state, event, 1_000 + index).state, start);
+}
+
+describe('design 7: lock state before any event', () => {
+  it('starts UNKNOWN with no door, battery or keypad known and the bridge online', () => {
+    const state = initialLockState();
+    expect(state.lock).toBe('unknown');
+    expect(state.door).toBe('unknown');
+    expect(state.battery).toBeNull();
+    expect(state.keypadSeen).toBe(false);
+    expect(state.online).toBe(true);
+  });
+});
+
+describe('design 7: mapping of lock events onto state', () => {
+  it('operation/status lock and unlock set the lock state', () => {
+    expect(run([locked(1)]).lock).toBe('locked');
+    expect(run([locked(1), unlocked(2)]).lock).toBe('unlocked');
+    expect(run([unlocked(1), locked(2, 'status')]).lock).toBe('locked');
+  });
+
+  it('door closed, open and ajar set the door; "init/unknown change nothing" but reveal a door sensor', () => {
+    expect(run([door('closed', 1)]).door).toBe('closed');
+    expect(run([door('closed', 1), door('ajar', 2)]).door).toBe('ajar');
+    const afterInit = run([door('open', 1), door('init', 2), door('unknown', 3)]);
+    expect(afterInit.door).toBe('open');
+    expect(run([door('init')]).doorSensorSeen).toBe(true);
+    expect(run([door('init')]).door).toBe('unknown');
+  });
+
+  it('lock and keypad batteries are kept apart; a keypad battery event reveals the keypad', () => {
+    const state = run([battery('lock', 15, true, 1), battery('keypad', 20, true, 1)]);
+    expect(state.battery).toEqual({ level: 15, low: true, raw: 'raw-15' });
+    expect(state.keypadBattery).toEqual({ level: 20, low: true, raw: 'raw-20' });
+    expect(state.keypadSeen).toBe(true);
+    expect(run([battery('lock', 100, false)]).keypadSeen).toBe(false);
+  });
+
+  it('systemstatus offline and online follow each other', () => {
+    expect(run([online(false, 1)]).online).toBe(false);
+    expect(run([online(false, 1), online(true, 2)]).online).toBe(true);
+  });
+
+  it('privacy, vacation and keypad-enabled flags, and lock_name_changed, are kept in state', () => {
+    const state = run([
+      { lockId: 'L1', at: 1, kind: 'configFlag', flag: 'privacyMode', value: true },
+      { lockId: 'L1', at: 2, kind: 'configFlag', flag: 'keypadEnabled', value: false },
+      { lockId: 'L1', at: 3, kind: 'lockName', name: 'Back Door' },
+    ]);
+    expect(state.flags).toEqual({ privacyMode: true, keypadEnabled: false });
+    expect(state.eventName).toBe('Back Door');
+  });
+});
+
+describe('design 6: ordering per device and aspect', () => {
+  it('"an event older than the last applied one changes nothing"', () => {
+    const result = reduceLock(run([locked(2_000)]), unlocked(1_000), 5_000);
+    expect(result.applied).toBe(false);
+    expect(result.state.lock).toBe('locked');
+    expect(result.state.recent.at(-1)).toMatchObject({ kind: 'lockState', applied: false });
+  });
+
+  it('an event with the same time as the last applied one is not older, so it applies', () => {
+    expect(run([locked(2_000), unlocked(2_000)]).lock).toBe('unlocked');
+  });
+
+  it('"events without a time apply in arrival order"', () => {
+    expect(run([locked(2_000), unlocked(undefined)]).lock).toBe('unlocked');
+    expect(run([unlocked(undefined), locked(undefined)]).lock).toBe('locked');
+    // and an untimed event does not move the ordering mark
+    expect(run([locked(2_000), unlocked(undefined), locked(1_000)]).lock).toBe('unlocked');
+  });
+
+  it('aspects are ordered independently: a newer lock event does not block an older battery event', () => {
+    const state = run([locked(5_000), online(false, 5_000), battery('lock', 5, true, 1_000), door('open', 1_000), online(true, 4_000)]);
+    expect(state.battery?.level).toBe(5);
+    expect(state.door).toBe('open');
+    expect(state.online).toBe(false);
+  });
+
+  it('keypad battery and lock battery are separate aspects', () => {
+    const state = run([battery('lock', 100, false, 5_000), battery('keypad', 5, true, 1_000)]);
+    expect(state.keypadBattery?.level).toBe(5);
+  });
+
+  it('whatever the arrival order of timed lock events, the newest one wins (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 20 }), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }), (times, lockFlags) => {
+        const events = times.map((at, i) => (lockFlags[i] === true ? locked(at) : unlocked(at)));
+        const newest = events.reduce((a, b) => ((a.at ?? 0) >= (b.at ?? 0) ? a : b));
+        const expected = newest.kind === 'lockState' ? newest.state : 'unknown';
+        expect(run(events).lock).toBe(expected);
+        expect(run([...events].reverse()).lock).toBe(expected);
+      }),
+    );
+  });
+});
+
+describe('design 7: state is plain JSON kept in accessory.context', () => {
+  it('survives a JSON round trip and validates when read back', () => {
+    const state = run([locked(1), door('open', 2), battery('keypad', 20, true, 3), online(false, 4)]);
+    expect(parseLockState(JSON.parse(JSON.stringify(state)))).toEqual(state);
+  });
+
+  it('"a bad context starts fresh": anything that does not validate reads as nothing', () => {
+    expect(parseLockState(undefined)).toBeUndefined();
+    expect(parseLockState({ version: 1, lock: 'half-open' })).toBeUndefined();
+    expect(parseLockState('locked')).toBeUndefined();
+  });
+
+  it('keeps only the last few events', () => {
+    const state = run(Array.from({ length: RECENT_EVENTS + 5 }, (_, i) => locked(i + 1)));
+    expect(state.recent).toHaveLength(RECENT_EVENTS);
+    expect(state.recent.at(-1)?.at).toBe(RECENT_EVENTS + 5);
+  });
+});
+
+describe('design 7: names from config, discovery or lock_name_changed', () => {
+  it('lock_name_changed wins until config or discovery give a different name', () => {
+    let state = withEntryName(initialLockState(), 'Front Door');
+    state = reduceLock(state, { lockId: 'L1', at: 1, kind: 'lockName', name: 'Main Entrance' }, 1).state;
+    expect(lockDisplayName(state, 'Front Door')).toBe('Main Entrance');
+    // a restart with the same config keeps the event's name
+    state = withEntryName(state, 'Front Door');
+    expect(lockDisplayName(state, 'Front Door')).toBe('Main Entrance');
+    // a new config name wins
+    state = withEntryName(state, 'Porch');
+    expect(lockDisplayName(state, 'Porch')).toBe('Porch');
+  });
+});
+
+describe('design 7: a successful remote command', () => {
+  it('sets the lock state without moving the ordering mark', () => {
+    const state = commandSucceeded(run([locked(5_000)]), 'unlocked');
+    expect(state.lock).toBe('unlocked');
+    expect(state.lastAt.lock).toBe(5_000);
+    expect(reduceLock(state, locked(6_000), 1).state.lock).toBe('locked');
+  });
+});

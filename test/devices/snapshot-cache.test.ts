@@ -1,0 +1,67 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { fetchImage, placeholder, SnapshotCache } from '../../src/devices/snapshot-cache.js';
+
+describe('design 7: snapshot cache (latest still, or a bundled placeholder)', () => {
+  let server: Server;
+  let base: string;
+  let hits: string[];
+
+  beforeEach(async () => {
+    hits = [];
+    server = createServer((request, response) => {
+      hits.push(request.url ?? '');
+      if (request.url === '/still.jpg') {
+        // answer a little later so concurrent requests overlap
+        setTimeout(() => response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from('jpeg-bytes')), 30);
+      } else response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('the placeholder is a small JPEG (640x360, under 30 KB)', async () => {
+    const image = await placeholder();
+    expect(image.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    expect(image.length).toBeLessThan(30 * 1024);
+    // SOF0 marker carries height then width
+    const sof = image.indexOf(Buffer.from([0xff, 0xc0]));
+    expect(image.readUInt16BE(sof + 5)).toBe(360);
+    expect(image.readUInt16BE(sof + 7)).toBe(640);
+  });
+
+  it('"concurrent snapshot requests merged into one fetch"', async () => {
+    const cache = new SnapshotCache(fetchImage, () => undefined);
+    cache.restore(`${base}/still.jpg`);
+    const images = await Promise.all([cache.get(), cache.get(), cache.get()]);
+    expect(images.map(String)).toEqual(['jpeg-bytes', 'jpeg-bytes', 'jpeg-bytes']);
+    expect(hits).toEqual(['/still.jpg']);
+    await cache.get();
+    expect(hits).toHaveLength(1);
+  });
+
+  it('a new still is fetched at once, before anyone asks', async () => {
+    const cache = new SnapshotCache(fetchImage, () => undefined);
+    cache.setSource(`${base}/still.jpg`);
+    expect(String(await cache.get())).toBe('jpeg-bytes');
+    expect(hits).toEqual(['/still.jpg']);
+  });
+
+  it('no still, or a fetch that fails, gives the placeholder; the failure is reported once', async () => {
+    const errors: string[] = [];
+    const cache = new SnapshotCache(fetchImage, (message) => errors.push(message));
+    expect((await cache.get()).equals(await placeholder())).toBe(true);
+    cache.setSource(`${base}/missing.jpg`);
+    expect((await cache.get()).equals(await placeholder())).toBe(true);
+    expect((await cache.get()).equals(await placeholder())).toBe(true);
+    expect(errors).toEqual(['the image server answered 404']);
+    expect(hits).toEqual(['/missing.jpg']);
+  });
+});
