@@ -174,10 +174,12 @@ export class TokenManager {
     if (token === '' || this.rejectedTokens.has(token)) return;
     this.lastAliveAt = now;
     if (this.current?.token !== token) {
+      // Header tokens extend the expiry; the issue time stays the grant's, so "10% of the lifetime"
+      // keeps meaning the lifetime the service granted.
       const times = decodeJwtTimes(token);
       const next: Current = { token };
       const expiresAt = times.expiresAt ?? this.current?.expiresAt;
-      const issuedAt = times.issuedAt ?? this.current?.issuedAt;
+      const issuedAt = this.current?.issuedAt ?? times.issuedAt;
       if (expiresAt !== undefined) next.expiresAt = expiresAt;
       if (issuedAt !== undefined) next.issuedAt = issuedAt;
       this.current = next;
@@ -202,7 +204,10 @@ export class TokenManager {
   /** After a 401 with `rejectedToken`: one refresh (shared by all callers), else AuthorizationLostError. */
   async handleUnauthorized(rejectedToken: string): Promise<string> {
     if (this.current && this.current.token !== rejectedToken) return this.current.token;
+    // A 401 means the authorization behind this token is gone (spec), so the stored token of the
+    // same grant is no better: only a token from a newer grant is worth trying.
     this.rememberRejected(rejectedToken);
+    if (this.record?.accessToken !== undefined) this.rememberRejected(this.record.accessToken);
     if (this.current?.token === rejectedToken) this.current = undefined;
     let failure: unknown;
     try {

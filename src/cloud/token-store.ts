@@ -58,6 +58,9 @@ export function hashSeed(seed: string): string {
 }
 
 export class TokenStore {
+  /** In-process queue in front of the file lock, so callers of one process wait without polling. */
+  private queue: Promise<unknown> = Promise.resolve();
+
   constructor(
     readonly storage: Storage,
     private readonly lockOptions: FileLockOptions = {},
@@ -83,8 +86,13 @@ export class TokenStore {
   }
 
   /** Runs `fn` holding the cross-process lock. */
-  async locked<T>(fn: () => Promise<T>): Promise<T> {
-    await this.storage.ensureDir();
-    return withFileLock(this.storage.file(TOKENS_LOCK_FILE), fn, this.lockOptions);
+  locked<T>(fn: () => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      await this.storage.ensureDir();
+      return withFileLock(this.storage.file(TOKENS_LOCK_FILE), fn, this.lockOptions);
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 }
