@@ -59,7 +59,22 @@ export interface RegistrarOptions {
   random?: () => number;
   /** Overrides of the retry schedule (tests). */
   retry?: Partial<Omit<RetryOptions, 'sleep' | 'random'>>;
+  /** Timer of the next reconcile (tests); unref'ed global timers by default. */
+  timers?: RegistrarTimers;
 }
+
+export interface RegistrarTimers {
+  set(callback: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+/** Timers that never keep Homebridge's process alive. */
+const unrefTimers: RegistrarTimers = {
+  set: (callback, ms) => setTimeout(callback, ms).unref(),
+  clear: (handle) => {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
+};
 
 export const DEFAULT_CONCURRENCY = 8;
 /** Delay before the next reconcile after a run with failures grows from this, with full jitter... */
@@ -155,7 +170,8 @@ export class WebhookRegistrar {
   private queued: QueuedReconcile | undefined;
   private activeRun: Run | undefined;
   private lastWanted: WantedHooks | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly timers: RegistrarTimers;
+  private timer: unknown;
   private failedRuns = 0;
   private stopped = false;
 
@@ -170,6 +186,7 @@ export class WebhookRegistrar {
     this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.timers = options.timers ?? unrefTimers;
     this.pool = new ConcurrencyPool({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, sleep: this.sleep, now: this.now });
   }
 
@@ -370,9 +387,6 @@ export class WebhookRegistrar {
           sleep: this.sleep,
           random: this.random,
           shouldContinue: () => run.abort === undefined && !this.stopped,
-          onRetry: ({ error, delayMs }) => {
-            if (error instanceof RateLimitedError) this.pool.pause(delayMs);
-          },
         },
       );
     } catch (error) {
@@ -453,15 +467,14 @@ export class WebhookRegistrar {
       delay = Math.max(60_000, due - this.now());
     }
     this.clearTimer();
-    this.timer = setTimeout(() => {
+    this.timer = this.timers.set(() => {
       this.timer = undefined;
       if (this.lastWanted) void this.reconcile(this.lastWanted);
     }, Math.min(delay, MAX_TIMER_MS));
-    this.timer.unref();
   }
 
   private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.timers.clear(this.timer);
     this.timer = undefined;
   }
 }

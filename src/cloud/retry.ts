@@ -109,6 +109,8 @@ export interface PoolOptions {
   concurrency: number;
   sleep: Sleep;
   now: () => number;
+  /** Pause after a 429 without Retry-After. */
+  defaultPauseMs?: number;
 }
 
 /**
@@ -159,6 +161,10 @@ export class ConcurrencyPool {
     });
   }
 
+  /**
+   * Runs `task` in a slot. A 429 from the task pauses the pool before the slot is given back, so
+   * no other caller starts a request in between.
+   */
   async run<T>(task: () => Promise<T>): Promise<T> {
     await this.acquire();
     let ok = false;
@@ -166,6 +172,9 @@ export class ConcurrencyPool {
       const result = await task();
       ok = true;
       return result;
+    } catch (error) {
+      if (error instanceof RateLimitedError) this.pause(error.retryAfterMs ?? this.options.defaultPauseMs ?? 1_000);
+      throw error;
     } finally {
       this.release(ok);
     }

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 
 import type { ApiClient } from './api.js';
-import { RequestRejectedError } from './errors.js';
 
 const videoAnswerSchema = z.object({
   url: z.string().refine((value) => {
@@ -17,10 +16,11 @@ const videoAnswerSchema = z.object({
 
 export type VideoEvent = z.infer<typeof videoAnswerSchema>;
 
-/** The recording's playlist address; throws the client's typed errors, or RequestRejectedError for an answer without a usable url. */
+/**
+ * The recording's playlist address. Throws the client's typed errors; an answer without a usable
+ * http(s) `url` fails the client's schema check (UnexpectedResponseError).
+ */
 export async function lookupVideo(client: ApiClient, doorbellId: string, dvrId: string): Promise<VideoEvent> {
-  const answer = await client.request('GET', `/doorbells/${encodeURIComponent(doorbellId)}/videoevent`, { query: { dvrID: dvrId } });
-  const parsed = videoAnswerSchema.safeParse(answer);
-  if (!parsed.success) throw new RequestRejectedError('the service answered the video lookup without a usable recording address');
-  return { url: parsed.data.url };
+  const answer = await client.request('GET', `/doorbells/${encodeURIComponent(doorbellId)}/videoevent`, { query: { dvrID: dvrId }, schema: videoAnswerSchema });
+  return { url: answer.url };
 }
