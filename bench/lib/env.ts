@@ -13,13 +13,15 @@ import type { RunOptions } from './types.js';
 
 export const BARE_PLUGIN_PATH = join(REPO_ROOT, 'bench', 'bare-plugin');
 export const BARE_API_KEY = 'bench-bare-api-key';
+export const SOAK_TOKEN_LIFETIME_SECONDS = 240;
 
 export interface Subject {
   label: 'ours' | 'bare';
+  /** The current process (the soak restarts it, so these three may change). */
   hb: RunningHomebridge;
   pid: number;
   bridge: PairedBridge;
-  fleet: Fleet;
+  readonly fleet: Fleet;
   lockTarget(id: string): Target;
   doorbellTarget(id: string): Target;
   /** performance.now() around start: spawn, ready (listener up / registrations done), paired. */
@@ -86,7 +88,7 @@ export async function startBare(f: Fleet, options: { camera?: boolean } = {}): P
   const bridge = await pairBridge(hb.username, hb.bridgePort, hb.pin);
   const pairedAt = performance.now();
   const base = `http://127.0.0.1:${port}`;
-  return {
+  const subject: Subject = {
     label: 'bare',
     hb,
     pid: pidOf(hb),
@@ -95,12 +97,17 @@ export async function startBare(f: Fleet, options: { camera?: boolean } = {}): P
     lockTarget: (id) => ({ url: `${base}/lock/${encodeURIComponent(id)}`, apiKey: BARE_API_KEY }),
     doorbellTarget: (id) => ({ url: `${base}/doorbell/${encodeURIComponent(id)}`, apiKey: BARE_API_KEY }),
     timings: { spawnedAt, readyAt, pairedAt },
-    stop: async () => {
-      await bridge.close();
-      await hb.stop();
-      await hb.cleanup();
-    },
+    stop: () => stopSubject(subject, hb),
   };
+  return subject;
+}
+
+/** Closes the controller and the current process; removes the storage the first process made. */
+async function stopSubject(subject: Subject, first: RunningHomebridge): Promise<void> {
+  await subject.bridge.close();
+  await subject.hb.stop();
+  if (first !== subject.hb) await first.stop();
+  await first.cleanup();
 }
 
 export async function startOurs(sim: Simulator, f: Fleet, extra: Record<string, unknown> = {}): Promise<Subject> {
@@ -111,7 +118,7 @@ export async function startOurs(sim: Simulator, f: Fleet, extra: Record<string, 
   const readyAt = await waitForRegistrations(sim, f, 60_000);
   const bridge = await pairBridge(hb.username, hb.bridgePort, hb.pin);
   const pairedAt = performance.now();
-  return {
+  const subject: Subject = {
     label: 'ours',
     hb,
     pid: pidOf(hb),
@@ -120,12 +127,9 @@ export async function startOurs(sim: Simulator, f: Fleet, extra: Record<string, 
     lockTarget: (id) => registrationTarget(sim, 'lock', id),
     doorbellTarget: (id) => registrationTarget(sim, 'doorbell', id),
     timings: { spawnedAt, readyAt, pairedAt },
-    stop: async () => {
-      await bridge.close();
-      await hb.stop();
-      await hb.cleanup();
-    },
+    stop: () => stopSubject(subject, hb),
   };
+  return subject;
 }
 
 function pidOf(hb: RunningHomebridge): number {
@@ -145,7 +149,8 @@ export class BenchEnv {
 
   sim(): Promise<Simulator> {
     this.simPromise ??= (async () => {
-      const sim = await startSimulator({ port: 0, latencyMs: 0 });
+      // Access tokens live 4 minutes so the soak sees refresh grants in real time.
+      const sim = await startSimulator({ port: 0, latencyMs: 0, accessTokenLifetimeSeconds: SOAK_TOKEN_LIFETIME_SECONDS });
       addFleetToSim(sim, this.fleet);
       return sim;
     })();

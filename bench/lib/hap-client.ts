@@ -41,6 +41,8 @@ export interface HapEvent {
 
 export interface PairedBridge {
   index: AccessoryIndex;
+  /** Long-term keys: reconnect after a Homebridge restart with connectBridge. */
+  pairing: PairingData;
   /** A fresh client with its own connections. Subscribe once per client. */
   client(): HttpClient;
   /** One subscription on its own connection; the listener gets every event with arrival time. */
@@ -53,6 +55,11 @@ export async function pairBridge(username: string, port: number, pin: string): P
   await setup.pairSetup(pin);
   const pairing = setup.getLongTermData() as PairingData;
   await setup.close();
+  return connectBridge(username, port, pairing);
+}
+
+/** Opens clients with existing pairing keys (the bridge keeps pairings across restarts). */
+export async function connectBridge(username: string, port: number, pairing: PairingData): Promise<PairedBridge> {
   const clients: HttpClient[] = [];
   const client = () => {
     const made = new HttpClient(username, '127.0.0.1', port, pairing, { usePersistentConnections: true });
@@ -63,6 +70,7 @@ export async function pairBridge(username: string, port: number, pin: string): P
   const index = indexAccessories(await reader.getAccessories());
   return {
     index,
+    pairing,
     client,
     subscribe: async (ids, listener) => {
       const sub = client();

@@ -1,4 +1,83 @@
-import type { PartResult, RunOptions } from '../lib/types.js';
-export function runFakeClock(_options: RunOptions, ..._rest: unknown[]): Promise<PartResult> {
-  return Promise.reject(new Error('being written'));
+// Part 6b: the 30-simulated-day run (bench/fake-clock/main.ts) in its own process, because fake
+// timers are global. This wrapper runs it and turns its counts into figures and goals.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+import { REPO_ROOT } from '../../test/harness/homebridge.js';
+import { round } from '../lib/stats.js';
+import { fmt, goal, type PartResult, type RunOptions } from '../lib/types.js';
+
+interface FakeClockCounts {
+  days: number; locks: number; doorbells: number;
+  presses: number; lockEvents: number; doorEvents: number; duplicates: number; reordered: number;
+  deliveries: number; delivered: number; rejected: number; exhausted: number; cancelled: number;
+  faults: { fail5xx: number; rateLimit429: number; dropped: number; rotateThenFail: number; listenerRestarts: number };
+  grants: number; apiCalls: number; keepAliveDays: number;
+  rings: number; wrongLock: number; wrongDoor: number; tokenState: string; linkProblems: number;
+  unhandled: number; uncaught: number; heapMiB: { day: number; heapMiB: number; rssMiB: number }[];
+  realSeconds: number; warnings: string[];
+}
+
+export async function runFakeClock(options: RunOptions): Promise<PartResult> {
+  const started = performance.now();
+  const days = options.quick ? 6 : 30;
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(REPO_ROOT, 'bench', 'fake-clock', 'main.ts'), String(days), '20', '5'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 12 * 60_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  const line = out.split('\n').find((l) => l.startsWith('FAKE_CLOCK_RESULT '));
+  if (!line) throw new Error(`the fake-clock run ended (code ${code}) without a result: ${err.split('\n').slice(-8).join(' / ')}`);
+  const c = JSON.parse(line.slice('FAKE_CLOCK_RESULT '.length)) as FakeClockCounts;
+  const lost = c.deliveries - c.delivered;
+  const heap = c.heapMiB;
+  // Compare after the first restart has warmed everything up (day 3) with the end.
+  const early = heap.find((h) => h.day >= Math.min(3, days)) ?? heap[0];
+  const late = heap.at(-1);
+  const growth = early && late ? round(late.heapMiB - early.heapMiB, 1) : Number.NaN;
+  const stderrUnhandled = (err.match(/unhandled rejection|uncaught exception/g) ?? []).length;
+  options.log(`fake clock: ${days} days in ${c.realSeconds} s real; ${c.deliveries} deliveries, ${c.delivered} delivered; rings ${c.rings}/${c.presses}; grants ${c.grants}; token ${c.tokenState}; heap ${early?.heapMiB} -> ${late?.heapMiB} MiB`);
+  const goals = [
+    goal(`${days} days: no event lost`, '0', `${lost} of ${c.deliveries} deliveries not delivered`, lost === 0),
+    goal(`${days} days: no event applied twice`, 'rings = presses', `${c.rings} rings for ${c.presses} presses`, c.rings === c.presses),
+    goal(`${days} days: final states follow the newest event`, '0 wrong', `${c.wrongLock} locks, ${c.wrongDoor} doors wrong`, c.wrongLock === 0 && c.wrongDoor === 0),
+    goal(`${days} days: no unhandled rejection`, '0', `${c.unhandled + c.uncaught}`, c.unhandled + c.uncaught + stderrUnhandled === 0),
+    goal(`${days} days: no token lost`, 'refresh token still valid, no re-link request', `stored refresh token ${c.tokenState}; ${c.linkProblems} re-link messages`, c.tokenState === 'issued' && c.linkProblems === 0),
+    goal(`${days} days: memory flat`, '< 10 MiB heap growth', `${fmt(early?.heapMiB ?? Number.NaN)} -> ${fmt(late?.heapMiB ?? Number.NaN)} MiB heap`, Number.isFinite(growth) && growth < 10),
+  ];
+  return {
+    part: 'fakeclock',
+    title: `Soak, ${days} simulated days (fake clock)`,
+    figures: { ...c, lost, heapGrowthMiB: growth, exitCode: code },
+    table: {
+      header: ['measure', 'count'],
+      rows: [
+        ['devices', `${c.locks} locks, ${c.doorbells} doorbells`],
+        ['callbacks (presses / lock / door), one per 15 simulated minutes', `${c.presses} / ${c.lockEvents} / ${c.doorEvents}`],
+        ['duplicates / reordered (older) sent', `${c.duplicates} / ${c.reordered}`],
+        ['deliveries: delivered / rejected / exhausted / cancelled', `${c.delivered} / ${c.rejected} / ${c.exhausted} / ${c.cancelled} of ${c.deliveries}`],
+        ['HomeKit rings / presses', `${c.rings} / ${c.presses}`],
+        ['wrong final lock / door states', `${c.wrongLock} / ${c.wrongDoor}`],
+        ['faults: 5xx / 429 / dropped / rotate-then-fail / listener restarts', `${c.faults.fail5xx} / ${c.faults.rateLimit429} / ${c.faults.dropped} / ${c.faults.rotateThenFail} / ${c.faults.listenerRestarts}`],
+        ['refresh grants (6-day tokens) / API calls / GET /users/me', `${c.grants} / ${c.apiCalls} / ${c.keepAliveDays}`],
+        ['stored refresh token at the end; re-link messages', `${c.tokenState}; ${c.linkProblems}`],
+        ['unhandled rejections / uncaught exceptions', `${c.unhandled} / ${c.uncaught}`],
+        ['heap after GC, day ~3 / last day (MiB)', `${fmt(early?.heapMiB ?? Number.NaN)} / ${fmt(late?.heapMiB ?? Number.NaN)}`],
+        ['real time taken', `${c.realSeconds} s`],
+      ],
+    },
+    goals,
+    notes: [
+      'The platform runs in process on Homebridge\'s own API object (accessories are real HAP objects, not published), against the simulator, with Date and timers faked by @sinonjs/fake-timers; HTTP and disk stay real. The clock moves one timer at a time and waits for in-flight HTTP calls after each.',
+      'Access tokens live 6 days and each API answer carries a token valid 24 h more (the spec\'s floor), so the month has several refresh grants, daily keep-alives and registration refreshes. Every 5th day the platform is shut down and started again from its accessory cache (listener restart); on day 10 the service rotates the refresh token and the answer is lost.',
+      ...(c.warnings.length > 0 ? [`Last plugin warnings: ${c.warnings.slice(-5).join(' | ')}`] : []),
+    ],
+    seconds: round((performance.now() - started) / 1000, 1),
+  };
 }

@@ -1,4 +1,295 @@
-import type { PartResult, RunOptions } from '../lib/types.js';
-export function runSoak(_options: RunOptions, ..._rest: unknown[]): Promise<PartResult> {
-  return Promise.reject(new Error('being written'));
+// Part 6a: real-time soak. Homebridge with the plugin, a paired controller and the simulator run
+// for BENCH_SOAK_MINUTES (10 by default) while callbacks flow (doorbell presses, lock and door
+// changes, duplicates, reordered deliveries), the API and token endpoint inject faults, access
+// tokens expire every 4 minutes (so the refresh grant runs), and Homebridge is restarted once
+// (the listener goes away mid-stream; the simulator retries per the spec's schedule).
+// At the end: every event delivered, applied once (rings counted), final states right, no
+// unhandled rejection, the refresh token still usable, and RSS flat.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { startHomebridge } from '../../test/harness/homebridge.js';
+import type { Simulator } from '../../test/sim/index.js';
+import { doorbellButtonPush, doorState, manualOperation } from '../../test/sim/payloads.js';
+import type { BenchEnv, Subject } from '../lib/env.js';
+import { connectBridge, HAP_TYPE, refOf, type PairedBridge } from '../lib/hap-client.js';
+import { SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
+import { round } from '../lib/stats.js';
+import { fmt, goal, type PartResult, type RunOptions } from '../lib/types.js';
+
+type FinalOutcome = 'delivered' | 'rejected' | 'exhausted' | 'cancelled';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let lastStamp = 0;
+function stamp(): number {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return lastStamp;
+}
+
+interface Observed {
+  rings: number;
+  subscriptions: { close(): Promise<void> }[];
+}
+
+async function observe(bridge: PairedBridge, subject: Subject, observed: Observed): Promise<void> {
+  const pse = new Set(subject.fleet.doorbells.map((b) => refOf(bridge.index, b.name, HAP_TYPE.programmableSwitchEvent).id));
+  observed.subscriptions.push(
+    await bridge.subscribe([...pse], (event) => {
+      if (pse.has(`${event.aid}.${event.iid}`)) observed.rings += 1;
+    }),
+  );
+}
+
+export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartResult> {
+  const started = performance.now();
+  const durationMs = options.soakMinutes * 60_000;
+  const sim: Simulator = await env.sim();
+  const subject = await env.ours();
+  const notes: string[] = [];
+  const f = subject.fleet;
+  const stats = {
+    presses: 0, pressDuplicates: 0, lockEvents: 0, doorEvents: 0, duplicates: 0, reordered: 0,
+    deliveries: 0, delivered: 0, rejected: 0, exhausted: 0, cancelled: 0,
+    faults: { fail5xx: 0, rateLimit429: 0, dropped: 0 }, restarts: 0, grantsBefore: sim.stats.grants,
+  };
+  const newestLock = new Map<string, { at: number; state: 0 | 1 }>();
+  const newestDoor = new Map<string, { at: number; state: 0 | 1 }>();
+  const outcomes: Promise<FinalOutcome>[] = [];
+  const observed: Observed = { rings: 0, subscriptions: [] };
+  let expectedRings = 0;
+  let pressesPaused = false;
+  let bridge = subject.bridge;
+  await observe(bridge, subject, observed);
+
+  const track = async (payload: object, target: { lockId?: string; doorbellId?: string }): Promise<void> => {
+    const results = await sim.send(payload, target);
+    for (const r of results) {
+      stats.deliveries += 1;
+      outcomes.push(r.done);
+    }
+    // Wait for the first attempt's outcome only; retries are tracked through `done`.
+  };
+
+  const actions = new Set<Promise<void>>();
+  const act = (fn: () => Promise<void>) => {
+    const p = fn().catch((error: unknown) => {
+      notes.push(`generator error: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    actions.add(p);
+    void p.finally(() => actions.delete(p));
+  };
+
+  const press = () => {
+    const bell = f.doorbells[Math.floor(Math.random() * f.doorbells.length)];
+    if (!bell || pressesPaused) return;
+    act(async () => {
+      const payload = doorbellButtonPush({ doorbellId: bell.id, dvrId: randomUUID() });
+      stats.presses += 1;
+      expectedRings += 1;
+      await track(payload, { doorbellId: bell.id });
+      if (Math.random() < 0.15) {
+        // The same body again: dedupe must keep the phone from ringing twice.
+        stats.pressDuplicates += 1;
+        stats.duplicates += 1;
+        await track(payload, { doorbellId: bell.id });
+      }
+    });
+  };
+
+  const change = (aspect: 'lock' | 'door') => {
+    const lock = f.locks[Math.floor(Math.random() * f.locks.length)];
+    if (!lock) return;
+    const newest = aspect === 'lock' ? newestLock : newestDoor;
+    const state: 0 | 1 = newest.get(lock.id)?.state === 1 ? 0 : 1;
+    const at = stamp();
+    newest.set(lock.id, { at, state });
+    const payload = aspect === 'lock'
+      ? manualOperation({ lockId: lock.id, event: state === 1 ? 'lock' : 'unlock', at, eventId: randomUUID() })
+      : doorState({ lockId: lock.id, state: state === 1 ? 'open' : 'closed', at, eventId: randomUUID() });
+    if (aspect === 'lock') stats.lockEvents += 1;
+    else stats.doorEvents += 1;
+    act(async () => {
+      await track(payload, { lockId: lock.id });
+      const roll = Math.random();
+      if (roll < 0.1) {
+        stats.duplicates += 1;
+        await track(payload, { lockId: lock.id });
+      } else if (roll < 0.2) {
+        // An older event of the opposite state arriving late must change nothing.
+        stats.reordered += 1;
+        const old = at - 5_000;
+        const stale = aspect === 'lock'
+          ? manualOperation({ lockId: lock.id, event: state === 1 ? 'unlock' : 'lock', at: old, eventId: randomUUID() })
+          : doorState({ lockId: lock.id, state: state === 1 ? 'closed' : 'open', at: old, eventId: randomUUID() });
+        await track(stale, { lockId: lock.id });
+      }
+    });
+  };
+
+  const injectFault = (n: number) => {
+    switch (n % 3) {
+      case 0:
+        sim.faults.failNext(2, 503);
+        stats.faults.fail5xx += 2;
+        break;
+      case 1:
+        sim.faults.rateLimitNext(1, 2);
+        stats.faults.rateLimit429 += 1;
+        break;
+      default:
+        sim.faults.dropNext(1);
+        stats.faults.dropped += 1;
+    }
+  };
+
+  const memory: { minute: number; mib: number }[] = [];
+  let unexpectedExit = false;
+  const restartAt = Math.min(durationMs * 0.15, 90_000);
+  const phase = { restarted: false };
+  const soakStart = performance.now();
+  let nextMemory = soakStart + 30_000;
+  let nextFault = soakStart + 20_000;
+  let faultNo = 0;
+  const restart = async () => {
+    phase.restarted = true;
+    pressesPaused = true;
+    await sleep(1500);
+    await Promise.allSettled(observed.subscriptions.map((s) => s.close()));
+    observed.subscriptions = [];
+    await bridge.close();
+    if (!subject.hb.running) unexpectedExit = true;
+    const storagePath = subject.hb.storagePath;
+    const oldHb = subject.hb;
+    await oldHb.stop();
+    options.log('soak: Homebridge stopped; callbacks keep coming and fail until it is back');
+    await sleep(3000);
+    const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
+    const hb = await startHomebridge({ platforms: config.platforms, storagePath, bridgePort: oldHb.bridgePort, username: oldHb.username, pin: oldHb.pin, env: SETTLE_ENV });
+    await hb.waitForLog(/is running on port/, 60_000);
+    subject.hb = hb;
+    subject.pid = hb.child.pid ?? 0;
+    bridge = await connectBridge(hb.username, hb.bridgePort, subject.bridge.pairing);
+    subject.bridge = bridge;
+    await observe(bridge, subject, observed);
+    stats.restarts += 1;
+    pressesPaused = false;
+    options.log('soak: Homebridge is back; controller reconnected with its pairing');
+  };
+
+  options.log(`soak: ${options.soakMinutes} min of callbacks with faults, one Homebridge restart`);
+  while (performance.now() - soakStart < durationMs) {
+    const now = performance.now();
+    if (!phase.restarted && now - soakStart >= restartAt) {
+      // Events keep flowing (in the background) while Homebridge restarts.
+      const restarting = restart();
+      while (!(await Promise.race([restarting.then(() => true), sleep(200).then(() => false)]))) {
+        change(Math.random() < 0.5 ? 'lock' : 'door');
+      }
+      continue;
+    }
+    if (now >= nextFault) {
+      injectFault(faultNo);
+      faultNo += 1;
+      nextFault = now + 20_000;
+    }
+    if (now >= nextMemory && phase.restarted) {
+      nextMemory = now + 30_000;
+      const pid = subject.pid;
+      void settledRssMiB(pid, { waitMs: 0, samples: 1 }).then((m) => memory.push({ minute: round((performance.now() - soakStart) / 60_000, 1), mib: m.mib })).catch(() => undefined);
+    }
+    const roll = Math.random();
+    if (roll < 0.3) press();
+    else if (roll < 0.65) change('lock');
+    else change('door');
+    await sleep(200);
+  }
+  options.log('soak: generator stopped; waiting for every delivery (retries included) to finish');
+  while (actions.size > 0) await Promise.allSettled([...actions]);
+  const waitUntil = performance.now() + 150_000;
+  const finals = await Promise.race([Promise.all(outcomes), sleep(Math.max(0, waitUntil - performance.now())).then(() => undefined)]);
+  if (finals) {
+    for (const o of finals) stats[o] += 1;
+  } else {
+    notes.push(`Some deliveries were still being retried ${Math.round((waitUntil - performance.now()) / 1000)} s after the soak; counted as not delivered.`);
+  }
+  await sleep(1500);
+  if (!subject.hb.running) unexpectedExit = true;
+
+  // Final states against the newest event sent per lock and aspect.
+  const reader = bridge.client();
+  let wrongLock = 0;
+  let wrongDoor = 0;
+  const check = async (newest: Map<string, { state: 0 | 1 }>, type: string): Promise<number> => {
+    let wrong = 0;
+    const entries = [...newest.entries()];
+    const refs = entries.map(([id]) => refOf(bridge.index, f.locks.find((l) => l.id === id)?.name ?? id, type).id);
+    const values = await reader.getCharacteristics(refs);
+    for (const [i, [, want]] of entries.entries()) {
+      const got = values.characteristics[i]?.value;
+      if (Number(got) !== want.state) wrong += 1;
+    }
+    return wrong;
+  };
+  wrongLock = await check(newestLock, HAP_TYPE.lockCurrentState);
+  wrongDoor = await check(newestDoor, HAP_TYPE.contactSensorState);
+  await reader.close();
+  await Promise.allSettled(observed.subscriptions.map((s) => s.close()));
+
+  // Token: the stored refresh token must still be one the service would accept.
+  let tokenState = 'unknown';
+  try {
+    const tokens = JSON.parse(await readFile(join(subject.hb.storagePath, 'lock-access', 'tokens.json'), 'utf8')) as { refreshToken?: string };
+    tokenState = tokens.refreshToken ? sim.refreshTokenState(tokens.refreshToken) : 'none stored';
+  } catch (error) {
+    tokenState = `unreadable (${error instanceof Error ? error.message : String(error)})`;
+  }
+  const logs = subject.hb.logs;
+  const unhandled = logs.filter((l) => /unhandled|uncaught/i.test(l)).length;
+  const reauth = logs.filter((l) => /link your (Lock Access )?account again/i.test(l)).length;
+  const grants = sim.stats.grants - stats.grantsBefore;
+  const lost = stats.deliveries - stats.delivered;
+  const extraRings = observed.rings - expectedRings;
+  const memFirst = memory[0]?.mib ?? Number.NaN;
+  const memLast = memory.at(-1)?.mib ?? Number.NaN;
+  const memMax = Math.max(...memory.map((m) => m.mib));
+  const growth = round(memLast - memFirst, 1);
+  options.log(`soak: ${stats.deliveries} deliveries, ${stats.delivered} delivered, rings ${observed.rings}/${expectedRings}, wrong lock ${wrongLock}, wrong door ${wrongDoor}, grants ${grants}, token ${tokenState}, RSS ${memFirst} -> ${memLast} MiB`);
+  const goals = [
+    goal('soak: no event lost', '0', `${lost} of ${stats.deliveries} deliveries not delivered`, lost === 0),
+    goal('soak: no event applied twice', 'rings = presses', `${observed.rings} rings for ${expectedRings} presses (${stats.pressDuplicates} duplicate bodies sent)`, extraRings === 0),
+    goal('soak: final lock and door states follow the newest event', '0 wrong', `${wrongLock} locks, ${wrongDoor} doors wrong`, wrongLock === 0 && wrongDoor === 0),
+    goal('soak: no unhandled rejection or crash', '0', `${unhandled} log lines, ${unexpectedExit ? 'unexpected exit' : 'no unexpected exit'}`, unhandled === 0 && !unexpectedExit),
+    goal('soak: no token lost', 'refresh token still valid, no re-link request', `stored refresh token ${tokenState}; ${reauth} re-link messages`, tokenState === 'issued' && reauth === 0),
+    goal('soak: memory flat', '< 10 MiB growth after warm-up', `${fmt(memFirst)} -> ${fmt(memLast)} MiB (max ${fmt(memMax)})`, Number.isFinite(growth) && growth < 10),
+  ];
+  return {
+    part: 'soak',
+    title: `Soak, ${options.soakMinutes} min real time`,
+    figures: { minutes: options.soakMinutes, ...stats, rings: observed.rings, expectedRings, wrongLock, wrongDoor, grants, tokenState, reauthMessages: reauth, unhandled, unexpectedExit, memory },
+    table: {
+      header: ['measure', 'count'],
+      rows: [
+        ['callbacks sent (presses / lock / door)', `${stats.presses} / ${stats.lockEvents} / ${stats.doorEvents}`],
+        ['duplicates sent / reordered (older) sent', `${stats.duplicates} / ${stats.reordered}`],
+        ['deliveries: delivered / rejected / exhausted / cancelled', `${stats.delivered} / ${stats.rejected} / ${stats.exhausted} / ${stats.cancelled} of ${stats.deliveries}`],
+        ['HomeKit rings seen / presses sent', `${observed.rings} / ${expectedRings}`],
+        ['wrong final lock / door states', `${wrongLock} / ${wrongDoor}`],
+        ['faults injected (5xx / 429 / dropped connections)', `${stats.faults.fail5xx} / ${stats.faults.rateLimit429} / ${stats.faults.dropped}`],
+        ['Homebridge restarts (listener gone mid-stream)', String(stats.restarts)],
+        ['refresh grants (4-minute access tokens)', String(grants)],
+        ['stored refresh token at the end', tokenState],
+        ['unhandled rejections / crashes', `${unhandled} / ${unexpectedExit ? 1 : 0}`],
+        ['RSS after restart: first / last / max sample (MiB)', `${fmt(memFirst)} / ${fmt(memLast)} / ${fmt(memMax)}`],
+      ],
+    },
+    goals,
+    notes: [
+      'About 5 callbacks per second through the simulator\'s delivery engine (signed, with the registered header, retried on the spec\'s 30 s / 60 s / ... schedule). 15 % of presses and 10 % of lock/door events are sent twice; another 10 % are followed by an older event of the opposite state.',
+      'Faults every 20 s rotate among two 503s, one 429 with Retry-After and one dropped connection, on whatever API or token call comes next. Presses pause around the restart because the controller is reconnecting; lock and door events do not.',
+      ...notes,
+    ],
+    seconds: round((performance.now() - started) / 1000, 1),
+  };
 }
