@@ -35,14 +35,14 @@ describe('Referred-to reads: /users/me and device discovery', () => {
   it('GET /users/me returns UserID, FirstName, LastName, Email', async () => {
     const reply = await api(sim, token, 'GET', '/users/me');
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ UserID: sim.account.userId, FirstName: expect.any(String), LastName: expect.any(String), Email: expect.any(String) });
+    expect(reply.body).toMatchObject({ UserID: sim.account.userId, FirstName: expect.any(String) as string, LastName: expect.any(String) as string, Email: expect.any(String) as string });
   });
 
   it('GET /users/locks/mine: object keyed by lock id with LockName, UserType, macAddress, HouseName', async () => {
     const reply = await api(sim, token, 'GET', '/users/locks/mine');
     const body = reply.body as Record<string, Record<string, unknown>>;
     expect(Object.keys(body)).toEqual(['L1', 'L2']);
-    expect(body.L1).toEqual({ LockName: 'Front Door', UserType: 'superuser', macAddress: expect.stringMatching(/^([0-9A-F]{2}:){5}[0-9A-F]{2}$/), HouseName: expect.any(String) });
+    expect(body.L1).toEqual({ LockName: 'Front Door', UserType: 'superuser', macAddress: expect.stringMatching(/^([0-9A-F]{2}:){5}[0-9A-F]{2}$/) as string, HouseName: expect.any(String) as string });
     sim.addLock({ id: 'L3', name: 'Garage' });
     sim.removeLock('L2');
     expect(Object.keys((await api(sim, token, 'GET', '/users/locks/mine')).body as object)).toEqual(['L1', 'L3']);
@@ -50,7 +50,7 @@ describe('Referred-to reads: /users/me and device discovery', () => {
 
   it('GET /users/doorbells/mine: object keyed by doorbell id with name, serialNumber, status', async () => {
     const body = (await api(sim, token, 'GET', '/users/doorbells/mine')).body as Record<string, Record<string, unknown>>;
-    expect(body).toEqual({ D1: { name: 'Front Doorbell', serialNumber: expect.any(String), status: 'online' } });
+    expect(body).toEqual({ D1: { name: 'Front Doorbell', serialNumber: expect.any(String) as string, status: 'online' } });
   });
 });
 
@@ -182,7 +182,7 @@ describe('Remote operate (design: HomeKit mapping; bridge states)', () => {
     receiver.received.length = 0;
     expect((await api(sim, token, 'PUT', '/remoteoperate/L1/status')).status).toBe(200);
     await sim.idle();
-    expect(receiver.received.map((r) => r.body)).toEqual([expect.objectContaining({ EventType: 'status', Event: 'unlock', LockID: 'L1', User: expect.objectContaining({ UserID: sim.account.userId }) })]);
+    expect(receiver.received.map((r) => r.body)).toEqual([expect.objectContaining({ EventType: 'status', Event: 'unlock', LockID: 'L1', User: expect.objectContaining({ UserID: sim.account.userId }) as unknown })]);
     expect(receiver.received[0]?.headers['x-lock-access-token']).toBeUndefined();
   });
 

@@ -92,7 +92,7 @@ describe('Lock: operation', () => {
   });
 
   it('a user picture is the imageInfo object with original and thumbnail (width, height, format, url, secure_url)', () => {
-    const info = p.imageInfo('http://127.0.0.1:1/media') as { original: Record<string, unknown>; thumbnail: Record<string, unknown> };
+    const info = p.imageInfo('http://127.0.0.1:1/media') as unknown as { original: Record<string, unknown>; thumbnail: Record<string, unknown> };
     for (const variant of [info.original, info.thumbnail]) {
       expect(Object.keys(variant).sort()).toEqual(['format', 'height', 'secure_url', 'url', 'width']);
       expect(Number.isInteger(variant.width) && Number.isInteger(variant.height)).toBe(true);
