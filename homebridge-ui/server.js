@@ -13,6 +13,11 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     this.backend = new SettingsUiBackend({
       storagePath: this.homebridgeStoragePath,
       configPath: this.homebridgeConfigPath,
+      // The plugin's own API client, loaded when first needed (unlink, recordings, device list).
+      createClient: async (account, tokens, log) => {
+        const { CloudHttpClient } = await import('../dist/cloud/http-client.js');
+        return new CloudHttpClient({ baseUrl: account.baseUrl, apiKey: account.apiKey, tokens, log });
+      },
       log: {
         // stdout and stderr of this process end up in the Homebridge UI log.
         info: (message) => console.log(`${prefix} ${message}`),

@@ -1,0 +1,127 @@
+// Test host for the settings UI: the real Homebridge UI (homebridge-config-ui-x, standalone) on a
+// temp storage folder that lists this repository as an installed plugin, and headless Chromium
+// (Debian's package, driven by playwright-core) to click through it like a user.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+
+import { REPO_ROOT, freePort } from '../harness/homebridge.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const UI_STANDALONE = join(REPO_ROOT, 'node_modules', 'homebridge-config-ui-x', 'dist', 'bin', 'standalone.js');
+
+/** Why the browser tests cannot run here, or undefined when they can. */
+export function browserTestsUnavailable(): string | undefined {
+  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium) to run the settings UI browser tests`;
+  if (!existsSync(UI_STANDALONE)) return 'homebridge-config-ui-x is not installed (npm install)';
+  return undefined;
+}
+
+/**
+ * Copies the package as npm would ship it (dist, homebridge-ui, package.json, config.schema.json)
+ * into `<dir>/homebridge-lock-access`, with the repository's node_modules beside it. Tests then run
+ * what users install, and a rebuild of dist/ by someone else does not pull the floor from under them.
+ */
+export async function snapshotPackage(dir: string): Promise<string> {
+  const target = join(dir, 'homebridge-lock-access');
+  for (let attempt = 0; !existsSync(join(REPO_ROOT, 'dist', 'settings-ui-backend.js')) || !existsSync(join(REPO_ROOT, 'dist', 'index.js')); attempt += 1) {
+    if (attempt > 120) throw new Error('dist/ is not built: run npm run build');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await mkdir(target, { recursive: true });
+  for (const entry of ['dist', 'homebridge-ui', 'package.json', 'config.schema.json']) {
+    await cp(join(REPO_ROOT, entry), join(target, entry), { recursive: true });
+  }
+  await symlink(join(REPO_ROOT, 'node_modules'), join(target, 'node_modules'), 'dir');
+  return target;
+}
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+export interface UiHost {
+  url: string;
+  port: number;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Prepares `storagePath` for the Homebridge UI (its own platform block with auth "none" and an admin
+ * user) and starts it with `pluginDir` (holding homebridge-lock-access, see snapshotPackage) as its
+ * plugin folder. The config.json must already hold the LockAccess block; the UI's block is added.
+ */
+export async function startHomebridgeUi(storagePath: string, pluginDir: string): Promise<UiHost> {
+  const port = await freePort();
+  const configPath = join(storagePath, 'config.json');
+  const config = JSON.parse(await readFile(configPath, 'utf8')) as { platforms?: Record<string, unknown>[] };
+  config.platforms = [...(config.platforms ?? []).filter((p) => p.platform !== 'config'), { platform: 'config', name: 'Config', port, auth: 'none', host: '127.0.0.1' }];
+  await writeFile(configPath, JSON.stringify(config, null, 2));
+  // With auth "none" the UI signs in as the first admin of auth.json; the password is never used.
+  await writeFile(join(storagePath, 'auth.json'), JSON.stringify([{ id: 1, username: 'admin', name: 'Admin', hashedPassword: 'unused', salt: 'unused', admin: true }]));
+
+  const child: ChildProcess = spawn(process.execPath, [UI_STANDALONE, '-U', storagePath, '-P', pluginDir, '-T'], {
+    cwd: storagePath,
+    env: { ...process.env, UIX_STRICT_PLUGIN_RESOLUTION: '1', FORCE_COLOR: '0', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  let exited = false;
+  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  const listening = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        const clean = line.replace(ANSI, '').trim();
+        if (clean === '') continue;
+        logs.push(clean);
+        if (process.env.UI_LOG === '1') process.stderr.write(`[ui] ${clean}\n`);
+        if (/is listening on/.test(clean)) resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exit.then(() => { reject(new Error(`the Homebridge UI exited before listening:\n${logs.join('\n')}`)); });
+  });
+  await listening;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    logs,
+    async stop() {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exit;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** Opens Plugins, then "Plugin Config" of this plugin, and returns the custom UI's frame once it is ready. */
+export async function openPluginSettings(page: Page, ui: UiHost): Promise<Frame> {
+  await page.goto(`${ui.url}/plugins`);
+  const card = page.locator('app-plugin-card', { hasText: 'homebridge-lock-access' });
+  await card.locator('[aria-label="Plugin Actions Dropdown"]').click();
+  await card.locator('button.dropdown-item', { hasText: 'Plugin Config' }).click();
+  const handle = await page.waitForSelector('iframe', { timeout: 30_000 });
+  const frame = await handle.contentFrame();
+  if (!frame) throw new Error('the settings iframe has no frame');
+  // The page is shown (body display) once plugin-ui-utils says ready; our script then fills the badge.
+  try {
+    await frame.waitForSelector('#link-badge[data-state]', { timeout: 60_000 });
+  } catch (error) {
+    throw new Error(`the settings page did not get ready. Homebridge UI log:\n${ui.logs.slice(-30).join('\n')}`, { cause: error });
+  }
+  return frame;
+}

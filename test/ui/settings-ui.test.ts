@@ -1,0 +1,223 @@
+// The settings UI in a real browser, hosted by the real Homebridge UI, with the simulator as the
+// cloud and (for status and events) a real Homebridge running the built plugin.
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { REPO_ROOT, freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { demoDevices } from '../sim/devices.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+
+const unavailable = browserTestsUnavailable();
+if (unavailable) console.warn(`Skipping the settings UI browser tests: ${unavailable}`);
+
+const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
+
+describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Homebridge UI', () => {
+  let sim: Simulator;
+  let storagePath: string;
+  let pluginsDir: string;
+  let packageDir: string;
+  let ui: UiHost | undefined;
+  let browser: Browser | undefined;
+  let context: BrowserContext;
+  let page: Page;
+  let frame: Frame;
+  let homebridge: RunningHomebridge | undefined;
+  /** Stands in for the redirect address registered with the client: any page that loads will do. */
+  let redirectServer: Server | undefined;
+  let REDIRECT = '';
+  const lockId = 'LOCK-FRONT-DOOR';
+  const doorbellId = 'DOORBELL-FRONT';
+
+  const shot = async (name: string) => {
+    await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
+  };
+  const configBlock = async () => {
+    const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
+    return config.platforms.find((p) => p.platform === 'LockAccess') as Record<string, unknown>;
+  };
+  const tokensFile = () => join(storagePath, 'lock-access', 'tokens.json');
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    sim = await startSimulator({ ...demoDevices() });
+    storagePath = await mkdtemp(join(tmpdir(), 'lock-access-ui-'));
+    pluginsDir = join(storagePath, 'plugins');
+    packageDir = await snapshotPackage(pluginsDir);
+    const listenPort = await freePort();
+    await writeFile(join(storagePath, 'config.json'), JSON.stringify({
+      bridge: { name: 'Settings UI test', username: '0E:2A:3B:4C:5D:6E', port: await freePort(), pin: '031-45-154' },
+      platforms: [{
+        platform: 'LockAccess', name: 'Lock Access',
+        apiKey: sim.account.apiKey, clientId: sim.account.clientId, clientSecret: sim.account.clientSecret,
+        baseUrl: sim.baseUrl, authUrl: sim.authUrl,
+        webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
+      }],
+    }, null, 2));
+    redirectServer = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<p>Copy this address into the plugin settings.</p>');
+    });
+    await new Promise<void>((resolve) => redirectServer?.listen(0, '127.0.0.1', resolve));
+    const address = redirectServer.address();
+    REDIRECT = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/lock-access/linked`;
+    const host = await startHomebridgeUi(storagePath, pluginsDir);
+    ui = host;
+    const chromium = await launchBrowser();
+    browser = chromium;
+    context = await chromium.newContext({ viewport: { width: 1280, height: 1400 } });
+    page = await context.newPage();
+    frame = await openPluginSettings(page, host);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await homebridge?.stop().catch(() => undefined);
+    await ui?.stop().catch(() => undefined);
+    await new Promise<void>((resolve) => {
+      if (redirectServer) redirectServer.close(() => { resolve(); });
+      else resolve();
+    });
+    await sim.close().catch(() => undefined);
+    if (storagePath) await rm(storagePath, { recursive: true, force: true });
+  }, 60_000);
+
+  it('shows "not linked" and never puts a saved secret into the page', async () => {
+    await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state')).toBe('unlinked');
+    const html = await frame.content();
+    expect(html).not.toContain(sim.account.apiKey);
+    expect(html).not.toContain(sim.account.clientSecret);
+    expect(await frame.locator('#apiKey').inputValue()).toBe('');
+    expect(await frame.locator('#apiKey').getAttribute('placeholder')).toMatch(/Saved/);
+    expect(await frame.locator('#clientId').inputValue()).toBe(sim.account.clientId);
+    await shot('1-unlinked');
+  });
+
+  it('links through the OAuth authorization-code flow: sign-in page, Allow, paste the redirect address', async () => {
+    await frame.locator('#redirectUri').fill(REDIRECT);
+    await frame.locator('#redirectUri').dispatchEvent('change');
+    const popupPromise = context.waitForEvent('page');
+    await frame.locator('#oauth-start').click();
+    const popup = await popupPromise;
+    await popup.waitForLoadState();
+    const authorizeUrl = new URL(popup.url());
+    expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${sim.authUrl}/authorization`);
+    expect(authorizeUrl.searchParams.get('response_type')).toBe('code');
+    expect(authorizeUrl.searchParams.get('client_id')).toBe(sim.account.clientId);
+    expect(authorizeUrl.searchParams.get('redirect_uri')).toBe(REDIRECT);
+    expect(authorizeUrl.searchParams.get('state')?.length).toBeGreaterThanOrEqual(32);
+    await popup.screenshot({ path: join(ARTIFACTS, 'ui-2-consent.png') });
+    await Promise.all([popup.waitForURL(`${REDIRECT}**`), popup.locator('#allow').click()]);
+    const redirected = popup.url();
+    expect(new URL(redirected).searchParams.get('code')).toBeTruthy();
+    await popup.close();
+
+    await frame.locator('#redirectUrl').fill(redirected);
+    await frame.locator('#oauth-finish').click();
+    await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state'), { timeout: 20_000 }).toBe('linked');
+    expect(await frame.locator('#account-result').textContent()).toMatch(/Linked/);
+    expect(existsSync(tokensFile())).toBe(true);
+    await shot('3-linked');
+
+    // The state is single-use: pasting the same answer again is refused.
+    await frame.locator('#redirectUrl').fill(redirected);
+    await frame.locator('#oauth-finish').click();
+    await expect.poll(() => frame.locator('#account-result').textContent()).toMatch(/does not answer the sign-in started here/);
+  });
+
+  it('"test connection" succeeds without spending the refresh token', async () => {
+    const before = JSON.parse(await readFile(tokensFile(), 'utf8')) as { refreshToken?: string; rotations: number };
+    await frame.locator('#test-connection').click();
+    await expect.poll(() => frame.locator('#account-result').textContent(), { timeout: 20_000 }).toMatch(/^Connected/);
+    const after = JSON.parse(await readFile(tokensFile(), 'utf8')) as { refreshToken?: string; rotations: number };
+    expect(after.refreshToken).toBe(before.refreshToken);
+    expect(after.rotations).toBe(before.rotations);
+    expect(sim.refreshTokenState(before.refreshToken ?? '')).toBe('issued');
+  });
+
+  it('status and event log fill in live from the running plugin; a recording plays', async () => {
+    const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
+    homebridge = await startHomebridge({ storagePath, platforms: config.platforms, pluginPath: packageDir, env: { UIX_SERVICE_MODE: '1' } });
+    await expect.poll(() => sim.registrations().length, { timeout: 90_000, interval: 500 }).toBe(3);
+    // Registrations and the self-check appear without reloading the page.
+    await expect.poll(() => frame.locator('#registrations tbody tr[data-kind]').count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => frame.locator('#self-check [data-state]').getAttribute('data-state'), { timeout: 30_000 }).toBe('ok');
+    expect(await frame.locator('#plugin-running').textContent()).toMatch(/is running/);
+
+    await sim.fire('unlock', { lockId, by: 'keypad' });
+    await sim.fire('door-ajar', { lockId });
+    await sim.fire('motion', { doorbellId });
+    const dvrId = '6b0c1a0e-2f4e-4d8e-9d1e-3f1f2a9c0b11';
+    await sim.fire('doorbell-press', { doorbellId, dvrId });
+    await sim.fire('video-available', { doorbellId, dvrId, cause: 'buttonpush' });
+
+    const rows = frame.locator('#events tbody tr');
+    await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/Recording available/);
+    const text = (await rows.allTextContents()).join('\n');
+    expect(text).toMatch(/Unlocked by .+ at the keypad/);
+    expect(text).toMatch(/Door ajar/);
+    expect(text).toMatch(/Doorbell pressed/);
+    expect(text).toMatch(/Motion at /);
+    // The motion still image is shown, and it loaded.
+    const still = frame.locator('#events img.la-still').first();
+    await expect.poll(() => still.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), { timeout: 15_000 }).toBe(true);
+    // Last callback per device and counters.
+    await expect.poll(() => frame.locator(`#last-callbacks tr[data-device="lock:${lockId}"]`).count(), { timeout: 15_000 }).toBe(1);
+    expect(await frame.locator('#receiver').textContent()).toMatch(/\d+ accepted/);
+    await shot('4-events');
+
+    await frame.locator('#events tr[data-kind="videoAvailable"] button[data-dvr]').first().click();
+    await expect.poll(() => frame.locator('#player-status').getAttribute('data-state'), { timeout: 30_000 }).toMatch(/playing|error/);
+    expect(await frame.locator('#player-status').getAttribute('data-state')).toBe('playing');
+    expect(await frame.locator('#player').getAttribute('data-source')).toMatch(/\.m3u8/);
+    await shot('5-recording');
+  }, 240_000);
+
+  it('device options are written back to the config', async () => {
+    const lockRow = frame.locator(`#devices tr[data-kind="lock"][data-id="${lockId}"]`);
+    await expect.poll(() => lockRow.count(), { timeout: 15_000 }).toBe(1);
+    await lockRow.locator('input[data-option="name"]').fill('Porch');
+    await lockRow.locator('input[data-option="name"]').dispatchEvent('change');
+    await lockRow.locator('input[data-option="doorSensor"]').check();
+    const bellRow = frame.locator(`#devices tr[data-kind="doorbell"][data-id="${doorbellId}"]`);
+    await bellRow.locator('input[data-option="hidden"]').check();
+    await frame.locator('#save').click();
+    await expect.poll(async () => JSON.stringify((await configBlock()).locks), { timeout: 15_000 }).toContain('Porch');
+    const block = await configBlock();
+    expect(block.locks).toEqual([{ id: lockId, name: 'Porch', doorSensor: true }]);
+    expect(block.doorbells).toEqual([{ id: doorbellId, hidden: true }]);
+    // Saving kept the secrets that were left untouched.
+    expect(block.apiKey).toBe(sim.account.apiKey);
+    expect(block.clientSecret).toBe(sim.account.clientSecret);
+    await shot('6-devices');
+  });
+
+  it('no answer of the settings server carries a secret', async () => {
+    const tokens = JSON.parse(await readFile(tokensFile(), 'utf8')) as { refreshToken?: string; accessToken?: string };
+    const secret = JSON.parse(await readFile(join(storagePath, 'lock-access', 'webhook-secret.json'), 'utf8')) as { token: string };
+    const answers = await frame.evaluate(async () => {
+      const hb = (window as unknown as { homebridge: { request(path: string, body?: unknown): Promise<unknown> } }).homebridge;
+      return JSON.stringify([await hb.request('/status'), await hb.request('/events')]);
+    });
+    for (const value of [sim.account.apiKey, sim.account.clientSecret, tokens.refreshToken, tokens.accessToken, secret.token]) {
+      if (value) expect(answers).not.toContain(value);
+    }
+  });
+
+  it('unlink deletes the webhook registrations and the tokens', async () => {
+    await frame.locator('#unlink').click();
+    await expect.poll(() => frame.locator('#unlink').textContent()).toMatch(/again/);
+    await frame.locator('#unlink').click();
+    await expect.poll(() => frame.locator('#account-result').textContent(), { timeout: 30_000 }).toMatch(/^Unlinked/);
+    expect(existsSync(tokensFile())).toBe(false);
+    expect(sim.registrations()).toEqual([]);
+    await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state'), { timeout: 10_000 }).toBe('unlinked');
+    await shot('7-unlinked');
+  });
+});
