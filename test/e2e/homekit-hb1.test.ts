@@ -1,0 +1,111 @@
+// The same plugin on Homebridge 1.x (HAP-NodeJS 0.x): the HomeKit side works there too. A shorter
+// run than homekit.test.ts: one row of each kind, No Response, control, the doorbell and its picture.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import hap from '@homebridge/hap-nodejs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { characteristicId, HapController, type Subscription } from '../harness/hap.js';
+import { freePort, REPO_ROOT, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+
+const { Service: S, Characteristic: C } = hap;
+
+let sim: Simulator;
+let hb: RunningHomebridge | undefined;
+let controller: HapController | undefined;
+let subscription: Subscription | undefined;
+
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function paired(): HapController {
+  if (!controller) throw new Error('not paired');
+  return controller;
+}
+
+const readValue = async (id: string, expected: unknown, what: string) =>
+  eventually(async () => ((await paired().readOne(id)).value === expected ? true : undefined), `${what} = ${String(expected)}`);
+
+beforeAll(async () => {
+  sim = await startSimulator({ locks: [{ id: 'LOCK-1', name: 'Front Door', lockState: 'locked' }], doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }] });
+  const listenPort = await freePort();
+  hb = await startHomebridge({
+    flavour: 'homebridge1',
+    platforms: [
+      {
+        platform: 'LockAccess',
+        apiKey: sim.account.apiKey,
+        clientId: sim.account.clientId,
+        clientSecret: sim.account.clientSecret,
+        refreshToken: sim.account.refreshToken,
+        baseUrl: sim.baseUrl,
+        authUrl: sim.authUrl,
+        webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
+        locks: [{ id: 'LOCK-1', name: 'Front Door' }],
+        doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
+        discoverDevices: false,
+        userWebhook: false,
+        refreshStateOnStart: false,
+      },
+    ],
+  });
+  await hb.waitForLog(/Webhook listener ready/);
+  controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
+  await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
+}, 90_000);
+
+afterAll(async () => {
+  await subscription?.close();
+  await controller?.close();
+  await hb?.stop();
+  await hb?.cleanup();
+  await sim.close();
+});
+
+describe('issue 7.6: Homebridge 1.x shows the same HomeKit accessories', () => {
+  it('a lock starts UNKNOWN (3), then follows operation events', async () => {
+    const front = await paired().accessory('Front Door');
+    const current = characteristicId(front, S.LockMechanism.UUID, C.LockCurrentState.UUID);
+    expect((await paired().readOne(current)).value).toBe(3);
+    await sim.fire('unlock', { lockId: 'LOCK-1', by: 'keypad' });
+    await readValue(current, 0, 'unlocked');
+  });
+
+  it('offline gives -70402 (No Response) on reads, online reads again', async () => {
+    const front = await paired().accessory('Front Door');
+    const current = characteristicId(front, S.LockMechanism.UUID, C.LockCurrentState.UUID);
+    await sim.fire('bridge-offline', { lockId: 'LOCK-1' });
+    await eventually(async () => ((await paired().readOne(current)).status === -70402 ? true : undefined), 'No Response');
+    await sim.fire('bridge-online', { lockId: 'LOCK-1' });
+    await readValue(current, 0, 'readable again');
+  });
+
+  it('locking from the controller operates the lock', async () => {
+    const front = await paired().accessory('Front Door');
+    expect(await paired().write(characteristicId(front, S.LockMechanism.UUID, C.LockTargetState.UUID), 1)).toBe(0);
+    await readValue(characteristicId(front, S.LockMechanism.UUID, C.LockCurrentState.UUID), 1, 'locked');
+    expect(sim.lock('LOCK-1')?.lockState).toBe('locked');
+  });
+
+  it('a doorbell press reaches the subscribed controller once, and the camera gives the placeholder picture', async () => {
+    const bell = await paired().accessory('Front Doorbell');
+    const press = characteristicId(bell, S.Doorbell.UUID, C.ProgrammableSwitchEvent.UUID);
+    subscription = await paired().subscribe([press]);
+    await sim.fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'hb1-press' });
+    await subscription.waitFor((e) => e.id === press && e.value === 0, 'the press');
+    await sim.fire('video-available', { doorbellId: 'BELL-1', dvrId: 'hb1-press' });
+    await hb?.waitForLog(/Front Doorbell: recording available/);
+    expect(subscription.events.filter((e) => e.id === press)).toHaveLength(1);
+    const image = await paired().image(bell.aid, 640, 360);
+    expect(image.equals(await readFile(join(REPO_ROOT, 'dist', 'assets', 'placeholder.jpg')))).toBe(true);
+  });
+});
