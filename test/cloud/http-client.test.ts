@@ -101,7 +101,9 @@ describe('spec Errors: failures map to typed errors so callers decide without pa
   it('401 again after the refresh: AuthorizationLostError, and only one grant', async () => {
     // The simulator accepts a fresh token everywhere, so this one route is made to refuse every token.
     const refusing: typeof fetch = async (input, init) =>
-      input.toString().endsWith('/users/locks/mine') ? new Response('{"message":"Unauthorized"}', { status: 401 }) : fetch(input, init);
+      (typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).endsWith('/users/locks/mine')
+        ? new Response('{"message":"Unauthorized"}', { status: 401 })
+        : fetch(input, init);
     const grants = sim.stats.grants;
     await expect(client({ fetch: refusing }).request('GET', '/users/locks/mine')).rejects.toBeInstanceOf(AuthorizationLostError);
     expect(sim.stats.grants).toBe(grants + 1);
