@@ -187,6 +187,21 @@ describe('design 5: bounded concurrency that slows down for everyone after a 429
     expect(pool.currentLimit).toBe(4);
   });
 
+  it('a task answered 429 pauses the pool before its slot is free: nobody starts in between', async () => {
+    const clock = manualSleep();
+    const pool = new ConcurrencyPool({ concurrency: 2, sleep: clock.sleep, now: clock.now });
+    await expect(pool.run(() => Promise.reject(new RateLimitedError('429', 2_000)))).rejects.toBeInstanceOf(RateLimitedError);
+    let started = false;
+    const next = pool.run(() => { started = true; return Promise.resolve(); });
+    await flush();
+    expect(started).toBe(false);
+    expect(clock.pendingCount()).toBe(1);
+    clock.releaseAll();
+    await next;
+    expect(started).toBe(true);
+    expect(clock.now()).toBe(2_000);
+  });
+
   it('a failing task frees its slot and its error reaches the caller', async () => {
     const clock = manualSleep();
     const pool = new ConcurrencyPool({ concurrency: 1, sleep: clock.sleep, now: clock.now });
