@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { ApiClient } from '../../src/cloud/api.js';
+import { discoverDevices, mergeDevices } from '../../src/cloud/discovery.js';
 import { RateLimitedError } from '../../src/cloud/errors.js';
 import { LEDGER_FILE } from '../../src/cloud/registration-ledger.js';
 import { type RegistrarTimers, WebhookRegistrar, type WantedHooks } from '../../src/cloud/registrations.js';
@@ -142,6 +143,19 @@ describe('design 5 / spec "Webhook registration" against the simulator', () => {
     expect(fx.sim.stats.byRoute['DELETE /api/webhook/doorbell/:doorbellID/:clientID']).toBe(1);
     // Deleted registrations deliver to nobody.
     expect(await fx.sim.send({ EventType: 'operation', Event: 'lock', LockID: 'LOCK-001' }, { lockId: 'LOCK-001' })).toEqual([]);
+  });
+
+  it('"hidden excludes": a lock marked hidden in the config is not registered, and its old registration is deleted', async () => {
+    const config = { locks: [{ id: 'LOCK-000', doorSensor: false, hidden: false }, { id: 'LOCK-001', doorSensor: false, hidden: false }], doorbells: [] };
+    const wantedFrom = (devices: ReturnType<typeof mergeDevices>): WantedHooks => ({ locks: devices.locks.map((l) => l.id), doorbells: devices.doorbells.map((d) => d.id), user: false });
+    const first = await registrar();
+    await first.registrar.reconcile(wantedFrom(mergeDevices(config, await discoverDevices(fx.client))));
+    expect(fx.sim.registrations().map((reg) => reg.scope).sort()).toEqual(['BELL-1', 'LOCK-000', 'LOCK-001', 'LOCK-002']);
+    const hidden = { ...config, locks: [config.locks[0], { id: 'LOCK-001', doorSensor: false, hidden: true }].filter((l) => l !== undefined) };
+    const next = await registrar();
+    const report = await next.registrar.reconcile(wantedFrom(mergeDevices(hidden, await discoverDevices(fx.client))));
+    expect(report.deleted).toEqual(['lock:LOCK-001']);
+    expect(fx.sim.registrations().map((reg) => reg.scope).sort()).toEqual(['BELL-1', 'LOCK-000', 'LOCK-002']);
   });
 
   it('"a 404 on delete counts as deleted"', async () => {
