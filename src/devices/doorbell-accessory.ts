@@ -185,7 +185,12 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
       externalDoorbellService: doorbell,
       sensors: { motion },
     });
-    this.accessory.configureController(controller);
+    try {
+      this.accessory.configureController(controller);
+    } catch (error) {
+      // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.
+      this.deps.log.warn(`${this.entry.name}: the camera could not be set up (${error instanceof Error ? error.message : String(error)}).`);
+    }
   }
 
   private startMotion(): void {

@@ -179,6 +179,13 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       expect(again.rings).toEqual([]);
     });
 
+    it('a second DoorbellAccessory on the same accessory object never crashes (HAP allows one camera)', () => {
+      const first = setup();
+      const second = setup({ accessory: first.accessory });
+      expect(second.captured.text('warn')).toMatch(/camera could not be set up/);
+      expect(first.accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(1);
+    });
+
     it('a bad context starts fresh', () => {
       const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
       (accessory.context as Record<string, unknown>)[DOORBELL_CONTEXT_KEY] = { version: 1, lastPress: 'yesterday' };
