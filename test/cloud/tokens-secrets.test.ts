@@ -56,7 +56,7 @@ describe('issue 4.5: "no API key, client secret, token or webhook token appears 
       try {
         await work();
       } catch (error) {
-        messages.push(error instanceof Error ? `${error.name} ${error.message} ${String(error.cause ?? '')}` : String(error));
+        messages.push(error instanceof Error ? `${error.name} ${error.message} ${error.cause instanceof Error ? error.cause.message : ''}` : String(error));
       }
     };
     const storage = new Storage(join(dir, 'lock-access'));
