@@ -271,7 +271,7 @@ export class SettingsUiBackend {
     this.forgetExpired();
     const pending = answer.state === undefined ? undefined : this.pendingAuthorizations.get(answer.state);
     if (!answer.state || !pending) {
-      throw new UiError('That address does not answer the sign-in started here (its state does not match, or it is older than 15 minutes). Click "Open the Lock Access sign-in page" again and paste the new address.');
+      throw new UiError('That address does not answer the sign-in started here (its state does not match, or it is older than 15 minutes). Click "Sign in to Lock Access" again and paste the new address.');
     }
     // One use only, whatever happens next.
     this.pendingAuthorizations.delete(answer.state);

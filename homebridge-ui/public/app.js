@@ -143,7 +143,7 @@
       localStorage.setItem(REDIRECT_KEY, redirectUri);
       const answer = await call('/oauth/start', { account: account(), redirectUri }, 'account-result');
       if (!answer) return;
-      const link = el('a', { href: answer.url, target: '_blank', rel: 'noopener', id: 'oauth-url', text: 'Open the Lock Access sign-in page' });
+      const link = el('a', { href: answer.url, target: '_blank', rel: 'noopener', id: 'oauth-url', text: 'Sign in to Lock Access' });
       $('oauth-link').replaceChildren('If no new tab opened: ', link, '. Then paste the address you end up on below.');
       window.open(answer.url, '_blank', 'noopener');
       say('account-result', 'Allow access on the Lock Access page, then paste the address you end up on.', 'info');
@@ -358,7 +358,15 @@
     $('events-empty').hidden = entries.length > 0;
     $('events').querySelector('tbody').replaceChildren(...entries.map((e) => {
       const what = el('td', {}, el('div', { text: e.text }));
-      if (e.imageUrl) what.append(el('img', { src: e.imageUrl, alt: `Still image: ${e.text}`, class: 'la-still mt-1', loading: 'lazy' }));
+      if (e.imageUrl) {
+        const img = el('img', { src: e.imageUrl, alt: `Still image: ${e.text}`, class: 'la-still mt-1' });
+        // The service sends the same still as SecureURL (https) and Url (http); the plugin keeps the
+        // https one. If it does not load (e.g. a certificate problem), try the plain address once.
+        img.addEventListener('error', () => {
+          if (img.src.startsWith('https:')) img.src = `http:${img.src.slice('https:'.length)}`;
+        });
+        what.append(img);
+      }
       const action = e.deviceKind === 'doorbell' && e.dvrId
         ? el('button', { type: 'button', class: 'btn btn-sm btn-outline-primary', 'data-dvr': e.dvrId, text: 'Play recording',
           onclick: (event) => busy(event.currentTarget, () => play(e)) })

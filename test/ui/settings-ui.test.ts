@@ -97,7 +97,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(await frame.locator('#apiKey').getAttribute('placeholder')).toMatch(/Saved/);
     expect(await frame.locator('#clientId').inputValue()).toBe(sim.account.clientId);
     await shot('1-unlinked');
-  });
+  }, 120_000);
 
   it('links through the OAuth authorization-code flow: sign-in page, Allow, paste the redirect address', async () => {
     await frame.locator('#redirectUri').fill(REDIRECT);
@@ -129,7 +129,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await frame.locator('#redirectUrl').fill(redirected);
     await frame.locator('#oauth-finish').click();
     await expect.poll(() => frame.locator('#account-result').textContent()).toMatch(/does not answer the sign-in started here/);
-  });
+  }, 120_000);
 
   it('"test connection" succeeds without spending the refresh token', async () => {
     const before = JSON.parse(await readFile(tokensFile(), 'utf8')) as { refreshToken?: string; rotations: number };
@@ -139,7 +139,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(after.refreshToken).toBe(before.refreshToken);
     expect(after.rotations).toBe(before.rotations);
     expect(sim.refreshTokenState(before.refreshToken ?? '')).toBe('issued');
-  });
+  }, 120_000);
 
   it('status and event log fill in live from the running plugin; a recording plays', async () => {
     const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
@@ -196,7 +196,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(block.apiKey).toBe(sim.account.apiKey);
     expect(block.clientSecret).toBe(sim.account.clientSecret);
     await shot('6-devices');
-  });
+  }, 120_000);
 
   it('no answer of the settings server carries a secret', async () => {
     const tokens = JSON.parse(await readFile(tokensFile(), 'utf8')) as { refreshToken?: string; accessToken?: string };
@@ -208,7 +208,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     for (const value of [sim.account.apiKey, sim.account.clientSecret, tokens.refreshToken, tokens.accessToken, secret.token]) {
       if (value) expect(answers).not.toContain(value);
     }
-  });
+  }, 120_000);
 
   it('unlink deletes the webhook registrations and the tokens', async () => {
     await frame.locator('#unlink').click();
@@ -219,5 +219,5 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(sim.registrations()).toEqual([]);
     await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state'), { timeout: 10_000 }).toBe('unlinked');
     await shot('7-unlinked');
-  });
+  }, 120_000);
 });

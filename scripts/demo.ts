@@ -1,0 +1,181 @@
+// `npm start`: the plugin in a real Homebridge against the bundled service simulator, no account
+// needed. Starts the simulator in this process, writes a Homebridge storage folder
+// (.homebridge-demo/) whose config points the plugin at it, runs Homebridge with this repository
+// as its plugin, prints the pairing code, plays "a day at the front door" and prints one line per
+// event from the plugin's event log. Ctrl-C stops Homebridge and the simulator.
+//
+// Options: --once (stop after the scripted day), --interval <ms> between steps (default 3000).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { readEventLog, type EventLogEntry } from '../src/event-log.js';
+import { Storage } from '../src/storage.js';
+import { freePort } from '../test/harness/homebridge.js';
+import { demoDevices } from '../test/sim/devices.js';
+import { startSimulator } from '../test/sim/index.js';
+import { ScenarioRun, frontDoorDay } from '../test/sim/scenario.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const STORAGE = join(ROOT, '.homebridge-demo');
+const HOMEBRIDGE = join(ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+const PIN = '031-45-154';
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+const { values } = parseArgs({
+  options: { once: { type: 'boolean', default: false }, interval: { type: 'string', default: '3000' } },
+  strict: true,
+});
+const intervalMs = Math.max(200, Number(values.interval) || 3000);
+
+const say = (line: string) => {
+  process.stdout.write(`${line}\n`);
+};
+
+function randomUsername(): string {
+  return [...randomBytes(6)].map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join(':');
+}
+
+const sim = await startSimulator({ ...demoDevices() });
+const listenPort = await freePort();
+const bridgePort = await freePort();
+const lockId = 'LOCK-FRONT-DOOR';
+const doorbellId = 'DOORBELL-FRONT';
+
+// A fresh folder each run: the simulator's account (keys, tokens) is new every time.
+await rm(STORAGE, { recursive: true, force: true });
+await mkdir(STORAGE, { recursive: true });
+await writeFile(join(STORAGE, 'config.json'), JSON.stringify({
+  bridge: { name: 'Lock Access Demo', username: randomUsername(), port: bridgePort, pin: PIN },
+  accessories: [],
+  platforms: [{
+    platform: 'LockAccess',
+    name: 'Lock Access',
+    apiKey: sim.account.apiKey,
+    clientId: sim.account.clientId,
+    clientSecret: sim.account.clientSecret,
+    refreshToken: sim.issueRefreshToken(),
+    baseUrl: sim.baseUrl,
+    authUrl: sim.authUrl,
+    // Plain http on this machine only: the simulator delivers callbacks locally.
+    webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
+    locks: [{ id: lockId, doorSensor: true }],
+  }],
+}, null, 2));
+
+say('Lock Access demo');
+say(`  simulator      ${sim.url}  (API ${sim.baseUrl}, OAuth ${sim.authUrl})`);
+say(`  Homebridge     storage ${STORAGE}, bridge port ${bridgePort}`);
+say(`  webhooks       http://127.0.0.1:${listenPort}/lock-access`);
+say('');
+
+// Shared with the signal handlers, hence an object rather than narrowed locals.
+const run: { stopping: boolean; quiet: boolean; scenario: ScenarioRun | undefined; eventTimer: NodeJS.Timeout | undefined } = { stopping: false, quiet: false, scenario: undefined, eventTimer: undefined };
+
+const child = spawn(process.execPath, [HOMEBRIDGE, '-U', STORAGE, '-P', ROOT, '--strict-plugin-resolution', '-I', '-T'], {
+  cwd: STORAGE,
+  env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+
+// Homebridge's start-up (with its QR code and setup code box) is shown as it is; after that only
+// the plugin's lines, warnings and errors, so the event lines below stay readable.
+let started = false;
+const onLine = (raw: string) => {
+  const line = raw.replace(ANSI, '').trimEnd();
+  if (line === '') return;
+  if (!started) {
+    say(line);
+    if (/is running on port/.test(line)) {
+      started = true;
+      say('');
+      say(`Pair it: in the Home app choose "Add Accessory", scan the QR code above or enter the setup code ${PIN}.`);
+      say('(The phone must reach this computer on the local network.)');
+      say('');
+    }
+    return;
+  }
+  // During the scripted day the event log below says the same in one line per event.
+  if (!run.quiet && /\[Lock Access\]|\b(warn|error)\b/i.test(line)) say(`  hb  ${line}`);
+};
+for (const stream of [child.stdout, child.stderr]) {
+  let pending = '';
+  stream.setEncoding('utf8').on('data', (chunk: string) => {
+    const text = pending + chunk;
+    const cut = text.lastIndexOf('\n');
+    pending = text.slice(cut + 1);
+    for (const line of text.slice(0, cut + 1).split('\n')) onLine(line);
+  });
+}
+const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => { resolveExit(code); }));
+
+
+async function stop(code: number): Promise<never> {
+  if (!run.stopping) {
+    run.stopping = true;
+    say('\nStopping Homebridge and the simulator…');
+    run.scenario?.cancel();
+    if (run.eventTimer) clearInterval(run.eventTimer);
+    if (child.exitCode === null) child.kill('SIGINT');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(killer);
+    await sim.close();
+    say('Stopped.');
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+void exited.then((code) => {
+  if (!run.stopping) {
+    say(`Homebridge stopped on its own (exit code ${code ?? 'none'}).`);
+    void stop(1);
+  }
+});
+
+// One readable line per event, from the event log the plugin writes for the settings UI.
+const storage = Storage.under(STORAGE);
+const seen = new Set<string>();
+const entryKey = (e: EventLogEntry) => `${e.deviceKind}:${e.deviceId}:${e.at}:${e.kind}:${e.text}`;
+run.eventTimer = setInterval(() => {
+  void readEventLog(storage).then((entries) => {
+    for (const entry of [...entries].reverse()) {
+      const key = entryKey(entry);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const time = new Date(entry.at).toLocaleTimeString();
+      say(`  ${time}  ${entry.deviceName.padEnd(16)} ${entry.text}${entry.dvrId ? '  (recording in the settings UI)' : ''}`);
+    }
+  });
+}, 500);
+
+// Wait for the plugin to register its webhooks, then play the day.
+const deadline = Date.now() + 120_000;
+// One lock, one doorbell and the user registration.
+while (sim.registrations().length < 3) {
+  if (run.stopping) await new Promise(() => undefined);
+  if (Date.now() > deadline) {
+    say('The plugin did not register its webhooks within 2 minutes; see the Homebridge lines above.');
+    await stop(1);
+  }
+  await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+}
+say(`Webhooks registered (${sim.registrations().map((r) => r.kind).join(', ')}). A day at the front door, one step every ${intervalMs / 1000} s:`);
+const scenario = new ScenarioRun(frontDoorDay({ lockId, doorbellId, dvrId: randomBytes(16).toString('hex') }), (event, options) => sim.fire(event, options), sim.clock);
+run.scenario = scenario;
+run.quiet = true;
+await scenario.start(intervalMs, (report) => {
+  say(`▶ ${report.step.description}`);
+});
+// Give the last callback time to reach the event log (written within a second).
+await new Promise((resolveWait) => setTimeout(resolveWait, 2000));
+run.quiet = false;
+if (values.once) await stop(0);
+say('');
+say('The scripted day is over. Homebridge keeps running: pair it and try the lock from the Home app.');
+say(`More events: curl -X POST ${sim.url}/_sim/fire -H 'content-type: application/json' -d '{"event":"doorbell-press","doorbellId":"${doorbellId}"}'`);
+say('Press Ctrl-C to stop.');
