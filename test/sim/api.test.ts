@@ -151,6 +151,12 @@ describe('Webhook registration (spec: Endpoints, Resources > Webhook registratio
     expect((await api(sim, token, 'POST', '/webhook/L1', registration(receiver.url, sim.account.clientId, []))).status).toBe(400);
   });
 
+  it('request bodies over 1 MiB are refused (413) and register nothing', async () => {
+    const big = { ...registration(receiver.url, sim.account.clientId, ['operation']), token: 'x'.repeat(1024 * 1024 + 1) };
+    expect((await api(sim, token, 'POST', '/webhook/L1', big)).status).toBe(413);
+    expect(sim.registrations()).toEqual([]);
+  });
+
   it('the user hook derives the user from the access token', async () => {
     await api(sim, token, 'POST', '/webhook/user', registration(receiver.url, sim.account.clientId, ['lockmembership']));
     expect(sim.registrations()[0]).toMatchObject({ kind: 'user', scope: sim.account.userId, owner: sim.account.userId });
