@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { ApiClient } from '../../src/cloud/api.js';
@@ -106,5 +110,48 @@ describe('design 5: a crash in the middle of reconciliation converges on the nex
     expect(report.registered).toEqual(['lock:L0']);
     expect(report.deleted).toEqual(['lock:L1']);
     expect(scopes()).toEqual(['L0']);
+  });
+
+  it('"a child process killed mid-reconcile": the next start converges', async () => {
+    await fx.close();
+    const ids = Array.from({ length: 10 }, (_, i) => `K${i}`);
+    fx = await startCloudFixture({ locks: ids.map((id) => ({ id })), latencyMs: 150 });
+    const here = fileURLToPath(new URL('.', import.meta.url));
+    // One process (node with the tsx loader, not the tsx CLI that forks): SIGKILL ends the registrar itself.
+    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'registrations-crash-child.ts')], {
+      env: {
+        ...process.env,
+        CHILD_STORAGE: fx.storage.dir,
+        CHILD_TOKENS: `${fx.storage.dir}-child-tokens`,
+        SIM_AUTH: fx.sim.authUrl,
+        SIM_BASE: fx.sim.baseUrl,
+        SIM_API_KEY: fx.sim.account.apiKey,
+        SIM_CLIENT_ID: fx.sim.account.clientId,
+        SIM_CLIENT_SECRET: fx.sim.account.clientSecret,
+        SIM_REFRESH_TOKEN: fx.sim.issueRefreshToken(),
+        PUBLIC_URL: fx.target.url,
+        LOCKS: ids.join(','),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => {
+      resolve();
+    }));
+    try {
+      const posts = () => fx.sim.stats.byRoute['POST /api/webhook/:lockID'] ?? 0;
+      for (let i = 0; i < 1_000 && posts() < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(posts()).toBeGreaterThanOrEqual(3);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const left = await readLedger(fx);
+    expect(left.some((entry) => entry.state === 'registering')).toBe(true);
+    expect(fx.sim.registrations().length).toBeLessThan(10);
+
+    const report = await (await make(fx.client)).reconcile({ locks: ids, doorbells: [], user: false });
+    expect(report.failed).toEqual([]);
+    expect(scopes()).toEqual([...ids].sort());
+    expect((await readLedger(fx)).every((entry) => entry.state === 'registered')).toBe(true);
   });
 });
