@@ -7,6 +7,7 @@
 // Options: --once (stop after the scripted day), --interval <ms> between steps (default 3000).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,8 @@ import { ScenarioRun, frontDoorDay } from '../test/sim/scenario.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const STORAGE = join(ROOT, '.homebridge-demo');
 const HOMEBRIDGE = join(ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+// Homebridge 2 wants Node 22+: use the Node the project pins (npm start already runs on it).
+const PINNED_NODE = join(ROOT, 'node_modules', 'node', 'bin', 'node');
 const PIN = '031-45-154';
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 
@@ -75,7 +78,7 @@ say('');
 // Shared with the signal handlers, hence an object rather than narrowed locals.
 const run: { stopping: boolean; quiet: boolean; scenario: ScenarioRun | undefined; eventTimer: NodeJS.Timeout | undefined } = { stopping: false, quiet: false, scenario: undefined, eventTimer: undefined };
 
-const child = spawn(process.execPath, [HOMEBRIDGE, '-U', STORAGE, '-P', ROOT, '--strict-plugin-resolution', '-I', '-T'], {
+const child = spawn(existsSync(PINNED_NODE) ? PINNED_NODE : process.execPath, [HOMEBRIDGE, '-U', STORAGE, '-P', ROOT, '--strict-plugin-resolution', '-I', '-T'], {
   cwd: STORAGE,
   env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
   stdio: ['ignore', 'pipe', 'pipe'],
