@@ -178,47 +178,59 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   });
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  // Outside the webhook scope no body is ever read, so an unknown path is a 404 whatever it carries.
+  app.removeAllContentTypeParsers();
 
   app.get(`${prefix}/health`, (_request, reply) => reply.code(200).send({ ok: true, instance: options.instanceNonce }));
 
-  const handle = (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply) => {
+  // A plain (not async) handler that sends and returns nothing, so Fastify never sends twice.
+  const handle = (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
     const receivedAt = now();
     const pathId = route === 'user' ? undefined : (request.params as { id?: string }).id;
     // `/lock/` matches the route with an empty id; it names no device, so it is not a route of ours.
     if (pathId === '') {
       reply.callNotFound();
-      return reply;
+      return;
     }
     const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    let accepted: Checked;
     try {
-      const accepted = check(route, pathId, raw, request, receivedAt);
-      if (accepted.kind === 'unknown') {
-        stats.ignoredUnknown++;
-        return reply.code(200).send({ ok: true, ignored: true });
-      }
-      if (accepted.kind === 'duplicate') {
-        stats.duplicates++;
-        log.debug(`Webhook: duplicate ${route} callback ignored.`);
-        return reply.code(200).send({ ok: true, duplicate: true });
-      }
-      stats.accepted++;
-      reply.code(200).send({ ok: true });
-      // The reply has been handed to the socket; HomeKit updates come after it.
-      setImmediate(() => {
-        try {
-          options.onEvents(accepted.events, accepted.context);
-        } catch (error) {
-          stats.sinkErrors++;
-          log.error(`Webhook: handling an accepted ${route} callback failed: ${error instanceof Error ? error.message : 'unknown error'}`);
-        }
-      });
-      return reply;
+      accepted = check(route, pathId, raw, request, receivedAt);
     } catch (error) {
       if (!(error instanceof Rejection)) throw error;
       countRejection(error.reason);
       log.debug(`Webhook: ${route} callback refused with ${error.status} (${error.reason}${error.detail === undefined ? '' : `: ${error.detail}`}).`);
-      return reply.code(error.status).send({ error: error.reason });
+      void reply.code(error.status).send({ error: error.reason });
+      return;
     }
+    if (accepted.kind === 'unknown') {
+      stats.ignoredUnknown++;
+      void reply.code(200).send({ ok: true, ignored: true });
+      return;
+    }
+    if (accepted.kind === 'duplicate') {
+      stats.duplicates++;
+      log.debug(`Webhook: duplicate ${route} callback ignored.`);
+      void reply.code(200).send({ ok: true, duplicate: true });
+      return;
+    }
+    stats.accepted++;
+    void reply.code(200).send({ ok: true });
+    // The reply has been handed to the socket; HomeKit updates come after it.
+    setImmediate(() => {
+      const failed = (error: unknown) => {
+        stats.sinkErrors++;
+        log.error(`Webhook: handling an accepted ${route} callback failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+      };
+      try {
+        // The sink is typed as returning void, but an async one must not leave a rejection unhandled.
+        const sink: (events: DeviceEvent[], context: CallbackContext) => unknown = options.onEvents;
+        const result = sink(accepted.events, accepted.context);
+        if (result instanceof Promise) result.catch(failed);
+      } catch (error) {
+        failed(error);
+      }
+    });
   };
 
   type Checked =

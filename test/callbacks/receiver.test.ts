@@ -52,6 +52,15 @@ describe('design 6: routes', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(404);
     }
   });
+  it('an unknown path is 404 even with an invalid JSON body', async () => {
+    const res = await app.inject({ method: 'POST', url: '/elsewhere', payload: '{broken', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(404);
+  });
+  it('error replies carry no stack trace', async () => {
+    const res = await post(lockUrl, signed('{"LockID": '));
+    expect(res.statusCode).toBe(400);
+    expect(res.body).not.toMatch(/\bat \S+ \(|node_modules|\.ts:/);
+  });
   it('a publicUrl without a path serves at the root', async () => {
     const root = buildReceiverApp({ ...h.options, webhook: { ...h.options.webhook, publicUrl: 'https://home.example.net/' } });
     try {
@@ -106,6 +115,18 @@ describe('design 6: 200 accepted, then the sink', () => {
       expect(h.lines.join('\n')).not.toContain(API_KEY);
       // Still serving.
       expect((await local.inject({ method: 'POST', url: lockUrl, ...toInject(signed(fixtures.doorClosed)) })).statusCode).toBe(200);
+    } finally {
+      await local.close();
+    }
+  });
+  it('a sink returning a rejected promise is logged, not left unhandled', async () => {
+    const local = buildReceiverApp({ ...h.options, onEvents: () => Promise.reject(new Error('async sink failed')) as unknown as undefined });
+    try {
+      expect((await local.inject({ method: 'POST', url: lockUrl, ...toInject(signed(fixtures.doorAjar)) })).statusCode).toBe(200);
+      await afterReplies();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(local.receiverStats.sinkErrors).toBe(1);
+      expect(h.lines.some((l) => l.includes('async sink failed'))).toBe(true);
     } finally {
       await local.close();
     }
