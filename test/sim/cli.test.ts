@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 let child: ChildProcessWithoutNullStreams | undefined;
 
 function start(args: string[]): { child: ChildProcessWithoutNullStreams; stdout: () => string; firstLine: Promise<string> } {
-  const proc = spawn(tsx, ['test/sim/cli.ts', ...args], { cwd: root, stdio: 'pipe' });
+  // One process (node with the tsx loader), so a kill in afterEach leaves no orphan behind.
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/sim/cli.ts', ...args], { cwd: root, stdio: 'pipe' });
   child = proc;
   let out = '';
   const firstLine = new Promise<string>((resolve, reject) => {
