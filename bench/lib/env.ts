@@ -82,7 +82,7 @@ export async function startBare(f: Fleet, options: { camera?: boolean } = {}): P
     platforms: [{ platform: 'BenchBare', apiKey: BARE_API_KEY, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true }],
     env: SETTLE_ENV,
   });
-  await hb.waitForLog(/is running on port/, 60_000);
+  await hb.waitForLog(/is running on port/, 180_000);
   await hb.waitForLog(/bare listener on/, 10_000);
   const readyAt = performance.now();
   const bridge = await pairBridge(hb.username, hb.bridgePort, hb.pin);
@@ -113,9 +113,9 @@ async function stopSubject(subject: Subject, first: RunningHomebridge): Promise<
 export async function startOurs(sim: Simulator, f: Fleet, extra: Record<string, unknown> = {}): Promise<Subject> {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const hb = await startHomebridge({ platforms: [oursPlatform(sim, port, f, extra)], env: SETTLE_ENV });
-  await hb.waitForLog(/is running on port/, 60_000);
-  const readyAt = await waitForRegistrations(sim, f, 60_000);
+  const hb = await startHomebridge({ platforms: [oursPlatform(sim, port, f, extra)], env: SETTLE_ENV, ...pluginOverride() });
+  await hb.waitForLog(/is running on port/, 180_000);
+  const readyAt = await waitForRegistrations(sim, f, 180_000);
   const bridge = await pairBridge(hb.username, hb.bridgePort, hb.pin);
   const pairedAt = performance.now();
   const subject: Subject = {
@@ -130,6 +130,12 @@ export async function startOurs(sim: Simulator, f: Fleet, extra: Record<string, 
     stop: () => stopSubject(subject, hb),
   };
   return subject;
+}
+
+/** BENCH_PLUGIN_PATH runs another build of the plugin (e.g. an older release) through the same benchmarks. */
+export function pluginOverride(): { pluginPath?: string } {
+  const path = process.env.BENCH_PLUGIN_PATH;
+  return path ? { pluginPath: path } : {};
 }
 
 function pidOf(hb: RunningHomebridge): number {

@@ -59,7 +59,7 @@ export async function runFakeClock(options: RunOptions): Promise<PartResult> {
       header: ['measure', 'count'],
       rows: [
         ['devices', `${c.locks} locks, ${c.doorbells} doorbells`],
-        ['callbacks (presses / lock / door), one per 15 simulated minutes', `${c.presses} / ${c.lockEvents} / ${c.doorEvents}`],
+        ['callbacks (presses / lock / door), one per 20 simulated minutes', `${c.presses} / ${c.lockEvents} / ${c.doorEvents}`],
         ['duplicates / reordered (older) sent', `${c.duplicates} / ${c.reordered}`],
         ['deliveries: delivered / rejected / exhausted / cancelled', `${c.delivered} / ${c.rejected} / ${c.exhausted} / ${c.cancelled} of ${c.deliveries}`],
         ['HomeKit rings / presses', `${c.rings} / ${c.presses}`],
@@ -75,7 +75,7 @@ export async function runFakeClock(options: RunOptions): Promise<PartResult> {
     goals,
     notes: [
       'The platform runs in process on Homebridge\'s own API object (accessories are real HAP objects, not published), against the simulator, with Date and timers faked by @sinonjs/fake-timers; HTTP and disk stay real. The clock moves one timer at a time and waits for in-flight HTTP calls after each.',
-      'Access tokens live 6 days and each API answer carries a token valid 24 h more (the spec\'s floor), so the month has several refresh grants, daily keep-alives and registration refreshes. Every 5th day the platform is shut down and started again from its accessory cache (listener restart); on day 10 the service rotates the refresh token and the answer is lost.',
+      'Access tokens live 6 days and each API answer carries a token valid one minute longer (the spec\'s "slightly"), so the month has several refresh grants, keep-alives and registration refreshes. Every 5th day the platform is shut down and started again from its accessory cache (listener restart); on day 10 the service rotates the refresh token and the answer is lost.',
       ...(c.warnings.length > 0 ? [`Last plugin warnings: ${c.warnings.slice(-5).join(' | ')}`] : []),
     ],
     seconds: round((performance.now() - started) / 1000, 1),

@@ -110,6 +110,9 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
       : doorState({ lockId: lock.id, state: state === 1 ? 'open' : 'closed', at, eventId: randomUUID() });
     if (aspect === 'lock') stats.lockEvents += 1;
     else stats.doorEvents += 1;
+    const simLock = sim.lock(lock.id);
+    if (simLock && aspect === 'lock') simLock.lockState = state === 1 ? 'locked' : 'unlocked';
+    if (simLock && aspect === 'door') simLock.doorState = state === 1 ? 'open' : 'closed';
     act(async () => {
       await track(payload, { lockId: lock.id });
       const roll = Math.random();
@@ -167,7 +170,7 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
     await sleep(3000);
     const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
     const hb = await startHomebridge({ platforms: config.platforms, storagePath, bridgePort: oldHb.bridgePort, username: oldHb.username, pin: oldHb.pin, env: SETTLE_ENV });
-    await hb.waitForLog(/is running on port/, 60_000);
+    await hb.waitForLog(/is running on port/, 180_000);
     subject.hb = hb;
     subject.pid = hb.child.pid ?? 0;
     bridge = await connectBridge(hb.username, hb.bridgePort, subject.bridge.pairing);

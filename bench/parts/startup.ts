@@ -2,7 +2,7 @@
 // registered with a simulator that answers every call after 50 ms, and how many API calls it took.
 import { startHomebridge, freePort } from '../../test/harness/homebridge.js';
 import { startSimulator } from '../../test/sim/index.js';
-import { addFleetToSim, oursPlatform, waitForRegistrations } from '../lib/env.js';
+import { addFleetToSim, oursPlatform, pluginOverride, waitForRegistrations } from '../lib/env.js';
 import { fleet } from '../lib/fleet.js';
 import { round } from '../lib/stats.js';
 import { fmt, goal, type PartResult, type RunOptions } from '../lib/types.js';
@@ -18,10 +18,10 @@ export async function runStartup(options: RunOptions): Promise<PartResult> {
   // Defaults a user gets: discovery and the start-up status refresh are on.
   const platform = oursPlatform(sim, port, f, { discoverDevices: true, refreshStateOnStart: true });
   const spawnedAt = performance.now();
-  const hb = await startHomebridge({ platforms: [platform] });
+  const hb = await startHomebridge({ platforms: [platform], ...pluginOverride() });
   try {
-    const bridgeUpAt = await hb.waitForLog(/is running on port/, 60_000).then(() => performance.now());
-    const registeredAt = await waitForRegistrations(sim, f, 60_000, 2);
+    const bridgeUpAt = await hb.waitForLog(/is running on port/, 180_000).then(() => performance.now());
+    const registeredAt = await waitForRegistrations(sim, f, 180_000, 2);
     const callsAtRegistered = sim.stats.apiCalls;
     const byRouteAtRegistered = { ...sim.stats.byRoute };
     // Let the rest of start-up (status refresh, user hook) finish, then count everything.
