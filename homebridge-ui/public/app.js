@@ -236,7 +236,7 @@
       !check
         ? 'Not checked yet.'
         : el('span', { class: check.state === 'ok' ? 'text-success' : check.state === 'failed' ? 'text-danger' : '', 'data-state': check.state },
-          `${check.state === 'ok' ? 'OK' : check.state === 'failed' ? 'Failed' : 'Checking'}: ${check.message}${check.url ? ` (${check.url})` : ''}${check.checkedAt ? `, ${when(check.checkedAt)}` : ''}`),
+          `${check.state === 'ok' ? 'OK' : check.state === 'failed' ? 'Failed' : 'Checking'}: ${check.message}${check.url && !check.message.includes(check.url) ? ` (${check.url})` : ''}${check.checkedAt ? `, ${when(check.checkedAt)}` : ''}`),
     );
 
     const receiver = plugin?.receiver;
