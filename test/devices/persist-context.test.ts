@@ -1,0 +1,47 @@
+import type { EventEmitter } from 'node:events';
+
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { LockAccessory, lockUuid } from '../../src/devices/lock-accessory.js';
+import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
+
+describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon after a change ($label)', ({ api }) => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function lockOn(bridged: boolean) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const updates: string[][] = [];
+    const listener = (accessories: { UUID: string }[]) => updates.push(accessories.map((a) => a.UUID));
+    // Homebridge's API object is an EventEmitter; the bridge listens for this internal event to save its cache.
+    const emitter = api as unknown as EventEmitter;
+    emitter.on('updatePlatformAccessories', listener);
+    const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'SAVE'));
+    if (bridged) new api.hap.Bridge('Test Bridge', api.hap.uuid.generate('bridge:save')).addBridgedAccessory(accessory._associatedHAPAccessory);
+    const lock = new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve() }, accessory, { id: 'SAVE', name: 'Front Door', doorSensor: false });
+    return { lock, accessory, updates, done: () => emitter.off('updatePlatformAccessories', listener) };
+  }
+
+  it('a burst of events on a served accessory becomes one cache update', () => {
+    const { lock, accessory, updates, done } = lockOn(true);
+    vi.advanceTimersByTime(1_000);
+    updates.length = 0;
+    for (let i = 1; i <= 5; i++) lock.apply({ lockId: 'SAVE', at: i, kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: i, signedAt: i });
+    expect(updates).toEqual([]);
+    vi.advanceTimersByTime(1_000);
+    expect(updates).toEqual([[accessory.UUID]]);
+    expect((accessory.context as { lockAccess?: { lock?: string } }).lockAccess?.lock).toBe('locked');
+    lock.dispose();
+    done();
+  });
+
+  it('an accessory Homebridge does not serve yet is never updated (it would be cached twice)', () => {
+    const { lock, updates, done } = lockOn(false);
+    lock.apply({ lockId: 'SAVE', at: 1, kind: 'online', online: false }, { receivedAt: 1, signedAt: 1 });
+    vi.advanceTimersByTime(5_000);
+    expect(updates).toEqual([]);
+    lock.dispose();
+    done();
+  });
+});
