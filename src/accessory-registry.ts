@@ -38,7 +38,6 @@ export interface AccessoryRegistryOptions {
   pluginName: string;
   platformName: string;
   cached: readonly PlatformAccessory[];
-  fetchImage?: (url: string) => Promise<Buffer>;
 }
 
 export class AccessoryRegistry {
@@ -145,7 +144,7 @@ export class AccessoryRegistry {
       const entry = { id: device.id, name: device.name, motionTimeoutSeconds: device.motionTimeoutSeconds };
       const existing = this.doorbells.get(device.id);
       if (existing) existing.update(entry);
-      else this.doorbells.set(device.id, new DoorbellAccessory({ ...this.options.deps, fetchImage: this.options.fetchImage }, accessory, entry));
+      else this.doorbells.set(device.id, new DoorbellAccessory(this.options.deps, accessory, entry));
     }
 
     if (created) {

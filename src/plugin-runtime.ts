@@ -21,7 +21,6 @@ import { callbackUrls } from './config.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent } from './devices/events.js';
 import { EventLog } from './event-log.js';
 import { describeEvent } from './event-words.js';
-import { fetchImage } from './fetch-image.js';
 import { StatusWriter } from './status.js';
 import { Storage } from './storage.js';
 
@@ -99,7 +98,6 @@ export class PluginRuntime {
       platformName: this.options.platformName,
       cached: this.options.cachedAccessories,
       deps: { api, log, operate: (lockId, action) => operateLock(client, lockId, action) },
-      fetchImage,
     });
     // Serve what we know at once: configured devices plus those cached from the last run.
     this.registry.sync(this.initialDevices(), !config.discoverDevices);

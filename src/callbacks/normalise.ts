@@ -155,6 +155,8 @@ export function normalise(callback: CallbackPayload, route: CallbackRoute): Devi
       const event: DeviceEvent = { kind: 'motion', doorbellId: p.DoorbellID, at: eventTime(p) };
       const imageUrl = p.SecureURL ?? p.Url;
       if (imageUrl !== undefined && imageUrl !== '') event.imageUrl = imageUrl;
+      // Url stays as a second choice: an https still that cannot be fetched may still load over plain http.
+      if (p.Url !== undefined && p.Url !== '' && p.Url !== event.imageUrl) event.fallbackImageUrl = p.Url;
       if (p.Width !== undefined) event.width = p.Width;
       if (p.Height !== undefined) event.height = p.Height;
       return [withId(event, p.EventID)];

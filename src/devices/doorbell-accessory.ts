@@ -66,7 +66,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
       this.deps.log.warn(`${this.entry.name}: could not load the motion picture (${message}); Apple Home shows a placeholder.`);
     });
     const lastImage = this.current.lastMotion?.imageUrl;
-    if (lastImage !== undefined) this.snapshots.restore(lastImage);
+    if (lastImage !== undefined) this.snapshots.restore(lastImage, this.current.lastMotion?.fallbackImageUrl);
     this.converge();
     this.configureCamera();
     // Motion never outlives a restart: its timer is gone.
@@ -87,7 +87,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const result = reduceDoorbell(this.current, event, context);
     this.current = result.state;
     const { Service: S, Characteristic: C } = this.deps.api.hap;
-    if (result.snapshotUrl !== undefined) this.snapshots.setSource(result.snapshotUrl);
+    if (result.snapshotUrl !== undefined) this.snapshots.setSource(result.snapshotUrl, result.snapshotFallbackUrl);
     if (result.ring) {
       this.deps.log.info(`${this.entry.name}: doorbell pressed.`);
       // An event, not a state: sendEventNotification notifies even when the value is unchanged.

@@ -15,6 +15,7 @@ export const doorbellStateSchema = z.object({
       at: z.number().optional(),
       receivedAt: z.number(),
       imageUrl: z.string().optional(),
+      fallbackImageUrl: z.string().optional(),
       width: z.number().optional(),
       height: z.number().optional(),
       rang: z.boolean(),
@@ -50,6 +51,7 @@ export interface DoorbellReduction {
   motion: boolean;
   /** The newest motion still, to fetch as the snapshot. */
   snapshotUrl?: string;
+  snapshotFallbackUrl?: string;
   /** Why nothing rang, in words (undefined when it did or the event never rings). */
   quietReason?: string;
   text: string;
@@ -94,13 +96,14 @@ export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, conte
         return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'an older motion arrived after a newer one', text };
       }
       const motion = !tooOld;
-      const lastMotion = { at: event.at, receivedAt: context.receivedAt, imageUrl: event.imageUrl, width: event.width, height: event.height, rang: motion };
+      const lastMotion = { at: event.at, receivedAt: context.receivedAt, imageUrl: event.imageUrl, fallbackImageUrl: event.fallbackImageUrl, width: event.width, height: event.height, rang: motion };
       const lastAt = event.at === undefined ? state.lastAt : { ...state.lastAt, motion: event.at };
       return {
         state: { ...state, lastMotion, lastAt, recent: note(true) },
         ring: false,
         motion,
         ...(event.imageUrl === undefined ? {} : { snapshotUrl: event.imageUrl }),
+        ...(event.fallbackImageUrl === undefined ? {} : { snapshotFallbackUrl: event.fallbackImageUrl }),
         ...(motion ? {} : { quietReason: 'it arrived more than 60 seconds late' }),
         text,
       };

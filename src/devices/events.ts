@@ -31,7 +31,8 @@ export type LockEvent = Base & { lockId: string } & (
 
 export type DoorbellEvent = Base & { doorbellId: string } & (
   | { kind: 'doorbellPress'; dvrId?: string }
-  | { kind: 'motion'; imageUrl?: string; width?: number; height?: number }
+  /** imageUrl is SecureURL when given, else Url; fallbackImageUrl is Url when SecureURL could not be fetched. */
+  | { kind: 'motion'; imageUrl?: string; fallbackImageUrl?: string; width?: number; height?: number }
   | { kind: 'videoAvailable'; dvrId: string; cause: string; startTime?: number }
 );
 

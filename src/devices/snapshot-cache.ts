@@ -30,6 +30,8 @@ export function placeholder(): Promise<Buffer> {
 
 interface Still {
   url: string;
+  /** Tried when `url` cannot be fetched (the callback's plain Url behind its SecureURL). */
+  fallbackUrl?: string;
   image?: Buffer;
   failed?: boolean;
   inflight?: Promise<Buffer>;
@@ -50,16 +52,16 @@ export class SnapshotCache {
   }
 
   /** A new motion still: replaces the old one and is fetched at once, so a ring right after has its picture ready. */
-  setSource(url: string): void {
+  setSource(url: string, fallbackUrl?: string): void {
     if (this.still?.url === url) return;
-    this.still = { url };
+    this.still = fallbackUrl === undefined ? { url } : { url, fallbackUrl };
     void this.get();
   }
 
   /** A still remembered from the last run: fetched only when a picture is asked for. */
-  restore(url: string): void {
+  restore(url: string, fallbackUrl?: string): void {
     if (this.still?.url === url) return;
-    this.still = { url };
+    this.still = fallbackUrl === undefined ? { url } : { url, fallbackUrl };
   }
 
   /** The picture to show now. Never rejects. */
@@ -73,7 +75,10 @@ export class SnapshotCache {
 
   private async load(still: Still): Promise<Buffer> {
     try {
-      const image = await this.fetch(still.url);
+      const image = await this.fetch(still.url).catch((error: unknown) => {
+        if (still.fallbackUrl === undefined) throw error;
+        return this.fetch(still.fallbackUrl);
+      });
       still.image = image;
       return image;
     } catch (error) {

@@ -151,10 +151,12 @@ describe('spec Lock: accessmgmt and User: lockmembership', () => {
 
 describe('spec Doorbell', () => {
   it('motion -> motion with SecureURL preferred', () => {
-    expect(one(fixtures.motion, 'doorbell')).toEqual({ kind: 'motion', doorbellId: DOORBELL_ID, at: undefined, imageUrl: 'https://img/m.jpg', width: 640, height: 480 });
+    expect(one(fixtures.motion, 'doorbell')).toEqual({ kind: 'motion', doorbellId: DOORBELL_ID, at: undefined, imageUrl: 'https://img/m.jpg', fallbackImageUrl: 'http://img/m.jpg', width: 640, height: 480 });
   });
   it('motion without SecureURL uses Url', () => {
-    expect(one({ ...fixtures.motion, SecureURL: undefined }, 'doorbell')).toMatchObject({ imageUrl: 'http://img/m.jpg' });
+    const event = one({ ...fixtures.motion, SecureURL: undefined }, 'doorbell');
+    expect(event).toMatchObject({ imageUrl: 'http://img/m.jpg' });
+    expect(event).not.toHaveProperty('fallbackImageUrl');
   });
   it('buttonpush -> doorbellPress with dvrID', () => {
     expect(one(fixtures.press, 'doorbell')).toEqual({ kind: 'doorbellPress', doorbellId: DOORBELL_ID, at: undefined, dvrId: fixtures.press.dvrID });

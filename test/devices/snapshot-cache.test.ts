@@ -64,4 +64,13 @@ describe('design 7: snapshot cache (latest still, or a bundled placeholder)', ()
     expect(errors).toEqual(['the image server answered 404']);
     expect(hits).toEqual(['/missing.jpg']);
   });
+
+  it('a still whose SecureURL cannot be fetched is loaded from its plain Url', async () => {
+    const errors: string[] = [];
+    const cache = new SnapshotCache(fetchImage, (message) => errors.push(message));
+    cache.setSource(`${base}/missing.jpg`, `${base}/still.jpg`);
+    expect((await cache.get()).toString()).toBe('jpeg-bytes');
+    expect(errors).toEqual([]);
+    expect(hits).toEqual(['/missing.jpg', '/still.jpg']);
+  });
 });
