@@ -3,7 +3,7 @@
 import { z } from 'zod';
 
 import { MAX_RING_AGE_MS } from '../settings.js';
-import { describeDoorbellEvent } from './describe-event.js';
+import { describeEvent } from '../event-words.js';
 import type { DoorbellEvent } from './events.js';
 import { recentEventSchema, RECENT_EVENTS, type RecentEvent } from './lock-state.js';
 
@@ -67,7 +67,7 @@ function remember(state: DoorbellState, entry: RecentEvent): RecentEvent[] {
 }
 
 export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, context: DeliveryContext): DoorbellReduction {
-  const text = describeDoorbellEvent(event);
+  const text = describeEvent(event, '');
   const note = (applied: boolean): RecentEvent[] => remember(state, { kind: event.kind, at: event.at, receivedAt: context.receivedAt, text, applied });
   const tooOld = eventAge(event, context) > MAX_RING_AGE_MS;
   switch (event.kind) {

@@ -2,7 +2,7 @@
 // Plain JSON so it lives in accessory.context and shows the last known state at once after a restart.
 import { z } from 'zod';
 
-import { describeLockEvent } from './describe-event.js';
+import { describeEvent } from '../event-words.js';
 import type { LockEvent } from './events.js';
 
 /** Aspects with their own ordering (design section 6): an older event of one aspect changes nothing. */
@@ -104,7 +104,7 @@ function remember(state: LockState, entry: RecentEvent): RecentEvent[] {
  * changes nothing (it is still remembered as not applied); events without `at` apply in arrival order.
  */
 export function reduceLock(state: LockState, event: LockEvent, receivedAt: number): LockReduction {
-  const text = describeLockEvent(event);
+  const text = describeEvent(event, '');
   const aspect = aspectOf(event);
   const last = aspect === undefined ? undefined : state.lastAt[aspect];
   const stale = event.at !== undefined && last !== undefined && event.at < last;

@@ -103,7 +103,7 @@ describe('issue 7.6: Homebridge 1.x shows the same HomeKit accessories', () => {
     await sim.fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'hb1-press' });
     await subscription.waitFor((e) => e.id === press && e.value === 0, 'the press');
     await sim.fire('video-available', { doorbellId: 'BELL-1', dvrId: 'hb1-press' });
-    await hb?.waitForLog(/Front Doorbell: recording available/);
+    await hb?.waitForLog(/Front Doorbell: Recording available/);
     expect(subscription.events.filter((e) => e.id === press)).toHaveLength(1);
     const image = await paired().image(bell.aid, 640, 360);
     expect(image.equals(await readFile(join(REPO_ROOT, 'dist', 'assets', 'placeholder.jpg')))).toBe(true);

@@ -160,7 +160,7 @@ describe('design 7: every row of the mapping table, read through HAP', () => {
     await expectValue(contact, 1, 'ajar');
     await fire('door-init', { lockId: 'LOCK-1' });
     await fire('door-unknown', { lockId: 'LOCK-1' });
-    await hb?.waitForLog(/Front Door: door sensor reports "unknown"/);
+    await hb?.waitForLog(/Front Door: Door state unknown/);
     expect((await paired().readOne(contact)).value).toBe(1);
   });
 
@@ -271,7 +271,7 @@ describe('design 7: the doorbell', () => {
     await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-1' });
     // callbacks are handled in order: once a later one shows, the duplicate has been dealt with
     await fire('video-available', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-1' });
-    await hb?.waitForLog(/Front Doorbell: recording available/);
+    await hb?.waitForLog(/Front Doorbell: Recording available/);
     expect(subscription.events.filter((e) => e.id === press)).toHaveLength(1);
   });
 
@@ -280,7 +280,7 @@ describe('design 7: the doorbell', () => {
     const press = characteristicId(bell, S.Doorbell.UUID, C.ProgrammableSwitchEvent.UUID);
     const before = subscription?.events.filter((e) => e.id === press).length ?? 0;
     await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-late', signature: { skewMs: -90_000 } });
-    await hb?.waitForLog(/Front Doorbell: doorbell pressed, but it arrived more than 60 seconds late/);
+    await hb?.waitForLog(/Front Doorbell: Doorbell pressed, but it arrived more than 60 seconds late/);
     expect(subscription?.events.filter((e) => e.id === press)).toHaveLength(before);
   });
 
