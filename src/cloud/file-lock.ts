@@ -34,9 +34,10 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
+// Not unref()ed: someone awaits the lock, so the wait must keep the process alive.
 const realSleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
-    setTimeout(resolve, ms).unref();
+    setTimeout(resolve, ms);
   });
 
 /** Is a process with this pid alive on this machine? EPERM means alive but not ours. */

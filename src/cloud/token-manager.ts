@@ -138,7 +138,11 @@ export class TokenManager {
     try {
       await this.track(this.load());
     } catch (error) {
-      this.log.error(`Lock Access could not load its tokens: ${this.describe(error)}`);
+      this.log.error(
+        error instanceof Error && error.name === 'StorageError'
+          ? `Lock Access could not read its token file (${error.message}). Move that file away, then link the account again in the plugin settings.`
+          : `Lock Access could not load its tokens: ${this.describe(error)}`,
+      );
     }
     this.schedule();
     return this.linkState;
@@ -422,7 +426,12 @@ export class TokenManager {
   private refresh(reason: Reason): Promise<void> {
     if (this.refreshing) return this.refreshing;
     const basis = this.record?.rotations;
-    const run = this.track(this.store.locked(() => this.refreshLocked(reason, basis)));
+    const run = this.track(
+      this.store.locked(() => this.refreshLocked(reason, basis)).catch((error: unknown) => {
+        // Callers decide by class: a busy lock or an unwritable disk is "try again later".
+        throw error instanceof CloudError ? error : new TransientError(`The token renewal could not run: ${this.describe(error)}`, undefined, { cause: error });
+      }),
+    );
     this.refreshing = run.finally(() => {
       this.refreshing = undefined;
     });
@@ -708,7 +717,11 @@ export class TokenManager {
 
   private async maintain(): Promise<void> {
     const now = this.now();
-    if (this.record?.pendingAccessToken) {
+    // The settings UI server may have linked, re-linked or unlinked in the meantime.
+    const onDisk = await this.readStore();
+    if (onDisk === undefined || onDisk.rotations !== this.record?.rotations) this.adopt(onDisk);
+    if (!this.record) return;
+    if (this.record.pendingAccessToken) {
       await this.store.locked(async () => {
         const fresh = await this.readStore();
         if (!fresh) {

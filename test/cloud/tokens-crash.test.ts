@@ -12,7 +12,9 @@ import type { TokenManager } from '../../src/cloud/token-manager.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { captureLog, managerFor, readTokens, tempDir, tokenWorks, type CapturedLog } from '../fixtures/token-harness.js';
 
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
+// node with tsx's loader: the same as node_modules/.bin/tsx, minus the wrapper process tsx puts in
+// between, so SIGKILL and signals reach the process that runs the manager.
+const NODE_ARGS = ['--import', 'tsx'];
 const CHILD = join(process.cwd(), 'test/fixtures/token-child.ts');
 
 interface ChildMessage {
@@ -41,7 +43,7 @@ const children: Child[] = [];
 const managers: TokenManager[] = [];
 
 function startChild(env: Record<string, string>): Child {
-  const child = spawn(TSX, [CHILD], {
+  const child = spawn(process.execPath, [...NODE_ARGS, CHILD], {
     env: {
       ...process.env,
       TC_STORAGE: storage.dir,
@@ -89,7 +91,7 @@ function startChild(env: Record<string, string>): Child {
         waiters.push(waiter);
         void exited.then(() => {
           setTimeout(() => {
-            if (waiters.includes(waiter)) reject(new Error(`child exited before "${event}": ${stderr.join('\n')}`));
+            if (waiters.includes(waiter)) reject(new Error(`child exited (${String(child.exitCode)}/${String(child.signalCode)}) before "${event}": ${stderr.join(' | ')}`));
           }, 200);
         });
       });
