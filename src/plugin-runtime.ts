@@ -2,6 +2,7 @@
 // and the accessories. Start-up never waits for the cloud: accessories are served from the cache at
 // once, and discovery, registration, the self-check and the state refresh run in the background.
 import { randomBytes } from 'node:crypto';
+import { unwatchFile, watchFile } from 'node:fs';
 
 import type { API, Logging, PlatformAccessory } from 'homebridge';
 
@@ -15,6 +16,7 @@ import { operateLock } from './cloud/remote-operate.js';
 import { ConcurrencyPool, realSleep } from './cloud/retry.js';
 import { checkPublicUrl } from './cloud/self-check.js';
 import { TokenManager, type LinkState } from './cloud/token-manager.js';
+import { TOKENS_FILE } from './cloud/token-store.js';
 import { WebhookSecret } from './cloud/webhook-secret.js';
 import type { LockAccessConfig } from './config.js';
 import { callbackUrls } from './config.js';
@@ -35,6 +37,8 @@ export interface RuntimeOptions {
 
 /** Registrations are confirmed again this often even when nothing changed (the registrar re-sends those older than a day). */
 const RECONCILE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+/** How often the token file is checked for a link or unlink made in the settings UI. */
+const TOKEN_FILE_POLL_MS = 5_000;
 /** State refreshes at start-up: a few at once is plenty and stays clear of rate limits. */
 const STATUS_REFRESH_CONCURRENCY = 4;
 
@@ -55,7 +59,9 @@ export class PluginRuntime {
   private registry: AccessoryRegistry | undefined;
   private dedupe: DedupeStore | undefined;
   private receiver: Receiver | undefined;
+  private secret: WebhookSecret | undefined;
   private reconcileTimer: NodeJS.Timeout | undefined;
+  private readonly tokensFile: string;
   private converging: Promise<void> | undefined;
   private convergeAgain = false;
   private stopped = false;
@@ -68,6 +74,13 @@ export class PluginRuntime {
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
+    this.tokensFile = this.storage.file(TOKENS_FILE);
+  }
+
+  private newRegistrar(): WebhookRegistrar | undefined {
+    const { config, log } = this.options;
+    if (!this.client || !this.secret) return undefined;
+    return new WebhookRegistrar({ client: this.client, storage: this.storage, clientId: config.clientId, publicUrl: config.webhook.publicUrl, secret: this.secret, log });
   }
 
   async start(): Promise<void> {
@@ -89,7 +102,8 @@ export class PluginRuntime {
     const client = new CloudHttpClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, tokens, log });
     this.client = client;
     const secret = await WebhookSecret.load(this.storage);
-    this.registrar = new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: config.webhook.publicUrl, secret, log });
+    this.secret = secret;
+    this.registrar = this.newRegistrar();
 
     this.registry = new AccessoryRegistry({
       api,
@@ -124,10 +138,13 @@ export class PluginRuntime {
     }
 
     tokens.onStateChange((state) => {
-      this.publishLink(state);
-      if (state === 'linked' && !this.idle) this.converge();
+      this.onLinkState(state);
     });
     const state = await tokens.start();
+    // The settings UI server links and unlinks in its own process, through the same token file.
+    watchFile(this.tokensFile, { interval: TOKEN_FILE_POLL_MS, persistent: false }, () => {
+      void tokens.syncWithStore();
+    });
     this.publishLink(state);
     if (state === 'linked') this.converge();
     this.reconcileTimer = setInterval(() => {
@@ -140,6 +157,7 @@ export class PluginRuntime {
     if (this.stopped) return;
     this.stopped = true;
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    unwatchFile(this.tokensFile);
     this.tokens?.stop();
     this.registrar?.stop();
     this.registry?.disposeAll();
@@ -323,14 +341,37 @@ export class PluginRuntime {
     if (this.idle) return;
     this.idle = true;
     const { log } = this.options;
+    const registrar = this.registrar;
+    this.registrar = undefined;
     try {
-      await this.registrar?.unlinkAll();
+      await registrar?.unlinkAll();
     } catch (error) {
       log.warn(`Some webhook registrations could not be deleted (${messageOf(error)}).`);
     }
     await this.tokens?.unlink();
-    this.publishRegistrations();
+    this.status?.update({ registrations: [] });
     log.warn(`Lock Access is unlinked because ${reason}: registrations and tokens are deleted and the plugin is idle. Link the account again in the plugin settings to resume.`);
+  }
+
+  private onLinkState(state: LinkState): void {
+    const { log } = this.options;
+    this.publishLink(state);
+    if (state === 'linked') {
+      if (this.idle) {
+        // Linked again in the settings UI: a fresh registrar reads the ledger that process left.
+        this.idle = false;
+        this.registrar = this.newRegistrar();
+        this.firstConverge = true;
+        log.info('Lock Access is linked again: registering webhooks.');
+      }
+      this.converge();
+    } else if (state === 'unlinked' && !this.idle) {
+      // Unlinked in the settings UI, which already deleted the registrations: stop touching them.
+      this.idle = true;
+      this.registrar?.stop();
+      this.registrar = undefined;
+      log.warn('Lock Access was unlinked in the plugin settings: the plugin is idle until the account is linked again.');
+    }
   }
 
   private publishLink(state: LinkState): void {

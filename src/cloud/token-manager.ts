@@ -225,6 +225,23 @@ export class TokenManager {
     return this.declareLost();
   }
 
+  /**
+   * Takes over at once a link, re-link or unlink that another process (the settings UI server) wrote
+   * to the store; the daily maintenance round does the same on its own. Never throws.
+   */
+  async syncWithStore(): Promise<LinkState> {
+    try {
+      const onDisk = await this.readStore();
+      if (onDisk === undefined || onDisk.rotations !== this.record?.rotations) {
+        this.adopt(onDisk);
+        if (onDisk && !this.stopped) this.afterLink();
+      }
+    } catch (error) {
+      this.log.warn(`Lock Access could not read its token file (${this.describe(error)}).`);
+    }
+    return this.linkState;
+  }
+
   /** Runs the refresh grant now (or adopts tokens another process just rotated). */
   refreshNow(): Promise<void> {
     return this.refresh('explicit');

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { CloudHttpClient } from '../../src/cloud/http-client.js';
+import { SettingsUiBackend } from '../../src/settings-ui-backend.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 
@@ -66,6 +68,17 @@ function scopes(): string[] {
     .registrations()
     .map((r) => `${r.kind}:${r.scope}`)
     .sort();
+}
+
+/** The settings UI's server side, as the Homebridge UI runs it: another process on the same storage. */
+function settingsUi(): SettingsUiBackend {
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+  return new SettingsUiBackend({
+    storagePath: storagePath ?? '',
+    configPath: join(storagePath ?? '', 'config.json'),
+    createClient: (account, tokens, log) => new CloudHttpClient({ baseUrl: account.baseUrl, apiKey: account.apiKey, tokens, log }),
+    log: quiet,
+  });
 }
 
 beforeAll(async () => {
@@ -160,6 +173,21 @@ describe('account changes (design section 5)', () => {
       return text !== undefined && !text.includes('Back Door') ? text : undefined;
     }, 'Back Door removed from the accessory cache');
     expect(cache).toContain('Front Door');
+  });
+
+  it('an unlink made in the settings UI is taken over by the running plugin, which then registers nothing', async () => {
+    const ui = settingsUi();
+    await ui.unlink({});
+    await hb?.waitForLog(/unlinked in the plugin settings/);
+    expect(sim.registrations()).toEqual([]);
+    expect(hb?.running).toBe(true);
+  });
+
+  it('linking again in the settings UI resumes: the running plugin registers its webhooks again', async () => {
+    const ui = settingsUi();
+    await ui.linkWithRefreshToken({ refreshToken: sim.issueRefreshToken() });
+    await hb?.waitForLog(/linked again: registering webhooks/);
+    await eventually(() => scopes().includes('lock:LOCK-1') && scopes().some((s) => s.startsWith('user:')), 'registrations after linking again');
   });
 
   it('the account-deleted notice (lifecycle) deletes every registration and the tokens, and leaves the plugin idle', async () => {
