@@ -176,7 +176,15 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
     await hb.waitForLog(/is running on port/, 180_000);
     subject.hb = hb;
     subject.pid = hb.child.pid ?? 0;
-    bridge = await connectBridge(hb.username, hb.bridgePort, subject.bridge.pairing);
+    // The restarted bridge publishes the cached accessories first; the camera doorbells' services
+    // appear once the plugin has configured them, so wait for the full database.
+    for (let tries = 0; ; tries += 1) {
+      bridge = await connectBridge(hb.username, hb.bridgePort, subject.bridge.pairing);
+      const complete = subject.fleet.doorbells.every((b) => bridge.index.byName.get(b.name)?.has(HAP_TYPE.programmableSwitchEvent));
+      if (complete || tries >= 30) break;
+      await bridge.close();
+      await sleep(1000);
+    }
     subject.bridge = bridge;
     await observe(bridge, subject, observed);
     stats.restarts += 1;
