@@ -49,7 +49,8 @@ describe('storage: atomic JSON files under <storagePath>/lock-access/', () => {
     const storage = new Storage(dir);
     let lastN = 0;
     for (let round = 0; round < 6; round += 1) {
-      const child = spawn(join('node_modules', '.bin', 'tsx'), ['test/fixtures/storage-writer.ts', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // `node --import tsx` keeps the writer in this very process, so SIGKILL reaches it (the tsx CLI would fork a child).
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-writer.ts', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((resolve, reject) => {
         child.stdout.once('data', () => { resolve(); });
         child.once('error', reject);
