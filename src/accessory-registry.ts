@@ -86,7 +86,16 @@ export class AccessoryRegistry {
    */
   sync(wanted: readonly WantedDevice[], sweep: boolean): void {
     const keep = new Set<string>();
-    for (const device of wanted) keep.add(this.ensure(device));
+    const created: PlatformAccessory[] = [];
+    const changed: PlatformAccessory[] = [];
+    for (const device of wanted) {
+      const result = this.ensure(device);
+      keep.add(result.accessory.UUID);
+      if (result.created) created.push(result.accessory);
+      else if (result.changed) changed.push(result.accessory);
+    }
+    // One call each: Homebridge rewrites its whole accessory cache (and re-announces the bridge) per call.
+    this.publish(created, changed);
     if (!sweep) return;
     const stale = [...this.accessories.values()].filter((accessory) => !keep.has(accessory.UUID));
     for (const accessory of stale) this.forget(accessory);
@@ -98,7 +107,8 @@ export class AccessoryRegistry {
 
   /** Adds (or updates) one device at run time, e.g. after a lock_user_add callback. */
   add(device: WantedDevice): void {
-    this.ensure(device);
+    const result = this.ensure(device);
+    this.publish(result.created ? [result.accessory] : [], result.changed && !result.created ? [result.accessory] : []);
   }
 
   /** Removes one device at run time, e.g. after a lock_user_remove callback. */
@@ -122,7 +132,16 @@ export class AccessoryRegistry {
     return kind === 'lock' ? lockUuid(this.options.api, id) : doorbellUuid(this.options.api, id);
   }
 
-  private ensure(device: WantedDevice): string {
+  private publish(created: PlatformAccessory[], changed: PlatformAccessory[]): void {
+    const { api, log, pluginName, platformName } = this.options;
+    if (created.length > 0) {
+      api.registerPlatformAccessories(pluginName, platformName, created);
+      log.info(`Added to HomeKit: ${created.map((a) => a.displayName).join(', ')}.`);
+    }
+    if (changed.length > 0) api.updatePlatformAccessories(changed);
+  }
+
+  private ensure(device: WantedDevice): { accessory: PlatformAccessory; created: boolean; changed: boolean } {
     const { api } = this.options;
     const uuid = this.uuidOf(device.kind, device.id);
     let accessory = this.accessories.get(uuid);
@@ -133,7 +152,9 @@ export class AccessoryRegistry {
       this.accessories.set(uuid, accessory);
       created = true;
     }
-    (accessory.context as Record<string, unknown>)[CONTEXT_KEY] = { ...device };
+    const context = accessory.context as Record<string, unknown>;
+    const changed = JSON.stringify(context[CONTEXT_KEY]) !== JSON.stringify(device);
+    context[CONTEXT_KEY] = { ...device };
 
     if (device.kind === 'lock') {
       const entry = { id: device.id, name: device.name, doorSensor: device.doorSensor };
@@ -146,14 +167,7 @@ export class AccessoryRegistry {
       if (existing) existing.update(entry);
       else this.doorbells.set(device.id, new DoorbellAccessory(this.options.deps, accessory, entry));
     }
-
-    if (created) {
-      api.registerPlatformAccessories(this.options.pluginName, this.options.platformName, [accessory]);
-      this.options.log.info(`Added ${device.name} (${device.kind} ${device.id}) to HomeKit.`);
-    } else {
-      api.updatePlatformAccessories([accessory]);
-    }
-    return uuid;
+    return { accessory, created, changed };
   }
 
   private forget(accessory: PlatformAccessory): void {

@@ -102,15 +102,18 @@ export function emptyStatus(now: number): Status {
   };
 }
 
-/** Applies a patch (pure). */
+/**
+ * Applies a patch (pure). The types already hold the shape, so nothing is re-validated here: this
+ * runs for every accepted callback, and the schema is checked where the file is read back.
+ */
 export function applyPatch(status: Status, patch: StatusPatch, now: number): Status {
   const { receiver, ...rest } = patch;
-  return statusSchema.parse({
+  return {
     ...status,
     ...rest,
     receiver: receiver ? { ...status.receiver, ...receiver } : status.receiver,
     updatedAt: now,
-  });
+  };
 }
 
 /** Reads the snapshot for the UI; undefined when the plugin has not written one (or it is unreadable). */
@@ -223,8 +226,14 @@ export class StatusWriter {
     this.writing = this.writing.then(async () => {
       if (!this.dirty) return;
       this.dirty = false;
+      // Validated here, once per debounced write, rather than on every update.
+      const checked = statusSchema.safeParse(this.current);
+      if (!checked.success) {
+        this.options.log?.warn(`The status for the settings UI was not saved: it has an unexpected shape (${checked.error.issues.map((i) => i.path.join('.')).join(', ')}).`);
+        return;
+      }
       try {
-        await this.storage.write(STATUS_FILE, this.current);
+        await this.storage.write(STATUS_FILE, checked.data);
       } catch (error) {
         this.dirty = true;
         this.options.log?.warn(`The status for the settings UI could not be saved (${error instanceof Error ? error.message : String(error)}).`);

@@ -76,9 +76,15 @@ describe('StatusWriter: status.json for the settings UI', () => {
     expect((await readStatus(storage))?.receiver.duplicates).toBe(10);
   });
 
-  it('rejects a patch that breaks the schema instead of writing it', async () => {
-    const writer = await StatusWriter.open(storage);
-    expect(() => { writer.update({ link: { state: 'bogus' as 'linked', message: '' } }); }).toThrow();
+  it('never writes a status that breaks the schema: the file keeps the last valid one', async () => {
+    const warnings: string[] = [];
+    const writer = await StatusWriter.open(storage, { log: { warn: (m) => warnings.push(m) } });
+    writer.update({ link: { state: 'linked', message: 'Linked.' } });
+    await writer.flush();
+    writer.update({ link: { state: 'bogus' as 'linked', message: '' } });
+    await writer.flush();
+    expect((await readStatus(storage))?.link.state).toBe('linked');
+    expect(warnings.join()).toMatch(/unexpected shape \(link\.state\)/);
   });
 
   it('readStatus: absent file is undefined', async () => {

@@ -1,33 +1,68 @@
-// Saves an accessory's context soon after a change, so state survives even a hard stop of Homebridge.
+// Saves accessories' context soon after a change, so state survives even a hard stop of Homebridge.
 // Homebridge also saves its accessory cache on a clean shutdown; this covers crashes and power cuts.
+// Every save makes Homebridge serialise and write its whole cache synchronously, so the changes of
+// all accessories are gathered into one update per interval instead of one per accessory.
 import type { API, PlatformAccessory } from 'homebridge';
 
-export class ContextSaver {
+const DEFAULT_DELAY_MS = 1000;
+
+/** The accessories of one Homebridge API waiting to be saved, and the one timer that saves them. */
+class SaveBatch {
+  private readonly pending = new Set<PlatformAccessory>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly api: API,
-    private readonly accessory: PlatformAccessory,
-    private readonly delayMs = 1000,
-  ) {}
+  constructor(private readonly api: API) {}
 
-  /** Coalesces bursts of changes into one cache write. */
-  schedule(): void {
+  add(accessory: PlatformAccessory, delayMs: number): void {
+    this.pending.add(accessory);
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.save();
-    }, this.delayMs);
+      this.flush();
+    }, delayMs);
     this.timer.unref();
   }
 
-  save(): void {
+  remove(accessory: PlatformAccessory): void {
+    this.pending.delete(accessory);
+    if (this.pending.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  flush(): void {
     // Only an accessory Homebridge already serves may be updated: updating an unregistered one would add it to the cache twice.
-    if (this.accessory._associatedHAPAccessory.bridged) this.api.updatePlatformAccessories([this.accessory]);
+    const served = [...this.pending].filter((accessory) => accessory._associatedHAPAccessory.bridged);
+    this.pending.clear();
+    if (served.length > 0) this.api.updatePlatformAccessories(served);
+  }
+}
+
+const batches = new WeakMap<API, SaveBatch>();
+
+function batchFor(api: API): SaveBatch {
+  let batch = batches.get(api);
+  if (!batch) {
+    batch = new SaveBatch(api);
+    batches.set(api, batch);
+  }
+  return batch;
+}
+
+export class ContextSaver {
+  constructor(
+    private readonly api: API,
+    private readonly accessory: PlatformAccessory,
+    private readonly delayMs = DEFAULT_DELAY_MS,
+  ) {}
+
+  /** Coalesces bursts of changes, of this and every other accessory, into one cache write. */
+  schedule(): void {
+    batchFor(this.api).add(this.accessory, this.delayMs);
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    batchFor(this.api).remove(this.accessory);
   }
 }

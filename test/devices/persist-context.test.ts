@@ -44,4 +44,29 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
     lock.dispose();
     done();
   });
+
+  it('changes of several accessories in one burst become a single cache update (Homebridge rewrites the whole cache per update)', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const updates: string[][] = [];
+    const listener = (accessories: { UUID: string }[]) => updates.push(accessories.map((a) => a.UUID));
+    const emitter = api as unknown as EventEmitter;
+    emitter.on('updatePlatformAccessories', listener);
+    const bridge = new api.hap.Bridge('Batch Bridge', api.hap.uuid.generate('bridge:batch'));
+    const locks = ['B1', 'B2', 'B3'].map((id) => {
+      const accessory = newAccessory(api, `Door ${id}`, lockUuid(api, id));
+      bridge.addBridgedAccessory(accessory._associatedHAPAccessory);
+      return { accessory, lock: new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve() }, accessory, { id, name: `Door ${id}`, doorSensor: false }) };
+    });
+    vi.advanceTimersByTime(1_000);
+    updates.length = 0;
+    for (const [i, { lock }] of locks.entries()) {
+      const id = ['B1', 'B2', 'B3'][i] ?? '';
+      lock.apply({ lockId: id, at: 1, kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: 1, signedAt: 1 });
+    }
+    vi.advanceTimersByTime(1_000);
+    expect(updates).toHaveLength(1);
+    expect([...(updates[0] ?? [])].sort()).toEqual(locks.map((l) => l.accessory.UUID).sort());
+    for (const { lock } of locks) lock.dispose();
+    emitter.off('updatePlatformAccessories', listener);
+  });
 });
