@@ -18,6 +18,7 @@ import { Storage } from '../src/storage.js';
 import { freePort } from '../test/harness/homebridge.js';
 import { demoDevices } from '../test/sim/devices.js';
 import { startSimulator } from '../test/sim/index.js';
+import { simPlatformConfig } from '../test/sim/plugin-config.js';
 import { ScenarioRun, frontDoorDay } from '../test/sim/scenario.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,19 +55,7 @@ await mkdir(STORAGE, { recursive: true });
 await writeFile(join(STORAGE, 'config.json'), JSON.stringify({
   bridge: { name: 'Lock Access Demo', username: randomUsername(), port: bridgePort, pin: PIN },
   accessories: [],
-  platforms: [{
-    platform: 'LockAccess',
-    name: 'Lock Access',
-    apiKey: sim.account.apiKey,
-    clientId: sim.account.clientId,
-    clientSecret: sim.account.clientSecret,
-    refreshToken: sim.issueRefreshToken(),
-    baseUrl: sim.baseUrl,
-    authUrl: sim.authUrl,
-    // Plain http on this machine only: the simulator delivers callbacks locally.
-    webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
-    locks: [{ id: lockId, doorSensor: true }],
-  }],
+  platforms: [simPlatformConfig(sim, listenPort, { refreshToken: sim.issueRefreshToken(), locks: [{ id: lockId, doorSensor: true }] })],
 }, null, 2));
 
 say('Lock Access demo');

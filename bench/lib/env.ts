@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import { REPO_ROOT, freePort, startHomebridge, type RunningHomebridge } from '../../test/harness/homebridge.js';
 import { startSimulator, type Simulator } from '../../test/sim/index.js';
+import { simPlatformConfig } from '../../test/sim/plugin-config.js';
 import { fleet, type Fleet } from './fleet.js';
 import { pairBridge, type PairedBridge } from './hap-client.js';
 import type { Target } from './post.js';
@@ -31,23 +32,15 @@ export interface Subject {
 
 /** The plugin's platform block against a simulator; listener on 127.0.0.1:port under /lock-access. */
 export function oursPlatform(sim: Simulator, port: number, f: Fleet, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    platform: 'LockAccess',
-    name: 'Lock Access',
-    apiKey: sim.account.apiKey,
-    clientId: sim.account.clientId,
-    clientSecret: sim.account.clientSecret,
+  return simPlatformConfig(sim, port, {
     refreshToken: sim.issueRefreshToken(),
-    baseUrl: sim.baseUrl,
-    authUrl: sim.authUrl,
-    webhook: { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port },
     locks: f.locks.map((l) => ({ ...l, doorSensor: true })),
     doorbells: f.doorbells.map((d) => ({ ...d, motionTimeoutSeconds: 1 })),
     userWebhook: true,
     discoverDevices: false,
     refreshStateOnStart: false,
     ...extra,
-  };
+  });
 }
 
 export function addFleetToSim(sim: Simulator, f: Fleet): void {

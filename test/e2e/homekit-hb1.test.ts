@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { characteristicId, HapController, type Subscription } from '../harness/hap.js';
 import { freePort, REPO_ROOT, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
 
 const { Service: S, Characteristic: C } = hap;
 
@@ -41,21 +42,13 @@ beforeAll(async () => {
   hb = await startHomebridge({
     flavour: 'homebridge1',
     platforms: [
-      {
-        platform: 'LockAccess',
-        apiKey: sim.account.apiKey,
-        clientId: sim.account.clientId,
-        clientSecret: sim.account.clientSecret,
-        refreshToken: sim.account.refreshToken,
-        baseUrl: sim.baseUrl,
-        authUrl: sim.authUrl,
-        webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
+      simPlatformConfig(sim, listenPort, {
         locks: [{ id: 'LOCK-1', name: 'Front Door' }],
         doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
         discoverDevices: false,
         userWebhook: false,
         refreshStateOnStart: false,
-      },
+      }),
     ],
   });
   await hb.waitForLog(/Webhook listener ready/);

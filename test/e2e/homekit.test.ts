@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { characteristicId, HapController, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
 import { freePort, REPO_ROOT, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
 
 const { Service: S, Characteristic: C } = hap;
 
@@ -19,16 +20,7 @@ let listenPort: number;
 let bridge: { port: number; username: string; pin: string; storagePath: string } | undefined;
 
 function platformConfig(): Record<string, unknown> {
-  return {
-    platform: 'LockAccess',
-    name: 'Lock Access',
-    apiKey: sim.account.apiKey,
-    clientId: sim.account.clientId,
-    clientSecret: sim.account.clientSecret,
-    refreshToken: sim.account.refreshToken,
-    baseUrl: sim.baseUrl,
-    authUrl: sim.authUrl,
-    webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
+  return simPlatformConfig(sim, listenPort, {
     locks: [
       { id: 'LOCK-1', name: 'Front Door', doorSensor: true },
       { id: 'LOCK-2', name: 'Back Door' },
@@ -37,7 +29,7 @@ function platformConfig(): Record<string, unknown> {
     discoverDevices: false,
     userWebhook: false,
     refreshStateOnStart: true,
-  };
+  });
 }
 
 async function start(): Promise<RunningHomebridge> {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudHttpClient } from '../../src/cloud/http-client.js';
 import { SettingsUiBackend } from '../../src/settings-ui-backend.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
 import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 
 let sim: Simulator;
@@ -17,19 +18,7 @@ let storagePath: string | undefined;
 let listenPort: number;
 
 function platformConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    platform: 'LockAccess',
-    name: 'Lock Access',
-    apiKey: sim.account.apiKey,
-    clientId: sim.account.clientId,
-    clientSecret: sim.account.clientSecret,
-    refreshToken: sim.account.refreshToken,
-    baseUrl: sim.baseUrl,
-    authUrl: sim.authUrl,
-    webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
-    locks: [{ id: 'LOCK-1', doorSensor: true }],
-    ...overrides,
-  };
+  return simPlatformConfig(sim, listenPort, { locks: [{ id: 'LOCK-1', doorSensor: true }], ...overrides });
 }
 
 async function start(overrides: Record<string, unknown> = {}): Promise<RunningHomebridge> {
