@@ -4,7 +4,12 @@
 // all accessories are gathered into one update per interval instead of one per accessory.
 import type { API, PlatformAccessory } from 'homebridge';
 
-const DEFAULT_DELAY_MS = 1000;
+/**
+ * Each save blocks the event loop while Homebridge serialises every accessory, which shows up as
+ * latency on callbacks arriving meanwhile; a few seconds of possible loss after a crash is the
+ * better trade (the start-up status refresh catches up anyway).
+ */
+export const CONTEXT_SAVE_DELAY_MS = 5000;
 
 /** The accessories of one Homebridge API waiting to be saved, and the one timer that saves them. */
 class SaveBatch {
@@ -54,7 +59,7 @@ export class ContextSaver {
   constructor(
     private readonly api: API,
     private readonly accessory: PlatformAccessory,
-    private readonly delayMs = DEFAULT_DELAY_MS,
+    private readonly delayMs = CONTEXT_SAVE_DELAY_MS,
   ) {}
 
   /** Coalesces bursts of changes, of this and every other accessory, into one cache write. */

@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { LockAccessory, lockUuid } from '../../src/devices/lock-accessory.js';
+import { CONTEXT_SAVE_DELAY_MS } from '../../src/devices/persist-context.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 
 describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon after a change ($label)', ({ api }) => {
@@ -25,11 +26,11 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
 
   it('a burst of events on a served accessory becomes one cache update', () => {
     const { lock, accessory, updates, done } = lockOn(true);
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
     updates.length = 0;
     for (let i = 1; i <= 5; i++) lock.apply({ lockId: 'SAVE', at: i, kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: i, signedAt: i });
     expect(updates).toEqual([]);
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
     expect(updates).toEqual([[accessory.UUID]]);
     expect((accessory.context as { lockAccess?: { lock?: string } }).lockAccess?.lock).toBe('locked');
     lock.dispose();
@@ -57,13 +58,13 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
       bridge.addBridgedAccessory(accessory._associatedHAPAccessory);
       return { accessory, lock: new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve() }, accessory, { id, name: `Door ${id}`, doorSensor: false }) };
     });
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
     updates.length = 0;
     for (const [i, { lock }] of locks.entries()) {
       const id = ['B1', 'B2', 'B3'][i] ?? '';
       lock.apply({ lockId: id, at: 1, kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: 1, signedAt: 1 });
     }
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
     expect(updates).toHaveLength(1);
     expect([...(updates[0] ?? [])].sort()).toEqual(locks.map((l) => l.accessory.UUID).sort());
     for (const { lock } of locks) lock.dispose();
