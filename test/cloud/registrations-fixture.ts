@@ -11,26 +11,12 @@ import type { ApiClient, HttpMethod, RequestOptions } from '../../src/cloud/api.
 import { CloudHttpClient } from '../../src/cloud/http-client.js';
 import { TokenManager } from '../../src/cloud/token-manager.js';
 import { Storage } from '../../src/storage.js';
+import { captureLog, type CapturedLog } from '../fixtures/token-harness.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 
-export interface CapturedLog {
-  lines: { level: string; message: string }[];
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-  debug(message: string): void;
-}
+// One captured log for all cloud tests: the token tests' helper.
+export { captureLog, type CapturedLog };
 
-export function captureLog(): CapturedLog {
-  const lines: { level: string; message: string }[] = [];
-  return {
-    lines,
-    info: (message) => lines.push({ level: 'info', message }),
-    warn: (message) => lines.push({ level: 'warn', message }),
-    error: (message) => lines.push({ level: 'error', message }),
-    debug: (message) => lines.push({ level: 'debug', message }),
-  };
-}
 
 export interface CallbackTarget {
   url: string;
