@@ -67,19 +67,37 @@ export function toEntry(record: EventLogRecord): EventLogEntry {
   return entry;
 }
 
-/** Appends and keeps only the newest `perDevice` entries of that device (pure). */
-export function appendBounded(entries: readonly EventLogEntry[], entry: EventLogEntry, perDevice: number): EventLogEntry[] {
-  const next = [...entries, entry];
-  const sameDevice = (e: EventLogEntry) => e.deviceKind === entry.deviceKind && e.deviceId === entry.deviceId;
-  let excess = next.filter(sameDevice).length - perDevice;
-  if (excess <= 0) return next;
-  return next.filter((e) => {
-    if (excess > 0 && sameDevice(e)) {
-      excess -= 1;
-      return false;
+/**
+ * The newest `perDevice` entries of every device, in arrival order (pure, no I/O). Each device has
+ * its own short list, so adding is constant time however many devices there are: this runs for
+ * every accepted callback. The whole list is put together only when it is written or read.
+ */
+export class BoundedEntries {
+  private readonly byDevice = new Map<string, { seq: number; entry: EventLogEntry }[]>();
+  private seq = 0;
+
+  constructor(private readonly perDevice: number, entries: readonly EventLogEntry[] = []) {
+    for (const entry of entries) this.add(entry);
+  }
+
+  add(entry: EventLogEntry): void {
+    const key = `${entry.deviceKind}:${entry.deviceId}`;
+    let list = this.byDevice.get(key);
+    if (!list) {
+      list = [];
+      this.byDevice.set(key, list);
     }
-    return true;
-  });
+    list.push({ seq: this.seq++, entry });
+    // At most one over the bound, so one shift of a short list keeps it there.
+    if (list.length > this.perDevice) list.shift();
+  }
+
+  /** Oldest first. */
+  list(): EventLogEntry[] {
+    const all: { seq: number; entry: EventLogEntry }[] = [];
+    for (const list of this.byDevice.values()) all.push(...list);
+    return all.sort((a, b) => a.seq - b.seq).map((item) => item.entry);
+  }
 }
 
 /** Reads the log for the UI: newest first; an absent or unreadable file is an empty log. */
@@ -93,11 +111,10 @@ export async function readEventLog(storage: Storage): Promise<EventLogEntry[]> {
 }
 
 export class EventLog {
-  private list: EventLogEntry[];
+  private readonly kept: BoundedEntries;
   private timer: NodeJS.Timeout | undefined;
   private dirty = false;
   private writing: Promise<void> = Promise.resolve();
-  private readonly perDevice: number;
   private readonly debounceMs: number;
 
   private constructor(
@@ -105,8 +122,7 @@ export class EventLog {
     entries: EventLogEntry[],
     private readonly options: EventLogOptions,
   ) {
-    this.list = entries;
-    this.perDevice = Math.max(1, options.perDevice ?? DEFAULT_EVENTS_PER_DEVICE);
+    this.kept = new BoundedEntries(Math.max(1, options.perDevice ?? DEFAULT_EVENTS_PER_DEVICE), entries);
     this.debounceMs = options.debounceMs ?? DEFAULT_EVENT_LOG_DEBOUNCE_MS;
   }
 
@@ -122,7 +138,7 @@ export class EventLog {
   }
 
   record(record: EventLogRecord): void {
-    this.list = appendBounded(this.list, toEntry(record), this.perDevice);
+    this.kept.add(toEntry(record));
     this.dirty = true;
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
@@ -133,7 +149,7 @@ export class EventLog {
 
   /** Newest first. */
   entries(): EventLogEntry[] {
-    return [...this.list].reverse();
+    return this.kept.list().reverse();
   }
 
   /** Writes pending entries now (call on shutdown). */
@@ -151,7 +167,7 @@ export class EventLog {
       if (!this.dirty) return;
       this.dirty = false;
       try {
-        await this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.list });
+        await this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.kept.list() });
       } catch (error) {
         this.dirty = true;
         this.options.log?.warn(`The event log could not be saved (${error instanceof Error ? error.message : String(error)}); it will be retried with the next event.`);

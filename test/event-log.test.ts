@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Actor, DeviceEvent } from '../src/devices/events.js';
-import { EventLog, appendBounded, describeEvent, readEventLog, toEntry, type EventLogEntry } from '../src/event-log.js';
+import { BoundedEntries, EventLog, describeEvent, readEventLog, toEntry, type EventLogEntry } from '../src/event-log.js';
 import { Storage } from '../src/storage.js';
 
 const jane: Actor = { kind: 'person', userId: 'u-1', firstName: 'Jane', lastName: 'Doe' };
@@ -54,10 +54,22 @@ describe('event log entries: bounded per device', () => {
   const entry = (deviceId: string, at: number): EventLogEntry => ({ deviceKind: 'lock', deviceId, deviceName: deviceId, kind: 'doorState', at, text: 'Door opened' });
 
   it('keeps only the newest N entries of a device and leaves other devices alone', () => {
-    let list: EventLogEntry[] = [entry('B', 0)];
-    for (let i = 1; i <= 5; i += 1) list = appendBounded(list, entry('A', i), 3);
-    expect(list.filter((e) => e.deviceId === 'A').map((e) => e.at)).toEqual([3, 4, 5]);
-    expect(list.filter((e) => e.deviceId === 'B')).toHaveLength(1);
+    const kept = new BoundedEntries(3, [entry('B', 0)]);
+    for (let i = 1; i <= 5; i += 1) kept.add(entry('A', i));
+    expect(kept.list().filter((e) => e.deviceId === 'A').map((e) => e.at)).toEqual([3, 4, 5]);
+    expect(kept.list().filter((e) => e.deviceId === 'B')).toHaveLength(1);
+  });
+
+  it('keeps arrival order across devices, also for entries loaded from the file', () => {
+    const kept = new BoundedEntries(2, [entry('A', 1), entry('B', 2), entry('A', 3)]);
+    kept.add(entry('B', 4));
+    kept.add(entry('A', 5));
+    expect(kept.list().map((e) => `${e.deviceId}${String(e.at)}`)).toEqual(['B2', 'A3', 'B4', 'A5']);
+  });
+
+  it('trims entries loaded from a file written with a larger bound', () => {
+    const kept = new BoundedEntries(1, [entry('A', 1), entry('A', 2), entry('A', 3)]);
+    expect(kept.list().map((e) => e.at)).toEqual([3]);
   });
 
   it('keeps the recording id of presses and recordings and the still image of motion', () => {
