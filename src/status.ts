@@ -177,6 +177,12 @@ export class StatusWriter {
     this.schedule();
   }
 
+  private touch(): void {
+    this.current.updatedAt = this.now();
+    this.dirty = true;
+    this.schedule();
+  }
+
   /** Replaces (or adds) the registration of one device kind and id. */
   updateRegistration(registration: RegistrationStatus): void {
     const same = (r: RegistrationStatus) => r.kind === registration.kind && r.id === registration.id;
@@ -191,18 +197,19 @@ export class StatusWriter {
   /** An accepted callback (not a duplicate) for a device. */
   callbackAccepted(callback: z.infer<typeof lastCallbackSchema>): void {
     const key = `${callback.deviceKind}:${callback.deviceKind === 'user' ? '' : callback.deviceId}`;
+    // Changed in place: this runs for every callback, and copying the entries of every device each
+    // time showed in profiles. Nothing outside holds `current` (the getter hands out a copy).
     const receiver = this.current.receiver;
-    this.update({ receiver: { accepted: receiver.accepted + 1, lastCallbacks: { ...receiver.lastCallbacks, [key]: callback } } });
+    receiver.accepted += 1;
+    receiver.lastCallbacks[key] = callback;
+    this.touch();
   }
 
-  callbackDuplicate(): void {
-    this.update({ receiver: { duplicates: this.current.receiver.duplicates + 1 } });
-  }
-
-  /** A refused callback, counted by a short plain reason such as "bad signature". */
-  callbackRejected(reason: string): void {
-    const rejected = this.current.receiver.rejected;
-    this.update({ receiver: { rejected: { ...rejected, [reason]: (rejected[reason] ?? 0) + 1 } } });
+  /** The receiver's own counters, written only when they changed (called for every callback). */
+  receiverCounters(duplicates: number, rejected: Readonly<Record<string, number>>): void {
+    const receiver = this.current.receiver;
+    const changed = receiver.duplicates !== duplicates || Object.entries(rejected).some(([reason, n]) => receiver.rejected[reason] !== n);
+    if (changed) this.update({ receiver: { duplicates, rejected: { ...rejected } } });
   }
 
   /** Writes pending changes now (call on shutdown). */

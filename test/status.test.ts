@@ -32,16 +32,40 @@ describe('StatusWriter: status.json for the settings UI', () => {
     const writer = await StatusWriter.open(storage);
     writer.callbackAccepted({ deviceKind: 'lock', deviceId: 'L1', at: 5, kind: 'lockState' });
     writer.callbackAccepted({ deviceKind: 'lock', deviceId: 'L1', at: 9, kind: 'doorState' });
-    writer.callbackDuplicate();
-    writer.callbackRejected('bad signature');
-    writer.callbackRejected('bad signature');
-    writer.callbackRejected('stale timestamp');
+    writer.receiverCounters(1, { 'bad signature': 2, 'stale timestamp': 1 });
     await writer.flush();
     const receiver = (await readStatus(storage))?.receiver;
     expect(receiver?.accepted).toBe(2);
     expect(receiver?.duplicates).toBe(1);
     expect(receiver?.rejected).toEqual({ 'bad signature': 2, 'stale timestamp': 1 });
     expect(receiver?.lastCallbacks['lock:L1']).toEqual({ deviceKind: 'lock', deviceId: 'L1', at: 9, kind: 'doorState' });
+  });
+
+  it('a snapshot handed out is not changed by later callbacks', async () => {
+    const writer = await StatusWriter.open(storage);
+    writer.callbackAccepted({ deviceKind: 'lock', deviceId: 'L1', at: 5, kind: 'lockState' });
+    const before = writer.status;
+    writer.callbackAccepted({ deviceKind: 'lock', deviceId: 'L2', at: 6, kind: 'lockState' });
+    expect(before.receiver.accepted).toBe(1);
+    expect(Object.keys(before.receiver.lastCallbacks)).toEqual(['lock:L1']);
+    expect(writer.status.receiver.accepted).toBe(2);
+  });
+
+  it('receiver counters are written only when they change', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const writer = await StatusWriter.open(storage, { debounceMs: 500 });
+    await vi.advanceTimersByTimeAsync(500);
+    await writer.flush();
+    const write = vi.spyOn(storage, 'write');
+    writer.receiverCounters(0, {});
+    await vi.advanceTimersByTimeAsync(500);
+    await writer.flush();
+    expect(write).not.toHaveBeenCalled();
+    writer.receiverCounters(0, { 'bad signature': 1 });
+    await vi.advanceTimersByTimeAsync(500);
+    await writer.flush();
+    expect(write).toHaveBeenCalledTimes(1);
+    expect((await readStatus(storage))?.receiver.rejected).toEqual({ 'bad signature': 1 });
   });
 
   it('a failing registration keeps its last success; a success clears the error', async () => {
@@ -68,7 +92,7 @@ describe('StatusWriter: status.json for the settings UI', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const write = vi.spyOn(storage, 'write');
     const writer = await StatusWriter.open(storage, { debounceMs: 500 });
-    for (let i = 0; i < 10; i += 1) writer.callbackDuplicate();
+    for (let i = 1; i <= 10; i += 1) writer.receiverCounters(i, {});
     expect(write).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(500);
     await writer.flush();
