@@ -22,6 +22,7 @@ import type { LockAccessConfig } from './config.js';
 import { callbackUrls } from './config.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent } from './devices/events.js';
 import { EventLog } from './event-log.js';
+import { LogLimiter } from './log-limiter.js';
 import { describeEvent } from './event-words.js';
 import { StatusWriter } from './status.js';
 import { Storage } from './storage.js';
@@ -65,6 +66,8 @@ export class PluginRuntime {
   private converging: Promise<void> | undefined;
   private convergeAgain = false;
   private stopped = false;
+  /** The log for lines written per event, held to a household pace. */
+  private readonly eventLines: LogLimiter;
   private idle = false;
   /** Locks added or removed at run time by user-webhook membership callbacks. */
   private readonly addedLocks = new Set<string>();
@@ -75,6 +78,7 @@ export class PluginRuntime {
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
     this.tokensFile = this.storage.file(TOKENS_FILE);
+    this.eventLines = new LogLimiter(options.log);
   }
 
   private newRegistrar(): WebhookRegistrar | undefined {
@@ -111,7 +115,7 @@ export class PluginRuntime {
       pluginName: this.options.pluginName,
       platformName: this.options.platformName,
       cached: this.options.cachedAccessories,
-      deps: { api, log, operate: (lockId, action) => operateLock(client, lockId, action) },
+      deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action) },
     });
     // Serve what we know at once: configured devices plus those cached from the last run.
     this.registry.sync(this.initialDevices(), !config.discoverDevices);
@@ -161,6 +165,7 @@ export class PluginRuntime {
     this.tokens?.stop();
     this.registrar?.stop();
     this.registry?.disposeAll();
+    this.eventLines.flush();
     this.publishReceiverStats();
     await Promise.allSettled([this.receiver?.close(), this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush()]);
   }
@@ -302,14 +307,14 @@ export class PluginRuntime {
         const name = registry.nameOf('lock', event.lockId);
         // Accessories log what they apply; events for devices not in HomeKit are logged here.
         if (lock) lock.apply(event, context);
-        else this.options.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
+        else this.eventLines.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
         this.record('lock', event.lockId, name, event, context);
         if (event.kind === 'online') this.publishDevices();
       } else if (isDoorbellEvent(event)) {
         const doorbell = registry.doorbell(event.doorbellId);
         const name = registry.nameOf('doorbell', event.doorbellId);
         if (doorbell) doorbell.apply(event, context);
-        else this.options.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
+        else this.eventLines.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
         this.record('doorbell', event.doorbellId, name, event, context);
       } else {
         this.record('account', 'account', 'Account', event, context);
@@ -401,7 +406,7 @@ export class PluginRuntime {
   private publishReceiverStats(): void {
     const stats = this.receiver?.stats;
     if (!stats || !this.status) return;
-    this.status.update({ receiver: { duplicates: stats.duplicates, rejected: { ...stats.rejected } } });
+    this.status.receiverCounters(stats.duplicates, stats.rejected);
   }
 }
 
