@@ -51,6 +51,10 @@ export function lockCategory(api: API): Categories {
   return api.hap.Categories.DOOR_LOCK;
 }
 
+/** The services an event of each kind can change; kinds not listed render everything. */
+type Aspect = 'lock' | 'door' | 'battery';
+const ASPECT_OF: Partial<Record<LockEvent['kind'], Aspect>> = { lockState: 'lock', doorState: 'door', battery: 'battery' };
+
 const BRIDGE_ADVICE: Record<BridgeError['problem'], string> = {
   timeout: 'Try again in a moment.',
   noBridge: 'Remote control needs a Lock Access Wi-Fi bridge paired with this lock.',
@@ -65,6 +69,8 @@ export class LockAccessory {
   private readonly saver: ContextSaver;
   private readonly timers = new Set<NodeJS.Immediate>();
   private disposed = false;
+  /** The name the services were last given by render(); undefined makes the next render name them. */
+  private renderedName: string | undefined;
 
   constructor(
     private readonly deps: DeviceDeps,
@@ -99,6 +105,7 @@ export class LockAccessory {
       return;
     }
     const wasOnline = this.current.online;
+    const shapeBefore = this.shape();
     const result = reduceLock(this.current, event, context.receivedAt);
     this.current = result.state;
     if (!result.applied) {
@@ -114,9 +121,11 @@ export class LockAccessory {
     } else {
       this.deps.log.info(`${this.name}: ${result.text}.`);
     }
-    this.converge();
+    // Services change only with the name or a first door or keypad event; re-checking them on every
+    // event showed in profiles.
+    if (this.shape() !== shapeBefore) this.converge();
     // The mapping table sets both current and target from operation/status events.
-    this.render(event.kind === 'lockState');
+    this.render(event.kind === 'lockState', ASPECT_OF[event.kind]);
     this.store();
   }
 
@@ -137,8 +146,14 @@ export class LockAccessory {
     this.saver.dispose();
   }
 
+  /** What the set of services and their names depend on. */
+  private shape(): string {
+    return `${this.name}\n${String(this.entry.doorSensor || this.current.doorSensorSeen)}\n${String(this.current.keypadSeen)}`;
+  }
+
   /** Services follow config and state: acquired when wanted, pruned when not, handlers bound each time. */
   private converge(): void {
+    this.renderedName = undefined;
     const { Service: S, Characteristic: C } = this.deps.api.hap;
     const name = this.name;
     if (this.accessory.displayName !== name) this.accessory.updateDisplayName(name);
@@ -159,7 +174,7 @@ export class LockAccessory {
       const strayBattery = service.UUID === S.Battery.UUID && service.subtype !== undefined && service.subtype !== '' && service.subtype !== KEYPAD_SUBTYPE;
       if (!wanted.has(service.UUID) || strayBattery) this.accessory.removeService(service);
     }
-    for (const service of this.accessory.services) this.guardReads(service);
+    // Read guards are bound by the render that follows, once every characteristic exists.
   }
 
   /** Offline: every read of this accessory fails with SERVICE_COMMUNICATION_FAILURE, which Home shows as No Response. */
@@ -187,33 +202,47 @@ export class LockAccessory {
     }
   }
 
-  /** Pushes state into the characteristics; `setTarget` also moves LockTargetState to match. */
-  private render(setTarget: boolean): void {
+  /**
+   * Pushes state into the characteristics; `setTarget` also moves LockTargetState to match. `only`
+   * limits it to the services one event can change: each update runs through HAP's change events,
+   * which showed in profiles of a busy listener.
+   */
+  private render(setTarget: boolean, only?: Aspect): void {
     const { Service: S, Characteristic: C } = this.deps.api.hap;
     const name = this.name;
-    const lock = findService(this.accessory, S.LockMechanism);
+    // Names and constants are set only after a change of name or services, not on every event.
+    const naming = this.renderedName !== name;
+    this.renderedName = name;
+    const wants = (aspect: Aspect) => naming || only === undefined || only === aspect;
+    const lock = wants('lock') ? findService(this.accessory, S.LockMechanism) : undefined;
     if (lock) {
       const value = this.lockValue();
-      lock.updateCharacteristic(C.Name, name);
+      if (naming) lock.updateCharacteristic(C.Name, name);
       lock.updateCharacteristic(C.LockCurrentState, value.current);
       if (setTarget && value.target !== undefined) lock.updateCharacteristic(C.LockTargetState, value.target);
     }
-    const door = findService(this.accessory, S.ContactSensor);
+    const door = wants('door') ? findService(this.accessory, S.ContactSensor) : undefined;
     if (door) {
-      door.updateCharacteristic(C.Name, `${name} Door`);
+      if (naming) door.updateCharacteristic(C.Name, `${name} Door`);
       if (this.current.door === 'closed') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_DETECTED);
       if (this.current.door === 'open' || this.current.door === 'ajar') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_NOT_DETECTED);
     }
     const renderBattery = (service: Service | undefined, battery: LockState['battery'], label: string) => {
       if (!service) return;
-      service.updateCharacteristic(C.Name, label);
+      if (naming) {
+        service.updateCharacteristic(C.Name, label);
+        service.updateCharacteristic(C.ChargingState, C.ChargingState.NOT_CHARGEABLE);
+      }
       // Before any battery event nothing warned, which the service only does when batteries run low.
       service.updateCharacteristic(C.BatteryLevel, battery?.level ?? 100);
       service.updateCharacteristic(C.StatusLowBattery, battery?.low === true ? C.StatusLowBattery.BATTERY_LEVEL_LOW : C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
-      service.updateCharacteristic(C.ChargingState, C.ChargingState.NOT_CHARGEABLE);
     };
-    renderBattery(findService(this.accessory, S.Battery), this.current.battery, `${name} Battery`);
-    renderBattery(findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`);
+    if (wants('battery')) {
+      renderBattery(findService(this.accessory, S.Battery), this.current.battery, `${name} Battery`);
+      renderBattery(findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`);
+    }
+    // Setting an optional characteristic (ChargingState) adds it, so guards are bound after that.
+    if (naming) for (const service of this.accessory.services) this.guardReads(service);
   }
 
   private store(): void {
