@@ -5,11 +5,12 @@
 import type { API, PlatformAccessory } from 'homebridge';
 
 /**
- * Each save blocks the event loop while Homebridge serialises every accessory, which shows up as
- * latency on callbacks arriving meanwhile; a few seconds of possible loss after a crash is the
- * better trade (the start-up status refresh catches up anyway).
+ * Each save blocks the event loop while Homebridge serialises every accessory (tens of ms with a
+ * hundred locks), which shows up as latency on callbacks and HomeKit reads arriving meanwhile. A
+ * clean shutdown saves everything anyway; after a crash up to a minute of state changes may be
+ * lost, which the start-up status refresh catches up.
  */
-export const CONTEXT_SAVE_DELAY_MS = 5000;
+export const CONTEXT_SAVE_DELAY_MS = 60_000;
 
 /** The accessories of one Homebridge API waiting to be saved, and the one timer that saves them. */
 class SaveBatch {
