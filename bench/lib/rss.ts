@@ -7,7 +7,9 @@ import { median } from './stats.js';
 export const SETTLE_PRELOAD = join(import.meta.dirname, 'settle-preload.mjs');
 
 /** NODE_OPTIONS for a child whose memory is measured: exposes gc and runs it on SIGUSR2. */
-export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}` };
+// BENCH_CPU_PROF=<dir> also writes a V8 CPU profile of each benchmarked process there on exit.
+const cpuProf = process.env.BENCH_CPU_PROF ? ` --cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` : '';
+export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}${cpuProf}` };
 
 export async function rssKiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 
 import { manualOperation } from '../../test/sim/payloads.js';
 import type { BenchEnv, Subject } from '../lib/env.js';
+import { cpuMs } from '../lib/cpu.js';
 import { signedHeaders, type Target } from '../lib/post.js';
 import { ratio, round } from '../lib/stats.js';
 import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/types.js';
@@ -16,6 +17,8 @@ import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/t
 interface Load {
   label: string;
   perSecond: number;
+  /** The serving process's CPU time per answered request, in microseconds. */
+  cpuMicrosPerRequest: number | undefined;
   ok: number;
   non2xx: number;
   errors: number;
@@ -30,10 +33,11 @@ function stamp(): number {
 }
 
 /** autocannon against `targets` (round robin), each request a freshly built and signed callback. */
-async function load(label: string, targets: Target[], lockIds: string[], seconds: number, connections: number): Promise<Load> {
+async function load(label: string, targets: Target[], lockIds: string[], seconds: number, connections: number, pid?: number): Promise<Load> {
   const first = targets[0];
   if (!first) throw new Error('no targets');
   let n = 0;
+  const cpuBefore = pid === undefined ? undefined : cpuMs(pid);
   const result = await autocannon({
     url: new URL(first.url).origin,
     connections,
@@ -55,9 +59,11 @@ async function load(label: string, targets: Target[], lockIds: string[], seconds
     ],
   });
   const ok = result['2xx'];
+  const cpuUsed = pid === undefined || cpuBefore === undefined ? undefined : cpuMs(pid) - cpuBefore;
   return {
     label,
     perSecond: round(ok / result.duration, 0),
+    cpuMicrosPerRequest: cpuUsed === undefined || ok === 0 ? undefined : round((cpuUsed * 1000) / ok, 0),
     ok,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -66,7 +72,7 @@ async function load(label: string, targets: Target[], lockIds: string[], seconds
   };
 }
 
-async function startBareFastify(): Promise<{ port: number; stop: () => Promise<void> }> {
+async function startBareFastify(): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bare-fastify.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let text = '';
@@ -79,8 +85,10 @@ async function startBareFastify(): Promise<{ port: number; stop: () => Promise<v
       reject(new Error('bare Fastify exited'));
     });
   });
+  if (child.pid === undefined) throw new Error('bare Fastify has no pid');
   return {
     port,
+    pid: child.pid,
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -110,13 +118,13 @@ export async function runThroughput(options: RunOptions, env: BenchEnv): Promise
     await load('warm-up', fastifyTargets, lockIds, 1, connections);
     if (ours) await load('warm-up', lockIds.map((id) => ours.lockTarget(id)), lockIds, 1, connections);
     // Interleaved: bare Fastify, ours, bare plugin; then bare Fastify again to see drift.
-    results.push(await load('bare Fastify route (same bodies, no checks)', fastifyTargets, lockIds, seconds, connections));
-    if (ours) results.push(await load('this plugin, full path in Homebridge', lockIds.map((id) => ours.lockTarget(id)), lockIds, seconds, connections));
-    results.push(await load('bare plugin in Homebridge (verify + updateCharacteristic)', lockIds.map((id) => bare.lockTarget(id)), lockIds, seconds, connections));
+    results.push(await load('bare Fastify route (same bodies, no checks)', fastifyTargets, lockIds, seconds, connections, fastify.pid));
+    if (ours) results.push(await load('this plugin, full path in Homebridge', lockIds.map((id) => ours.lockTarget(id)), lockIds, seconds, connections, ours.pid));
+    results.push(await load('bare plugin in Homebridge (verify + updateCharacteristic)', lockIds.map((id) => bare.lockTarget(id)), lockIds, seconds, connections, bare.pid));
   } finally {
     await fastify.stop();
   }
-  for (const r of results) options.log(`throughput ${r.label}: ${r.perSecond}/s (non-2xx ${r.non2xx}, errors ${r.errors})`);
+  for (const r of results) options.log(`throughput ${r.label}: ${r.perSecond}/s, ${r.cpuMicrosPerRequest ?? '?'} µs CPU each (non-2xx ${r.non2xx}, errors ${r.errors})`);
   const base = results[0];
   const mine = ours ? results[1] : undefined;
   const goals: Goal[] = [];
@@ -131,8 +139,8 @@ export async function runThroughput(options: RunOptions, env: BenchEnv): Promise
     title: 'Receiver throughput (signed callbacks per second)',
     figures: { seconds, connections, results },
     table: {
-      header: ['target', 'answered 2xx per second', 'ratio to bare Fastify', 'non-2xx', 'errors', 'latency p50 / p99 ms'],
-      rows: results.map((r) => [r.label, String(r.perSecond), base ? fmt(r.perSecond / base.perSecond, 2) : 'n/a', String(r.non2xx), String(r.errors), `${r.latencyP50} / ${r.latencyP99}`]),
+      header: ['target', 'answered 2xx per second', 'ratio to bare Fastify', 'server CPU per callback (µs)', 'non-2xx', 'errors', 'latency p50 / p99 ms'],
+      rows: results.map((r) => [r.label, String(r.perSecond), base ? fmt(r.perSecond / base.perSecond, 2) : 'n/a', r.cpuMicrosPerRequest === undefined ? 'n/a' : String(r.cpuMicrosPerRequest), String(r.non2xx), String(r.errors), `${r.latencyP50} / ${r.latencyP99}`]),
     },
     goals,
     notes,

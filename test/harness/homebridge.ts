@@ -62,6 +62,7 @@ function randomUsername(): string {
 
 // eslint-disable-next-line no-control-regex -- strips terminal colour codes from Homebridge's output
 const ANSI = /\u001b\[[0-9;]*m/g;
+const MAX_LOG_LINES = 50_000;
 
 export async function startHomebridge(options: HomebridgeOptions): Promise<RunningHomebridge> {
   const ownStorage = options.storagePath === undefined;
@@ -98,9 +99,11 @@ export async function startHomebridge(options: HomebridgeOptions): Promise<Runni
   });
   const onData = (buffer: string) => {
     for (const raw of buffer.split('\n')) {
-      const line = raw.replace(ANSI, '').trimEnd();
+      const line = (raw.includes('\u001b') ? raw.replace(ANSI, '') : raw).trimEnd();
       if (line === '') continue;
       logs.push(line);
+      // Long benchmark runs log a line per event: keep the newest lines, in large steps.
+      if (logs.length > MAX_LOG_LINES) logs.splice(0, MAX_LOG_LINES / 5);
       if (process.env.HB_LOG === '1') process.stderr.write(`[hb] ${line}\n`);
       for (const waiter of waiters) {
         if (waiter.pattern.test(line)) {
