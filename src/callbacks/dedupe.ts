@@ -48,8 +48,22 @@ export interface DedupeOptions {
   log?: { warn(message: string): void };
 }
 
+interface Remembered {
+  key: string;
+  expiresAt: number;
+}
+
 export class DedupeStore {
+  /** key -> expiresAt, for lookups. */
   private readonly seen = new Map<string, number>();
+  /**
+   * The same keys oldest first (the TTL is fixed, so that is expiry order), read from `head`.
+   * Expiry and trimming take from here, not by iterating the Map: V8 keeps deleted Map entries
+   * until it rehashes, so taking the Map's first key over and over walks every deleted one and
+   * slowed each callback to a crawl once the store was full.
+   */
+  private order: Remembered[] = [];
+  private head = 0;
   private readonly now: () => number;
   private readonly ttlMs: number;
   private readonly maxKeys: number;
@@ -87,7 +101,7 @@ export class DedupeStore {
       const data = await this.options.storage.read(DEDUPE_FILE, fileSchema);
       const now = this.now();
       for (const [key, expiresAt] of data?.entries ?? []) {
-        if (expiresAt > now && !this.seen.has(key)) this.seen.set(key, expiresAt);
+        if (expiresAt > now && !this.seen.has(key)) this.remember(key, expiresAt);
       }
       this.trim();
     } catch (error) {
@@ -103,8 +117,7 @@ export class DedupeStore {
     this.expire(now);
     const expiresAt = this.seen.get(key);
     if (expiresAt !== undefined && expiresAt > now) return false;
-    this.seen.delete(key);
-    this.seen.set(key, now + this.ttlMs);
+    this.remember(key, now + this.ttlMs);
     this.trim();
     this.schedule();
     return true;
@@ -123,7 +136,7 @@ export class DedupeStore {
     }
     if (!this.dirty) return this.writing;
     this.dirty = false;
-    const entries = [...this.seen.entries()];
+    const entries = this.live().map((e): [string, number] => [e.key, e.expiresAt]);
     // Writes are chained so an older snapshot never lands after a newer one.
     this.writing = this.writing
       .then(() => this.options.storage.write(DEDUPE_FILE, { version: 1, entries }))
@@ -148,20 +161,48 @@ export class DedupeStore {
     this.timer.unref();
   }
 
-  /** Drops expired keys from the oldest end (insertion order is expiry order while the TTL is fixed). */
+  private remember(key: string, expiresAt: number): void {
+    this.seen.set(key, expiresAt);
+    this.order.push({ key, expiresAt });
+  }
+
+  /** An entry of `order` still stands for its key (a key set again later has a newer entry). */
+  private current(entry: Remembered): boolean {
+    return this.seen.get(entry.key) === entry.expiresAt;
+  }
+
+  private live(): Remembered[] {
+    return this.order.slice(this.head).filter((entry) => this.current(entry));
+  }
+
+  /** Drops expired keys from the oldest end. */
   private expire(now: number): void {
-    for (const [key, expiresAt] of this.seen) {
-      if (expiresAt > now) break;
-      this.seen.delete(key);
-      this.dirty = true;
+    while (this.head < this.order.length) {
+      const entry = this.order[this.head];
+      if (entry === undefined || entry.expiresAt > now) break;
+      this.head += 1;
+      if (this.current(entry)) {
+        this.seen.delete(entry.key);
+        this.dirty = true;
+      }
     }
+    this.compact();
   }
 
   private trim(): void {
-    while (this.seen.size > this.maxKeys) {
-      const oldest = this.seen.keys().next();
-      if (oldest.done === true) break;
-      this.seen.delete(oldest.value);
+    while (this.seen.size > this.maxKeys && this.head < this.order.length) {
+      const entry = this.order[this.head];
+      this.head += 1;
+      if (entry !== undefined && this.current(entry)) this.seen.delete(entry.key);
+    }
+    this.compact();
+  }
+
+  /** Drops the consumed front of `order` once it is most of the array. */
+  private compact(): void {
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
   }
 }

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { DEDUPE_FILE, DedupeNotReadyError, DedupeStore, dedupeKey } from '../../src/callbacks/dedupe.js';
@@ -107,5 +108,57 @@ describe('design 6: dedupe is kept on disk', () => {
     expect(store.ready).toBe(true);
     expect(store.size).toBe(0);
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('dedupe memory: expiry and the size bound against a plain model', () => {
+  /** The obvious implementation: a list of [key, expiresAt], oldest first. */
+  class Model {
+    list: [string, number][] = [];
+    constructor(private readonly ttl: number, private readonly max: number) {}
+    checkAndSet(key: string, now: number): boolean {
+      this.list = this.list.filter(([, at]) => at > now);
+      if (this.list.some(([k]) => k === key)) return false;
+      this.list.push([key, now + this.ttl]);
+      while (this.list.length > this.max) this.list.shift();
+      return true;
+    }
+  }
+
+  let runs = 0;
+
+  it('answers like the model for any sequence of deliveries and clock steps, and writes the same keys', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.record({ key: fc.integer({ min: 0, max: 12 }) }), fc.record({ step: fc.integer({ min: 0, max: 40 }) })), { maxLength: 200 }),
+        async (steps) => {
+          const ttlMs = 50;
+          const maxKeys = 5;
+          // A folder per run: each run starts with no file.
+          runs += 1;
+          const own = new Storage(join(dir, `run-${String(runs)}`));
+          const store = await DedupeStore.open({ storage: own, now: () => clock.now, ttlMs, maxKeys, debounceMs: 60_000 });
+          const model = new Model(ttlMs, maxKeys);
+          for (const step of steps) {
+            if ('step' in step) clock.now += step.step;
+            else expect(store.checkAndSet(`k${String(step.key)}`)).toBe(model.checkAndSet(`k${String(step.key)}`, clock.now));
+          }
+          await store.flush();
+          // Nothing delivered, nothing written.
+          const file = JSON.parse(await readFile(own.file(DEDUPE_FILE), 'utf8').catch(() => '{"entries":[]}')) as { entries: [string, number][] };
+          const live = file.entries.filter(([, at]) => at > clock.now);
+          expect(live).toEqual(model.list.filter(([, at]) => at > clock.now));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a full store keeps the newest maxKeys keys while far more arrive', async () => {
+    const store = await open({ maxKeys: 1000 });
+    for (let i = 0; i < 20_000; i += 1) expect(store.checkAndSet(`k${String(i)}`)).toBe(true);
+    expect(store.size).toBe(1000);
+    expect(store.checkAndSet('k19999')).toBe(false);
+    expect(store.checkAndSet('k18999')).toBe(true);
   });
 });
