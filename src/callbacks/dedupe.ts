@@ -136,10 +136,10 @@ export class DedupeStore {
     }
     if (!this.dirty) return this.writing;
     this.dirty = false;
-    const entries = this.live().map((e): [string, number] => [e.key, e.expiresAt]);
+    const entries = this.live();
     // Writes are chained so an older snapshot never lands after a newer one.
     this.writing = this.writing
-      .then(() => this.options.storage.write(DEDUPE_FILE, { version: 1, entries }))
+      .then(() => this.options.storage.write(DEDUPE_FILE, { version: 1, entries }, { compact: true }))
       .catch((error: unknown) => {
         this.dirty = true;
         this.options.log?.warn(`The duplicate filter could not be saved (${error instanceof Error ? error.message : 'unknown error'}).`);
@@ -171,8 +171,14 @@ export class DedupeStore {
     return this.seen.get(entry.key) === entry.expiresAt;
   }
 
-  private live(): Remembered[] {
-    return this.order.slice(this.head).filter((entry) => this.current(entry));
+  /** The [key, expiresAt] pairs the file holds, oldest first. */
+  private live(): [string, number][] {
+    const pairs: [string, number][] = [];
+    for (let i = this.head; i < this.order.length; i += 1) {
+      const entry = this.order[i];
+      if (entry !== undefined && this.current(entry)) pairs.push([entry.key, entry.expiresAt]);
+    }
+    return pairs;
   }
 
   /** Drops expired keys from the oldest end. */

@@ -155,8 +155,13 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     stats.rejected[reason] = (stats.rejected[reason] ?? 0) + 1;
   };
 
+  // Counted rather than Object.keys(...).length on every callback.
+  let lastCallbackKeys = 0;
   const markLastCallback = (key: string, at: number) => {
-    if (!(key in stats.lastCallbackAt) && Object.keys(stats.lastCallbackAt).length >= MAX_LAST_CALLBACK_KEYS) return;
+    if (!Object.hasOwn(stats.lastCallbackAt, key)) {
+      if (lastCallbackKeys >= MAX_LAST_CALLBACK_KEYS) return;
+      lastCallbackKeys += 1;
+    }
     stats.lastCallbackAt[key] = at;
   };
 
