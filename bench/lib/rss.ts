@@ -22,13 +22,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Forced settle, then the median of several samples: wait, ask the child to collect garbage
- * (SIGUSR2, see settle-preload.mjs), wait again, then sample `samples` times.
+ * (SIGUSR2, or SIGWINCH for a memory-pressure collection; see settle-preload.mjs), wait again,
+ * then sample `samples` times.
  */
-export async function settledRssMiB(pid: number, options: { waitMs?: number; samples?: number; gapMs?: number } = {}): Promise<{ mib: number; samplesMiB: number[] }> {
+export async function settledRssMiB(pid: number, options: { waitMs?: number; samples?: number; gapMs?: number; pressure?: boolean } = {}): Promise<{ mib: number; samplesMiB: number[] }> {
+  const signal = options.pressure === true ? 'SIGWINCH' : 'SIGUSR2';
   await sleep(options.waitMs ?? 3000);
-  process.kill(pid, 'SIGUSR2');
+  process.kill(pid, signal);
   await sleep(500);
-  process.kill(pid, 'SIGUSR2');
+  process.kill(pid, signal);
   await sleep(500);
   const values: number[] = [];
   for (let i = 0; i < (options.samples ?? 5); i += 1) {

@@ -1,6 +1,12 @@
 /* global process */
-// Preloaded into benchmarked Homebridge processes (NODE_OPTIONS=--expose-gc --import=...): SIGUSR2
-// runs a full garbage collection, so RSS is read after a forced settle rather than mid-cycle.
+// Preloaded into benchmarked Homebridge processes (NODE_OPTIONS=--expose-gc --import=...), so RSS is
+// read after a forced settle rather than mid-cycle:
+// - SIGUSR2 runs a full garbage collection;
+// - SIGWINCH runs the collection V8 makes under memory pressure ("last resort"), which also hands
+//   back the pages V8 keeps for reuse, such as a young generation grown during start-up.
 process.on('SIGUSR2', () => {
   if (typeof globalThis.gc === 'function') globalThis.gc();
+});
+process.on('SIGWINCH', () => {
+  if (typeof globalThis.gc === 'function') globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 });
