@@ -23,6 +23,12 @@ export type GrantOutcome =
   | { kind: 'clientRejected'; status: number; oauthError?: string }
   /** 429: come back later. Nothing was consumed. */
   | { kind: 'rateLimited'; retryAfterMs?: number }
+  /**
+   * 503: the service says it cannot handle requests now (overload or maintenance; RFC 9110), so the
+   * grant was not processed and the refresh token is still unused. Other 5xx answers may come after
+   * the rotation and count as lost.
+   */
+  | { kind: 'unavailable'; retryAfterMs?: number }
   /** The request provably never reached the server (connection refused, name not found). */
   | { kind: 'notSent'; detail: string }
   /** The request may have reached the server, but no usable answer came back (timeout, reset, 5xx, bad body). */
@@ -98,6 +104,10 @@ export async function postTokenGrant(request: GrantRequest): Promise<GrantOutcom
   if (response.status === 429) {
     await response.body?.cancel().catch(() => undefined);
     return { kind: 'rateLimited', retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), request.now()) };
+  }
+  if (response.status === 503) {
+    await response.body?.cancel().catch(() => undefined);
+    return { kind: 'unavailable', retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), request.now()) };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);

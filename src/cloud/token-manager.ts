@@ -582,6 +582,8 @@ export class TokenManager {
         return new RequestRejectedError(`${what}: the service refused the client id or client secret (${outcome.status}); check both in the plugin settings.`, outcome.status);
       case 'rateLimited':
         return new RateLimitedError(`${what}: the service asked to slow down.`, outcome.retryAfterMs);
+      case 'unavailable':
+        return new TransientError(`${what}: the service is unavailable for now (503); the refresh token is kept for the next attempt.`);
       case 'notSent':
       case 'lost':
         return new TransientError(`${what}: ${outcome.detail}.`);

@@ -250,6 +250,27 @@ describe('design 4: 401 from the API: one refresh attempt, then "re-authorizatio
   });
 });
 
+describe('a token endpoint that answers 503 has not used the refresh token', () => {
+  it('keeps the refresh token, stays linked, and the next attempt renews with it', async () => {
+    await boot();
+    const m = manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
+    await m.start();
+    const refresh = (await readTokens(storage))?.refreshToken ?? '';
+    sim.faults.failNext(1, 503, 'POST /oauth/access_token');
+    await expect(m.refreshNow()).rejects.toBeInstanceOf(TransientError);
+    expect(sim.refreshTokenState(refresh)).toBe('issued');
+    const record = await readTokens(storage);
+    expect(record?.refreshToken).toBe(refresh);
+    expect(record?.refreshTokenLost).toBeUndefined();
+    expect(m.state).toBe('linked');
+    await m.refreshNow();
+    expect(sim.refreshTokenState(refresh)).toBe('used');
+    const renewed = (await readTokens(storage))?.refreshToken ?? '';
+    expect(renewed).not.toBe(refresh);
+    expect(sim.refreshTokenState(renewed)).toBe('issued');
+  });
+});
+
 describe('issue 4.3: "rotation committed, response failed" (sim.faults.rotateThenFail)', () => {
   for (const mode of ['drop', '500'] as const) {
     it(`${mode}: the spent refresh token is never sent again; the old access token stays in use and alive`, async () => {
