@@ -5,9 +5,13 @@
 //
 // Through the month: token refreshes (6-day access tokens, each API answer extending them by a
 // minute), daily keep-alives, registration refreshes, callbacks every 20 minutes with duplicates and
-// reordered deliveries, and faults: 5xx, 429, dropped connections, a refresh whose answer is lost
-// after the service rotated the token, and listener restarts (the platform shut down and started
-// again from its accessory cache). Prints one JSON line with the counts.
+// reordered deliveries, and faults: 5xx, 429, dropped connections, refresh grants the service
+// refuses (503, token not rotated), and listener restarts (the platform shut down and started again
+// from its accessory cache). Prints one JSON line with the counts.
+//
+// A grant answer lost after the service rotated the token is not part of the month: the spec makes
+// a refresh token single-use, so nothing can get that token back, and the plugin's answer (drop it,
+// never resend it, keep using the access token and say so) is covered by the token tests.
 //
 //   node --expose-gc --import tsx bench/fake-clock/main.ts [days] [lockCount] [doorbellCount]
 import { createHook } from 'node:async_hooks';
@@ -197,7 +201,7 @@ const stats = {
   days, locks: f.locks.length, doorbells: f.doorbells.length,
   presses: 0, lockEvents: 0, doorEvents: 0, duplicates: 0, reordered: 0,
   deliveries: 0, delivered: 0, rejected: 0, exhausted: 0, cancelled: 0,
-  faults: { fail5xx: 0, rateLimit429: 0, dropped: 0, rotateThenFail: 0, listenerRestarts: 0 },
+  faults: { fail5xx: 0, rateLimit429: 0, dropped: 0, grantRefused: 0, listenerRestarts: 0 },
   grants: 0, apiCalls: 0, keepAliveDays: 0,
   rings: 0, wrongLock: 0, wrongDoor: 0, tokenState: 'unknown', linkProblems: 0,
   unhandled: 0, uncaught: 0, heapMiB: [] as { day: number; heapMiB: number; rssMiB: number }[],
@@ -298,10 +302,10 @@ while (Date.now() < start + days * DAY) {
     day += 1;
     nextDay += DAY;
     fault(day);
-    // A refresh grant whose answer is lost after the service rotated the token, once in the month.
-    if (day === 10) {
-      sim.faults.rotateThenFail('drop');
-      stats.faults.rotateThenFail += 1;
+    // The token endpoint refuses the next refresh grants (503 before rotating), twice in the month.
+    if (day === 10 || day === 20) {
+      sim.faults.failNext(2, 503, 'POST /oauth/access_token');
+      stats.faults.grantRefused += 2;
     }
     if (day % 5 === 0) {
       await shutdown();

@@ -11,7 +11,7 @@ interface FakeClockCounts {
   days: number; locks: number; doorbells: number;
   presses: number; lockEvents: number; doorEvents: number; duplicates: number; reordered: number;
   deliveries: number; delivered: number; rejected: number; exhausted: number; cancelled: number;
-  faults: { fail5xx: number; rateLimit429: number; dropped: number; rotateThenFail: number; listenerRestarts: number };
+  faults: { fail5xx: number; rateLimit429: number; dropped: number; grantRefused: number; listenerRestarts: number };
   grants: number; apiCalls: number; keepAliveDays: number;
   rings: number; wrongLock: number; wrongDoor: number; tokenState: string; linkProblems: number;
   unhandled: number; uncaught: number; heapMiB: { day: number; heapMiB: number; rssMiB: number }[];
@@ -64,7 +64,7 @@ export async function runFakeClock(options: RunOptions): Promise<PartResult> {
         ['deliveries: delivered / rejected / exhausted / cancelled', `${c.delivered} / ${c.rejected} / ${c.exhausted} / ${c.cancelled} of ${c.deliveries}`],
         ['HomeKit rings / presses', `${c.rings} / ${c.presses}`],
         ['wrong final lock / door states', `${c.wrongLock} / ${c.wrongDoor}`],
-        ['faults: 5xx / 429 / dropped / rotate-then-fail / listener restarts', `${c.faults.fail5xx} / ${c.faults.rateLimit429} / ${c.faults.dropped} / ${c.faults.rotateThenFail} / ${c.faults.listenerRestarts}`],
+        ['faults: 5xx / 429 / dropped / refresh grants refused / listener restarts', `${c.faults.fail5xx} / ${c.faults.rateLimit429} / ${c.faults.dropped} / ${c.faults.grantRefused} / ${c.faults.listenerRestarts}`],
         ['refresh grants (6-day tokens) / API calls / GET /users/me', `${c.grants} / ${c.apiCalls} / ${c.keepAliveDays}`],
         ['stored refresh token at the end; re-link messages', `${c.tokenState}; ${c.linkProblems}`],
         ['unhandled rejections / uncaught exceptions', `${c.unhandled} / ${c.uncaught}`],
@@ -75,7 +75,8 @@ export async function runFakeClock(options: RunOptions): Promise<PartResult> {
     goals,
     notes: [
       'The platform runs in process on Homebridge\'s own API object (accessories are real HAP objects, not published), against the simulator, with Date and timers faked by @sinonjs/fake-timers; HTTP and disk stay real. The clock moves one timer at a time and waits for in-flight HTTP calls after each.',
-      'Access tokens live 6 days and each API answer carries a token valid one minute longer (the spec\'s "slightly"), so the month has several refresh grants, keep-alives and registration refreshes. Every 5th day the platform is shut down and started again from its accessory cache (listener restart); on day 10 the service rotates the refresh token and the answer is lost.',
+      'Access tokens live 6 days and each API answer carries a token valid one minute longer (the spec\'s "slightly"), so the month has several refresh grants, keep-alives and registration refreshes. Every 5th day the platform is shut down and started again from its accessory cache (listener restart); on days 10 and 20 the token endpoint refuses the next two refresh grants with 503.',
+      'Not in the month: a grant answer lost after the service rotated the token. The spec makes refresh tokens single-use, so nothing can recover that token; the plugin drops it, never resends it, keeps using its access token and says so (token tests).',
       ...(c.warnings.length > 0 ? [`Last plugin warnings: ${c.warnings.slice(-5).join(' | ')}`] : []),
     ],
     seconds: round((performance.now() - started) / 1000, 1),

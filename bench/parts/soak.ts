@@ -145,7 +145,9 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
         stats.faults.rateLimit429 += 1;
         break;
       default:
-        sim.faults.dropNext(1);
+        // On an API call: a dropped answer to a refresh grant is a lost rotation, which no client can
+        // recover from (single-use refresh tokens); the token tests cover the plugin's answer to it.
+        sim.faults.dropNext(1, '/users/me');
         stats.faults.dropped += 1;
     }
   };
@@ -297,7 +299,7 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
     goals,
     notes: [
       'About 5 callbacks per second through the simulator\'s delivery engine (signed, with the registered header, retried on the spec\'s 30 s / 60 s / ... schedule). 15 % of presses and 10 % of lock/door events are sent twice; another 10 % are followed by an older event of the opposite state.',
-      'Faults every 20 s rotate among two 503s, one 429 with Retry-After and one dropped connection, on whatever API or token call comes next. Presses pause around the restart because the controller is reconnecting; lock and door events do not.',
+      'Faults every 20 s rotate among two 503s and one 429 with Retry-After on whatever API or token call comes next, and one dropped connection on the next GET /users/me (a dropped refresh-grant answer is a lost rotation, covered by the token tests). Presses pause around the restart because the controller is reconnecting; lock and door events do not.',
       ...notes,
     ],
     seconds: round((performance.now() - started) / 1000, 1),
