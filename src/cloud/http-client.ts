@@ -13,6 +13,7 @@ import {
   TransientError,
   UnexpectedResponseError,
 } from './errors.js';
+import { nodeFetch } from './node-fetch.js';
 import { describeNetworkError } from './oauth.js';
 import { parseRetryAfter } from './retry-after.js';
 import type { TokenManager } from './token-manager.js';
@@ -42,7 +43,7 @@ export class CloudHttpClient implements ApiClient {
 
   constructor(private readonly options: CloudHttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.fetchFn = options.fetch ?? nodeFetch;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.now = options.now ?? Date.now;
   }

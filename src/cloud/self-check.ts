@@ -2,6 +2,7 @@
 // `instance` is the nonce this process's receiver was started with. Each way it can go wrong gets
 // one plain sentence saying what to fix. Never throws.
 import { callbackUrls } from '../config.js';
+import { nodeFetch } from './node-fetch.js';
 
 export type SelfCheckProblem = 'invalid-url' | 'unreachable' | 'timeout' | 'tls' | 'redirect' | 'http-status' | 'not-json' | 'other-instance';
 
@@ -90,7 +91,7 @@ export async function checkPublicUrl(options: SelfCheckOptions): Promise<SelfChe
   if (url === undefined) return { ok: false, url: options.publicUrl, checkedAt, problem: 'invalid-url', message: selfCheckMessages.invalidUrl() };
   const fail = (problem: SelfCheckProblem, message: string, status?: number): SelfCheckResult => ({ ok: false, url, checkedAt, problem, message, ...(status === undefined ? {} : { status }) });
   const timeoutMs = options.timeoutMs ?? SELF_CHECK_TIMEOUT_MS;
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = options.fetch ?? nodeFetch;
   try {
     const response = await doFetch(callbackUrls(options.publicUrl).health(), {
       method: 'GET',

@@ -6,6 +6,7 @@ import { ACCESS_TOKEN_HEADER, API_KEY_HEADER } from '../settings.js';
 import { AuthorizationLostError, CloudError, NotLinkedError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from './errors.js';
 import type { FileLockOptions } from './file-lock.js';
 import { decodeJwtTimes } from './jwt.js';
+import { nodeFetch } from './node-fetch.js';
 import { describeNetworkError, postTokenGrant, type GrantOutcome } from './oauth.js';
 import {
   HEADER_SAVE_INTERVAL_MS,
@@ -115,7 +116,7 @@ export class TokenManager {
     this.store = new TokenStore(options.storage, options.lockOptions);
     this.log = options.log;
     this.now = options.now ?? Date.now;
-    this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.fetchFn = options.fetch ?? nodeFetch;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.authUrl = options.authUrl.replace(/\/+$/, '');
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');

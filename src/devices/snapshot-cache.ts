@@ -2,6 +2,8 @@
 // requests share one fetch; the bundled placeholder when there is no still or the fetch failed.
 import { readFile } from 'node:fs/promises';
 
+import { nodeFetch } from '../cloud/node-fetch.js';
+
 /** Images bigger than this are refused: a still is tens of KiB, and HomeKit chokes on huge snapshots. */
 export const MAX_SNAPSHOT_BYTES = 5 * 1024 * 1024;
 export const SNAPSHOT_FETCH_TIMEOUT_MS = 5000;
@@ -10,7 +12,7 @@ export type FetchImage = (url: string) => Promise<Buffer>;
 
 /** Plain fetch with a deadline and a size cap; the still URLs come from signed callbacks. */
 export const fetchImage: FetchImage = async (url) => {
-  const response = await fetch(url, { signal: AbortSignal.timeout(SNAPSHOT_FETCH_TIMEOUT_MS), redirect: 'follow' });
+  const response = await nodeFetch(url, { signal: AbortSignal.timeout(SNAPSHOT_FETCH_TIMEOUT_MS), redirect: 'follow' });
   if (!response.ok) throw new Error(`the image server answered ${response.status}`);
   const declared = Number(response.headers.get('content-length') ?? '0');
   if (declared > MAX_SNAPSHOT_BYTES) throw new Error('the image is too large');
