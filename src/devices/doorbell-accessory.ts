@@ -87,7 +87,6 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const result = reduceDoorbell(this.current, event, context);
     this.current = result.state;
     const { Service: S, Characteristic: C } = this.deps.api.hap;
-    if (result.snapshotUrl !== undefined) this.snapshots.setSource(result.snapshotUrl, result.snapshotFallbackUrl);
     if (result.ring) {
       this.deps.log.info(`${this.entry.name}: doorbell pressed.`);
       // An event, not a state: sendEventNotification notifies even when the value is unchanged.
@@ -100,6 +99,8 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     } else {
       this.deps.log.info(`${this.entry.name}: ${result.text}.`);
     }
+    // After HomeKit has been told: fetching the new still starts a download, which can wait.
+    if (result.snapshotUrl !== undefined) this.snapshots.setSource(result.snapshotUrl, result.snapshotFallbackUrl);
     this.store();
   }
 

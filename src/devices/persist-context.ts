@@ -1,4 +1,4 @@
-// Saves accessories' context soon after a change, so state survives even a hard stop of Homebridge.
+// Saves accessories' context after a change, so state survives even a hard stop of Homebridge.
 // Homebridge also saves its accessory cache on a clean shutdown; this covers crashes and power cuts.
 // Every save makes Homebridge serialise and write its whole cache synchronously, so the changes of
 // all accessories are gathered into one update per interval instead of one per accessory.
@@ -6,26 +6,33 @@ import type { API, PlatformAccessory } from 'homebridge';
 
 /**
  * Each save blocks the event loop while Homebridge serialises every accessory (tens of ms with a
- * hundred locks), which shows up as latency on callbacks and HomeKit reads arriving meanwhile. A
- * clean shutdown saves everything anyway; after a crash up to a minute of state changes may be
- * lost, which the start-up status refresh catches up.
+ * hundred locks), which shows up as latency on callbacks and HomeKit reads arriving meanwhile. So
+ * changes are saved once things have been quiet for a while, and during a long busy spell at least
+ * every few minutes. A clean shutdown saves everything anyway; after a crash the start-up status
+ * refresh catches up what was not saved.
  */
-export const CONTEXT_SAVE_DELAY_MS = 60_000;
+export const CONTEXT_SAVE_QUIET_MS = 10_000;
+export const CONTEXT_SAVE_MAX_DELAY_MS = 5 * 60_000;
 
 /** The accessories of one Homebridge API waiting to be saved, and the one timer that saves them. */
 class SaveBatch {
   private readonly pending = new Set<PlatformAccessory>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the oldest unsaved change was made. */
+  private since = 0;
 
   constructor(private readonly api: API) {}
 
-  add(accessory: PlatformAccessory, delayMs: number): void {
+  add(accessory: PlatformAccessory, now: number): void {
+    if (this.pending.size === 0) this.since = now;
     this.pending.add(accessory);
-    if (this.timer) return;
+    // Every change restarts the quiet period, up to the longest delay since the oldest change.
+    const delay = Math.max(0, Math.min(CONTEXT_SAVE_QUIET_MS, this.since + CONTEXT_SAVE_MAX_DELAY_MS - now));
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.flush();
-    }, delayMs);
+    }, delay);
     this.timer.unref();
   }
 
@@ -60,12 +67,12 @@ export class ContextSaver {
   constructor(
     private readonly api: API,
     private readonly accessory: PlatformAccessory,
-    private readonly delayMs = CONTEXT_SAVE_DELAY_MS,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Coalesces bursts of changes, of this and every other accessory, into one cache write. */
   schedule(): void {
-    batchFor(this.api).add(this.accessory, this.delayMs);
+    batchFor(this.api).add(this.accessory, this.now());
   }
 
   dispose(): void {

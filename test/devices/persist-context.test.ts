@@ -3,7 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { LockAccessory, lockUuid } from '../../src/devices/lock-accessory.js';
-import { CONTEXT_SAVE_DELAY_MS } from '../../src/devices/persist-context.js';
+import { CONTEXT_SAVE_MAX_DELAY_MS, CONTEXT_SAVE_QUIET_MS } from '../../src/devices/persist-context.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 
 describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon after a change ($label)', ({ api }) => {
@@ -12,7 +12,7 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
   });
 
   function lockOn(bridged: boolean) {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const updates: string[][] = [];
     const listener = (accessories: { UUID: string }[]) => updates.push(accessories.map((a) => a.UUID));
     // Homebridge's API object is an EventEmitter; the bridge listens for this internal event to save its cache.
@@ -26,13 +26,43 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
 
   it('a burst of events on a served accessory becomes one cache update', () => {
     const { lock, accessory, updates, done } = lockOn(true);
-    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
     updates.length = 0;
     for (let i = 1; i <= 5; i++) lock.apply({ lockId: 'SAVE', at: i, kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: i, signedAt: i });
     expect(updates).toEqual([]);
-    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
     expect(updates).toEqual([[accessory.UUID]]);
     expect((accessory.context as { lockAccess?: { lock?: string } }).lockAccess?.lock).toBe('locked');
+    lock.dispose();
+    done();
+  });
+
+  it('waits for a quiet spell, and saves at the latest after the longest delay while events keep coming', () => {
+    const { lock, accessory, updates, done } = lockOn(true);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
+    updates.length = 0;
+    const event = (i: number) => {
+      lock.apply({ lockId: 'SAVE', at: 1000 + i, kind: 'lockState', state: i % 2 === 0 ? 'locked' : 'unlocked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: 1000 + i, signedAt: 1000 + i });
+    };
+    event(0);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS - 1);
+    event(1);
+    // The second change restarted the quiet period.
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS - 1);
+    expect(updates).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(updates).toEqual([[accessory.UUID]]);
+    // A change every few seconds never leaves a quiet spell, yet is saved within the longest delay.
+    updates.length = 0;
+    let elapsed = 0;
+    for (let i = 2; elapsed < CONTEXT_SAVE_MAX_DELAY_MS + CONTEXT_SAVE_QUIET_MS && updates.length === 0; i += 1) {
+      event(i);
+      vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS / 2);
+      elapsed += CONTEXT_SAVE_QUIET_MS / 2;
+    }
+    expect(updates).toEqual([[accessory.UUID]]);
+    expect(elapsed).toBeLessThanOrEqual(CONTEXT_SAVE_MAX_DELAY_MS + CONTEXT_SAVE_QUIET_MS / 2);
+    expect(elapsed).toBeGreaterThanOrEqual(CONTEXT_SAVE_MAX_DELAY_MS - CONTEXT_SAVE_QUIET_MS);
     lock.dispose();
     done();
   });
@@ -47,7 +77,7 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
   });
 
   it('changes of several accessories in one burst become a single cache update (Homebridge rewrites the whole cache per update)', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const updates: string[][] = [];
     const listener = (accessories: { UUID: string }[]) => updates.push(accessories.map((a) => a.UUID));
     const emitter = api as unknown as EventEmitter;
@@ -58,13 +88,13 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
       bridge.addBridgedAccessory(accessory._associatedHAPAccessory);
       return { accessory, lock: new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve() }, accessory, { id, name: `Door ${id}`, doorSensor: false }) };
     });
-    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
     updates.length = 0;
     for (const [i, { lock }] of locks.entries()) {
       const id = ['B1', 'B2', 'B3'][i] ?? '';
       lock.apply({ lockId: id, at: 1, kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: 1, signedAt: 1 });
     }
-    vi.advanceTimersByTime(CONTEXT_SAVE_DELAY_MS);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
     expect(updates).toHaveLength(1);
     expect([...(updates[0] ?? [])].sort()).toEqual(locks.map((l) => l.accessory.UUID).sort());
     for (const { lock } of locks) lock.dispose();
