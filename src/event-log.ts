@@ -167,7 +167,8 @@ export class EventLog {
       if (!this.dirty) return;
       this.dirty = false;
       try {
-        await this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.kept.list() });
+        // Compact: up to 50 entries per device, written a second after a change while events flow.
+        await this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.kept.list() }, { compact: true });
       } catch (error) {
         this.dirty = true;
         this.options.log?.warn(`The event log could not be saved (${error instanceof Error ? error.message : String(error)}); it will be retried with the next event.`);
