@@ -87,13 +87,14 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const result = reduceDoorbell(this.current, event, context);
     this.current = result.state;
     const { Service: S, Characteristic: C } = this.deps.api.hap;
+    // HomeKit first, then the log line (a synchronous write that can wait on a slow reader).
     if (result.ring) {
-      this.deps.log.info(`${this.entry.name}: doorbell pressed.`);
       // An event, not a state: sendEventNotification notifies even when the value is unchanged.
       findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
+      this.deps.log.info(`${this.entry.name}: doorbell pressed.`);
     } else if (result.motion) {
-      this.deps.log.info(`${this.entry.name}: motion detected.`);
       this.startMotion();
+      this.deps.log.info(`${this.entry.name}: motion detected.`);
     } else if (result.quietReason !== undefined) {
       this.deps.log.info(`${this.entry.name}: ${result.text}, but ${result.quietReason}, so no phone is notified.`);
     } else {

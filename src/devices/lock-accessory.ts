@@ -71,6 +71,8 @@ export class LockAccessory {
   private disposed = false;
   /** The name the services were last given by render(); undefined makes the next render name them. */
   private renderedName: string | undefined;
+  /** Whether the read guards are set for an offline lock (undefined: not set yet). */
+  private guardedOffline: boolean | undefined;
 
   constructor(
     private readonly deps: DeviceDeps,
@@ -113,6 +115,14 @@ export class LockAccessory {
       this.store();
       return;
     }
+    // Services change only with the name or a first door or keypad event; re-checking them on every
+    // event showed in profiles.
+    if (this.shape() !== shapeBefore) this.converge();
+    // The mapping table sets both current and target from operation/status events.
+    this.render(event.kind === 'lockState', ASPECT_OF[event.kind]);
+    this.store();
+    // Logged after HomeKit has the change: a log line is a synchronous write that can wait on a
+    // slow reader of Homebridge's output.
     if (event.kind === 'online' && wasOnline !== event.online) {
       if (event.online) this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge is back online.`);
       else this.deps.log.warn(`${this.name}: the lock's Wi-Fi bridge is offline; Apple Home shows No Response until it is back.`);
@@ -121,12 +131,6 @@ export class LockAccessory {
     } else {
       this.deps.log.info(`${this.name}: ${result.text}.`);
     }
-    // Services change only with the name or a first door or keypad event; re-checking them on every
-    // event showed in profiles.
-    if (this.shape() !== shapeBefore) this.converge();
-    // The mapping table sets both current and target from operation/status events.
-    this.render(event.kind === 'lockState', ASPECT_OF[event.kind]);
-    this.store();
   }
 
   /** Config or discovery changed this lock's entry (name, door sensor). */
@@ -177,17 +181,29 @@ export class LockAccessory {
     // Read guards are bound by the render that follows, once every characteristic exists.
   }
 
-  /** Offline: every read of this accessory fails with SERVICE_COMMUNICATION_FAILURE, which Home shows as No Response. */
-  private guardReads(service: Service): void {
+  /**
+   * Offline: every read of this accessory fails with SERVICE_COMMUNICATION_FAILURE, which Home shows
+   * as No Response. Online: no read handler at all, so HAP answers from the values render() keeps
+   * current without a round through a handler.
+   */
+  private guardReads(): void {
     const { hap } = this.deps.api;
-    for (const characteristic of service.characteristics) {
-      if (!characteristic.props.perms.includes(hap.Perms.PAIRED_READ)) continue;
-      characteristic.onGet(() => {
-        if (!this.current.online) throw new hap.HapStatusError(hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE);
-        // Values are kept current by render(), so the read answers from there.
-        return characteristic.value;
-      });
+    const offline = !this.current.online;
+    for (const service of this.accessory.services) {
+      for (const characteristic of service.characteristics) {
+        if (!characteristic.props.perms.includes(hap.Perms.PAIRED_READ)) continue;
+        if (offline) {
+          characteristic.onGet(() => {
+            throw new hap.HapStatusError(hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE);
+          });
+        } else {
+          characteristic.removeOnGet();
+          // A read that failed while offline left its status behind; setting the value clears it.
+          if (characteristic.statusCode !== hap.HAPStatus.SUCCESS) characteristic.updateValue(characteristic.value);
+        }
+      }
     }
+    this.guardedOffline = offline;
   }
 
   private lockValue(): { current: number; target: number | undefined } {
@@ -242,7 +258,7 @@ export class LockAccessory {
       renderBattery(findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`);
     }
     // Setting an optional characteristic (ChargingState) adds it, so guards are bound after that.
-    if (naming) for (const service of this.accessory.services) this.guardReads(service);
+    if (naming || this.guardedOffline !== !this.current.online) this.guardReads();
   }
 
   private store(): void {
