@@ -7,6 +7,8 @@ import { nodeFetch } from '../cloud/node-fetch.js';
 /** Images bigger than this are refused: a still is tens of KiB, and HomeKit chokes on huge snapshots. */
 export const MAX_SNAPSHOT_BYTES = 5 * 1024 * 1024;
 export const SNAPSHOT_FETCH_TIMEOUT_MS = 5000;
+/** How long after a motion event its still is fetched (see setSource). */
+export const PREFETCH_DELAY_MS = 200;
 
 export type FetchImage = (url: string) => Promise<Buffer>;
 
@@ -53,11 +55,20 @@ export class SnapshotCache {
     return this.still?.url;
   }
 
-  /** A new motion still: replaces the old one and is fetched at once, so a ring right after has its picture ready. */
+  /**
+   * A new motion still: replaces the old one and is fetched soon, so a ring right after has its
+   * picture ready. Not at once: the motion notification goes out first, and the download (a
+   * connection, then the picture) does not compete with it. A snapshot asked for meanwhile starts
+   * the fetch itself.
+   */
   setSource(url: string, fallbackUrl?: string): void {
     if (this.still?.url === url) return;
-    this.still = fallbackUrl === undefined ? { url } : { url, fallbackUrl };
-    void this.get();
+    const still: Still = fallbackUrl === undefined ? { url } : { url, fallbackUrl };
+    this.still = still;
+    const timer = setTimeout(() => {
+      if (this.still === still) void this.get();
+    }, PREFETCH_DELAY_MS);
+    timer.unref();
   }
 
   /** A still remembered from the last run: fetched only when a picture is asked for. */

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { fetchImage, placeholder, SnapshotCache } from '../../src/devices/snapshot-cache.js';
+import { fetchImage, placeholder, PREFETCH_DELAY_MS, SnapshotCache } from '../../src/devices/snapshot-cache.js';
 
 describe('design 7: snapshot cache (latest still, or a bundled placeholder)', () => {
   let server: Server;
@@ -47,7 +47,32 @@ describe('design 7: snapshot cache (latest still, or a bundled placeholder)', ()
     expect(hits).toHaveLength(1);
   });
 
-  it('a new still is fetched at once, before anyone asks', async () => {
+  it('a new still is fetched shortly after the motion event, before anyone asks, and only once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const fetched: string[] = [];
+      const cache = new SnapshotCache((url) => {
+        fetched.push(url);
+        return Promise.resolve(Buffer.from('jpeg-bytes'));
+      }, () => undefined);
+      cache.setSource('https://img/one.jpg');
+      // The motion notification goes out first: nothing is fetched in the same turn.
+      expect(fetched).toEqual([]);
+      await vi.advanceTimersByTimeAsync(PREFETCH_DELAY_MS);
+      expect(fetched).toEqual(['https://img/one.jpg']);
+      expect(String(await cache.get())).toBe('jpeg-bytes');
+      expect(fetched).toHaveLength(1);
+      // Asked for before the prefetch: fetched then, and the prefetch does not fetch again.
+      cache.setSource('https://img/two.jpg');
+      expect(String(await cache.get())).toBe('jpeg-bytes');
+      await vi.advanceTimersByTimeAsync(PREFETCH_DELAY_MS);
+      expect(fetched).toEqual(['https://img/one.jpg', 'https://img/two.jpg']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a still fetched over HTTP is served as it came', async () => {
     const cache = new SnapshotCache(fetchImage, () => undefined);
     cache.setSource(`${base}/still.jpg`);
     expect(String(await cache.get())).toBe('jpeg-bytes');
