@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import type { DeviceEvent } from './devices/events.js';
 import { describeEvent } from './event-words.js';
+import { QuietTimer } from './quiet-timer.js';
 import type { Storage } from './storage.js';
 
 export { describeEvent } from './event-words.js';
@@ -12,6 +13,8 @@ export { describeEvent } from './event-words.js';
 export const EVENT_LOG_FILE = 'events.json';
 export const DEFAULT_EVENTS_PER_DEVICE = 50;
 export const DEFAULT_EVENT_LOG_DEBOUNCE_MS = 1000;
+/** While events keep coming, the file is still written this often. */
+const MAX_WRITE_DELAY_MS = 10_000;
 
 export const eventLogEntrySchema = z.object({
   deviceKind: z.enum(['lock', 'doorbell', 'account']),
@@ -112,10 +115,9 @@ export async function readEventLog(storage: Storage): Promise<EventLogEntry[]> {
 
 export class EventLog {
   private readonly kept: BoundedEntries;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly saver: QuietTimer;
   private dirty = false;
   private writing: Promise<void> = Promise.resolve();
-  private readonly debounceMs: number;
 
   private constructor(
     private readonly storage: Storage,
@@ -123,7 +125,7 @@ export class EventLog {
     private readonly options: EventLogOptions,
   ) {
     this.kept = new BoundedEntries(Math.max(1, options.perDevice ?? DEFAULT_EVENTS_PER_DEVICE), entries);
-    this.debounceMs = options.debounceMs ?? DEFAULT_EVENT_LOG_DEBOUNCE_MS;
+    this.saver = new QuietTimer(() => void this.write(), options.debounceMs ?? DEFAULT_EVENT_LOG_DEBOUNCE_MS, MAX_WRITE_DELAY_MS);
   }
 
   /** Loads the existing log; a broken file starts a fresh log (and is replaced on the next write). */
@@ -140,11 +142,7 @@ export class EventLog {
   record(record: EventLogRecord): void {
     this.kept.add(toEntry(record));
     this.dirty = true;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.write();
-    }, this.debounceMs);
-    this.timer.unref();
+    this.saver.touch();
   }
 
   /** Newest first. */
@@ -154,10 +152,7 @@ export class EventLog {
 
   /** Writes pending entries now (call on shutdown). */
   async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.saver.cancel();
     await this.write();
   }
 

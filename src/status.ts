@@ -4,10 +4,13 @@
 // no tokens, keys or callback token, only states, ids, names, URLs without credentials and counts.
 import { z } from 'zod';
 
+import { QuietTimer } from './quiet-timer.js';
 import type { Storage } from './storage.js';
 
 export const STATUS_FILE = 'status.json';
 export const DEFAULT_STATUS_DEBOUNCE_MS = 500;
+/** While callbacks keep coming, the file is still written this often. */
+const MAX_WRITE_DELAY_MS = 10_000;
 
 export const linkStatusSchema = z.object({
   state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded']),
@@ -133,7 +136,7 @@ export interface StatusWriterOptions {
 
 export class StatusWriter {
   private current: Status;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly saver: QuietTimer;
   private dirty = false;
   private writing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
@@ -144,6 +147,7 @@ export class StatusWriter {
   ) {
     this.now = options.now ?? Date.now;
     this.current = emptyStatus(this.now());
+    this.saver = new QuietTimer(() => void this.write(), options.debounceMs ?? DEFAULT_STATUS_DEBOUNCE_MS, MAX_WRITE_DELAY_MS);
   }
 
   /**
@@ -214,19 +218,13 @@ export class StatusWriter {
 
   /** Writes pending changes now (call on shutdown). */
   async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.saver.cancel();
     await this.write();
   }
 
+  /** Written once changes pause (a burst of callbacks is one write, after the burst). */
   private schedule(): void {
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.write();
-    }, this.options.debounceMs ?? DEFAULT_STATUS_DEBOUNCE_MS);
-    this.timer.unref();
+    this.saver.touch();
   }
 
   private write(): Promise<void> {
