@@ -168,6 +168,9 @@ async function measureReads(subject: Subject, total: number): Promise<KindResult
   return { summary: summarise(samples), lost, rejected, answerP50: summarise(answers).p50 };
 }
 
+/** Where motion stills are fetched from: the simulator's media route, as the service would serve them. */
+let stillBase = '';
+
 async function measureMotion(subject: Subject, total: number): Promise<KindResult> {
   const bells = subject.fleet.doorbells;
   const refs = bells.map((b) => refOf(subject.bridge.index, b.name, HAP_TYPE.motionDetected));
@@ -203,7 +206,7 @@ async function measureMotion(subject: Subject, total: number): Promise<KindResul
       if (!bell || !id) continue;
       waiters.last.set(id, 1);
       const arrived = waiters.wait(id, 1);
-      const payload = doorbellMotion({ doorbellId: bell.id, url: `http://127.0.0.1:9/motion/${randomUUID()}.jpg`, width: 320, height: 240 });
+      const payload = doorbellMotion({ doorbellId: bell.id, url: `${stillBase}/media/motion/${encodeURIComponent(bell.id)}/${randomUUID()}.jpg`, width: 320, height: 240 });
       const sent = await postSigned(subject.doorbellTarget(bell.id), payload);
       answers.push(sent.t1 - sent.t0);
       if (sent.status !== 200) rejected += 1;
@@ -271,6 +274,7 @@ export async function runLatency(options: RunOptions, env: BenchEnv): Promise<Pa
   const counts: Record<Kind, number> = options.quick
     ? { doorbellPress: 100, motion: 40, door: 100, lockEvent: 100, lockRead: 100 }
     : { doorbellPress: 1000, motion: 200, door: 1000, lockEvent: 1000, lockRead: 1000 };
+  stillBase = (await env.sim()).url.replace(/\/+$/, '');
   const bare = await env.bare();
   const notes: string[] = [];
   let ours: Subject | undefined;
@@ -308,7 +312,7 @@ export async function runLatency(options: RunOptions, env: BenchEnv): Promise<Pa
   }
   notes.push('Latency is measured from the moment the signed POST is handed to the socket until the hap-controller in the same process decodes the event (or, for reads, until a GET /characteristics returns the new value; reads are polled back to back on their own connection).');
   notes.push('HAP-NodeJS sends ProgrammableSwitchEvent, MotionDetected and ContactSensorState events at once and coalesces LockCurrentState events for 250 ms, which is the floor of the lock-state event row; lock events are sent in waves of 20 locks so each wave opens a fresh window.');
-  notes.push('Motion: MotionDetected reports only changes, so each doorbell is triggered again only after its 1 s motion timeout has reset it; hence fewer samples.');
+  notes.push('Motion: each callback names a new still on the simulator, which the plugin fetches for the camera snapshot, as it would from the service. MotionDetected reports only changes, so each doorbell is triggered again only after its 1 s motion timeout has reset it; hence fewer samples.');
   return {
     part: 'latency',
     title: 'End-to-end latency (callback POST to HomeKit controller), ms',
