@@ -149,7 +149,8 @@ export class BenchEnv {
   sim(): Promise<Simulator> {
     this.simPromise ??= (async () => {
       // Access tokens live 4 minutes so the soak sees refresh grants in real time.
-      const sim = await startSimulator({ port: 0, latencyMs: 0, accessTokenLifetimeSeconds: SOAK_TOKEN_LIFETIME_SECONDS });
+      // Each API answer extends the token by a second ("slightly"), so the grant still comes due.
+      const sim = await startSimulator({ port: 0, latencyMs: 0, accessTokenLifetimeSeconds: SOAK_TOKEN_LIFETIME_SECONDS, accessTokenExtensionSeconds: 1 });
       addFleetToSim(sim, this.fleet);
       return sim;
     })();
