@@ -21,6 +21,7 @@ import { WebhookSecret } from './cloud/webhook-secret.js';
 import type { LockAccessConfig } from './config.js';
 import { callbackUrls } from './config.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent } from './devices/events.js';
+import { flushContextSaves } from './devices/persist-context.js';
 import { EventLog } from './event-log.js';
 import { LogLimiter } from './log-limiter.js';
 import { describeEvent } from './event-words.js';
@@ -164,10 +165,16 @@ export class PluginRuntime {
     unwatchFile(this.tokensFile);
     this.tokens?.stop();
     this.registrar?.stop();
+    // Stop taking callbacks first: one answered 200 must still reach HomeKit and the cache, while
+    // the service sends those refused during closing (503) again later.
+    await this.receiver?.close().catch(() => undefined);
+    // The events of callbacks answered just before closing are applied on the next turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    flushContextSaves(this.options.api);
     this.registry?.disposeAll();
     this.eventLines.flush();
     this.publishReceiverStats();
-    await Promise.allSettled([this.receiver?.close(), this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush()]);
+    await Promise.allSettled([this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush()]);
   }
 
   /** Configured (not hidden) devices plus devices cached from the last run that config does not hide. */

@@ -45,6 +45,10 @@ class SaveBatch {
   }
 
   flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     // Only an accessory Homebridge already serves may be updated: updating an unregistered one would add it to the cache twice.
     const served = [...this.pending].filter((accessory) => accessory._associatedHAPAccessory.bridged);
     this.pending.clear();
@@ -61,6 +65,14 @@ function batchFor(api: API): SaveBatch {
     batches.set(api, batch);
   }
   return batch;
+}
+
+/**
+ * Saves every pending change now. Homebridge saves its cache before it calls shutdown listeners, so
+ * what changed after that (callbacks answered while the plugin was closing) is saved here.
+ */
+export function flushContextSaves(api: API): void {
+  batches.get(api)?.flush();
 }
 
 export class ContextSaver {

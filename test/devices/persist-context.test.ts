@@ -3,7 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { LockAccessory, lockUuid } from '../../src/devices/lock-accessory.js';
-import { CONTEXT_SAVE_MAX_DELAY_MS, CONTEXT_SAVE_QUIET_MS } from '../../src/devices/persist-context.js';
+import { CONTEXT_SAVE_MAX_DELAY_MS, CONTEXT_SAVE_QUIET_MS, flushContextSaves } from '../../src/devices/persist-context.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 
 describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon after a change ($label)', ({ api }) => {
@@ -63,6 +63,20 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
     expect(updates).toEqual([[accessory.UUID]]);
     expect(elapsed).toBeLessThanOrEqual(CONTEXT_SAVE_MAX_DELAY_MS + CONTEXT_SAVE_QUIET_MS / 2);
     expect(elapsed).toBeGreaterThanOrEqual(CONTEXT_SAVE_MAX_DELAY_MS - CONTEXT_SAVE_QUIET_MS);
+    lock.dispose();
+    done();
+  });
+
+  it('on shutdown, pending changes are saved at once (Homebridge saved its cache before calling the plugin)', () => {
+    const { lock, accessory, updates, done } = lockOn(true);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
+    updates.length = 0;
+    lock.apply({ lockId: 'SAVE', at: 5000, kind: 'doorState', state: 'open' }, { receivedAt: 5000, signedAt: 5000 });
+    flushContextSaves(api);
+    expect(updates).toEqual([[accessory.UUID]]);
+    // Nothing is saved twice later.
+    vi.advanceTimersByTime(CONTEXT_SAVE_MAX_DELAY_MS);
+    expect(updates).toHaveLength(1);
     lock.dispose();
     done();
   });
