@@ -26,10 +26,16 @@ interface Load {
   latencyP99: number;
 }
 
-let lastStamp = 0;
-function stamp(): number {
-  lastStamp = Math.max(Date.now(), lastStamp + 1);
-  return lastStamp;
+/**
+ * Increasing per lock, never ahead of the clock for long: one counter for all locks would run ahead
+ * of real time by a second for every thousand requests beyond the clock's pace, and the plugin
+ * would then ignore the later parts' lock events as older than ones already applied.
+ */
+const lastStamp = new Map<string, number>();
+function stamp(lockId: string): number {
+  const at = Math.max(Date.now(), (lastStamp.get(lockId) ?? 0) + 1);
+  lastStamp.set(lockId, at);
+  return at;
 }
 
 /** autocannon against `targets` (round robin), each request a freshly built and signed callback. */
@@ -51,7 +57,7 @@ async function load(label: string, targets: Target[], lockIds: string[], seconds
           n += 1;
           const target = targets[k] ?? first;
           const lockId = lockIds[k] ?? '';
-          const body = JSON.stringify(manualOperation({ lockId, event: n % 2 === 0 ? 'lock' : 'unlock', at: stamp(), eventId: randomUUID() }));
+          const body = JSON.stringify(manualOperation({ lockId, event: n % 2 === 0 ? 'lock' : 'unlock', at: stamp(lockId), eventId: randomUUID() }));
           const url = new URL(target.url);
           return { ...request, method: 'POST', path: url.pathname, headers: signedHeaders(target, body), body };
         },
