@@ -1,9 +1,9 @@
 // The settings UI's server: started by the Homebridge UI as a child process while the plugin's
 // settings are open. Plain JavaScript so it runs from the installed package; the logic is the
-// built, typed SettingsUiBackend (../dist/settings-ui-backend.js). Answers never carry secrets.
+// built, typed SettingsUiBackend (../dist/ui/settings-ui-backend.js). Answers never carry secrets.
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 
-import { SettingsUiBackend, UiError } from '../dist/settings-ui-backend.js';
+import { SettingsUiBackend, UiError } from '../dist/ui/settings-ui-backend.js';
 
 const prefix = '[Lock Access settings]';
 

@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { readEventLog, type EventLogEntry } from '../src/event-log.js';
+import { readEventLog, type EventLogEntry } from '../src/ui/event-log.js';
 import { Storage } from '../src/storage.js';
 import { freePort } from '../test/harness/homebridge.js';
 import { demoDevices } from '../test/sim/devices.js';

@@ -3,7 +3,7 @@
 import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig } from './config.js';
-import { PluginRuntime } from './plugin-runtime.js';
+import { PluginRuntime } from './runtime/plugin-runtime.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 
 export class LockAccessPlatform implements DynamicPlatformPlugin {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 
 import { MAX_RING_AGE_MS } from '../settings.js';
-import { describeEvent } from '../event-words.js';
+import { describeEvent } from './event-words.js';
 import type { DoorbellEvent } from './events.js';
 import { recentEventSchema, RECENT_EVENTS, type RecentEvent } from './lock-state.js';
 

@@ -2,7 +2,7 @@
 // Plain JSON so it lives in accessory.context and shows the last known state at once after a restart.
 import { z } from 'zod';
 
-import { describeEvent } from '../event-words.js';
+import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
 
 /** Aspects with their own ordering (design section 6): an older event of one aspect changes nothing. */

@@ -3,12 +3,12 @@
 // costs one write. It holds no secrets: words, ids, names, times, recording ids and still-image URLs.
 import { z } from 'zod';
 
-import type { DeviceEvent } from './devices/events.js';
-import { describeEvent } from './event-words.js';
-import { QuietTimer } from './quiet-timer.js';
-import type { Storage } from './storage.js';
+import type { DeviceEvent } from '../devices/events.js';
+import { describeEvent } from '../devices/event-words.js';
+import { QuietTimer } from '../util/quiet-timer.js';
+import type { Storage } from '../storage.js';
 
-export { describeEvent } from './event-words.js';
+export { describeEvent } from '../devices/event-words.js';
 
 export const EVENT_LOG_FILE = 'events.json';
 export const DEFAULT_EVENTS_PER_DEVICE = 50;

@@ -4,8 +4,8 @@
 // no tokens, keys or callback token, only states, ids, names, URLs without credentials and counts.
 import { z } from 'zod';
 
-import { QuietTimer } from './quiet-timer.js';
-import type { Storage } from './storage.js';
+import { QuietTimer } from '../util/quiet-timer.js';
+import type { Storage } from '../storage.js';
 
 export const STATUS_FILE = 'status.json';
 export const DEFAULT_STATUS_DEBOUNCE_MS = 500;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { Storage, StorageError } from '../../src/storage.js';
+import { Storage, StorageError } from '../src/storage.js';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import type { Actor, DeviceEvent } from '../src/devices/events.js';
-import { BoundedEntries, EventLog, describeEvent, readEventLog, toEntry, type EventLogEntry } from '../src/event-log.js';
-import { Storage } from '../src/storage.js';
+import type { Actor, DeviceEvent } from '../../src/devices/events.js';
+import { BoundedEntries, EventLog, describeEvent, readEventLog, toEntry, type EventLogEntry } from '../../src/ui/event-log.js';
+import { Storage } from '../../src/storage.js';
 
 const jane: Actor = { kind: 'person', userId: 'u-1', firstName: 'Jane', lastName: 'Doe' };
 const lockEv = (e: Record<string, unknown>): DeviceEvent => ({ at: 1, lockId: 'L1', ...e }) as DeviceEvent;

@@ -8,18 +8,18 @@ import { kill } from 'node:process';
 
 import { z } from 'zod';
 
-import type { ApiClient } from './cloud/api.js';
-import { discoverDevices } from './cloud/discovery.js';
-import { CloudError } from './cloud/errors.js';
-import { WebhookRegistrar } from './cloud/registrations.js';
-import { TokenManager, type LinkState } from './cloud/token-manager.js';
-import { TokenStore } from './cloud/token-store.js';
-import { lookupVideo } from './cloud/video.js';
-import { WebhookSecret } from './cloud/webhook-secret.js';
+import type { ApiClient } from '../cloud/api.js';
+import { discoverDevices } from '../cloud/discovery.js';
+import { CloudError } from '../cloud/errors.js';
+import { WebhookRegistrar } from '../cloud/registrations.js';
+import { TokenManager, type LinkState } from '../cloud/token-manager.js';
+import { TokenStore } from '../cloud/token-store.js';
+import { lookupVideo } from '../cloud/video.js';
+import { WebhookSecret } from '../cloud/webhook-secret.js';
 import { readEventLog, type EventLogEntry } from './event-log.js';
-import { PLATFORM_NAME } from './settings.js';
+import { PLATFORM_NAME } from '../settings.js';
 import { readStatus, type Status } from './status.js';
-import { Storage } from './storage.js';
+import { Storage } from '../storage.js';
 
 /** A message meant for the user of the settings page. */
 export class UiError extends Error {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { QuietTimer } from '../src/quiet-timer.js';
+import { QuietTimer } from '../../src/util/quiet-timer.js';
 
 describe('QuietTimer: one run after a burst, never later than the longest delay', () => {
   beforeEach(() => {

@@ -1,6 +1,6 @@
 // Plain-words lines for the event log: what happened, said the way a Homebridge user would say it.
 // Pure: no clock, no I/O. The time is shown beside the line by the UI, so it is not part of the words.
-import type { Actor, DeviceEvent } from './devices/events.js';
+import type { Actor, DeviceEvent } from './events.js';
 
 /** "Jane Doe", or undefined when the callback names nobody. */
 function personName(actor: Actor | undefined): string | undefined {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { configSchema } from '../../src/config.js';
+import { configSchema } from '../src/config.js';
 
 interface JsonNode {
   type?: string;
@@ -46,7 +46,7 @@ function flatten(node: JsonNode, requiredOf: (parent: JsonNode, key: string, chi
   return out;
 }
 
-const form = JSON.parse(readFileSync(new URL('../../config.schema.json', import.meta.url), 'utf8')) as { pluginAlias: string; pluginType: string; singular: boolean; schema: JsonNode; layout: unknown };
+const form = JSON.parse(readFileSync(new URL('../config.schema.json', import.meta.url), 'utf8')) as { pluginAlias: string; pluginType: string; singular: boolean; schema: JsonNode; layout: unknown };
 const zodJson = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonNode;
 
 const fromForm = flatten(form.schema, (_parent, _key, child) => child.required === true);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { StatusWriter, readStatus, statusSchema } from '../src/status.js';
-import { Storage } from '../src/storage.js';
+import { StatusWriter, readStatus, statusSchema } from '../../src/ui/status.js';
+import { Storage } from '../../src/storage.js';
 
 describe('StatusWriter: status.json for the settings UI', () => {
   let dir: string;

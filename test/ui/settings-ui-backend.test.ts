@@ -4,10 +4,10 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { CloudHttpClient } from '../src/cloud/http-client.js';
-import { AUTHORIZATION_TTL_MS, SettingsUiBackend, UiError, parseRedirect } from '../src/settings-ui-backend.js';
-import { demoDevices } from './sim/devices.js';
-import { startSimulator, type Simulator } from './sim/index.js';
+import { CloudHttpClient } from '../../src/cloud/http-client.js';
+import { AUTHORIZATION_TTL_MS, SettingsUiBackend, UiError, parseRedirect } from '../../src/ui/settings-ui-backend.js';
+import { demoDevices } from '../sim/devices.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
 
 const REDIRECT = 'https://home.example.net/linked';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };

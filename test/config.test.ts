@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { callbackUrls, checkConfig, listenerPrefix } from '../../src/config.js';
+import { callbackUrls, checkConfig, listenerPrefix } from '../src/config.js';
 
 const complete = {
   platform: 'LockAccess',

@@ -3,9 +3,9 @@
 import type { API, Logging, PlatformAccessory } from 'homebridge';
 import { z } from 'zod';
 
-import { DoorbellAccessory, doorbellUuid } from './devices/doorbell-accessory.js';
-import type { DeviceDeps } from './devices/lock-accessory.js';
-import { LockAccessory, lockUuid } from './devices/lock-accessory.js';
+import { DoorbellAccessory, doorbellUuid } from '../devices/doorbell-accessory.js';
+import type { DeviceDeps } from '../devices/lock-accessory.js';
+import { LockAccessory, lockUuid } from '../devices/lock-accessory.js';
 
 export interface WantedLock {
   kind: 'lock';
