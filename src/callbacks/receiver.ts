@@ -1,9 +1,9 @@
 // The embedded Fastify listener: the plugin's front door for service callbacks (design section 6).
-// Order of checks: size limit -> signature on the raw bytes -> custom header -> JSON -> schema ->
-// route and path id -> dedupe -> reply 200 -> sink. The sink runs after the reply has been written,
-// so the service gets its answer in milliseconds and a failing sink cannot change or break it.
+// It only adapts HTTP to accept() (accept.ts), which decides every answer: this file reads the raw
+// body within the size limit, serves health, answers with the verdict, records what the verdict
+// says, and hands accepted events to the sink after the reply has been written, so the service gets
+// its answer in milliseconds and a failing sink cannot change or break it.
 import { readFileSync } from 'node:fs';
-import { timingSafeEqual } from 'node:crypto';
 
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,31 +12,18 @@ import type { WebhookConfig } from '../config.js';
 import { listenerPrefix } from '../config.js';
 import type { DeviceEvent } from '../devices/events.js';
 import { CALLBACK_TOKEN_HEADER, MAX_CALLBACK_BYTES, SIGNATURE_HEADER } from '../settings.js';
-import { DedupeNotReadyError, dedupeKey } from './dedupe.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { accept } from './accept.js';
+import type { AcceptEnv, CallbackContext, Verdict } from './accept.js';
 import type { DedupeStore } from './dedupe.js';
-import { bodyDeviceId, checkRoute, normalise } from './normalise.js';
-import { classifyPayload, readEnvelope } from './payloads.js';
-import type { CallbackRoute, Envelope } from './payloads.js';
-import { parseJsonSafely } from './safe-json.js';
-import { SIGNATURE_FAILURE_STATUS, verifySignature } from './signature.js';
+import { printable } from './log-safe.js';
+import type { CallbackRoute } from './payloads.js';
+import { ReceiverTally } from './receiver-tally.js';
+import type { ReceiverStats } from './receiver-tally.js';
 
-export interface CallbackContext {
-  route: CallbackRoute;
-  pathId?: string;
-  receivedAt: number;
-  /** The signature's `t` in epoch milliseconds. */
-  signedAt: number;
-  dedupeKey: string;
-  eventType?: string;
-  event?: string;
-}
-
-export interface ReceiverLog {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-  debug(message: string): void;
-}
+export type { CallbackContext } from './accept.js';
+export type { ReceiverStats } from './receiver-tally.js';
 
 export interface ReceiverOptions {
   webhook: WebhookConfig;
@@ -46,23 +33,11 @@ export interface ReceiverOptions {
   callbackToken: () => string | undefined;
   instanceNonce: string;
   dedupe: DedupeStore;
-  log: ReceiverLog;
+  log: Logger;
   onEvents: (events: DeviceEvent[], context: CallbackContext) => void;
   now?: () => number;
   /** False while the event sink cannot take events yet: callbacks get 503 and are retried. */
   isReady?: () => boolean;
-}
-
-export interface ReceiverStats {
-  accepted: number;
-  duplicates: number;
-  ignoredUnknown: number;
-  /** Rejections by reason (signature failures, 'bad-token', 'schema-violation', ...). */
-  rejected: Record<string, number>;
-  /** Epoch ms of the last accepted callback per 'lock:ID', 'doorbell:ID' or 'user'. */
-  lastCallbackAt: Record<string, number>;
-  /** Times the event sink threw after a callback was acknowledged. */
-  sinkErrors: number;
 }
 
 export interface Receiver {
@@ -78,27 +53,8 @@ export type ReceiverApp = FastifyInstance & { readonly receiverStats: ReceiverSt
 const CONNECTION_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-const MAX_LAST_CALLBACK_KEYS = 1_000;
-const MAX_UNKNOWN_KINDS_LOGGED = 100;
 
 const EMPTY = Buffer.alloc(0);
-
-/** Header values as one string; duplicates (an array) are joined the way Node joins unknown headers. */
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  // Compare equal-length buffers only; a length mismatch still costs one compare of b with itself.
-  return a.length === b.length ? timingSafeEqual(a, b) : !timingSafeEqual(b, b);
-}
-
-/** Letters, digits and a few marks only, short: values from a request are safe to log. */
-function printable(value: string | undefined): string {
-  return (value ?? '-').replace(/[^\w.:/-]/g, '?').slice(0, 60);
-}
 
 function assertApiKey(apiKey: string): void {
   if (typeof apiKey !== 'string' || apiKey.length === 0) {
@@ -122,9 +78,17 @@ function readTls(webhook: WebhookConfig): { cert: Buffer; key: Buffer } | undefi
   return { cert: read(webhook.tlsCertFile, 'certificate'), key: read(webhook.tlsKeyFile, 'key') };
 }
 
-class Rejection extends Error {
-  constructor(readonly status: 400 | 401 | 503, readonly reason: string, readonly detail?: string) {
-    super(reason);
+/** The reply body for a verdict: a short word, never a detail or a secret. */
+function replyBody(verdict: Verdict): Record<string, unknown> {
+  switch (verdict.kind) {
+    case 'accepted':
+      return { ok: true };
+    case 'duplicate':
+      return { ok: true, duplicate: true };
+    case 'ignored':
+      return { ok: true, ignored: true };
+    case 'rejected':
+      return { error: verdict.reason };
   }
 }
 
@@ -132,11 +96,17 @@ class Rejection extends Error {
 export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   assertApiKey(options.apiKey);
   const now = options.now ?? Date.now;
-  const { log } = options;
+  const { log, isReady } = options;
   const prefix = listenerPrefix(options.webhook.publicUrl);
   const tls = readTls(options.webhook);
-  const stats: ReceiverStats = { accepted: 0, duplicates: 0, ignoredUnknown: 0, rejected: {}, lastCallbackAt: {}, sinkErrors: 0 };
-  const unknownKindsLogged = new Set<string>();
+  const tally = new ReceiverTally(log);
+  const env: AcceptEnv = {
+    apiKey: options.apiKey,
+    toleranceSeconds: options.webhook.toleranceSeconds,
+    storedToken: options.callbackToken,
+    sinkReady: isReady ?? (() => true),
+    dedupe: options.dedupe,
+  };
 
   const app = Fastify({
     logger: false,
@@ -151,33 +121,19 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     ...(tls === undefined ? {} : { https: tls }),
   }) as unknown as FastifyInstance;
 
-  const countRejection = (reason: string) => {
-    stats.rejected[reason] = (stats.rejected[reason] ?? 0) + 1;
-  };
-
-  // Counted rather than Object.keys(...).length on every callback.
-  let lastCallbackKeys = 0;
-  const markLastCallback = (key: string, at: number) => {
-    if (!Object.hasOwn(stats.lastCallbackAt, key)) {
-      if (lastCallbackKeys >= MAX_LAST_CALLBACK_KEYS) return;
-      lastCallbackKeys += 1;
-    }
-    stats.lastCallbackAt[key] = at;
-  };
-
   // One error handler for everything: a status and a short word, never a stack or a secret.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status === 413 || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      countRejection('too-large');
+      tally.countRejection('too-large');
       return reply.code(400).send({ error: 'body too large' });
     }
     if (status >= 400 && status < 500) {
-      countRejection('bad-request');
+      tally.countRejection('bad-request');
       return reply.code(status === 404 || status === 401 ? status : 400).send({ error: 'bad request' });
     }
     // Anything else is a failure of ours: 503 so the sender retries.
-    countRejection('internal-error');
+    tally.countRejection('internal-error');
     log.error(`Webhook listener: ${request.method} ${printable(request.url)} failed: ${error.message}`);
     return reply.code(503).send({ error: 'temporarily unavailable' });
   });
@@ -188,6 +144,27 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
 
   app.get(`${prefix}/health`, (_request, reply) => reply.code(200).send({ ok: true, instance: options.instanceNonce }));
 
+  /** Writes down what an accepted verdict asks for; the store's check-and-set has the last word. */
+  const record = (verdict: Verdict): Verdict => {
+    if (verdict.kind !== 'accepted') return verdict;
+    if (options.dedupe.checkAndSet(verdict.record.dedupeKey)) return verdict;
+    return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: verdict.record.lastCallback } };
+  };
+
+  const deliver = (route: CallbackRoute, events: DeviceEvent[], context: CallbackContext) => {
+    const failed = (error: unknown) => {
+      tally.sinkFailed(route, error);
+    };
+    try {
+      // The sink is typed as returning void, but an async one must not leave a rejection unhandled.
+      const sink: (events: DeviceEvent[], context: CallbackContext) => unknown = options.onEvents;
+      const result = sink(events, context);
+      if (result instanceof Promise) result.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
+  };
+
   // A plain (not async) handler that sends and returns nothing, so Fastify never sends twice.
   const handle = (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
     const receivedAt = now();
@@ -197,111 +174,21 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
       reply.callNotFound();
       return;
     }
-    const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
-    let accepted: Checked;
-    try {
-      accepted = check(route, pathId, raw, request, receivedAt);
-    } catch (error) {
-      if (!(error instanceof Rejection)) throw error;
-      countRejection(error.reason);
-      log.debug(`Webhook: ${route} callback refused with ${error.status} (${error.reason}${error.detail === undefined ? '' : `: ${error.detail}`}).`);
-      void reply.code(error.status).send({ error: error.reason });
-      return;
-    }
-    if (accepted.kind === 'unknown') {
-      stats.ignoredUnknown++;
-      void reply.code(200).send({ ok: true, ignored: true });
-      return;
-    }
-    if (accepted.kind === 'duplicate') {
-      stats.duplicates++;
-      log.debug(`Webhook: duplicate ${route} callback ignored.`);
-      void reply.code(200).send({ ok: true, duplicate: true });
-      return;
-    }
-    stats.accepted++;
-    void reply.code(200).send({ ok: true });
+    const verdict = record(accept({
+      route,
+      pathId,
+      body: Buffer.isBuffer(request.body) ? request.body : EMPTY,
+      signature: request.headers[SIGNATURE_HEADER],
+      token: request.headers[CALLBACK_TOKEN_HEADER],
+      receivedAt,
+    }, env));
+    tally.note(route, verdict);
+    void reply.code(verdict.status).send(replyBody(verdict));
+    if (verdict.kind !== 'accepted') return;
     // The reply has been handed to the socket; HomeKit updates come after it.
     setImmediate(() => {
-      const failed = (error: unknown) => {
-        stats.sinkErrors++;
-        log.error(`Webhook: handling an accepted ${route} callback failed: ${error instanceof Error ? error.message : 'unknown error'}`);
-      };
-      try {
-        // The sink is typed as returning void, but an async one must not leave a rejection unhandled.
-        const sink: (events: DeviceEvent[], context: CallbackContext) => unknown = options.onEvents;
-        const result = sink(accepted.events, accepted.context);
-        if (result instanceof Promise) result.catch(failed);
-      } catch (error) {
-        failed(error);
-      }
+      deliver(route, verdict.events, verdict.context);
     });
-  };
-
-  type Checked =
-    | { kind: 'unknown' }
-    | { kind: 'duplicate' }
-    | { kind: 'new'; events: DeviceEvent[]; context: CallbackContext };
-
-  const check = (route: CallbackRoute, pathId: string | undefined, raw: Buffer, request: FastifyRequest, receivedAt: number): Checked => {
-    const signature = verifySignature({
-      header: request.headers[SIGNATURE_HEADER],
-      body: raw,
-      apiKey: options.apiKey,
-      toleranceSeconds: options.webhook.toleranceSeconds,
-      now: receivedAt,
-    });
-    if (!signature.ok) throw new Rejection(SIGNATURE_FAILURE_STATUS[signature.reason], signature.reason);
-
-    const tokenHeader = headerText(request.headers[CALLBACK_TOKEN_HEADER]);
-    if (tokenHeader !== undefined) {
-      const stored = options.callbackToken();
-      if (stored === undefined || stored === '') throw new Rejection(503, 'token-not-ready');
-      if (!sameSecret(tokenHeader, stored)) throw new Rejection(401, 'bad-token');
-    }
-
-    const json = parseJsonSafely(raw);
-    if (!json.ok) throw new Rejection(400, json.reason);
-    const envelope = readEnvelope(json.value);
-    if (envelope === undefined) throw new Rejection(400, 'not-an-object');
-    if (tokenHeader === undefined && !exemptFromToken(envelope)) throw new Rejection(401, 'missing-token');
-
-    const classified = classifyPayload(json.value);
-    if (!classified.ok) throw new Rejection(400, classified.reason, classified.detail);
-    const callback = classified.payload;
-    const lastKey = route === 'user' ? 'user' : `${route}:${pathId ?? ''}`;
-    if (callback === undefined) {
-      const kindName = `${printable(envelope.eventType)}/${printable(envelope.event)}`;
-      if (!unknownKindsLogged.has(kindName) && unknownKindsLogged.size < MAX_UNKNOWN_KINDS_LOGGED) {
-        unknownKindsLogged.add(kindName);
-        log.info(`Webhook: a callback of a kind this plugin does not know (${kindName}) was accepted and ignored.`);
-      }
-      markLastCallback(lastKey, receivedAt);
-      return { kind: 'unknown' };
-    }
-    const routeCheck = checkRoute(callback, route, pathId);
-    if (!routeCheck.ok) throw new Rejection(400, routeCheck.reason, routeCheck.detail);
-
-    if (options.isReady !== undefined && !options.isReady()) throw new Rejection(503, 'not-ready');
-    const eventId = (json.value as { EventID?: unknown }).EventID;
-    const key = dedupeKey(route, typeof eventId === 'string' ? eventId : undefined, raw);
-    let fresh: boolean;
-    try {
-      fresh = options.dedupe.checkAndSet(key);
-    } catch (error) {
-      if (error instanceof DedupeNotReadyError) throw new Rejection(503, 'dedupe-not-ready');
-      throw error;
-    }
-    markLastCallback(lastKey, receivedAt);
-    if (!fresh) return { kind: 'duplicate' };
-
-    const context: CallbackContext = { route, receivedAt, signedAt: signature.timestampMs, dedupeKey: key };
-    const deviceId = bodyDeviceId(callback);
-    if (pathId !== undefined) context.pathId = pathId;
-    else if (deviceId !== undefined && route !== 'user') context.pathId = deviceId;
-    if (envelope.eventType !== undefined) context.eventType = envelope.eventType;
-    if (envelope.event !== undefined) context.event = envelope.event;
-    return { kind: 'new', events: normalise(callback, route), context };
   };
 
   // Webhook routes live in their own scope: any content type is read as raw bytes for the
@@ -319,12 +206,7 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     done();
   });
 
-  return Object.assign(app, { receiverStats: stats });
-}
-
-/** Kinds the service sends without the custom header (PIN management and remote operate, design section 6). */
-export function exemptFromToken(envelope: Envelope): boolean {
-  return envelope.eventType === 'status' || envelope.eventType === 'operation' || envelope.event === 'keypad_pin_managed';
+  return Object.assign(app, { receiverStats: tally.stats });
 }
 
 function formatHost(host: string): string {
@@ -346,7 +228,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         ? `port ${listenPort} needs more privileges: choose a port above 1023`
         : code === 'EADDRNOTAVAIL'
           ? `address ${listenHost} is not on this machine: use 0.0.0.0 or one of its addresses`
-          : (error instanceof Error ? error.message : 'unknown error');
+          : errorText(error, 'unknown error');
     throw new Error(`The webhook listener cannot start on ${listenHost}:${listenPort}: ${why}.`, { cause: error });
   }
   const address = app.server.address();

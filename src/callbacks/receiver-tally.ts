@@ -1,0 +1,83 @@
+// What the listener writes down about each answered callback: counters for the status file, the
+// last callback per device, and the log lines. How a rejection is counted and made visible (design
+// section 6, "Rejections are never silent") is decided in rejected() and countRejection() only.
+import type { Logger } from '../util/logger.js';
+import { errorText } from '../util/error-text.js';
+import type { CallbackRoute } from './payloads.js';
+import type { LastCallback, Rejected, Verdict } from './accept.js';
+
+export interface ReceiverStats {
+  accepted: number;
+  duplicates: number;
+  ignoredUnknown: number;
+  /** Rejections by reason (signature failures, 'bad-token', 'schema-violation', ...). */
+  rejected: Record<string, number>;
+  /** Epoch ms of the last accepted callback per 'lock:ID', 'doorbell:ID' or 'user'. */
+  lastCallbackAt: Record<string, number>;
+  /** Times the event sink threw after a callback was acknowledged. */
+  sinkErrors: number;
+}
+
+/** Bounds, so a sender inventing ids or kinds cannot grow memory or the log without limit. */
+const MAX_LAST_CALLBACK_KEYS = 1_000;
+const MAX_UNKNOWN_KINDS_LOGGED = 100;
+
+export class ReceiverTally {
+  readonly stats: ReceiverStats = { accepted: 0, duplicates: 0, ignoredUnknown: 0, rejected: {}, lastCallbackAt: {}, sinkErrors: 0 };
+  private readonly unknownKindsLogged = new Set<string>();
+  // Counted rather than Object.keys(...).length on every callback.
+  private lastCallbackKeys = 0;
+
+  constructor(private readonly log: Logger) {}
+
+  /** One answered callback: the verdict's counters, last-callback time and log line. */
+  note(route: CallbackRoute, verdict: Verdict): void {
+    switch (verdict.kind) {
+      case 'rejected':
+        this.rejected(route, verdict);
+        return;
+      case 'ignored':
+        this.markLastCallback(verdict.record.lastCallback);
+        this.stats.ignoredUnknown++;
+        if (!this.unknownKindsLogged.has(verdict.kindName) && this.unknownKindsLogged.size < MAX_UNKNOWN_KINDS_LOGGED) {
+          this.unknownKindsLogged.add(verdict.kindName);
+          this.log.info(`Webhook: a callback of a kind this plugin does not know (${verdict.kindName}) was accepted and ignored.`);
+        }
+        return;
+      case 'duplicate':
+        this.markLastCallback(verdict.record.lastCallback);
+        this.stats.duplicates++;
+        this.log.debug(`Webhook: duplicate ${route} callback ignored.`);
+        return;
+      case 'accepted':
+        this.markLastCallback(verdict.record.lastCallback);
+        this.stats.accepted++;
+        return;
+    }
+  }
+
+  /** A callback the pipeline refused. */
+  rejected(route: CallbackRoute, verdict: Rejected): void {
+    this.countRejection(verdict.reason);
+    this.log.debug(`Webhook: ${route} callback refused with ${verdict.status} (${verdict.reason}${verdict.detail === undefined ? '' : `: ${verdict.detail}`}).`);
+  }
+
+  /** Counts a refused request by reason (also for what the listener refuses before the pipeline). */
+  countRejection(reason: string): void {
+    this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
+  }
+
+  /** The event sink failed after the reply: counted and logged, the reply already stood. */
+  sinkFailed(route: CallbackRoute, error: unknown): void {
+    this.stats.sinkErrors++;
+    this.log.error(`Webhook: handling an accepted ${route} callback failed: ${errorText(error, 'unknown error')}`);
+  }
+
+  private markLastCallback({ key, at }: LastCallback): void {
+    if (!Object.hasOwn(this.stats.lastCallbackAt, key)) {
+      if (this.lastCallbackKeys >= MAX_LAST_CALLBACK_KEYS) return;
+      this.lastCallbackKeys += 1;
+    }
+    this.stats.lastCallbackAt[key] = at;
+  }
+}
