@@ -111,7 +111,7 @@ describe('design 6: dedupe is kept on disk', () => {
   });
 });
 
-describe('dedupe memory: expiry and the size bound against a plain model', () => {
+describe('design 6: dedupe memory kept for the retry window: expiry and the size bound against a plain model', () => {
   /** The obvious implementation: a list of [key, expiresAt], oldest first. */
   class Model {
     list: [string, number][] = [];

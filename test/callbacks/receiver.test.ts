@@ -334,6 +334,29 @@ describe('design 6: dedupe', () => {
     expect(h.sunk).toHaveLength(2);
     expect(h.sunk[0]?.context.dedupeKey).toMatch(/^lock:sha256:[0-9a-f]{64}$/);
   });
+  it('the store\'s check-and-set has the last word over the lookup accept() made', async () => {
+    const { DedupeStore } = await import('../../src/callbacks/dedupe.js');
+    const { Storage } = await import('../../src/storage.js');
+    // A lookup that never remembers: only recording the key can stop the second delivery.
+    class ForgetfulLookup extends DedupeStore {
+      override has(): boolean {
+        return false;
+      }
+    }
+    const dedupe = new ForgetfulLookup({ storage: new Storage(h.dir), now: () => h.clock.now });
+    await dedupe.load();
+    const local = buildReceiverApp({ ...h.options, dedupe });
+    try {
+      const replies = [];
+      for (let i = 0; i < 2; i++) replies.push(await local.inject({ method: 'POST', url: lockUrl, ...toInject(signed(fixtures.manualUnlock)) }));
+      expect(replies.map((r) => r.json<unknown>())).toEqual([{ ok: true }, { ok: true, duplicate: true }]);
+      await afterReplies();
+      expect(h.sunk).toHaveLength(1);
+      expect(local.receiverStats.duplicates).toBe(1);
+    } finally {
+      await local.close();
+    }
+  });
   it('a rejected delivery does not poison the key', async () => {
     expect((await post('/lock-access/lock/OTHER', signed(fixtures.appUnlock))).statusCode).toBe(400);
     expect((await post(lockUrl, signed(fixtures.appUnlock))).statusCode).toBe(200);
