@@ -7,6 +7,8 @@ import { z } from 'zod';
 
 import { DEDUPE_TTL_MS } from '../settings.js';
 import type { Storage } from '../storage.js';
+import { errorText } from '../util/error-text.js';
+import { QuietWriter } from '../util/quiet-writer.js';
 
 export const DEDUPE_FILE = 'dedupe.json';
 export const DEFAULT_DEDUPE_MAX_KEYS = 50_000;
@@ -67,17 +69,21 @@ export class DedupeStore {
   private readonly now: () => number;
   private readonly ttlMs: number;
   private readonly maxKeys: number;
-  private readonly debounceMs: number;
   private loaded = false;
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
-  private dirty = false;
+  private readonly saver: QuietWriter;
 
   constructor(private readonly options: DedupeOptions) {
     this.now = options.now ?? Date.now;
     this.ttlMs = options.ttlMs ?? DEDUPE_TTL_MS;
     this.maxKeys = options.maxKeys ?? DEFAULT_DEDUPE_MAX_KEYS;
-    this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    this.saver = new QuietWriter({
+      write: () => this.options.storage.write(DEDUPE_FILE, { version: 1, entries: this.live() }, { compact: true }),
+      // A fixed delay after the first change, not a quiet spell: keys must reach the disk soon.
+      quietMs: debounceMs,
+      maxDelayMs: debounceMs,
+      onError: (error) => this.options.log?.warn(`The duplicate filter could not be saved (${errorText(error, 'unknown error')}).`),
+    });
   }
 
   /** Creates the store and loads dedupe.json. */
@@ -119,7 +125,7 @@ export class DedupeStore {
     if (expiresAt !== undefined && expiresAt > now) return false;
     this.remember(key, now + this.ttlMs);
     this.trim();
-    this.schedule();
+    this.saver.touch();
     return true;
   }
 
@@ -129,36 +135,12 @@ export class DedupeStore {
   }
 
   /** Writes pending changes now. */
-  async flush(): Promise<void> {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (!this.dirty) return this.writing;
-    this.dirty = false;
-    const entries = this.live();
-    // Writes are chained so an older snapshot never lands after a newer one.
-    this.writing = this.writing
-      .then(() => this.options.storage.write(DEDUPE_FILE, { version: 1, entries }, { compact: true }))
-      .catch((error: unknown) => {
-        this.dirty = true;
-        this.options.log?.warn(`The duplicate filter could not be saved (${error instanceof Error ? error.message : 'unknown error'}).`);
-      });
-    return this.writing;
+  flush(): Promise<void> {
+    return this.saver.flush();
   }
 
   async close(): Promise<void> {
-    await this.flush();
-  }
-
-  private schedule(): void {
-    this.dirty = true;
-    if (this.timer !== undefined) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.debounceMs);
-    this.timer.unref();
+    await this.saver.close();
   }
 
   private remember(key: string, expiresAt: number): void {
@@ -189,7 +171,7 @@ export class DedupeStore {
       this.head += 1;
       if (this.current(entry)) {
         this.seen.delete(entry.key);
-        this.dirty = true;
+        this.saver.markDirty();
       }
     }
     this.compact();

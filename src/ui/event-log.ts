@@ -5,8 +5,10 @@ import { z } from 'zod';
 
 import type { DeviceEvent } from '../devices/events.js';
 import { describeEvent } from '../devices/event-words.js';
-import { QuietTimer } from '../util/quiet-timer.js';
 import type { Storage } from '../storage.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { QuietWriter } from '../util/quiet-writer.js';
 
 export { describeEvent } from '../devices/event-words.js';
 
@@ -51,7 +53,7 @@ export interface EventLogRecord {
 export interface EventLogOptions {
   perDevice?: number;
   debounceMs?: number;
-  log?: { warn(message: string): void };
+  log?: Pick<Logger, 'warn'>;
 }
 
 /** Turns a record into the stored entry (pure). */
@@ -115,9 +117,7 @@ export async function readEventLog(storage: Storage): Promise<EventLogEntry[]> {
 
 export class EventLog {
   private readonly kept: BoundedEntries;
-  private readonly saver: QuietTimer;
-  private dirty = false;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly saver: QuietWriter;
 
   private constructor(
     private readonly storage: Storage,
@@ -125,7 +125,13 @@ export class EventLog {
     private readonly options: EventLogOptions,
   ) {
     this.kept = new BoundedEntries(Math.max(1, options.perDevice ?? DEFAULT_EVENTS_PER_DEVICE), entries);
-    this.saver = new QuietTimer(() => void this.write(), options.debounceMs ?? DEFAULT_EVENT_LOG_DEBOUNCE_MS, MAX_WRITE_DELAY_MS);
+    this.saver = new QuietWriter({
+      // Compact: up to 50 entries per device, written a second after a change while events flow.
+      write: () => this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.kept.list() }, { compact: true }),
+      quietMs: options.debounceMs ?? DEFAULT_EVENT_LOG_DEBOUNCE_MS,
+      maxDelayMs: MAX_WRITE_DELAY_MS,
+      onError: (error) => this.options.log?.warn(`The event log could not be saved (${errorText(error)}); it will be retried with the next event.`),
+    });
   }
 
   /** Loads the existing log; a broken file starts a fresh log (and is replaced on the next write). */
@@ -134,14 +140,13 @@ export class EventLog {
     try {
       entries = (await storage.read(EVENT_LOG_FILE, eventLogFileSchema))?.entries ?? [];
     } catch (error) {
-      options.log?.warn(`The event log could not be read and starts empty (${error instanceof Error ? error.message : String(error)}).`);
+      options.log?.warn(`The event log could not be read and starts empty (${errorText(error)}).`);
     }
     return new EventLog(storage, entries, options);
   }
 
   record(record: EventLogRecord): void {
     this.kept.add(toEntry(record));
-    this.dirty = true;
     this.saver.touch();
   }
 
@@ -151,24 +156,7 @@ export class EventLog {
   }
 
   /** Writes pending entries now (call on shutdown). */
-  async flush(): Promise<void> {
-    this.saver.cancel();
-    await this.write();
-  }
-
-  private write(): Promise<void> {
-    // Chained so two writes never overlap and the last one always carries the newest list.
-    this.writing = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      try {
-        // Compact: up to 50 entries per device, written a second after a change while events flow.
-        await this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.kept.list() }, { compact: true });
-      } catch (error) {
-        this.dirty = true;
-        this.options.log?.warn(`The event log could not be saved (${error instanceof Error ? error.message : String(error)}); it will be retried with the next event.`);
-      }
-    });
-    return this.writing;
+  flush(): Promise<void> {
+    return this.saver.flush();
   }
 }

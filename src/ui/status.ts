@@ -4,8 +4,10 @@
 // no tokens, keys or callback token, only states, ids, names, URLs without credentials and counts.
 import { z } from 'zod';
 
-import { QuietTimer } from '../util/quiet-timer.js';
 import type { Storage } from '../storage.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { QuietWriter } from '../util/quiet-writer.js';
 
 export const STATUS_FILE = 'status.json';
 export const DEFAULT_STATUS_DEBOUNCE_MS = 500;
@@ -131,14 +133,12 @@ export async function readStatus(storage: Storage): Promise<Status | undefined> 
 export interface StatusWriterOptions {
   debounceMs?: number;
   now?: () => number;
-  log?: { warn(message: string): void };
+  log?: Pick<Logger, 'warn'>;
 }
 
 export class StatusWriter {
   private current: Status;
-  private readonly saver: QuietTimer;
-  private dirty = false;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly saver: QuietWriter;
   private readonly now: () => number;
 
   private constructor(
@@ -147,7 +147,12 @@ export class StatusWriter {
   ) {
     this.now = options.now ?? Date.now;
     this.current = emptyStatus(this.now());
-    this.saver = new QuietTimer(() => void this.write(), options.debounceMs ?? DEFAULT_STATUS_DEBOUNCE_MS, MAX_WRITE_DELAY_MS);
+    this.saver = new QuietWriter({
+      write: () => this.write(),
+      quietMs: options.debounceMs ?? DEFAULT_STATUS_DEBOUNCE_MS,
+      maxDelayMs: MAX_WRITE_DELAY_MS,
+      onError: (error) => this.options.log?.warn(`The status for the settings UI could not be saved (${errorText(error)}).`),
+    });
   }
 
   /**
@@ -165,8 +170,7 @@ export class StatusWriter {
       startedAt: now,
       receiver: { ...emptyStatus(now).receiver, lastCallbacks: previous?.receiver.lastCallbacks ?? {} },
     };
-    writer.dirty = true;
-    writer.schedule();
+    writer.saver.touch();
     return writer;
   }
 
@@ -177,14 +181,12 @@ export class StatusWriter {
 
   update(patch: StatusPatch): void {
     this.current = applyPatch(this.current, patch, this.now());
-    this.dirty = true;
-    this.schedule();
+    this.saver.touch();
   }
 
   private touch(): void {
     this.current.updatedAt = this.now();
-    this.dirty = true;
-    this.schedule();
+    this.saver.touch();
   }
 
   /** Replaces (or adds) the registration of one device kind and id. */
@@ -217,33 +219,19 @@ export class StatusWriter {
   }
 
   /** Writes pending changes now (call on shutdown). */
-  async flush(): Promise<void> {
-    this.saver.cancel();
-    await this.write();
+  flush(): Promise<void> {
+    return this.saver.flush();
   }
 
-  /** Written once changes pause (a burst of callbacks is one write, after the burst). */
-  private schedule(): void {
-    this.saver.touch();
-  }
-
-  private write(): Promise<void> {
-    this.writing = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      // Validated here, once per debounced write, rather than on every update.
-      const checked = statusSchema.safeParse(this.current);
-      if (!checked.success) {
-        this.options.log?.warn(`The status for the settings UI was not saved: it has an unexpected shape (${checked.error.issues.map((i) => i.path.join('.')).join(', ')}).`);
-        return;
-      }
-      try {
-        await this.storage.write(STATUS_FILE, checked.data);
-      } catch (error) {
-        this.dirty = true;
-        this.options.log?.warn(`The status for the settings UI could not be saved (${error instanceof Error ? error.message : String(error)}).`);
-      }
-    });
-    return this.writing;
+  /** One quiet write (a burst of callbacks is one write, after the burst). */
+  private async write(): Promise<void> {
+    // Validated here, once per write, rather than on every update. A bad shape is reported and
+    // not retried: the next change writes again, and the file keeps the last valid snapshot.
+    const checked = statusSchema.safeParse(this.current);
+    if (!checked.success) {
+      this.options.log?.warn(`The status for the settings UI was not saved: it has an unexpected shape (${checked.error.issues.map((i) => i.path.join('.')).join(', ')}).`);
+      return;
+    }
+    await this.storage.write(STATUS_FILE, checked.data);
   }
 }
