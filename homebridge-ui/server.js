@@ -3,7 +3,9 @@
 // built, typed SettingsUiBackend (../dist/ui/settings-ui-backend.js). Answers never carry secrets.
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 
-import { SettingsUiBackend, UiError } from '../dist/ui/settings-ui-backend.js';
+import { SettingsUiBackend } from '../dist/ui/settings-ui-backend.js';
+import { UiError } from '../dist/ui/ui-error.js';
+import { errorText } from '../dist/util/error-text.js';
 
 const prefix = '[Lock Access settings]';
 
@@ -47,8 +49,8 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
         return await fn(body ?? {});
       } catch (error) {
         if (error instanceof UiError) throw new RequestError(error.message, { path });
-        console.error(`${prefix} ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
-        throw new RequestError(`Something went wrong (${error instanceof Error ? error.message : 'unknown error'}). The Homebridge UI log has details.`, { path });
+        console.error(`${prefix} ${path} failed: ${errorText(error)}`);
+        throw new RequestError(`Something went wrong (${errorText(error, 'unknown error')}). The Homebridge UI log has details.`, { path });
       }
     });
   }

@@ -12,7 +12,7 @@ const jane: Actor = { kind: 'person', userId: 'u-1', firstName: 'Jane', lastName
 const lockEv = (e: Record<string, unknown>): DeviceEvent => ({ at: 1, lockId: 'L1', ...e }) as DeviceEvent;
 const bellEv = (e: Record<string, unknown>): DeviceEvent => ({ at: 1, doorbellId: 'D1', ...e }) as DeviceEvent;
 
-describe('describeEvent: one plain-words line per event', () => {
+describe('design 7 / 8, README "Settings UI" > Event log: describeEvent, one plain-words line per event', () => {
   it.each<[string, DeviceEvent, string]>([
     ['keypad unlock by a person', lockEv({ kind: 'lockState', state: 'unlocked', source: 'operation', device: 'keypad', actor: jane }), 'Unlocked by Jane Doe at the keypad'],
     ['app lock by a person', lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: jane }), 'Locked by Jane Doe from the app'],
@@ -50,7 +50,7 @@ describe('describeEvent: one plain-words line per event', () => {
   });
 });
 
-describe('event log entries: bounded per device', () => {
+describe('design 8, README "Settings UI" > Event log: the last N entries per device', () => {
   const entry = (deviceId: string, at: number): EventLogEntry => ({ deviceKind: 'lock', deviceId, deviceName: deviceId, kind: 'doorState', at, text: 'Door opened' });
 
   it('keeps only the newest N entries of a device and leaves other devices alone', () => {
@@ -78,7 +78,7 @@ describe('event log entries: bounded per device', () => {
   });
 });
 
-describe('EventLog: events.json through Storage', () => {
+describe('design 2 / 8, README "Settings UI" > Event log: events.json through Storage', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'event-log-'));
@@ -123,5 +123,24 @@ describe('EventLog: events.json through Storage', () => {
     expect(log.entries()).toEqual([]);
     expect(warnings[0]).toMatch(/starts empty/);
     expect(await readEventLog(storage)).toEqual([]);
+  });
+
+  it('a failed save is logged without a secret and retried with the next event; nothing is lost', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const storage = Storage.under(dir);
+    const warnings: string[] = [];
+    const log = await EventLog.open(storage, { debounceMs: 1000, log: { warn: (m) => warnings.push(m) } });
+    const write = vi.spyOn(storage, 'write').mockRejectedValueOnce(new Error('disk full'));
+    log.record({ deviceKind: 'lock', deviceId: 'L1', deviceName: 'Front Door', at: 1, event: lockEv({ kind: 'doorState', state: 'open' }) });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(warnings).toEqual(['The event log could not be saved (disk full); it will be retried with the next event.']);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(write).toHaveBeenCalledTimes(1);
+    log.record({ deviceKind: 'lock', deviceId: 'L1', deviceName: 'Front Door', at: 2, event: lockEv({ kind: 'doorState', state: 'closed' }) });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(write).toHaveBeenCalledTimes(2);
+    await log.flush();
+    expect(write).toHaveBeenCalledTimes(2);
+    expect((await readEventLog(storage)).map((e) => e.text)).toEqual(['Door closed', 'Door opened']);
   });
 });

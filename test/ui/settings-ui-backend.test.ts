@@ -5,14 +5,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { CloudHttpClient } from '../../src/cloud/http-client.js';
-import { AUTHORIZATION_TTL_MS, SettingsUiBackend, UiError, parseRedirect } from '../../src/ui/settings-ui-backend.js';
+import { AUTHORIZATION_TTL_MS } from '../../src/ui/oauth-code-flow.js';
+import { SettingsUiBackend } from '../../src/ui/settings-ui-backend.js';
+import { UiError } from '../../src/ui/ui-error.js';
 import { demoDevices } from '../sim/devices.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 
 const REDIRECT = 'https://home.example.net/linked';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
-describe('settings UI server: OAuth 2.0 authorization code (RFC 6749 4.1) and the shared token store', () => {
+describe('design 8, README "Link your account": the settings server links by OAuth 2.0 authorization code (RFC 6749 4.1) through the shared token store', () => {
   let sim: Simulator;
   let dir: string;
   let now = Date.now();
@@ -96,10 +98,5 @@ describe('settings UI server: OAuth 2.0 authorization code (RFC 6749 4.1) and th
   it('names the missing account fields instead of calling the service', async () => {
     await writeFile(join(dir, 'config.json'), JSON.stringify({ platforms: [{ platform: 'LockAccess' }] }));
     await expect(backend.testConnection({})).rejects.toThrow(/Enter the API key, client id, client secret/);
-  });
-
-  it('parseRedirect reads a full address or a bare query', () => {
-    expect(parseRedirect('https://x.example/cb?code=abc&state=s1')).toMatchObject({ code: 'abc', state: 's1', base: 'https://x.example/cb' });
-    expect(parseRedirect('?code=abc&state=s1')).toMatchObject({ code: 'abc', state: 's1' });
   });
 });

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { StatusWriter, readStatus, statusSchema } from '../../src/ui/status.js';
+import { StatusWriter, readStatus, statusSchema, type Status } from '../../src/ui/status.js';
 import { Storage } from '../../src/storage.js';
 
-describe('StatusWriter: status.json for the settings UI', () => {
+describe('design 6 "Rejections are never silent" / 8, README "Settings UI" > Status: status.json', () => {
   let dir: string;
   let storage: Storage;
   beforeEach(async () => {
@@ -109,6 +109,52 @@ describe('StatusWriter: status.json for the settings UI', () => {
     await writer.flush();
     expect((await readStatus(storage))?.link.state).toBe('linked');
     expect(warnings.join()).toMatch(/unexpected shape \(link\.state\)/);
+  });
+
+  it('rejection counts reach the file within a second, with no accepted callback since', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const writer = await StatusWriter.open(storage, { debounceMs: 500 });
+    await vi.advanceTimersByTimeAsync(500);
+    await writer.flush();
+    const write = vi.spyOn(storage, 'write');
+    writer.receiverCounters(0, { 'stale timestamp': 1 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(write).toHaveBeenCalledTimes(1);
+    // Waits for that write only: nothing is pending, so flush adds none.
+    await writer.flush();
+    expect(write).toHaveBeenCalledTimes(1);
+    expect((await readStatus(storage))?.receiver).toMatchObject({ accepted: 0, rejected: { 'stale timestamp': 1 } });
+  });
+
+  it('a steady stream of rejections is still written every 10 seconds (the quiet spell never comes)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const writer = await StatusWriter.open(storage, { debounceMs: 500 });
+    await vi.advanceTimersByTimeAsync(500);
+    await writer.flush();
+    const write = vi.spyOn(storage, 'write');
+    const written = () => write.mock.calls.map(([, data]) => (data as Status).receiver.rejected['stale timestamp']);
+    for (let n = 1; n <= 60; n += 1) {
+      writer.receiverCounters(0, { 'stale timestamp': n });
+      await vi.advanceTimersByTimeAsync(250);
+    }
+    // 15 s of a rejection every 250 ms: written once, at 10 s, with the count of that moment.
+    expect(written()).toEqual([40]);
+    await writer.flush();
+    expect(written()).toEqual([40, 60]);
+  });
+
+  it('a failed save is logged and retried with the next change', async () => {
+    const warnings: string[] = [];
+    const writer = await StatusWriter.open(storage, { log: { warn: (m) => warnings.push(m) } });
+    await writer.flush();
+    vi.spyOn(storage, 'write').mockRejectedValueOnce(new Error('read-only file system'));
+    writer.update({ link: { state: 'linked', message: 'Linked.' } });
+    await writer.flush();
+    expect(warnings).toEqual(['The status for the settings UI could not be saved (read-only file system).']);
+    expect((await readStatus(storage))?.link.state).toBe('unlinked');
+    writer.update({ devices: [] });
+    await writer.flush();
+    expect((await readStatus(storage))?.link.state).toBe('linked');
   });
 
   it('readStatus: absent file is undefined', async () => {

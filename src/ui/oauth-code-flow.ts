@@ -1,0 +1,118 @@
+// The OAuth 2.0 authorization-code flow of the settings page (RFC 6749 4.1), without I/O: step 1
+// makes the sign-in address with a random `state`, step 2 checks what the user pasted back against
+// it. A state lives in this process only, for 15 minutes, and is used once whatever happens.
+import { randomBytes } from 'node:crypto';
+
+import { nonEmpty, type Account } from './account-input.js';
+import { UiError } from './ui-error.js';
+
+/** How long a started authorization may take before its `state` is forgotten. */
+export const AUTHORIZATION_TTL_MS = 15 * 60 * 1000;
+
+/** What the redirect address carried; `base` is the address without its query. */
+export interface RedirectAnswer {
+  code?: string;
+  state?: string;
+  error?: string;
+  errorDescription?: string;
+  base?: string;
+}
+
+/** A code the service issued, and the redirect address it must be redeemed with. */
+export interface AuthorizationGrant {
+  code: string;
+  redirectUri: string;
+}
+
+/** Reads the code (or the refusal) out of what the user pasted: the whole address, or just its query. */
+export function parseRedirect(pasted: string): RedirectAnswer {
+  const text = pasted.trim();
+  let params: URLSearchParams;
+  let base: string | undefined;
+  try {
+    const url = new URL(text);
+    params = url.searchParams;
+    base = `${url.origin}${url.pathname}`;
+  } catch {
+    params = new URLSearchParams(text.startsWith('?') ? text.slice(1) : text);
+  }
+  const pick = (name: string) => nonEmpty(params.get(name));
+  const result: RedirectAnswer = {};
+  const code = pick('code');
+  const state = pick('state');
+  const error = pick('error');
+  const errorDescription = pick('error_description');
+  if (code) result.code = code;
+  if (state) result.state = state;
+  if (error) result.error = error;
+  if (errorDescription) result.errorDescription = errorDescription;
+  if (base) result.base = base;
+  return result;
+}
+
+function sameRedirectBase(a: string, b: string): boolean {
+  try {
+    const left = new URL(a);
+    const right = new URL(b);
+    return left.origin === right.origin && left.pathname.replace(/\/+$/, '') === right.pathname.replace(/\/+$/, '');
+  } catch {
+    return false;
+  }
+}
+
+export class AuthorizationCodeFlow {
+  /** state -> redirect URI and start time. */
+  private readonly pending = new Map<string, { redirectUri: string; startedAt: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** Step 1 (RFC 6749 4.1.1): the address the user opens. */
+  start(account: Pick<Account, 'authUrl' | 'clientId'>, redirectUriInput: unknown): { url: string } {
+    const redirectUri = nonEmpty(redirectUriInput);
+    if (!redirectUri || !/^https?:\/\/[^/]/i.test(redirectUri)) {
+      throw new UiError('Enter the redirect address registered for your client id (a full https:// address).');
+    }
+    this.forgetExpired();
+    const state = randomBytes(32).toString('base64url');
+    this.pending.set(state, { redirectUri, startedAt: this.now() });
+    const url = new URL(`${account.authUrl}/authorization`);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', account.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('state', state);
+    return { url: url.toString() };
+  }
+
+  /** Step 2 (RFC 6749 4.1.2): the address the service sent the browser to, checked against step 1. */
+  redeem(pastedInput: unknown): AuthorizationGrant {
+    const pasted = nonEmpty(pastedInput);
+    if (!pasted) throw new UiError('Paste the whole address your browser showed after you allowed access.');
+    const answer = parseRedirect(pasted);
+    this.forgetExpired();
+    const pending = answer.state === undefined ? undefined : this.pending.get(answer.state);
+    if (!answer.state || !pending) {
+      throw new UiError('That address does not answer the sign-in started here (its state does not match, or it is older than 15 minutes). Click "Sign in to Lock Access" again and paste the new address.');
+    }
+    // One use only, whatever happens next.
+    this.pending.delete(answer.state);
+    if (answer.error) {
+      throw new UiError(
+        answer.error === 'access_denied'
+          ? 'Access was not allowed on the Lock Access page. Start again and choose Allow.'
+          : `The Lock Access sign-in answered "${answer.error}"${answer.errorDescription ? ` (${answer.errorDescription})` : ''}. Start again.`,
+      );
+    }
+    if (!answer.code) throw new UiError('The pasted address has no code in it: copy the whole address from the browser\'s address bar.');
+    if (answer.base && !sameRedirectBase(answer.base, pending.redirectUri)) {
+      throw new UiError('The pasted address is not the redirect address this sign-in used. Copy it from the tab that opened after you allowed access.');
+    }
+    return { code: answer.code, redirectUri: pending.redirectUri };
+  }
+
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [state, pending] of this.pending) {
+      if (now - pending.startedAt > AUTHORIZATION_TTL_MS) this.pending.delete(state);
+    }
+  }
+}

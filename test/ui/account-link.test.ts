@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { CloudHttpClient } from '../../src/cloud/http-client.js';
+import { WebhookRegistrar } from '../../src/cloud/registrations.js';
+import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
+import type { Account } from '../../src/ui/account-input.js';
+import { AccountLink } from '../../src/ui/account-link.js';
+import { CloudSession } from '../../src/ui/cloud-session.js';
+import { UiError } from '../../src/ui/ui-error.js';
+import { Storage } from '../../src/storage.js';
+import { demoDevices } from '../sim/devices.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+const PUBLIC_URL = 'http://127.0.0.1:9/lock-access';
+
+describe('design 4 / 5 / 8, README "Link your account": link, test and unlink from the settings page', () => {
+  let sim: Simulator;
+  let dir: string;
+  let storage: Storage;
+  let session: CloudSession;
+  let link: AccountLink;
+  let account: Account;
+  beforeEach(async () => {
+    sim = await startSimulator({ ...demoDevices() });
+    dir = await mkdtemp(join(tmpdir(), 'account-link-'));
+    storage = Storage.under(dir);
+    session = new CloudSession({
+      storage, log: quiet, now: Date.now,
+      createClient: (a, tokens) => new CloudHttpClient({ baseUrl: a.baseUrl, apiKey: a.apiKey, tokens }),
+    });
+    link = new AccountLink(session);
+    account = { apiKey: sim.account.apiKey, clientId: sim.account.clientId, clientSecret: sim.account.clientSecret, baseUrl: sim.baseUrl, authUrl: sim.authUrl, publicUrl: PUBLIC_URL };
+  });
+  afterEach(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a refused refresh token is a UiError saying linking failed, and nothing is linked', async () => {
+    const failure = link.withRefreshToken(account, 'not-a-token-the-service-issued');
+    await expect(failure).rejects.toBeInstanceOf(UiError);
+    await expect(failure).rejects.toThrow(/^Linking failed: /);
+    expect(await link.test(account)).toMatchObject({ ok: false });
+  });
+
+  it('unlink deletes every webhook registration at the service, then the tokens', async () => {
+    await link.withRefreshToken(account, sim.issueRefreshToken());
+    await session.withTokens(account, async (tokens) => {
+      const registrar = new WebhookRegistrar({
+        client: await session.client(account, tokens), storage, clientId: account.clientId, publicUrl: PUBLIC_URL,
+        secret: await WebhookSecret.load(storage), log: quiet,
+      });
+      await registrar.reconcile({ locks: ['LOCK-FRONT-DOOR'], doorbells: ['DOORBELL-FRONT'], user: true });
+      registrar.stop();
+    });
+    expect(sim.registrations()).toHaveLength(3);
+    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.' });
+    expect(sim.registrations()).toEqual([]);
+    expect(existsSync(storage.file('tokens.json'))).toBe(false);
+  });
+
+  it('without a working link the tokens are still deleted, and the page is told the webhooks were not', async () => {
+    const { message } = await link.unlink(account);
+    expect(message).toMatch(/^Unlinked: the stored tokens were deleted\. The webhooks could not be deleted because the account link no longer works/);
+  });
+});
