@@ -1,5 +1,6 @@
 // One HomeKit accessory per doorbell: a snapshot-only camera with the Doorbell service primary, so
 // Apple Home rings with a picture; a MotionSensor whose still becomes the camera picture.
+// Others (Matter) follow rings, motion and state through onChange(), after the 60 s age rule.
 import type {
   API,
   CameraStreamingDelegate,
@@ -13,17 +14,15 @@ import type {
   StreamRequestCallback,
 } from 'homebridge';
 
+import { errorText } from '../util/error-text.js';
 import { setAccessoryInformation } from './accessory-information.js';
+import { ChangeListeners, type ChangeListener } from './change-listeners.js';
+import type { DoorbellDeps } from './device-deps.js';
 import { initialDoorbellState, parseDoorbellState, reduceDoorbell, type DeliveryContext, type DoorbellState } from './doorbell-state.js';
 import type { DoorbellEvent } from './events.js';
-import type { DeviceDeps } from './lock-accessory.js';
 import { ContextSaver } from './persist-context.js';
 import { acquireService, findService } from './services.js';
-import { fetchImage, SnapshotCache, type FetchImage } from './snapshot-cache.js';
-
-export interface DoorbellDeps extends DeviceDeps {
-  fetchImage?: FetchImage;
-}
+import { SnapshotCache } from './snapshot-cache.js';
 
 export interface DoorbellAccessoryEntry {
   id: string;
@@ -32,6 +31,14 @@ export interface DoorbellAccessoryEntry {
 }
 
 export const DOORBELL_CONTEXT_KEY = 'lockAccessDoorbell';
+
+/**
+ * An applied event with what it did now (`ring`, `motion` are false for a late, repeated or older
+ * one), or the motion timeout ending motion.
+ */
+export type DoorbellChange =
+  | { cause: 'event'; state: DoorbellState; event: DoorbellEvent; ring: boolean; motion: boolean }
+  | { cause: 'motionEnded'; state: DoorbellState };
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
 
@@ -48,6 +55,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
   private entry: DoorbellAccessoryEntry;
   private readonly saver: ContextSaver;
   private readonly snapshots: SnapshotCache;
+  private readonly changes: ChangeListeners<DoorbellChange>;
   private motionTimer: NodeJS.Timeout | undefined;
   private disposed = false;
 
@@ -62,7 +70,8 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
     this.current = cached ?? initialDoorbellState();
     this.saver = new ContextSaver(deps.api, accessory);
-    this.snapshots = new SnapshotCache(deps.fetchImage ?? fetchImage, (message) => {
+    this.changes = new ChangeListeners(deps.log, () => this.entry.name);
+    this.snapshots = new SnapshotCache(deps.fetchImage, (message) => {
       this.deps.log.warn(`${this.entry.name}: could not load the motion picture (${message}); Apple Home shows a placeholder.`);
     });
     const lastImage = this.current.lastMotion?.imageUrl;
@@ -87,13 +96,14 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const result = reduceDoorbell(this.current, event, context);
     this.current = result.state;
     const { Service: S, Characteristic: C } = this.deps.api.hap;
-    // HomeKit first, then the log line (a synchronous write that can wait on a slow reader).
+    // HomeKit and followers first, then the log line (a synchronous write that can wait on a slow reader).
+    // An event, not a state: sendEventNotification notifies even when the value is unchanged.
+    if (result.ring) findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
+    else if (result.motion) this.startMotion();
+    this.changes.emit({ cause: 'event', state: this.current, event, ring: result.ring, motion: result.motion });
     if (result.ring) {
-      // An event, not a state: sendEventNotification notifies even when the value is unchanged.
-      findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
       this.deps.log.info(`${this.entry.name}: doorbell pressed.`);
     } else if (result.motion) {
-      this.startMotion();
       this.deps.log.info(`${this.entry.name}: motion detected.`);
     } else if (result.quietReason !== undefined) {
       this.deps.log.info(`${this.entry.name}: ${result.text}, but ${result.quietReason}, so no phone is notified.`);
@@ -112,10 +122,16 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     this.store();
   }
 
+  /** Follows every applied event and the end of motion; returns the function that stops following. */
+  onChange(listener: ChangeListener<DoorbellChange>): () => void {
+    return this.changes.add(listener);
+  }
+
   dispose(): void {
     this.disposed = true;
     if (this.motionTimer) clearTimeout(this.motionTimer);
     this.motionTimer = undefined;
+    this.changes.clear();
     this.saver.dispose();
   }
 
@@ -191,7 +207,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
       this.accessory.configureController(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.
-      this.deps.log.warn(`${this.entry.name}: the camera could not be set up (${error instanceof Error ? error.message : String(error)}).`);
+      this.deps.log.warn(`${this.entry.name}: the camera could not be set up (${errorText(error)}).`);
     }
   }
 
@@ -204,6 +220,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     this.motionTimer = setTimeout(() => {
       this.motionTimer = undefined;
       findService(this.accessory, S.MotionSensor)?.updateCharacteristic(C.MotionDetected, false);
+      this.changes.emit({ cause: 'motionEnded', state: this.current });
     }, this.entry.motionTimeoutSeconds * 1000);
     this.motionTimer.unref();
   }

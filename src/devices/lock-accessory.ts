@@ -1,11 +1,14 @@
 // One HomeKit accessory per lock: LockMechanism (primary), ContactSensor, Battery (lock, keypad),
 // AccessoryInformation; state from callbacks via apply(), control from Apple Home via operate().
+// Others (Matter) follow the applied state through onChange() and send commands through command().
 import type { API, Categories, CharacteristicValue, PlatformAccessory, Service } from 'homebridge';
 
-import { BridgeError } from '../cloud/errors.js';
+import { errorText } from '../util/error-text.js';
 import { setAccessoryInformation } from './accessory-information.js';
+import { ChangeListeners, type ChangeListener } from './change-listeners.js';
+import type { LockDeps } from './device-deps.js';
 import type { LockEvent } from './events.js';
-import { LockCommands, type LockAction } from './lock-commands.js';
+import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
 import {
   commandSucceeded,
   initialLockState,
@@ -17,21 +20,6 @@ import {
 } from './lock-state.js';
 import { ContextSaver } from './persist-context.js';
 import { acquireService, ensureService, findService } from './services.js';
-
-/** A Homebridge-like logger; Homebridge's own Logging fits. */
-export interface DeviceLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-  debug(message: string): void;
-}
-
-export interface DeviceDeps {
-  api: API;
-  log: DeviceLogger;
-  operate: (lockId: string, action: LockAction) => Promise<void>;
-  now?: () => number;
-}
 
 export interface LockAccessoryEntry {
   id: string;
@@ -55,18 +43,20 @@ export function lockCategory(api: API): Categories {
 type Aspect = 'lock' | 'door' | 'battery';
 const ASPECT_OF: Partial<Record<LockEvent['kind'], Aspect>> = { lockState: 'lock', doorState: 'door', battery: 'battery' };
 
-const BRIDGE_ADVICE: Record<BridgeError['problem'], string> = {
-  timeout: 'Try again in a moment.',
-  noBridge: 'Remote control needs a Lock Access Wi-Fi bridge paired with this lock.',
-  offline: 'Check that the bridge has power and Wi-Fi.',
-  busy: 'Try again in a moment.',
-};
+/** An applied change: a callback event the reducer took, or a remote command that succeeded. */
+export type LockChange = { cause: 'event'; state: LockState; event: LockEvent } | { cause: 'command'; state: LockState; action: LockAction };
+
+/** Who asked for a command, as the log says it ("locking from Apple Home"). */
+const APPLE_HOME = 'Apple Home';
 
 export class LockAccessory {
   private current: LockState;
   private entry: LockAccessoryEntry;
   private readonly commands: LockCommands;
   private readonly saver: ContextSaver;
+  private readonly changes: ChangeListeners<LockChange>;
+  /** Who asked last for each action; the command that runs logs it. */
+  private readonly origins: Record<LockAction, string> = { lock: APPLE_HOME, unlock: APPLE_HOME };
   private readonly timers = new Set<NodeJS.Immediate>();
   private disposed = false;
   /** The name the services were last given by render(); undefined makes the next render name them. */
@@ -75,7 +65,7 @@ export class LockAccessory {
   private guardedOffline: boolean | undefined;
 
   constructor(
-    private readonly deps: DeviceDeps,
+    private readonly deps: LockDeps,
     private readonly accessory: PlatformAccessory,
     entry: LockAccessoryEntry,
   ) {
@@ -86,6 +76,7 @@ export class LockAccessory {
     this.current = withEntryName(cached ?? initialLockState(), entry.name);
     this.commands = new LockCommands((action) => this.execute(action));
     this.saver = new ContextSaver(deps.api, accessory);
+    this.changes = new ChangeListeners(deps.log, () => this.name);
     this.converge();
     this.render(true);
     this.store();
@@ -121,6 +112,7 @@ export class LockAccessory {
     // The mapping table sets both current and target from operation/status events.
     this.render(event.kind === 'lockState', ASPECT_OF[event.kind]);
     this.store();
+    this.changes.emit({ cause: 'event', state: this.current, event });
     // Logged after HomeKit has the change: a log line is a synchronous write that can wait on a
     // slow reader of Homebridge's output.
     if (event.kind === 'online' && wasOnline !== event.online) {
@@ -143,10 +135,26 @@ export class LockAccessory {
     this.store();
   }
 
+  /** Follows every applied change; returns the function that stops following. */
+  onChange(listener: ChangeListener<LockChange>): () => void {
+    return this.changes.add(listener);
+  }
+
+  /**
+   * Runs a remote command through this lock's one serialiser, as Apple Home's writes do, and
+   * rejects when it failed, so another controller (Matter) can answer with a failure.
+   */
+  async command(action: LockAction, origin: string): Promise<void> {
+    if (this.disposed) throw new Error(`${this.name} is no longer served`);
+    const outcome = await this.request(action, origin);
+    if (!outcome.ok) throw outcome.error instanceof Error ? outcome.error : new Error(errorText(outcome.error));
+  }
+
   dispose(): void {
     this.disposed = true;
     for (const timer of this.timers) clearImmediate(timer);
     this.timers.clear();
+    this.changes.clear();
     this.saver.dispose();
   }
 
@@ -280,36 +288,42 @@ export class LockAccessory {
     const timer = setImmediate(() => {
       this.timers.delete(timer);
       if (this.disposed) return;
-      if (this.commands.current === action && this.commands.next === undefined) {
-        this.deps.log.debug(`${this.name}: ${action} is already on its way; joining it.`);
-      } else {
-        this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locking' : 'unlocking'} from Apple Home.`);
-      }
-      void this.commands.request(action);
+      void this.request(action, APPLE_HOME);
     });
     this.timers.add(timer);
   }
 
+  private request(action: LockAction, origin: string): Promise<CommandOutcome> {
+    if (this.commands.current === action && this.commands.next === undefined) {
+      this.deps.log.debug(`${this.name}: ${action} is already on its way; joining it.`);
+    } else {
+      this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locking' : 'unlocking'} from ${origin}.`);
+    }
+    this.origins[action] = origin;
+    return this.commands.request(action);
+  }
+
+  /** Rejects when the command failed (after reporting it), so those who joined it learn the outcome. */
   private async execute(action: LockAction): Promise<void> {
+    const origin = this.origins[action];
     try {
       await this.deps.operate(this.entry.id, action);
     } catch (error) {
-      this.failed(action, error);
-      return;
+      this.failed(action, origin, error);
+      throw error;
     }
     if (this.disposed) return;
     this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
-    this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from Apple Home.`);
+    this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);
     // A newer wish already waiting keeps its target; otherwise the target settles on the new state.
     this.render(this.commands.next === undefined);
     this.store();
+    this.changes.emit({ cause: 'command', state: this.current, action });
   }
 
-  private failed(action: LockAction, error: unknown): void {
+  private failed(action: LockAction, origin: string, error: unknown): void {
     if (this.disposed) return;
-    const reason = error instanceof Error ? error.message.replace(/\.$/, '') : 'an unknown error';
-    const advice = error instanceof BridgeError ? ` ${BRIDGE_ADVICE[error.problem]}` : '';
-    this.deps.log.error(`${this.name}: could not ${action} from Apple Home: ${reason}.${advice}`);
+    this.deps.log.error(`${this.name}: could not ${action} from ${origin}: ${this.deps.describeCommandFailure(error)}`);
     if (this.commands.next !== undefined) return;
     const C = this.deps.api.hap.Characteristic;
     const lock = findService(this.accessory, this.deps.api.hap.Service.LockMechanism);

@@ -2,11 +2,16 @@
 // is joined instead of repeated, and a newer wish replaces one that has not started yet.
 export type LockAction = 'lock' | 'unlock';
 
-export class LockCommands {
-  private running: { action: LockAction; done: Promise<void> } | undefined;
-  private waiting: { action: LockAction; joiners: (() => void)[] } | undefined;
+/** How the command a request ended up joining went; requests never reject. */
+export type CommandOutcome = { ok: true } | { ok: false; error: unknown };
 
-  /** `execute` reports its own outcome and must not reject (a rejection is swallowed here). */
+type Joiner = (outcome: CommandOutcome) => void;
+
+export class LockCommands {
+  private running: { action: LockAction; done: Promise<CommandOutcome> } | undefined;
+  private waiting: { action: LockAction; joiners: Joiner[] } | undefined;
+
+  /** `execute` reports its own outcome to the user; a rejection is the command's failure, handed to those who joined it. */
   constructor(private readonly execute: (action: LockAction) => Promise<void>) {}
 
   /** What runs now, if anything. */
@@ -19,8 +24,8 @@ export class LockCommands {
     return this.waiting?.action;
   }
 
-  /** Resolves when the command this request ended up joining has finished. */
-  request(action: LockAction): Promise<void> {
+  /** Settles, with its outcome, when the command this request ended up joining has finished. */
+  request(action: LockAction): Promise<CommandOutcome> {
     const running = this.running;
     if (!running) return this.start(action);
     if (this.waiting) {
@@ -28,8 +33,8 @@ export class LockCommands {
         // The latest wish is what already runs: the waiting opposite command is dropped, its callers join the running one.
         const dropped = this.waiting;
         this.waiting = undefined;
-        void running.done.then(() => {
-          for (const joiner of dropped.joiners) joiner();
+        void running.done.then((outcome) => {
+          for (const joiner of dropped.joiners) joiner(outcome);
         });
         return running.done;
       }
@@ -41,20 +46,23 @@ export class LockCommands {
     return this.join(this.waiting);
   }
 
-  private join(waiting: { joiners: (() => void)[] }): Promise<void> {
+  private join(waiting: { joiners: Joiner[] }): Promise<CommandOutcome> {
     return new Promise((resolve) => waiting.joiners.push(resolve));
   }
 
-  private start(action: LockAction): Promise<void> {
+  private start(action: LockAction): Promise<CommandOutcome> {
     const done = this.execute(action)
-      .catch(() => undefined)
+      .then(
+        (): CommandOutcome => ({ ok: true }),
+        (error: unknown): CommandOutcome => ({ ok: false, error }),
+      )
       .finally(() => {
         this.running = undefined;
         const waiting = this.waiting;
         this.waiting = undefined;
         if (waiting) {
-          void this.start(waiting.action).then(() => {
-            for (const joiner of waiting.joiners) joiner();
+          void this.start(waiting.action).then((outcome) => {
+            for (const joiner of waiting.joiners) joiner(outcome);
           });
         }
       });

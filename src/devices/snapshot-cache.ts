@@ -1,28 +1,14 @@
 // The doorbell's camera picture: the latest motion still, fetched once and cached; concurrent
 // requests share one fetch; the bundled placeholder when there is no still or the fetch failed.
+// The download itself is handed in (src/runtime/image-fetch.ts), so this layer does no networking.
 import { readFile } from 'node:fs/promises';
 
-import { nodeFetch } from '../cloud/node-fetch.js';
+import { errorText } from '../util/error-text.js';
 
-/** Images bigger than this are refused: a still is tens of KiB, and HomeKit chokes on huge snapshots. */
-export const MAX_SNAPSHOT_BYTES = 5 * 1024 * 1024;
-export const SNAPSHOT_FETCH_TIMEOUT_MS = 5000;
 /** How long after a motion event its still is fetched (see setSource). */
 export const PREFETCH_DELAY_MS = 200;
 
 export type FetchImage = (url: string) => Promise<Buffer>;
-
-/** Plain fetch with a deadline and a size cap; the still URLs come from signed callbacks. */
-export const fetchImage: FetchImage = async (url) => {
-  const response = await nodeFetch(url, { signal: AbortSignal.timeout(SNAPSHOT_FETCH_TIMEOUT_MS), redirect: 'follow' });
-  if (!response.ok) throw new Error(`the image server answered ${response.status}`);
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > MAX_SNAPSHOT_BYTES) throw new Error('the image is too large');
-  const body = Buffer.from(await response.arrayBuffer());
-  if (body.length === 0) throw new Error('the image is empty');
-  if (body.length > MAX_SNAPSHOT_BYTES) throw new Error('the image is too large');
-  return body;
-};
 
 let placeholderImage: Promise<Buffer> | undefined;
 
@@ -96,7 +82,7 @@ export class SnapshotCache {
       return image;
     } catch (error) {
       still.failed = true;
-      this.onFetchError(error instanceof Error ? error.message : String(error));
+      this.onFetchError(errorText(error));
       return await this.fallback();
     } finally {
       still.inflight = undefined;

@@ -4,7 +4,7 @@ import type { API, Logging, PlatformAccessory } from 'homebridge';
 import { z } from 'zod';
 
 import { DoorbellAccessory, doorbellUuid } from '../devices/doorbell-accessory.js';
-import type { DeviceDeps } from '../devices/lock-accessory.js';
+import type { DeviceDeps } from '../devices/device-deps.js';
 import { LockAccessory, lockUuid } from '../devices/lock-accessory.js';
 
 export interface WantedLock {

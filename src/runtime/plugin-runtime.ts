@@ -7,6 +7,8 @@ import { unwatchFile, watchFile } from 'node:fs';
 import type { API, Logging, PlatformAccessory } from 'homebridge';
 
 import { AccessoryRegistry, type WantedDevice } from './accessory-registry.js';
+import { describeCommandFailure } from './command-failure.js';
+import { fetchImage } from './image-fetch.js';
 import { DedupeStore } from '../callbacks/dedupe.js';
 import { startReceiver, type CallbackContext, type Receiver } from '../callbacks/receiver.js';
 import { discoverDevices, mergeDevices, type MergedDevices } from '../cloud/discovery.js';
@@ -116,7 +118,7 @@ export class PluginRuntime {
       pluginName: this.options.pluginName,
       platformName: this.options.platformName,
       cached: this.options.cachedAccessories,
-      deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action) },
+      deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage },
     });
     // Serve what we know at once: configured devices plus those cached from the last run.
     this.registry.sync(this.initialDevices(), !config.discoverDevices);

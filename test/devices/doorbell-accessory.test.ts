@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import type { PlatformAccessory } from 'homebridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { DOORBELL_CONTEXT_KEY, DoorbellAccessory, doorbellCategory, doorbellUuid, LIVE_VIDEO_REFUSAL, type DoorbellDeps } from '../../src/devices/doorbell-accessory.js';
+import type { DoorbellDeps } from '../../src/devices/device-deps.js';
+import { DOORBELL_CONTEXT_KEY, DoorbellAccessory, doorbellCategory, doorbellUuid, LIVE_VIDEO_REFUSAL, type DoorbellChange } from '../../src/devices/doorbell-accessory.js';
 import type { DoorbellEvent } from '../../src/devices/events.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 
@@ -23,7 +24,7 @@ function camera(accessory: PlatformAccessory): HapCamera {
   return controller;
 }
 
-describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
+describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
   const made: DoorbellAccessory[] = [];
   afterEach(() => {
@@ -37,7 +38,6 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
     const deps: DoorbellDeps = {
       api,
       log: captured.log,
-      operate: () => Promise.reject(new Error('doorbells are not operated')),
       fetchImage:
         options.fetchImage ??
         ((url) => {
@@ -192,6 +192,48 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       const { doorbell, captured } = setup({ accessory });
       expect(doorbell.state.lastPress).toBeNull();
       expect(captured.text('warn')).toMatch(/starts fresh/);
+    });
+  });
+
+  describe('design 7c: other publishers follow rings, motion and state after the 60 s rule', () => {
+    it('a press that rings is a change with ring true; a repeated or late one is a change with ring false', () => {
+      const { doorbell } = setup();
+      const changes: DoorbellChange[] = [];
+      doorbell.onChange((change) => changes.push(change));
+      doorbell.apply(press('dvr-1'), fresh);
+      doorbell.apply(press('dvr-1'), fresh);
+      doorbell.apply(press('dvr-2'), { receivedAt: NOW, signedAt: NOW - 61_000 });
+      expect(changes.map((c) => (c.cause === 'event' ? [c.event.kind, c.ring, c.motion] : [c.cause]))).toEqual([
+        ['doorbellPress', true, false],
+        ['doorbellPress', false, false],
+        ['doorbellPress', false, false],
+      ]);
+      expect(changes.at(-1)?.state).toBe(doorbell.state);
+    });
+
+    it('motion is a change with motion true, and its end after motionTimeoutSeconds is one too', () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const { doorbell } = setup({ motionTimeoutSeconds: 10 });
+      const changes: DoorbellChange[] = [];
+      const stop = doorbell.onChange((change) => changes.push(change));
+      doorbell.apply(motion('http://127.0.0.1/1.jpg'), fresh);
+      doorbell.apply(motion('http://127.0.0.1/2.jpg', NOW - 120_000), fresh);
+      expect(changes.map((c) => (c.cause === 'event' ? c.motion : c.cause))).toEqual([true, false]);
+      vi.advanceTimersByTime(10_000);
+      expect(changes.map((c) => c.cause)).toEqual(['event', 'event', 'motionEnded']);
+      stop();
+      doorbell.apply(motion('http://127.0.0.1/3.jpg'), fresh);
+      expect(changes).toHaveLength(3);
+    });
+
+    it('a follower that throws is logged and the phone still rings', () => {
+      const { doorbell, rings, captured } = setup();
+      doorbell.onChange(() => {
+        throw new Error('endpoint gone');
+      });
+      doorbell.apply(press('dvr-1'), fresh);
+      expect(rings).toEqual([C.ProgrammableSwitchEvent.SINGLE_PRESS]);
+      expect(captured.text('error')).toMatch(/Front Doorbell: a follower of its state failed \(endpoint gone\)/);
     });
   });
 });

@@ -4,7 +4,7 @@ import type { API, Characteristic, PlatformAccessory, Service, WithUUID } from '
 
 import { HomebridgeAPI as HomebridgeApi1 } from '../../node_modules/homebridge1/lib/api.js';
 import { HomebridgeAPI as HomebridgeApi2 } from '../../node_modules/homebridge/dist/api.js';
-import type { DeviceLogger } from '../../src/devices/lock-accessory.js';
+import type { Logger } from '../../src/util/logger.js';
 
 export interface HapEnv {
   label: string;
@@ -33,7 +33,7 @@ export function restart(api: API, accessory: PlatformAccessory): PlatformAccesso
 }
 
 export interface CapturedLog {
-  log: DeviceLogger;
+  log: Logger;
   lines: { level: 'info' | 'warn' | 'error' | 'debug'; message: string }[];
   text(level?: 'info' | 'warn' | 'error' | 'debug'): string;
 }

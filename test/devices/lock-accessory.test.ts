@@ -4,8 +4,10 @@ import type { PlatformAccessory } from 'homebridge';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { BridgeError, RequestRejectedError, type BridgeProblem } from '../../src/cloud/errors.js';
+import type { LockDeps } from '../../src/devices/device-deps.js';
 import type { LockEvent } from '../../src/devices/events.js';
-import { KEYPAD_SUBTYPE, LOCK_CONTEXT_KEY, LockAccessory, lockCategory, lockUuid, type DeviceDeps } from '../../src/devices/lock-accessory.js';
+import { KEYPAD_SUBTYPE, LOCK_CONTEXT_KEY, LockAccessory, lockCategory, lockUuid, type LockChange } from '../../src/devices/lock-accessory.js';
+import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, read, restart, service, type CharacteristicType, type ServiceType } from './hap-env.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -18,7 +20,7 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
+describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
   const made: LockAccessory[] = [];
   afterEach(() => {
@@ -35,13 +37,14 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
   function setup(options: { doorSensor?: boolean; accessory?: PlatformAccessory } = {}) {
     const calls: OperateCall[] = [];
     const captured = captureLog();
-    const deps: DeviceDeps = {
+    const deps: LockDeps = {
       api,
       log: captured.log,
       operate: (lockId, action) =>
         new Promise<void>((resolve, reject) => {
           calls.push({ lockId, action, resolve, reject });
         }),
+      describeCommandFailure,
     };
     const accessory = options.accessory ?? newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
     const lock = new LockAccessory(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
@@ -233,10 +236,10 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
     });
 
     it.each([
-      ['timeout', 408, /did not answer in time \(408\)/],
-      ['noBridge', 409, /has no Wi-Fi bridge.*\(409\)/],
-      ['offline', 422, /bridge is offline \(422\)/],
-      ['busy', 423, /busy with another command \(423\)/],
+      ['timeout', 408, /did not answer in time \(408\)\. Try again in a moment\./],
+      ['noBridge', 409, /has no Wi-Fi bridge.*\(409\)\. Remote control needs a Lock Access Wi-Fi bridge paired with this lock\./],
+      ['offline', 422, /bridge is offline \(422\)\. Check that the bridge has power and Wi-Fi\./],
+      ['busy', 423, /busy with another command \(423\)\. Try again in a moment\./],
     ] as [BridgeProblem, number, RegExp][])('bridge %s (%i): the target reverts and the log says which', async (problem, status, words) => {
       const { accessory, calls, value, lock, captured } = setup();
       lock.apply(lockEv('locked', 1), ctx);
@@ -290,6 +293,80 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       await settle();
       expect(value(S.LockMechanism, C.LockCurrentState)).toBe(0);
       expect(value(S.LockMechanism, C.LockTargetState)).toBe(0);
+    });
+  });
+
+  describe('design 7c: other publishers follow the same lock state and share its command serialiser', () => {
+    it('onChange gets every applied event with the new state; an event ordering ignores gives nothing; unsubscribing stops it', () => {
+      const { lock } = setup();
+      const changes: LockChange[] = [];
+      const stop = lock.onChange((change) => changes.push(change));
+      lock.apply(lockEv('locked', 2_000), ctx);
+      lock.apply(lockEv('unlocked', 1_000), ctx);
+      expect(changes).toHaveLength(1);
+      expect(changes[0]).toMatchObject({ cause: 'event', state: { lock: 'locked' }, event: { kind: 'lockState', state: 'locked' } });
+      stop();
+      lock.apply(lockEv('unlocked', 3_000), ctx);
+      expect(changes).toHaveLength(1);
+    });
+
+    it('a command that succeeded is a change too, so a follower sees what HomeKit shows', async () => {
+      const { accessory, lock, calls } = setup();
+      const changes: LockChange[] = [];
+      lock.onChange((change) => changes.push(change));
+      await service(accessory, S.LockMechanism).getCharacteristic(C.LockTargetState).handleSetRequest(C.LockTargetState.SECURED);
+      await settle();
+      calls[0]?.resolve();
+      await settle();
+      expect(changes).toEqual([{ cause: 'command', state: lock.state, action: 'lock' }]);
+      expect(lock.state.lock).toBe('locked');
+    });
+
+    it('a follower that throws is logged and HomeKit still shows the change', () => {
+      const { lock, value, captured } = setup();
+      lock.onChange(() => {
+        throw new Error('endpoint gone');
+      });
+      lock.apply(lockEv('locked', 1), ctx);
+      expect(value(S.LockMechanism, C.LockCurrentState)).toBe(C.LockCurrentState.SECURED);
+      expect(captured.text('error')).toMatch(/Front Door: a follower of its state failed \(endpoint gone\)/);
+    });
+
+    it('command() resolves when the command succeeded, and joins one already running instead of sending it twice', async () => {
+      const { accessory, lock, calls, value, captured } = setup();
+      await service(accessory, S.LockMechanism).getCharacteristic(C.LockTargetState).handleSetRequest(C.LockTargetState.SECURED);
+      await settle();
+      let settled = false;
+      const done = lock.command('lock', 'Matter').then(() => (settled = true));
+      await settle();
+      expect(calls).toHaveLength(1);
+      expect(settled).toBe(false);
+      calls[0]?.resolve();
+      await done;
+      expect(value(S.LockMechanism, C.LockCurrentState)).toBe(C.LockCurrentState.SECURED);
+      expect(captured.text('info')).toMatch(/Front Door: locked from Apple Home\./);
+    });
+
+    it('command() rejects with the cause when the command failed, and the log names who asked', async () => {
+      const { lock, calls, value, captured } = setup();
+      lock.apply(lockEv('locked', 1), ctx);
+      const outcome = lock.command('unlock', 'Matter');
+      await settle();
+      expect(calls.map((c) => c.action)).toEqual(['unlock']);
+      const failure = new BridgeError('offline', 422);
+      calls[0]?.reject(failure);
+      await expect(outcome).rejects.toBe(failure);
+      expect(value(S.LockMechanism, C.LockCurrentState)).toBe(C.LockCurrentState.SECURED);
+      expect(value(S.LockMechanism, C.LockTargetState)).toBe(C.LockTargetState.SECURED);
+      expect(captured.text('info')).toMatch(/Front Door: unlocking from Matter\./);
+      expect(captured.text('error')).toMatch(/Front Door: could not unlock from Matter: the lock's Wi-Fi bridge is offline \(422\)\. Check that the bridge has power and Wi-Fi\./);
+    });
+
+    it('command() on a lock no longer served rejects without calling the service', async () => {
+      const { lock, calls } = setup();
+      lock.dispose();
+      await expect(lock.command('lock', 'Matter')).rejects.toThrow(/no longer served/);
+      expect(calls).toHaveLength(0);
     });
   });
 });

@@ -15,7 +15,7 @@ function controllable() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('issue 7.3: concurrent commands to one lock are serialised', () => {
+describe('design 7: concurrent commands to one lock are serialised (issue 7.3)', () => {
   it('"a command in flight is not repeated": the same target again joins it', async () => {
     const { commands, runs } = controllable();
     const first = commands.request('lock');
@@ -62,5 +62,37 @@ describe('issue 7.3: concurrent commands to one lock are serialised', () => {
     void commands.request('lock');
     await commands.request('unlock');
     expect(actions).toEqual(['lock', 'unlock']);
+  });
+
+  it('every request learns the outcome of the command it joined: a failure reaches all who joined it, success the rest', async () => {
+    const runs: { action: LockAction; resolve: () => void; reject: (error: Error) => void }[] = [];
+    const commands = new LockCommands(
+      (action) =>
+        new Promise<void>((resolve, reject) => {
+          runs.push({ action, resolve, reject });
+        }),
+    );
+    const first = commands.request('lock');
+    const joined = commands.request('lock');
+    const waiting = commands.request('unlock');
+    const failure = new Error('bridge offline');
+    runs[0]?.reject(failure);
+    expect(await first).toEqual({ ok: false, error: failure });
+    expect(await joined).toEqual({ ok: false, error: failure });
+    await tick();
+    expect(runs.map((r) => r.action)).toEqual(['lock', 'unlock']);
+    runs[1]?.resolve();
+    expect(await waiting).toEqual({ ok: true });
+  });
+
+  it('callers of a dropped waiting command get the outcome of the running one they were folded into', async () => {
+    const runs: { resolve: () => void }[] = [];
+    const commands = new LockCommands(() => new Promise<void>((resolve) => runs.push({ resolve })));
+    const running = commands.request('lock');
+    const dropped = commands.request('unlock');
+    const back = commands.request('lock');
+    runs[0]?.resolve();
+    expect(await Promise.all([running, dropped, back])).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+    expect(runs).toHaveLength(1);
   });
 });

@@ -4,9 +4,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { LockAccessory, lockUuid } from '../../src/devices/lock-accessory.js';
 import { CONTEXT_SAVE_MAX_DELAY_MS, CONTEXT_SAVE_QUIET_MS, flushContextSaves } from '../../src/devices/persist-context.js';
+import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 
-describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon after a change ($label)', ({ api }) => {
+describe.each(hapEnvs)('design 7: cached state is saved to the accessory cache soon after a change (issue 7.1, $label)', ({ api }) => {
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -20,7 +21,7 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
     emitter.on('updatePlatformAccessories', listener);
     const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'SAVE'));
     if (bridged) new api.hap.Bridge('Test Bridge', api.hap.uuid.generate('bridge:save')).addBridgedAccessory(accessory._associatedHAPAccessory);
-    const lock = new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve() }, accessory, { id: 'SAVE', name: 'Front Door', doorSensor: false });
+    const lock = new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve(), describeCommandFailure }, accessory, { id: 'SAVE', name: 'Front Door', doorSensor: false });
     return { lock, accessory, updates, done: () => emitter.off('updatePlatformAccessories', listener) };
   }
 
@@ -100,7 +101,7 @@ describe.each(hapEnvs)('issue 7.1: state is saved to the accessory cache soon af
     const locks = ['B1', 'B2', 'B3'].map((id) => {
       const accessory = newAccessory(api, `Door ${id}`, lockUuid(api, id));
       bridge.addBridgedAccessory(accessory._associatedHAPAccessory);
-      return { accessory, lock: new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve() }, accessory, { id, name: `Door ${id}`, doorSensor: false }) };
+      return { accessory, lock: new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve(), describeCommandFailure }, accessory, { id, name: `Door ${id}`, doorSensor: false }) };
     });
     vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
     updates.length = 0;

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { fetchImage, placeholder, PREFETCH_DELAY_MS, SnapshotCache } from '../../src/devices/snapshot-cache.js';
+import { placeholder, PREFETCH_DELAY_MS, SnapshotCache } from '../../src/devices/snapshot-cache.js';
+import { fetchImage } from '../../src/runtime/image-fetch.js';
 
 describe('design 7: snapshot cache (latest still, or a bundled placeholder)', () => {
   let server: Server;

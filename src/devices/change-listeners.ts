@@ -1,0 +1,37 @@
+// Lets other publishers (Matter endpoints) follow the state an accessory applied, so there is one
+// reducer per device. A listener that throws is logged and never disturbs HomeKit or the others.
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+
+export type ChangeListener<T> = (change: T) => void;
+
+export class ChangeListeners<T> {
+  private readonly listeners = new Set<ChangeListener<T>>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly name: () => string,
+  ) {}
+
+  /** Returns the function that removes the listener again. */
+  add(listener: ChangeListener<T>): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  emit(change: T): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.log.error(`${this.name()}: a follower of its state failed (${errorText(error)}).`);
+      }
+    }
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}
