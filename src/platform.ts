@@ -1,14 +1,16 @@
-// Homebridge lifecycle: checks the config, restores cached accessories, starts the runtime after
-// launch and closes everything on shutdown. A broken config logs what to fix and does nothing else.
+// Homebridge lifecycle, as in the plugin template: the constructor checks the config,
+// configureAccessory only caches, didFinishLaunching starts the runtime, shutdown stops it.
+// A broken config logs what to fix and does nothing else.
 import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig } from './config.js';
-import { PluginRuntime } from './runtime/plugin-runtime.js';
+import { Runtime } from './runtime/runtime.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
+import { errorText } from './util/error-text.js';
 
 export class LockAccessPlatform implements DynamicPlatformPlugin {
   private readonly cached: PlatformAccessory[] = [];
-  private runtime: PluginRuntime | undefined;
+  private runtime: Runtime | undefined;
 
   constructor(
     private readonly log: Logging,
@@ -28,11 +30,11 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
     const config = check.config;
 
     api.on('didFinishLaunching', () => {
-      const runtime = new PluginRuntime({ api, log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME });
+      const runtime = new Runtime({ api, log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME });
       this.runtime = runtime;
       runtime.start().catch((error: unknown) => {
         // start() handles its own failures; this is the last guard so Homebridge never crashes.
-        log.error(`Lock Access could not start: ${error instanceof Error ? error.message : String(error)}`);
+        log.error(`Lock Access could not start: ${errorText(error)}`);
       });
     });
     api.on('shutdown', () => {

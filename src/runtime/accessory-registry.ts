@@ -1,46 +1,27 @@
 // Owns the platform's accessories: adopts cached ones, creates new ones, converges each to the
 // wanted device list, and unregisters in one sweep what is no longer wanted.
-import type { API, Logging, PlatformAccessory } from 'homebridge';
-import { z } from 'zod';
+import type { API, PlatformAccessory } from 'homebridge';
 
-import { DoorbellAccessory, doorbellUuid } from '../devices/doorbell-accessory.js';
 import type { DeviceDeps } from '../devices/device-deps.js';
+import { DoorbellAccessory, doorbellUuid } from '../devices/doorbell-accessory.js';
 import { LockAccessory, lockUuid } from '../devices/lock-accessory.js';
+import type { Logger } from '../util/logger.js';
+import type { DevicePublisher } from './device-publisher.js';
+import { wantedDeviceSchema, type DeviceKind, type WantedDevice } from './wanted-device.js';
 
-export interface WantedLock {
-  kind: 'lock';
-  id: string;
-  name: string;
-  doorSensor: boolean;
-}
-
-export interface WantedDoorbell {
-  kind: 'doorbell';
-  id: string;
-  name: string;
-  motionTimeoutSeconds: number;
-}
-
-export type WantedDevice = WantedLock | WantedDoorbell;
-
-/** What the registry keeps in accessory.context, so a cached accessory can be served before discovery. */
-const registryContextSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('lock'), id: z.string(), name: z.string(), doorSensor: z.boolean() }),
-  z.object({ kind: z.literal('doorbell'), id: z.string(), name: z.string(), motionTimeoutSeconds: z.number() }),
-]);
-
+/** Where the registry keeps the wanted device in accessory.context, so a cached accessory can be served before discovery. */
 const CONTEXT_KEY = 'lockAccessDevice';
 
 export interface AccessoryRegistryOptions {
   api: API;
-  log: Logging;
+  log: Logger;
   deps: DeviceDeps;
   pluginName: string;
   platformName: string;
   cached: readonly PlatformAccessory[];
 }
 
-export class AccessoryRegistry {
+export class AccessoryRegistry implements DevicePublisher {
   private readonly accessories = new Map<string, PlatformAccessory>();
   private readonly locks = new Map<string, LockAccessory>();
   private readonly doorbells = new Map<string, DoorbellAccessory>();
@@ -53,7 +34,7 @@ export class AccessoryRegistry {
   cachedDevices(): WantedDevice[] {
     const devices: WantedDevice[] = [];
     for (const accessory of this.accessories.values()) {
-      const parsed = registryContextSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
+      const parsed = wantedDeviceSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
       if (parsed.success) devices.push(parsed.data);
     }
     return devices;
@@ -76,7 +57,7 @@ export class AccessoryRegistry {
   }
 
   /** The name Apple Home shows (config, discovery or lock_name_changed), or the id for an unknown device. */
-  nameOf(kind: 'lock' | 'doorbell', id: string): string {
+  nameOf(kind: DeviceKind, id: string): string {
     return (kind === 'lock' ? this.locks.get(id)?.name : this.accessories.get(this.uuidOf(kind, id))?.displayName) ?? id;
   }
 
@@ -112,7 +93,7 @@ export class AccessoryRegistry {
   }
 
   /** Removes one device at run time, e.g. after a lock_user_remove callback. */
-  remove(kind: 'lock' | 'doorbell', id: string): boolean {
+  remove(kind: DeviceKind, id: string): boolean {
     const accessory = this.accessories.get(this.uuidOf(kind, id));
     if (!accessory) return false;
     this.forget(accessory);
@@ -128,7 +109,7 @@ export class AccessoryRegistry {
     this.doorbells.clear();
   }
 
-  private uuidOf(kind: 'lock' | 'doorbell', id: string): string {
+  private uuidOf(kind: DeviceKind, id: string): string {
     return kind === 'lock' ? lockUuid(this.options.api, id) : doorbellUuid(this.options.api, id);
   }
 
@@ -172,7 +153,7 @@ export class AccessoryRegistry {
 
   private forget(accessory: PlatformAccessory): void {
     this.accessories.delete(accessory.UUID);
-    const parsed = registryContextSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
+    const parsed = wantedDeviceSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
     if (!parsed.success) return;
     if (parsed.data.kind === 'lock') {
       this.locks.get(parsed.data.id)?.dispose();

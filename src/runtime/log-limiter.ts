@@ -2,13 +2,7 @@
 // log: event lines are written at a household's pace, and the rest are counted and summed up in one
 // line. Each info line is a synchronous write, so a flood would also slow the plugin down. Warnings
 // and errors always pass; left-out lines still go to debug, which `homebridge -D` shows.
-
-export interface LimitedLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-  debug(message: string): void;
-}
+import type { Logger } from '../util/logger.js';
 
 export interface LogLimitOptions {
   /** Lines written at once after a quiet spell. */
@@ -24,7 +18,7 @@ export const DEFAULT_LOG_BURST = 50;
 export const DEFAULT_LOG_PER_SECOND = 10;
 const DEFAULT_SUMMARY_DELAY_MS = 10_000;
 
-export class LogLimiter implements LimitedLogger {
+export class LogLimiter implements Logger {
   private tokens: number;
   private refilledAt: number;
   private leftOut = 0;
@@ -35,7 +29,7 @@ export class LogLimiter implements LimitedLogger {
   private readonly now: () => number;
 
   constructor(
-    private readonly log: LimitedLogger,
+    private readonly log: Logger,
     private readonly options: LogLimitOptions = {},
   ) {
     this.burst = options.burst ?? DEFAULT_LOG_BURST;

@@ -1,0 +1,135 @@
+// Brings the plugin in line with the account: discovery, the device set, every publisher's sync,
+// webhook registration, and on the first run the self-check and the state refresh. One run at a
+// time; a request during a run repeats it once afterwards.
+import type { ApiClient } from '../cloud/api.js';
+import { discoverDevices } from '../cloud/discovery.js';
+import type { LockAccessConfig } from '../config.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import type { DevicePublisher } from './device-publisher.js';
+import {
+  applyMembership,
+  discoveredSet,
+  NO_MEMBERSHIP_CHANGES,
+  startupDevices,
+  withMembershipChange,
+  type DeviceSource,
+  type Membership,
+} from './device-set.js';
+import type { Registrar } from './link-control.js';
+import { refreshLockStates, runSelfCheck } from './startup-checks.js';
+import type { StatusPublisher } from './status-publisher.js';
+import type { WantedDevice } from './wanted-device.js';
+
+/** What convergence needs of the accessory registry. */
+export interface RegistryView {
+  cachedDevices(): WantedDevice[];
+  lockIds(): string[];
+  doorbellIds(): string[];
+  nameOf(kind: 'lock', id: string): string;
+}
+
+export interface ConvergenceDeps {
+  config: LockAccessConfig;
+  log: Logger;
+  client: ApiClient;
+  registry: RegistryView;
+  /** Every publisher of the device set (HomeKit first). */
+  publishers: DevicePublisher;
+  status: StatusPublisher;
+  /** Unlinked; read again after every await. */
+  isIdle(): boolean;
+  isStopped(): boolean;
+  registrar(): Registrar | undefined;
+  /** The self-check needs the listener running. */
+  listening(): boolean;
+  instanceNonce: string;
+  /** The status file's device list, after the device set changed. */
+  publishDevices(): void;
+}
+
+export class Convergence {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private firstRun = true;
+  private membership: Membership = NO_MEMBERSHIP_CHANGES;
+  private serviceLockNames: ReadonlyMap<string, string> = new Map();
+  private sources: ReadonlyMap<string, DeviceSource> = new Map();
+
+  constructor(private readonly deps: ConvergenceDeps) {}
+
+  /** Where a device (`lock:ID`) is known from, after the last discovery. */
+  sourceOf(key: string): DeviceSource | undefined {
+    return this.sources.get(key);
+  }
+
+  /** What to serve before the service has been asked. */
+  startupDevices(): WantedDevice[] {
+    return startupDevices(this.deps.config, this.deps.registry.cachedDevices());
+  }
+
+  /** Starts a run, or asks the running one to repeat; `asFirstRun` repeats the first run's checks. */
+  request(asFirstRun = false): void {
+    if (asFirstRun) this.firstRun = true;
+    if (this.deps.isStopped() || this.deps.isIdle()) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.runOnce()
+      .catch((error: unknown) => {
+        this.deps.log.error(`Lock Access could not finish setting up with the service (${errorText(error)}); it tries again later.`);
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.deps.isStopped()) {
+          this.again = false;
+          this.request();
+        }
+      });
+  }
+
+  /** The user webhook added or removed a lock: it joins or leaves at once, and registrations follow. */
+  membershipChanged(lockId: string, change: 'added' | 'removed'): void {
+    this.membership = withMembershipChange(this.membership, lockId, change);
+    if (change === 'removed') this.deps.publishers.remove('lock', lockId);
+    this.request();
+  }
+
+  private async runOnce(): Promise<void> {
+    const { config, log, client, registry, publishers } = this.deps;
+    const registrar = this.deps.registrar();
+    if (!registrar) return;
+    const firstRun = this.firstRun;
+    this.firstRun = false;
+
+    let devices = this.startupDevices();
+    let sweep = !config.discoverDevices;
+    if (config.discoverDevices) {
+      try {
+        const found = discoveredSet(config, await discoverDevices(client));
+        this.sources = found.sources;
+        this.serviceLockNames = found.serviceLockNames;
+        devices = found.devices;
+        sweep = true;
+      } catch (error) {
+        log.warn(`Could not ask the service for your devices (${errorText(error)}); using the configured and cached ones for now.`);
+      }
+    }
+    devices = applyMembership(devices, this.membership, config, this.serviceLockNames);
+    if (this.deps.isStopped()) return;
+    publishers.sync(devices, sweep);
+    this.deps.publishDevices();
+
+    // Unlinking may have happened while discovery ran.
+    if (this.deps.isIdle()) return;
+    await registrar.reconcile({ locks: registry.lockIds(), doorbells: registry.doorbellIds(), user: config.userWebhook });
+    const current = this.deps.registrar();
+    if (current) this.deps.status.registrations(current.status());
+
+    if (firstRun && !this.deps.isIdle()) {
+      if (this.deps.listening()) await runSelfCheck({ publicUrl: config.webhook.publicUrl, instanceNonce: this.deps.instanceNonce, log, status: this.deps.status });
+      if (config.refreshStateOnStart) await refreshLockStates({ client, lockIds: registry.lockIds(), log, nameOf: (id) => registry.nameOf('lock', id) });
+    }
+  }
+}

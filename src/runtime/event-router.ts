@@ -1,0 +1,83 @@
+// Hands each acknowledged callback's events to the device they name, keyed by device id: to its
+// accessory (which applies and logs them) and to the event log and status. What an event means
+// beyond its device (a membership change, the account's deletion, a bridge going on- or offline) is
+// passed to functions the runtime injects, so the router knows no registry, cloud or status file.
+import type { DeliveryContext } from '../devices/doorbell-state.js';
+import { describeEvent } from '../devices/event-words.js';
+import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../devices/events.js';
+import type { Logger } from '../util/logger.js';
+import type { DeviceKind } from './wanted-device.js';
+
+/** Something that takes one device's events: an accessory. */
+export interface EventSink<E> {
+  apply(event: E, context: DeliveryContext): void;
+}
+
+/** One routed event, for the event log and the status file. */
+export interface RoutedEvent {
+  deviceKind: DeviceKind | 'account';
+  deviceId: string;
+  deviceName: string;
+  event: DeviceEvent;
+  /** When it happened: the event's own time, else when it arrived (epoch ms). */
+  at: number;
+  receivedAt: number;
+}
+
+export interface EventRouterDeps {
+  lock(id: string): EventSink<LockEvent> | undefined;
+  doorbell(id: string): EventSink<DoorbellEvent> | undefined;
+  /** The name Apple Home shows, or the id of a device it does not show. */
+  nameOf(kind: DeviceKind, id: string): string;
+  /** Event lines for devices without an accessory (held to a household pace). */
+  log: Logger;
+  record(routed: RoutedEvent): void;
+  /** The user webhook said a lock was added to or removed from the account. */
+  membershipChanged(lockId: string, change: 'added' | 'removed'): void;
+  /** A lock's bridge reported online or offline. */
+  onlineChanged(lockId: string): void;
+  /** The account was deleted (a lifecycle callback). */
+  accountDeleted(): void;
+  /** After each callback's events (receiver counters). */
+  routed(): void;
+  /** Unlinked: events are dropped. */
+  isIdle(): boolean;
+}
+
+export class EventRouter {
+  constructor(private readonly deps: EventRouterDeps) {}
+
+  /** Called by the receiver after it has acknowledged a callback. */
+  route(events: readonly DeviceEvent[], context: DeliveryContext): void {
+    const { deps } = this;
+    if (deps.isIdle()) return;
+    for (const event of events) {
+      if (isLockEvent(event)) {
+        // Before applying: a removed lock's accessory is gone, so its event is logged as not shown.
+        if (event.kind === 'membership' && event.viaUserHook && (event.change === 'added' || event.change === 'removed')) {
+          deps.membershipChanged(event.lockId, event.change);
+        }
+        this.deliver('lock', event.lockId, deps.lock(event.lockId), event, context);
+        if (event.kind === 'online') deps.onlineChanged(event.lockId);
+      } else if (isDoorbellEvent(event)) {
+        this.deliver('doorbell', event.doorbellId, deps.doorbell(event.doorbellId), event, context);
+      } else {
+        this.record('account', 'account', 'Account', event, context);
+        deps.accountDeleted();
+      }
+    }
+    deps.routed();
+  }
+
+  private deliver<E extends LockEvent | DoorbellEvent>(kind: DeviceKind, id: string, sink: EventSink<E> | undefined, event: E, context: DeliveryContext): void {
+    const name = this.deps.nameOf(kind, id);
+    // Accessories log what they apply; events for devices not in HomeKit are logged here.
+    if (sink) sink.apply(event, context);
+    else this.deps.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
+    this.record(kind, id, name, event, context);
+  }
+
+  private record(deviceKind: RoutedEvent['deviceKind'], deviceId: string, deviceName: string, event: DeviceEvent, context: DeliveryContext): void {
+    this.deps.record({ deviceKind, deviceId, deviceName, event, at: event.at ?? context.receivedAt, receivedAt: context.receivedAt });
+  }
+}

@@ -1,0 +1,83 @@
+// Linking and unlinking while the plugin runs: an unlink (from the settings UI, or the account's
+// deletion) deletes registrations and tokens and leaves the plugin idle; linking again brings a
+// fresh registrar and a first setup run. The registrar lives here because only linking creates it.
+import type { LinkState } from '../cloud/token-manager.js';
+import type { WebhookRegistrar } from '../cloud/registrations.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import type { StatusPublisher } from './status-publisher.js';
+
+/** What linking and setup use of the webhook registrar. */
+export type Registrar = Pick<WebhookRegistrar, 'reconcile' | 'status' | 'unlinkAll' | 'stop'>;
+
+export interface LinkControlDeps {
+  log: Logger;
+  status: Pick<StatusPublisher, 'link' | 'registrations'>;
+  newRegistrar(): Registrar | undefined;
+  /** Deletes the stored tokens (the token manager's unlink). */
+  forgetTokens(): Promise<void>;
+  /** Runs discovery and registration again; `asFirstRun` repeats the self-check and state refresh. */
+  converge(asFirstRun: boolean): void;
+}
+
+export class LinkControl {
+  private idleNow = false;
+  private registrarNow: Registrar | undefined;
+
+  constructor(private readonly deps: LinkControlDeps) {
+    this.registrarNow = deps.newRegistrar();
+  }
+
+  /** Unlinked: nothing is registered, events are dropped. A getter because unlinking can happen while a run awaits. */
+  get idle(): boolean {
+    return this.idleNow;
+  }
+
+  get registrar(): Registrar | undefined {
+    return this.registrarNow;
+  }
+
+  /** Deletes every registration and the tokens, then stays idle (UI unlink, or the account was deleted). */
+  async unlink(reason: string): Promise<void> {
+    if (this.idleNow) return;
+    this.idleNow = true;
+    const { log } = this.deps;
+    const registrar = this.registrarNow;
+    this.registrarNow = undefined;
+    try {
+      await registrar?.unlinkAll();
+    } catch (error) {
+      log.warn(`Some webhook registrations could not be deleted (${errorText(error)}).`);
+    }
+    await this.deps.forgetTokens();
+    this.deps.status.registrations([]);
+    log.warn(`Lock Access is unlinked because ${reason}: registrations and tokens are deleted and the plugin is idle. Link the account again in the plugin settings to resume.`);
+  }
+
+  /** The token manager's link state changed (here, or in the settings UI's process). */
+  onLinkState(state: LinkState): void {
+    const { log } = this.deps;
+    this.deps.status.link(state);
+    if (state === 'linked') {
+      let firstRun = false;
+      if (this.idleNow) {
+        // Linked again in the settings UI: a fresh registrar reads the ledger that process left.
+        this.idleNow = false;
+        this.registrarNow = this.deps.newRegistrar();
+        firstRun = true;
+        log.info('Lock Access is linked again: registering webhooks.');
+      }
+      this.deps.converge(firstRun);
+    } else if (state === 'unlinked' && !this.idleNow) {
+      // Unlinked in the settings UI, which already deleted the registrations: stop touching them.
+      this.idleNow = true;
+      this.registrarNow?.stop();
+      this.registrarNow = undefined;
+      log.warn('Lock Access was unlinked in the plugin settings: the plugin is idle until the account is linked again.');
+    }
+  }
+
+  stop(): void {
+    this.registrarNow?.stop();
+  }
+}

@@ -1,0 +1,219 @@
+// The running plugin: wires storage, tokens, the cloud client, registrations, the callback receiver,
+// the event router and the accessories. Start-up never waits for the cloud: accessories are served
+// from the cache at once; discovery, registration, the self-check and the state refresh run behind.
+import { randomBytes } from 'node:crypto';
+import { unwatchFile, watchFile } from 'node:fs';
+
+import type { API, PlatformAccessory } from 'homebridge';
+
+import { DedupeStore } from '../callbacks/dedupe.js';
+import { startReceiver, type Receiver } from '../callbacks/receiver.js';
+import { CloudHttpClient } from '../cloud/http-client.js';
+import { WebhookRegistrar } from '../cloud/registrations.js';
+import { operateLock } from '../cloud/remote-operate.js';
+import { TokenManager } from '../cloud/token-manager.js';
+import { TOKENS_FILE } from '../cloud/token-store.js';
+import { WebhookSecret } from '../cloud/webhook-secret.js';
+import type { LockAccessConfig } from '../config.js';
+import { flushContextSaves } from '../devices/persist-context.js';
+import { Storage } from '../storage.js';
+import { EventLog } from '../ui/event-log.js';
+import { StatusWriter } from '../ui/status.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { AccessoryRegistry } from './accessory-registry.js';
+import { describeCommandFailure } from './command-failure.js';
+import { Convergence } from './convergence.js';
+import { Publishers, type DevicePublisher } from './device-publisher.js';
+import { EventRouter } from './event-router.js';
+import { fetchImage } from './image-fetch.js';
+import { LinkControl } from './link-control.js';
+import { LogLimiter } from './log-limiter.js';
+import { StatusPublisher } from './status-publisher.js';
+
+export interface RuntimeOptions {
+  api: API;
+  log: Logger;
+  config: LockAccessConfig;
+  cachedAccessories: readonly PlatformAccessory[];
+  pluginName: string;
+  platformName: string;
+  /** Further publishers of the device set (Matter), made once HomeKit's registry exists, synced after it. */
+  publishers?: readonly ((registry: AccessoryRegistry) => DevicePublisher)[];
+}
+
+/** Registrations are confirmed again this often even when nothing changed (the registrar re-sends those older than a day). */
+const RECONCILE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+/** How often the token file is checked for a link or unlink made in the settings UI. */
+const TOKEN_FILE_POLL_MS = 5_000;
+
+export class Runtime {
+  private readonly instanceNonce = randomBytes(16).toString('hex');
+  private readonly storage: Storage;
+  private readonly tokensFile: string;
+  /** The log for lines written per event, held to a household pace. */
+  private readonly eventLines: LogLimiter;
+  private status: StatusWriter | undefined;
+  private eventLog: EventLog | undefined;
+  private statusPublisher: StatusPublisher | undefined;
+  private tokens: TokenManager | undefined;
+  private link: LinkControl | undefined;
+  private publishers: Publishers | undefined;
+  private convergence: Convergence | undefined;
+  private dedupe: DedupeStore | undefined;
+  private receiver: Receiver | undefined;
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.storage = Storage.under(options.api.user.storagePath());
+    this.tokensFile = this.storage.file(TOKENS_FILE);
+    this.eventLines = new LogLimiter(options.log);
+  }
+
+  async start(): Promise<void> {
+    const { api, log, config } = this.options;
+    const status = await StatusWriter.open(this.storage, { log });
+    this.status = status;
+    const eventLog = await EventLog.open(this.storage, { log });
+    this.eventLog = eventLog;
+
+    const tokens = new TokenManager({
+      storage: this.storage,
+      authUrl: config.authUrl,
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      clientId: config.clientId,
+      clientSecret: config.clientSecret,
+      seeds: { refreshToken: config.refreshToken, accessToken: config.accessToken },
+      log,
+    });
+    this.tokens = tokens;
+    const client = new CloudHttpClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, tokens, log });
+    const secret = await WebhookSecret.load(this.storage);
+
+    const publisher = new StatusPublisher({
+      status,
+      eventLog,
+      linkMessage: () => tokens.status().message,
+      sourceOf: (key) => this.convergence?.sourceOf(key),
+      receiverStats: () => this.receiver?.stats,
+    });
+    this.statusPublisher = publisher;
+    const link = new LinkControl({
+      log,
+      status: publisher,
+      newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: config.webhook.publicUrl, secret, log }),
+      forgetTokens: () => tokens.unlink(),
+      converge: (asFirstRun) => this.convergence?.request(asFirstRun),
+    });
+    this.link = link;
+
+    const registry = new AccessoryRegistry({
+      api,
+      log,
+      pluginName: this.options.pluginName,
+      platformName: this.options.platformName,
+      cached: this.options.cachedAccessories,
+      deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage },
+    });
+    const publishers = new Publishers(registry, log);
+    for (const make of this.options.publishers ?? []) publishers.add(make(registry));
+    this.publishers = publishers;
+    const convergence = new Convergence({
+      config,
+      log,
+      client,
+      registry,
+      publishers,
+      status: publisher,
+      isIdle: () => link.idle,
+      isStopped: () => this.stopped,
+      registrar: () => link.registrar,
+      listening: () => this.receiver !== undefined,
+      instanceNonce: this.instanceNonce,
+      publishDevices: () => {
+        publisher.devices(registry);
+      },
+    });
+    this.convergence = convergence;
+    // Serve what we know at once: configured devices plus those cached from the last run.
+    publishers.sync(convergence.startupDevices(), !config.discoverDevices);
+    publisher.devices(registry);
+
+    const router = new EventRouter({
+      lock: (id) => registry.lock(id),
+      doorbell: (id) => registry.doorbell(id),
+      nameOf: (kind, id) => registry.nameOf(kind, id),
+      log: this.eventLines,
+      record: (routed) => {
+        publisher.record(routed);
+      },
+      membershipChanged: (lockId, change) => {
+        convergence.membershipChanged(lockId, change);
+      },
+      onlineChanged: () => {
+        publisher.devices(registry);
+      },
+      accountDeleted: () => void link.unlink('the Lock Access account was deleted'),
+      routed: () => {
+        publisher.receiverStats();
+      },
+      isIdle: () => link.idle,
+    });
+
+    this.dedupe = await DedupeStore.open({ storage: this.storage, log });
+    try {
+      this.receiver = await startReceiver({
+        webhook: config.webhook,
+        apiKey: config.apiKey,
+        callbackToken: () => secret.token,
+        instanceNonce: this.instanceNonce,
+        dedupe: this.dedupe,
+        log,
+        onEvents: (events, context) => {
+          router.route(events, context);
+        },
+      });
+      log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${config.webhook.publicUrl}`);
+      status.update({ receiver: { listening: true, listenAddress: `${config.webhook.listenHost}:${this.receiver.port}` } });
+    } catch (error) {
+      log.error(`The webhook listener could not start on ${config.webhook.listenHost}:${config.webhook.listenPort} (${errorText(error)}). Choose a free webhook.listenPort in the plugin settings; until then no events arrive.`);
+      status.update({ receiver: { listening: false } });
+    }
+
+    tokens.onStateChange((state) => {
+      link.onLinkState(state);
+    });
+    const state = await tokens.start();
+    // The settings UI server links and unlinks in its own process, through the same token file.
+    watchFile(this.tokensFile, { interval: TOKEN_FILE_POLL_MS, persistent: false }, () => {
+      void tokens.syncWithStore();
+    });
+    publisher.link(state);
+    if (state === 'linked') convergence.request();
+    this.reconcileTimer = setInterval(() => {
+      if (tokens.state === 'linked' && !link.idle) convergence.request();
+    }, RECONCILE_INTERVAL_MS);
+    this.reconcileTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    unwatchFile(this.tokensFile);
+    this.tokens?.stop();
+    this.link?.stop();
+    // Stop taking callbacks first: one answered 200 must still reach HomeKit and the cache, while
+    // the service sends those refused during closing (503) again later.
+    await this.receiver?.close().catch(() => undefined);
+    // The events of callbacks answered just before closing are applied on the next turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    flushContextSaves(this.options.api);
+    this.publishers?.disposeAll();
+    this.eventLines.flush();
+    this.statusPublisher?.receiverStats();
+    await Promise.allSettled([this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush()]);
+  }
+}

@@ -1,0 +1,40 @@
+// The first setup run's two extra steps: the self-check of the public URL, and asking every lock for
+// its state (the service answers with `status` callbacks).
+import type { ApiClient } from '../cloud/api.js';
+import { operateLock } from '../cloud/remote-operate.js';
+import { ConcurrencyPool, realSleep } from '../cloud/retry.js';
+import { checkPublicUrl } from '../cloud/self-check.js';
+import { callbackUrls } from '../config.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import type { StatusPublisher } from './status-publisher.js';
+
+/** State refreshes at start-up: a few at once is plenty and stays clear of rate limits. */
+const STATUS_REFRESH_CONCURRENCY = 4;
+
+export async function runSelfCheck(options: { publicUrl: string; instanceNonce: string; log: Logger; status: StatusPublisher }): Promise<void> {
+  const { publicUrl, instanceNonce, log, status } = options;
+  const result = await checkPublicUrl({ publicUrl, instanceNonce });
+  const url = callbackUrls(publicUrl).health();
+  if (result.ok) log.info(`Self-check passed: ${url} reaches this webhook listener.`);
+  else log.warn(`Self-check failed: ${result.message}`);
+  status.update({ selfCheck: { state: result.ok ? 'ok' : 'failed', url, message: result.message, checkedAt: Date.now() } });
+}
+
+/** Asks every lock for its state; a lock that cannot be asked is logged and the others go on. */
+export async function refreshLockStates(options: { client: ApiClient; lockIds: readonly string[]; log: Logger; nameOf: (lockId: string) => string }): Promise<void> {
+  const { client, lockIds, log, nameOf } = options;
+  if (lockIds.length === 0) return;
+  const pool = new ConcurrencyPool({ concurrency: STATUS_REFRESH_CONCURRENCY, sleep: realSleep, now: Date.now });
+  await Promise.all(
+    lockIds.map((lockId) =>
+      pool.run(async () => {
+        try {
+          await operateLock(client, lockId, 'status');
+        } catch (error) {
+          log.warn(`${nameOf(lockId)}: could not ask for the current state (${errorText(error)}).`);
+        }
+      }),
+    ),
+  );
+}

@@ -1,0 +1,73 @@
+// What the settings UI reads about the running plugin: the status file (link, devices,
+// registrations, receiver counters, self-check) and the event log. One place writes them all.
+import type { LinkState } from '../cloud/token-manager.js';
+import type { LockState } from '../devices/lock-state.js';
+import type { EventLog } from '../ui/event-log.js';
+import type { RegistrationStatus, StatusPatch, StatusWriter } from '../ui/status.js';
+import type { RoutedEvent } from './event-router.js';
+import type { DeviceSource } from './device-set.js';
+import { deviceKey, type DeviceKind } from './wanted-device.js';
+
+const LINK_MESSAGES: Record<LinkState, string> = {
+  linked: 'Linked to your Lock Access account.',
+  unlinked: 'Not linked: open the plugin settings and link your Lock Access account, or paste a refresh token.',
+  reauthorizationNeeded: 'Re-authorization needed: the service no longer accepts the stored tokens. Open the plugin settings and link the account again (or paste a new refresh token).',
+};
+
+/** The devices HomeKit shows, as the registry knows them. */
+export interface ShownDevices {
+  lockIds(): string[];
+  doorbellIds(): string[];
+  lock(id: string): { readonly state: Pick<LockState, 'online'> } | undefined;
+  nameOf(kind: DeviceKind, id: string): string;
+}
+
+export interface StatusPublisherDeps {
+  status: StatusWriter;
+  eventLog: EventLog;
+  /** The token manager's own words for the link state, when it has some. */
+  linkMessage(): string | undefined;
+  sourceOf(key: string): DeviceSource | undefined;
+  receiverStats(): { duplicates: number; rejected: Readonly<Record<string, number>> } | undefined;
+  now?: () => number;
+}
+
+export class StatusPublisher {
+  constructor(private readonly deps: StatusPublisherDeps) {}
+
+  update(patch: StatusPatch): void {
+    this.deps.status.update(patch);
+  }
+
+  link(state: LinkState): void {
+    const now = this.deps.now ?? Date.now;
+    this.deps.status.update({ link: { state, message: this.deps.linkMessage() ?? LINK_MESSAGES[state], since: now() } });
+  }
+
+  devices(shown: ShownDevices): void {
+    const devices = [
+      ...shown.lockIds().map((id) => ({ kind: 'lock' as const, id, online: shown.lock(id)?.state.online })),
+      ...shown.doorbellIds().map((id) => ({ kind: 'doorbell' as const, id, online: undefined })),
+    ].map((d) => {
+      const source = this.deps.sourceOf(deviceKey(d.kind, d.id)) ?? 'config';
+      return { kind: d.kind, id: d.id, name: shown.nameOf(d.kind, d.id), source, hidden: false, online: d.online };
+    });
+    this.deps.status.update({ devices });
+  }
+
+  registrations(registrations: RegistrationStatus[]): void {
+    this.deps.status.update({ registrations });
+  }
+
+  receiverStats(): void {
+    const stats = this.deps.receiverStats();
+    if (stats) this.deps.status.receiverCounters(stats.duplicates, stats.rejected);
+  }
+
+  /** An event routed to a device (or the account), for the event log and the last-callback times. */
+  record(routed: RoutedEvent): void {
+    const { deviceKind, deviceId, deviceName, event, at, receivedAt } = routed;
+    this.deps.eventLog.record({ deviceKind, deviceId, deviceName, event, at });
+    if (deviceKind !== 'account') this.deps.status.callbackAccepted({ deviceKind, deviceId, at: receivedAt, kind: event.kind });
+  }
+}

@@ -1,0 +1,18 @@
+// A device the plugin should show: the outcome of the device-set rules, the input of every
+// publisher (HomeKit's accessory registry, and Matter), and what a cached accessory remembers.
+import { z } from 'zod';
+
+export const wantedDeviceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('lock'), id: z.string(), name: z.string(), doorSensor: z.boolean() }),
+  z.object({ kind: z.literal('doorbell'), id: z.string(), name: z.string(), motionTimeoutSeconds: z.number() }),
+]);
+
+export type WantedDevice = z.infer<typeof wantedDeviceSchema>;
+export type WantedLock = Extract<WantedDevice, { kind: 'lock' }>;
+export type WantedDoorbell = Extract<WantedDevice, { kind: 'doorbell' }>;
+export type DeviceKind = WantedDevice['kind'];
+
+/** `lock:ID` or `doorbell:ID`: one key space for both kinds. */
+export function deviceKey(kind: DeviceKind, id: string): string {
+  return `${kind}:${id}`;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+
+import { configSchema, type LockAccessConfig } from '../../src/config.js';
+import {
+  applyMembership,
+  configuredDevices,
+  discoveredSet,
+  isHidden,
+  NO_MEMBERSHIP_CHANGES,
+  startupDevices,
+  withMembershipChange,
+} from '../../src/runtime/device-set.js';
+import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+
+/** A config as src/config.ts parses it, so defaults (doorSensor, hidden, motion timeout) are the real ones. */
+function config(devices: { locks?: unknown[]; doorbells?: unknown[]; discoverDevices?: boolean }): LockAccessConfig {
+  return configSchema.parse({
+    platform: 'LockAccess',
+    apiKey: 'k',
+    clientId: 'c',
+    clientSecret: 's',
+    baseUrl: 'https://api.example.com',
+    authUrl: 'https://auth.example.com',
+    webhook: { publicUrl: 'https://home.example.net/lock-access' },
+    ...devices,
+  });
+}
+
+const lock = (id: string, name: string, doorSensor = false): WantedDevice => ({ kind: 'lock', id, name, doorSensor });
+const doorbell = (id: string, name: string, motionTimeoutSeconds = 30): WantedDevice => ({ kind: 'doorbell', id, name, motionTimeoutSeconds });
+
+describe('design 3: the configured devices, hidden entries excluded', () => {
+  it('config entries become wanted devices with their options; a missing name is "Lock <id>" / "Doorbell <id>"', () => {
+    const c = config({ locks: [{ id: 'L1', name: 'Front Door', doorSensor: true }, { id: 'L2' }], doorbells: [{ id: 'D1', motionTimeoutSeconds: 12 }] });
+    expect(configuredDevices(c)).toEqual([lock('L1', 'Front Door', true), lock('L2', 'Lock L2'), doorbell('D1', 'Doorbell D1', 12)]);
+  });
+
+  it('"hidden": true excludes a device of either kind', () => {
+    const c = config({ locks: [{ id: 'L1', hidden: true }, { id: 'L2' }], doorbells: [{ id: 'D1', hidden: true }] });
+    expect(configuredDevices(c)).toEqual([lock('L2', 'Lock L2')]);
+    expect(isHidden(c, 'lock', 'L1')).toBe(true);
+    expect(isHidden(c, 'doorbell', 'D1')).toBe(true);
+    expect(isHidden(c, 'lock', 'L2')).toBe(false);
+    expect(isHidden(c, 'doorbell', 'L1')).toBe(false);
+  });
+});
+
+describe('design 3: before the service is asked, cached devices are served with the configured ones', () => {
+  const remembered = [lock('L1', 'Old name'), lock('L9', 'Garage'), doorbell('D9', 'Gate'), lock('LH', 'Hidden one')];
+
+  it('with discovery: the configured devices, then cached ones the config neither lists nor hides', () => {
+    const c = config({ locks: [{ id: 'L1', name: 'Front Door' }, { id: 'LH', hidden: true }] });
+    expect(startupDevices(c, remembered)).toEqual([lock('L1', 'Front Door'), lock('L9', 'Garage'), doorbell('D9', 'Gate')]);
+  });
+
+  it('without discovery: only the configured devices (cached extras are not kept)', () => {
+    const c = config({ locks: [{ id: 'L1', name: 'Front Door' }], discoverDevices: false });
+    expect(startupDevices(c, remembered)).toEqual([lock('L1', 'Front Door')]);
+  });
+});
+
+describe('design 3: discovered devices merge with the config', () => {
+  it('config names and options win, hidden stays out, and each device says where it is known from', () => {
+    const c = config({ locks: [{ id: 'L1', name: 'Front Door', doorSensor: true }, { id: 'L3', hidden: true }, { id: 'L4' }] });
+    const found = discoveredSet(c, {
+      locks: [
+        { id: 'L1', name: 'Service name' },
+        { id: 'L2', name: 'Back Door' },
+        { id: 'L3', name: 'Hidden' },
+        { id: 'L5', name: undefined },
+      ],
+      doorbells: [{ id: 'D1', name: 'Porch' }],
+    });
+    expect(found.devices).toEqual([lock('L1', 'Front Door', true), lock('L4', 'Lock L4'), lock('L2', 'Back Door'), lock('L5', 'Lock L5'), doorbell('D1', 'Porch')]);
+    expect(Object.fromEntries(found.sources)).toEqual({ 'lock:L1': 'both', 'lock:L4': 'config', 'lock:L2': 'service', 'lock:L5': 'service', 'doorbell:D1': 'service' });
+    // Only names the service gave: a lock added later by the user webhook is named by them.
+    expect(Object.fromEntries(found.serviceLockNames)).toEqual({ L1: 'Service name', L2: 'Back Door', L3: 'Hidden' });
+  });
+});
+
+describe('design 5: locks added or removed by membership callbacks (lock_user_add / lock_user_remove)', () => {
+  const c = config({ locks: [{ id: 'L1', name: 'Front Door' }, { id: 'LH', hidden: true }] });
+  const devices = [lock('L1', 'Front Door'), doorbell('D1', 'Porch')];
+
+  it('no membership changes leave the devices as they are', () => {
+    expect(applyMembership(devices, NO_MEMBERSHIP_CHANGES, c, new Map())).toEqual(devices);
+  });
+
+  it('an added lock joins, named by the service when it named it, else "Lock <id>", without a door sensor', () => {
+    let membership = withMembershipChange(NO_MEMBERSHIP_CHANGES, 'L2', 'added');
+    membership = withMembershipChange(membership, 'L3', 'added');
+    expect(applyMembership(devices, membership, c, new Map([['L2', 'Back Door']]))).toEqual([...devices, lock('L2', 'Back Door'), lock('L3', 'Lock L3')]);
+  });
+
+  it('an added lock that is already there or hidden in the config is not added again', () => {
+    let membership = withMembershipChange(NO_MEMBERSHIP_CHANGES, 'L1', 'added');
+    membership = withMembershipChange(membership, 'LH', 'added');
+    expect(applyMembership(devices, membership, c, new Map())).toEqual(devices);
+  });
+
+  it('a removed lock leaves even when the config or the service lists it; doorbells are untouched', () => {
+    const membership = withMembershipChange(NO_MEMBERSHIP_CHANGES, 'L1', 'removed');
+    expect(applyMembership(devices, membership, c, new Map())).toEqual([doorbell('D1', 'Porch')]);
+  });
+
+  it('the latest word about a lock wins, and earlier states are not changed', () => {
+    const added = withMembershipChange(NO_MEMBERSHIP_CHANGES, 'L2', 'added');
+    const removed = withMembershipChange(added, 'L2', 'removed');
+    const again = withMembershipChange(removed, 'L2', 'added');
+    expect(applyMembership(devices, removed, c, new Map())).toEqual(devices);
+    expect(applyMembership(devices, again, c, new Map())).toEqual([...devices, lock('L2', 'Lock L2')]);
+    expect([...added.added]).toEqual(['L2']);
+    expect([...removed.added]).toEqual([]);
+    expect(NO_MEMBERSHIP_CHANGES.added.size + NO_MEMBERSHIP_CHANGES.removed.size).toBe(0);
+  });
+});

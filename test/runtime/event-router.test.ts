@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+
+import type { DeviceEvent, DoorbellEvent, LockEvent } from '../../src/devices/events.js';
+import { EventRouter, type EventRouterDeps, type EventSink, type RoutedEvent } from '../../src/runtime/event-router.js';
+
+const NOW = 1_700_000_000_000;
+const context = { receivedAt: NOW, signedAt: NOW - 1_000 };
+const person = { kind: 'person', userId: 'U1', firstName: 'Ada' } as const;
+
+const locked = (lockId: string, at?: number): LockEvent => ({ lockId, at, kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: person });
+const online = (lockId: string, value: boolean): LockEvent => ({ lockId, at: undefined, kind: 'online', online: value });
+const member = (lockId: string, change: 'added' | 'removed' | 'userType', viaUserHook = true): LockEvent => ({ lockId, at: NOW, kind: 'membership', change, user: person, viaUserHook });
+const pressed = (doorbellId: string): DoorbellEvent => ({ doorbellId, at: NOW - 500, kind: 'doorbellPress', dvrId: 'dvr-1' });
+const deleted: DeviceEvent = { at: undefined, kind: 'accountDeleted', event: 'user_deleted' };
+
+/** A recording sink per device id, standing in for the accessories the registry holds. */
+function sinks<E>() {
+  const got = new Map<string, E[]>();
+  const known = new Set<string>();
+  return {
+    got,
+    known,
+    lookup: (id: string): EventSink<E> | undefined =>
+      known.has(id)
+        ? {
+            apply: (event) => {
+              got.set(id, [...(got.get(id) ?? []), event]);
+            },
+          }
+        : undefined,
+  };
+}
+
+function setup(options: { locks?: string[]; doorbells?: string[]; idle?: boolean; onMembership?: (lockId: string) => void } = {}) {
+  const locks = sinks<LockEvent>();
+  const doorbells = sinks<DoorbellEvent>();
+  for (const id of options.locks ?? []) locks.known.add(id);
+  for (const id of options.doorbells ?? []) doorbells.known.add(id);
+  const calls: string[] = [];
+  const records: RoutedEvent[] = [];
+  const lines: string[] = [];
+  const deps: EventRouterDeps = {
+    lock: locks.lookup,
+    doorbell: doorbells.lookup,
+    nameOf: (kind, id) => (locks.known.has(id) || doorbells.known.has(id) ? `Name of ${kind} ${id}` : id),
+    log: { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m), debug: () => undefined },
+    record: (routed) => records.push(routed),
+    membershipChanged: (lockId, change) => {
+      calls.push(`membership ${lockId} ${change}`);
+      options.onMembership?.(lockId);
+    },
+    onlineChanged: (lockId) => calls.push(`online ${lockId}`),
+    accountDeleted: () => calls.push('account deleted'),
+    routed: () => calls.push('routed'),
+    isIdle: () => options.idle ?? false,
+  };
+  return { router: new EventRouter(deps), locks, doorbells, calls, records, lines };
+}
+
+describe('design 8: each event goes to the device it names, keyed by device id', () => {
+  it('lock and doorbell events reach only their own accessory, in order', () => {
+    const { router, locks, doorbells } = setup({ locks: ['L1', 'L2'], doorbells: ['D1'] });
+    router.route([locked('L1', 1), pressed('D1'), locked('L2', 2), locked('L1', 3)], context);
+    expect(locks.got.get('L1')?.map((e) => e.at)).toEqual([1, 3]);
+    expect(locks.got.get('L2')?.map((e) => e.at)).toEqual([2]);
+    expect(doorbells.got.get('D1')).toEqual([pressed('D1')]);
+  });
+
+  it('every event is recorded for the event log and status, with its own time or else the arrival time', () => {
+    const { router, records } = setup({ locks: ['L1'], doorbells: ['D1'] });
+    router.route([locked('L1', 1_000), online('L1', false), pressed('D1')], context);
+    expect(records).toEqual([
+      { deviceKind: 'lock', deviceId: 'L1', deviceName: 'Name of lock L1', event: locked('L1', 1_000), at: 1_000, receivedAt: NOW },
+      { deviceKind: 'lock', deviceId: 'L1', deviceName: 'Name of lock L1', event: online('L1', false), at: NOW, receivedAt: NOW },
+      { deviceKind: 'doorbell', deviceId: 'D1', deviceName: 'Name of doorbell D1', event: pressed('D1'), at: NOW - 500, receivedAt: NOW },
+    ]);
+  });
+
+  it('an event for a device HomeKit does not show is logged in words as not shown, and still recorded', () => {
+    const { router, records, lines, locks } = setup();
+    router.route([locked('LX', 1), pressed('DX')], context);
+    expect(locks.got.size).toBe(0);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^LX: .+ \(not shown in HomeKit\)$/);
+    expect(lines[1]).toMatch(/^DX: .+ \(not shown in HomeKit\)$/);
+    expect(records.map((r) => `${r.deviceKind}:${r.deviceId}`)).toEqual(['lock:LX', 'doorbell:DX']);
+  });
+
+  it('after each callback the receiver counters are published once', () => {
+    const { router, calls } = setup({ locks: ['L1'] });
+    router.route([locked('L1', 1), locked('L1', 2)], context);
+    expect(calls).toEqual(['routed']);
+  });
+});
+
+describe('design 7: systemstatus online/offline updates the device list', () => {
+  it('an online or offline report is passed on after the lock applied it', () => {
+    const { router, calls, locks } = setup({ locks: ['L1'] });
+    router.route([online('L1', false)], context);
+    expect(locks.got.get('L1')).toHaveLength(1);
+    expect(calls).toEqual(['online L1', 'routed']);
+  });
+});
+
+describe('design 5: membership changes from the user webhook', () => {
+  it('lock_user_add / lock_user_remove on the user webhook are passed on, before the lock sees the event', () => {
+    const seen: string[] = [];
+    const box: { got?: Map<string, LockEvent[]> } = {};
+    const { router, calls, locks } = setup({ locks: ['L1', 'L2'], onMembership: (id) => seen.push(`${id} had ${String(box.got?.get(id)?.length ?? 0)}`) });
+    box.got = locks.got;
+    router.route([member('L1', 'removed'), member('L2', 'added')], context);
+    expect(calls).toEqual(['membership L1 removed', 'membership L2 added', 'routed']);
+    expect(seen).toEqual(['L1 had 0', 'L2 had 0']);
+    expect(locks.got.get('L1')).toHaveLength(1);
+  });
+
+  it('a lock removed by the membership change has no accessory left, so its event is logged as not shown', () => {
+    const box: { known?: Set<string> } = {};
+    const { router, lines, locks } = setup({ locks: ['L1'], onMembership: (id) => box.known?.delete(id) });
+    box.known = locks.known;
+    router.route([member('L1', 'removed')], context);
+    expect(locks.got.get('L1')).toBeUndefined();
+    expect(lines[0]).toMatch(/^L1: .+ \(not shown in HomeKit\)$/);
+  });
+
+  it('other membership changes, and those from a lock webhook, change no device set', () => {
+    const { router, calls, locks } = setup({ locks: ['L1'] });
+    router.route([member('L1', 'userType'), member('L1', 'added', false)], context);
+    expect(calls).toEqual(['routed']);
+    expect(locks.got.get('L1')).toHaveLength(2);
+  });
+});
+
+describe('design 5: a lifecycle callback is the account-deleted notice', () => {
+  it('it is recorded for the account and unlinks', () => {
+    const { router, calls, records } = setup();
+    router.route([deleted], context);
+    expect(records).toEqual([{ deviceKind: 'account', deviceId: 'account', deviceName: 'Account', event: deleted, at: NOW, receivedAt: NOW }]);
+    expect(calls).toEqual(['account deleted', 'routed']);
+  });
+});
+
+describe('design 5: an unlinked plugin is idle', () => {
+  it('events are dropped: no accessory, record, log line or counter sees them', () => {
+    const { router, calls, records, lines, locks } = setup({ locks: ['L1'], idle: true });
+    router.route([locked('L1', 1), deleted], context);
+    expect(locks.got.size).toBe(0);
+    expect(records).toEqual([]);
+    expect(lines).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+});
