@@ -155,7 +155,12 @@ export class Runtime {
       onlineChanged: () => {
         publisher.devices(registry);
       },
-      accountDeleted: () => void link.unlink('the Lock Access account was deleted'),
+      accountDeleted: () => {
+        // Nobody awaits this: a failure (the token file could not be deleted) is logged, never left unhandled.
+        link.unlink('the Lock Access account was deleted').catch((error: unknown) => {
+          log.error(`Lock Access could not finish unlinking (${errorText(error)}); unlink it again in the plugin settings.`);
+        });
+      },
       routed: () => {
         publisher.receiverStats();
       },
