@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+
+import type { ApiClient } from '../../src/cloud/api.js';
+import { configSchema } from '../../src/config.js';
+import { Convergence, type ConvergenceDeps } from '../../src/runtime/convergence.js';
+import type { DevicePublisher } from '../../src/runtime/device-publisher.js';
+import type { Registrar } from '../../src/runtime/link-control.js';
+import type { StatusPublisher } from '../../src/runtime/status-publisher.js';
+import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+
+function config(overrides: Record<string, unknown> = {}) {
+  return configSchema.parse({
+    platform: 'LockAccess',
+    apiKey: 'k',
+    clientId: 'c',
+    clientSecret: 's',
+    baseUrl: 'https://api.example.com',
+    authUrl: 'https://auth.example.com',
+    webhook: { publicUrl: 'https://home.example.net/lock-access' },
+    locks: [{ id: 'L1', name: 'Front Door' }],
+    ...overrides,
+  });
+}
+
+interface Gate {
+  open: () => void;
+  promise: Promise<void>;
+}
+function gate(): Gate {
+  const box: { open?: () => void } = {};
+  const promise = new Promise<void>((resolve) => {
+    box.open = resolve;
+  });
+  return { open: () => box.open?.(), promise };
+}
+
+/**
+ * The service (a client answering discovery and remote operate), the registrar and the publishers
+ * are recorders; the convergence loop is the thing under test.
+ */
+function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[] } = {}) {
+  const calls: string[] = [];
+  const warnings: string[] = [];
+  let shown: WantedDevice[] = [];
+  const client: ApiClient = {
+    request: async <T>(method: string, path: string): Promise<T> => {
+      calls.push(`${method} ${path}`);
+      if (path === '/users/locks/mine') {
+        await options.hold?.promise;
+        if (options.discovery === 'fails') throw new Error('the service did not answer');
+        return { L1: { LockName: 'Service name' }, L2: { LockName: 'Back Door' } } as T;
+      }
+      if (path === '/users/doorbells/mine') return {} as T;
+      return undefined as T;
+    },
+  };
+  const registrar: Registrar = {
+    reconcile: (wanted) => {
+      calls.push(`reconcile ${wanted.locks.join(',')} user=${String(wanted.user)}`);
+      return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
+    },
+    status: () => [],
+    unlinkAll: () => Promise.resolve(),
+    stop: () => undefined,
+  };
+  const publishers: DevicePublisher = {
+    sync: (wanted, sweep) => {
+      shown = [...wanted];
+      calls.push(`sync ${wanted.map((d) => `${d.id}=${d.name}`).join(',')} sweep=${String(sweep)}`);
+    },
+    remove: (kind, id) => {
+      shown = shown.filter((d) => !(d.kind === kind && d.id === id));
+      calls.push(`remove ${kind}:${id}`);
+    },
+    disposeAll: () => undefined,
+  };
+  const status = { update: () => undefined, registrations: () => calls.push('status registrations') } as unknown as StatusPublisher;
+  const deps: ConvergenceDeps = {
+    config: config({ refreshStateOnStart: options.refresh ?? false }),
+    log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m), debug: () => undefined },
+    client,
+    registry: {
+      cachedDevices: () => options.cached ?? [],
+      lockIds: () => shown.filter((d) => d.kind === 'lock').map((d) => d.id),
+      doorbellIds: () => shown.filter((d) => d.kind === 'doorbell').map((d) => d.id),
+      nameOf: (_kind, id) => id,
+    },
+    publishers,
+    status,
+    isIdle: options.idle ?? (() => false),
+    isStopped: () => false,
+    registrar: () => registrar,
+    listening: () => false,
+    instanceNonce: 'nonce',
+    publishDevices: () => calls.push('publish devices'),
+  };
+  return { convergence: new Convergence(deps), calls, warnings };
+}
+
+/** Lets every queued promise of a run settle (no timers involved). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('design 5: start-up reconciles with what the service lists', () => {
+  it('discovery, the device set for every publisher (swept), registration of what is shown, then the state refresh on the first run only', async () => {
+    const { convergence, calls } = setup({ refresh: true });
+    convergence.request();
+    await settle();
+    expect(calls).toEqual([
+      'GET /users/locks/mine',
+      'GET /users/doorbells/mine',
+      'sync L1=Front Door,L2=Back Door sweep=true',
+      'publish devices',
+      'reconcile L1,L2 user=true',
+      'status registrations',
+      'PUT /remoteoperate/L1/status',
+      'PUT /remoteoperate/L2/status',
+    ]);
+    expect(convergence.sourceOf('lock:L1')).toBe('both');
+    expect(convergence.sourceOf('lock:L2')).toBe('service');
+    calls.length = 0;
+    convergence.request();
+    await settle();
+    expect(calls.filter((c) => c.startsWith('PUT'))).toEqual([]);
+  });
+
+  it('a failed discovery never removes devices: the configured and cached ones are shown without a sweep', async () => {
+    const { convergence, calls, warnings } = setup({ discovery: 'fails', cached: [{ kind: 'lock', id: 'L9', name: 'Garage', doorSensor: false }] });
+    convergence.request();
+    await settle();
+    expect(calls).toContain('sync L1=Front Door,L9=Garage sweep=false');
+    expect(warnings.join('\n')).toMatch(/Could not ask the service for your devices \(the service did not answer\)/);
+  });
+
+  it('"one run at a time": requests during a run are folded into one more run afterwards', async () => {
+    const hold = gate();
+    const { convergence, calls } = setup({ hold });
+    convergence.request();
+    convergence.request();
+    convergence.request();
+    await settle();
+    hold.open();
+    await settle();
+    expect(calls.filter((c) => c === 'GET /users/locks/mine')).toHaveLength(2);
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toHaveLength(2);
+  });
+
+  it('an unlink while discovery runs stops the run before anything is registered', async () => {
+    const hold = gate();
+    let idle = false;
+    const { convergence, calls } = setup({ hold, idle: () => idle });
+    convergence.request();
+    await settle();
+    idle = true;
+    hold.open();
+    await settle();
+    expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual([]);
+  });
+
+  it('idle: nothing is asked of the service', async () => {
+    const { convergence, calls } = setup({ idle: () => true });
+    convergence.request();
+    await settle();
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('design 5: a lock removed by lock_user_remove leaves at once and stays out', () => {
+  it('it is removed from every publisher now, and the next run neither shows nor registers it', async () => {
+    const { convergence, calls } = setup();
+    convergence.request();
+    await settle();
+    calls.length = 0;
+    convergence.membershipChanged('L2', 'removed');
+    expect(calls[0]).toBe('remove lock:L2');
+    await settle();
+    expect(calls).toContain('sync L1=Front Door sweep=true');
+    expect(calls).toContain('reconcile L1 user=true');
+  });
+});
