@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import type { ApiClient } from '../../src/cloud/api.js';
-import { configSchema } from '../../src/config.js';
 import { Convergence, type ConvergenceDeps } from '../../src/runtime/convergence.js';
 import type { DevicePublisher } from '../../src/runtime/device-publisher.js';
 import type { Registrar } from '../../src/runtime/link-control.js';
 import type { StatusPublisher } from '../../src/runtime/status-publisher.js';
 import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+import { runtimeConfig } from './config-fixture.js';
 
-function config(overrides: Record<string, unknown> = {}) {
-  return configSchema.parse({
-    platform: 'LockAccess',
-    apiKey: 'k',
-    clientId: 'c',
-    clientSecret: 's',
-    baseUrl: 'https://api.example.com',
-    authUrl: 'https://auth.example.com',
-    webhook: { publicUrl: 'https://home.example.net/lock-access' },
-    locks: [{ id: 'L1', name: 'Front Door' }],
-    ...overrides,
-  });
-}
 
 interface Gate {
   open: () => void;
@@ -76,7 +63,7 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
   };
   const status = { update: () => undefined, registrations: () => calls.push('status registrations') } as unknown as StatusPublisher;
   const deps: ConvergenceDeps = {
-    config: config({ refreshStateOnStart: options.refresh ?? false }),
+    config: runtimeConfig({ locks: [{ id: 'L1', name: 'Front Door' }], refreshStateOnStart: options.refresh ?? false }),
     log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m), debug: () => undefined },
     client,
     registry: {

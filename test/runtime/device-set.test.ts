@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 
-import { configSchema, type LockAccessConfig } from '../../src/config.js';
 import {
   applyMembership,
   configuredDevices,
@@ -11,20 +10,9 @@ import {
   withMembershipChange,
 } from '../../src/runtime/device-set.js';
 import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+import { runtimeConfig } from './config-fixture.js';
 
-/** A config as src/config.ts parses it, so defaults (doorSensor, hidden, motion timeout) are the real ones. */
-function config(devices: { locks?: unknown[]; doorbells?: unknown[]; discoverDevices?: boolean }): LockAccessConfig {
-  return configSchema.parse({
-    platform: 'LockAccess',
-    apiKey: 'k',
-    clientId: 'c',
-    clientSecret: 's',
-    baseUrl: 'https://api.example.com',
-    authUrl: 'https://auth.example.com',
-    webhook: { publicUrl: 'https://home.example.net/lock-access' },
-    ...devices,
-  });
-}
+const config = (devices: { locks?: unknown[]; doorbells?: unknown[]; discoverDevices?: boolean }) => runtimeConfig(devices);
 
 const lock = (id: string, name: string, doorSensor = false): WantedDevice => ({ kind: 'lock', id, name, doorSensor });
 const doorbell = (id: string, name: string, motionTimeoutSeconds = 30): WantedDevice => ({ kind: 'doorbell', id, name, motionTimeoutSeconds });
