@@ -3,14 +3,26 @@ import { describe, expect, it } from 'vitest';
 
 import { parseJsonSafely } from '../../src/callbacks/safe-json.js';
 
-/** JSON text of `value`, with some key characters written as \u escapes the way a forger might. */
+/**
+ * JSON text of `value`, with some keys written as \u escapes the way a forger might. Built by walking
+ * the value, so a string value that looks like a key (`":"`) is never rewritten.
+ */
 function escapedJson(value: unknown, escapeMask: number): string {
   let i = 0;
-  return JSON.stringify(value).replace(/"([^"\\]*)":/g, (_match, key: string) => {
-    i += 1;
-    if ((escapeMask >> (i % 16)) % 2 === 0) return `"${key}":`;
-    return `"${key.replace(/./g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)}":`;
-  });
+  const escapeKey = (key: string) => `"${[...key].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+  const encode = (node: unknown): string => {
+    if (Array.isArray(node)) return `[${node.map(encode).join(',')}]`;
+    if (node !== null && typeof node === 'object') {
+      const members = Object.entries(node).map(([key, child]) => {
+        i += 1;
+        const written = (escapeMask >> (i % 16)) % 2 === 0 ? JSON.stringify(key) : escapeKey(key);
+        return `${written}:${encode(child)}`;
+      });
+      return `{${members.join(',')}}`;
+    }
+    return JSON.stringify(node);
+  };
+  return encode(value);
 }
 
 const keys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'LockID', 'Event', 'User', 'a');
