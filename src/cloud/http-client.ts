@@ -1,7 +1,8 @@
 // The one way the plugin talks to `{baseUrl}`: API key and access token headers, JSON, a timeout,
 // every response's rotated token handed to the token manager at once, and failures mapped to the
 // typed errors of ./errors.ts so callers decide by class.
-import { ACCESS_TOKEN_HEADER, API_KEY_HEADER } from '../settings.js';
+import { ACCESS_TOKEN_HEADER } from '../settings.js';
+import type { Logger } from '../util/logger.js';
 import type { ApiClient, HttpMethod, RequestOptions } from './api.js';
 import {
   AuthorizationLostError,
@@ -13,18 +14,27 @@ import {
   TransientError,
   UnexpectedResponseError,
 } from './errors.js';
+import { describeNetworkError } from './network-error.js';
 import { nodeFetch } from './node-fetch.js';
-import { describeNetworkError } from './oauth.js';
 import { parseRetryAfter } from './retry-after.js';
-import type { TokenManager } from './token-manager.js';
+import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from './service-request.js';
+
+/** What the client needs from the token manager (tokens/token-manager.ts). */
+export interface AccessTokenSource {
+  getAccessToken(): Promise<string>;
+  /** After a 401 with `rejectedToken`: a token worth one retry, or a typed error. */
+  handleUnauthorized(rejectedToken: string): Promise<string>;
+  /** A response's rotated `x-svc-access-token`. */
+  noteResponseToken(token: string): void;
+}
 
 export interface CloudHttpClientOptions {
   baseUrl: string;
   apiKey: string;
-  tokens: TokenManager;
+  tokens: AccessTokenSource;
   timeoutMs?: number;
   fetch?: typeof fetch;
-  log?: { debug(message: string): void };
+  log?: Pick<Logger, 'debug'>;
   now?: () => number;
 }
 
@@ -36,20 +46,20 @@ function label(method: string, path: string): string {
 }
 
 export class CloudHttpClient implements ApiClient {
-  private readonly baseUrl: string;
+  private readonly endpoint: ServiceEndpoint;
   private readonly fetchFn: typeof fetch;
   private readonly timeoutMs: number;
   private readonly now: () => number;
 
   constructor(private readonly options: CloudHttpClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetchFn = options.fetch ?? nodeFetch;
+    this.endpoint = { baseUrl: options.baseUrl.replace(/\/+$/, ''), apiKey: options.apiKey, fetch: this.fetchFn };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.now = options.now ?? Date.now;
   }
 
   async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions<T> = {}): Promise<T> {
-    const url = this.url(path, options.query);
+    const url = serviceUrl(this.endpoint.baseUrl, path, options.query);
     let token = await this.options.tokens.getAccessToken();
     let response = await this.send(method, url, path, token, options);
     if (response.status === 401) {
@@ -84,28 +94,11 @@ export class CloudHttpClient implements ApiClient {
     }
   }
 
-  private url(path: string, query: Record<string, string> | undefined): string {
-    const url = new URL(`${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}`);
-    for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
-    return url.toString();
-  }
-
   private async send(method: HttpMethod, url: string, path: string, token: string, options: RequestOptions<unknown>): Promise<Response> {
     const started = this.now();
     let response: Response;
     try {
-      response = await this.fetchFn(url, {
-        method,
-        headers: {
-          [API_KEY_HEADER]: this.options.apiKey,
-          [ACCESS_TOKEN_HEADER]: token,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
-        redirect: 'error',
-      });
+      response = await sendServiceRequest(this.endpoint, { method, url, token, body: options.body, timeoutMs: options.timeoutMs ?? this.timeoutMs });
     } catch (error) {
       this.options.log?.debug(`Lock Access: ${label(method, path)} failed: ${describeNetworkError(error)}`);
       throw new TransientError(`Could not reach the Lock Access service for ${label(method, path)} (${describeNetworkError(error)}).`, undefined, { cause: error });

@@ -1,7 +1,7 @@
 // Linking and unlinking while the plugin runs: an unlink (from the settings UI, or the account's
 // deletion) deletes registrations and tokens and leaves the plugin idle; linking again brings a
 // fresh registrar and a first setup run. The registrar lives here because only linking creates it.
-import type { LinkState } from '../cloud/token-manager.js';
+import type { LinkState } from '../cloud/tokens/token-manager.js';
 import type { WebhookRegistrar } from '../cloud/registrations.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';

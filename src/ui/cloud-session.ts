@@ -2,7 +2,7 @@
 // shares, used for one request and stopped again, so the UI server keeps no timers and never
 // renews on its own (the plugin owns keep-alive and renewal).
 import type { ApiClient } from '../cloud/api.js';
-import { TokenManager } from '../cloud/token-manager.js';
+import { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
 import type { Account } from './account-input.js';

@@ -4,8 +4,8 @@
 import { kill } from 'node:process';
 
 import { discoverDevices } from '../cloud/discovery.js';
-import type { LinkState } from '../cloud/token-manager.js';
-import { TokenStore } from '../cloud/token-store.js';
+import type { LinkState } from '../cloud/tokens/token-manager.js';
+import { TokenStore } from '../cloud/tokens/token-store.js';
 import { lookupVideo, type VideoEvent } from '../cloud/video.js';
 import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';

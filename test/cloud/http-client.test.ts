@@ -15,7 +15,7 @@ import {
   TransientError,
   UnexpectedResponseError,
 } from '../../src/cloud/errors.js';
-import type { TokenManager } from '../../src/cloud/token-manager.js';
+import type { TokenManager } from '../../src/cloud/tokens/token-manager.js';
 import { Storage } from '../../src/storage.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { captureLog, managerFor, tempDir, type CapturedLog } from '../fixtures/token-harness.js';

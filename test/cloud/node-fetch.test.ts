@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { MAX_RESPONSE_BYTES, nodeFetch } from '../../src/cloud/node-fetch.js';
-import { networkErrorCode } from '../../src/cloud/oauth.js';
+import { networkErrorCode } from '../../src/cloud/network-error.js';
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 

@@ -2,7 +2,7 @@
 // killed (SIGKILL) by the test while the calls are under way.
 import { CloudHttpClient } from '../../src/cloud/http-client.js';
 import { WebhookRegistrar } from '../../src/cloud/registrations.js';
-import { TokenManager } from '../../src/cloud/token-manager.js';
+import { TokenManager } from '../../src/cloud/tokens/token-manager.js';
 import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
 import { Storage } from '../../src/storage.js';
 

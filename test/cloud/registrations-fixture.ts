@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import type { ApiClient, HttpMethod, RequestOptions } from '../../src/cloud/api.js';
 import { CloudHttpClient } from '../../src/cloud/http-client.js';
-import { TokenManager } from '../../src/cloud/token-manager.js';
+import { TokenManager } from '../../src/cloud/tokens/token-manager.js';
 import { Storage } from '../../src/storage.js';
 import { captureLog, type CapturedLog } from '../fixtures/token-harness.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';

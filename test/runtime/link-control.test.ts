@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { LinkState } from '../../src/cloud/token-manager.js';
+import type { LinkState } from '../../src/cloud/tokens/token-manager.js';
 import { LinkControl, type LinkControlDeps, type Registrar } from '../../src/runtime/link-control.js';
 
 /** A registrar that records what it is asked; the link control is the thing under test. */

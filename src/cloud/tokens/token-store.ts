@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 
 import { z } from 'zod';
 
-import type { Storage } from '../storage.js';
+import type { Storage } from '../../storage.js';
 import { withFileLock, type FileLockOptions } from './file-lock.js';
 
 export const TOKENS_FILE = 'tokens.json';

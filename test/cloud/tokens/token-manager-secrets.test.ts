@@ -5,10 +5,10 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { CloudHttpClient } from '../../src/cloud/http-client.js';
-import { Storage } from '../../src/storage.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { captureLog, managerFor, readTokens, tempDir, type CapturedLog } from '../fixtures/token-harness.js';
+import { CloudHttpClient } from '../../../src/cloud/http-client.js';
+import { Storage } from '../../../src/storage.js';
+import { startSimulator, type Simulator } from '../../sim/index.js';
+import { captureLog, managerFor, readTokens, tempDir, type CapturedLog } from '../../fixtures/token-harness.js';
 
 let sim: Simulator;
 let dir: string;
@@ -46,7 +46,7 @@ function recordingFetch(secrets: Set<string>): typeof fetch {
   };
 }
 
-describe('issue 4.5: "no API key, client secret, token or webhook token appears in any log line or error message"', () => {
+describe('design 4 / issue 4.5: "no API key, client secret, token or webhook token appears in any log line or error message"', () => {
   it('the whole lifecycle with debug logging on', async () => {
     const secrets = new Set<string>([sim.account.apiKey, sim.account.clientSecret]);
     const messages: string[] = [];

@@ -7,10 +7,10 @@ import { createInterface } from 'node:readline';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { Storage } from '../../src/storage.js';
-import type { TokenManager } from '../../src/cloud/token-manager.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { captureLog, managerFor, readTokens, tempDir, tokenWorks, type CapturedLog } from '../fixtures/token-harness.js';
+import { Storage } from '../../../src/storage.js';
+import type { TokenManager } from '../../../src/cloud/tokens/token-manager.js';
+import { startSimulator, type Simulator } from '../../sim/index.js';
+import { captureLog, managerFor, readTokens, tempDir, tokenWorks, type CapturedLog } from '../../fixtures/token-harness.js';
 
 // node with tsx's loader: the same as node_modules/.bin/tsx, minus the wrapper process tsx puts in
 // between, so SIGKILL and signals reach the process that runs the manager.
@@ -152,7 +152,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe('issue 4.3: SIGKILL at each step of a refresh, then restart', () => {
+describe('design 4 / issue 4.3: SIGKILL at each step of a refresh, then restart', () => {
   const cases = [
     { step: 'markerWritten', rotated: false, what: 'before the request' },
     { step: 'responseReceived', rotated: true, what: 'after the server rotated (headers arrived, body unread)' },
@@ -210,7 +210,7 @@ describe('issue 4.3: SIGKILL at each step of a refresh, then restart', () => {
   });
 });
 
-describe('issue 4.4: "two processes refreshing at once cause exactly one grant"', () => {
+describe('design 4 / issue 4.4: "two processes refreshing at once cause exactly one grant"', () => {
   it('the second process waits for the lock, sees the rotation in the store and uses those tokens', async () => {
     await linkedStore();
     const grants = sim.stats.grants;

@@ -4,7 +4,8 @@
 // differently from "the request never left this machine".
 import { z } from 'zod';
 
-import { parseRetryAfter } from './retry-after.js';
+import { describeNetworkError, networkErrorCode } from '../network-error.js';
+import { parseRetryAfter } from '../retry-after.js';
 
 export const tokenResponseSchema = z.object({
   access_token: z.string().min(1),
@@ -47,24 +48,6 @@ export interface GrantRequest {
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
-
-/** The error code of a fetch failure (undici nests the system error in `cause`). */
-export function networkErrorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-export function describeNetworkError(error: unknown): string {
-  const name = error instanceof Error ? error.name : '';
-  if (name === 'TimeoutError' || name === 'AbortError') return 'no answer in time';
-  const code = networkErrorCode(error);
-  return code !== undefined ? `network error ${code}` : 'network error';
-}
 
 async function oauthErrorOf(response: Response): Promise<string | undefined> {
   try {

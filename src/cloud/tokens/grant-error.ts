@@ -1,0 +1,20 @@
+// A failed token-endpoint outcome as the typed error callers decide by, in words for the user.
+import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../errors.js';
+import type { GrantOutcome } from './oauth.js';
+
+/** `what` names the attempt, e.g. "The token renewal failed". */
+export function grantError(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, what: string): CloudError {
+  switch (outcome.kind) {
+    case 'rejected':
+      return new RefreshRejectedError(`${what}: the service refused it${outcome.oauthError ? ` (${outcome.oauthError})` : ''}.`, outcome.oauthError);
+    case 'clientRejected':
+      return new RequestRejectedError(`${what}: the service refused the client id or client secret (${outcome.status}); check both in the plugin settings.`, outcome.status);
+    case 'rateLimited':
+      return new RateLimitedError(`${what}: the service asked to slow down.`, outcome.retryAfterMs);
+    case 'unavailable':
+      return new TransientError(`${what}: the service is unavailable for now (503); the refresh token is kept for the next attempt.`);
+    case 'notSent':
+    case 'lost':
+      return new TransientError(`${what}: ${outcome.detail}.`);
+  }
+}

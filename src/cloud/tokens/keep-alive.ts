@@ -1,0 +1,180 @@
+// The timer that keeps the link alive for years (design 4): a daily GET /users/me instead of
+// spending the refresh token, the refresh grant only near expiry, a look at the store for links the
+// settings UI server made, and back-off after failures. Timer rounds never throw.
+import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../errors.js';
+import type { AccessTokens } from './access-tokens.js';
+import type { RefreshGrant } from './refresh-grant.js';
+import { safeErrorText } from './safe-error-text.js';
+import type { TokenCheck } from './token-check.js';
+import { REAUTHORIZATION_ADVICE } from './token-messages.js';
+import { KEEP_ALIVE_INTERVAL_MS, refreshDueAt, retryDelayMs, timerDelay } from './token-schedule.js';
+import type { TokenSession } from './token-session.js';
+
+/** A token nobody has checked yet (a new link, a waiting grant) is checked this soon. */
+const FIRST_CHECK_DELAY_MS = 10_000;
+
+export interface KeepAliveOptions {
+  check: TokenCheck;
+  refresh: RefreshGrant;
+  access: AccessTokens;
+  /** A newer token from an answer's header (the manager's noteResponseToken). */
+  onHeaderToken: (token: string) => void;
+}
+
+function formatDate(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+export class KeepAlive {
+  private timer: NodeJS.Timeout | undefined;
+  private retryAt: number | undefined;
+  private failures = 0;
+  private expiryWarned = false;
+  private stopped = true;
+
+  constructor(
+    private readonly session: TokenSession,
+    private readonly options: KeepAliveOptions,
+  ) {}
+
+  get running(): boolean {
+    return !this.stopped;
+  }
+
+  /** Allows timers again; the first schedule() follows once the tokens are loaded. */
+  start(): void {
+    this.stopped = false;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimer();
+  }
+
+  /** A (re-)link: back-off and warnings start over, and the new tokens get their own schedule. */
+  afterLink(): void {
+    this.clearBackoff();
+    if (!this.stopped) this.schedule();
+  }
+
+  /** A successful grant: failures so far no longer count, and a later expiry deserves a new warning. */
+  clearBackoff(): void {
+    this.failures = 0;
+    this.retryAt = undefined;
+    this.expiryWarned = false;
+  }
+
+  /** The tokens are gone (unlink): nothing is due until the next link. */
+  forget(): void {
+    this.retryAt = undefined;
+    this.failures = 0;
+    this.clearTimer();
+  }
+
+  /** Sets the one timer for whatever is due first: keep-alive, expiry refresh, a waiting check, or a retry. */
+  schedule(): void {
+    this.clearTimer();
+    const session = this.session;
+    if (this.stopped || !session.record) return;
+    const now = session.now();
+    const due: number[] = [];
+    if (session.current) {
+      due.push(session.lastAliveAt !== undefined ? session.lastAliveAt + KEEP_ALIVE_INTERVAL_MS : now + FIRST_CHECK_DELAY_MS);
+      const refreshAt = refreshDueAt(session.current.expiresAt, session.current.issuedAt);
+      if (refreshAt !== undefined && session.refreshUsable()) due.push(refreshAt);
+    } else if (session.refreshUsable() && session.state !== 'unlinked') {
+      due.push(now);
+    }
+    if (session.record.pendingAccessToken) due.push(now + FIRST_CHECK_DELAY_MS);
+    if (due.length === 0) return;
+    let next = Math.min(...due);
+    if (this.retryAt !== undefined) next = Math.max(next, this.retryAt);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void session.track(this.tick()).finally(() => {
+        this.schedule();
+      });
+    }, timerDelay(next, now));
+    this.timer.unref();
+  }
+
+  /** Counts a failed round and sets the retry back-off; logged as a warning from the third failure on. */
+  noteFailure(error: unknown, what: string): void {
+    if (error instanceof AuthorizationLostError || error instanceof RefreshRejectedError) return; // already logged once
+    this.failures += 1;
+    const delay = error instanceof RateLimitedError && error.retryAfterMs !== undefined ? Math.max(error.retryAfterMs, retryDelayMs(this.failures)) : retryDelayMs(this.failures);
+    this.retryAt = this.session.now() + delay;
+    const text = `Lock Access could not ${what}: ${safeErrorText(error)} Trying again in ${Math.round(delay / 60_000)} min.`;
+    if (this.failures >= 3) this.session.log.warn(text);
+    else this.session.log.debug(text);
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One maintenance round. Never throws: it runs from a timer. */
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.maintain();
+    } catch (error) {
+      this.noteFailure(error, 'keep the tokens fresh');
+    }
+  }
+
+  private async maintain(): Promise<void> {
+    const session = this.session;
+    const { check, refresh, access } = this.options;
+    const now = session.now();
+    // The settings UI server may have linked, re-linked or unlinked in the meantime.
+    const onDisk = await session.store.read();
+    if (onDisk === undefined || onDisk.rotations !== session.record?.rotations) session.adopt(onDisk);
+    if (!session.record) return;
+    if (session.record.pendingAccessToken) {
+      await session.store.locked(async () => {
+        const fresh = await session.store.read();
+        if (!fresh) {
+          session.adopt(undefined);
+          return;
+        }
+        if (fresh.rotations !== session.record?.rotations) session.adopt(fresh);
+        await check.validatePending(fresh, 'expiry');
+      });
+    }
+    if (!session.current) {
+      if (session.refreshUsable() && session.state !== 'unlinked') await refresh.run('noAccessToken');
+      return;
+    }
+    if (session.lastAliveAt === undefined || now >= session.lastAliveAt + KEEP_ALIVE_INTERVAL_MS) {
+      const token = session.current.token;
+      const result = await check.check(token);
+      if (result.kind === 'ok') {
+        this.options.onHeaderToken(result.headerToken ?? token);
+        session.lastAliveAt = now;
+        session.log.debug('Lock Access: daily keep-alive call succeeded.');
+      } else if (result.kind === 'unauthorized') {
+        await access.afterUnauthorized(token);
+        return;
+      } else {
+        throw new TransientError(`the daily keep-alive call failed (${result.detail})`);
+      }
+    }
+    const current = session.current;
+    const refreshAt = refreshDueAt(current.expiresAt, current.issuedAt);
+    if (refreshAt === undefined || now < refreshAt) {
+      this.failures = 0;
+      this.retryAt = undefined;
+      return;
+    }
+    if (session.refreshUsable()) {
+      await refresh.run('expiry');
+      this.failures = 0;
+      this.retryAt = undefined;
+    } else if (!this.expiryWarned && current.expiresAt !== undefined) {
+      this.expiryWarned = true;
+      session.log.warn(`Lock Access: the access token expires on ${formatDate(current.expiresAt)} and there is no unused refresh token to renew it. ${REAUTHORIZATION_ADVICE.replace('Until then', 'Before then, to avoid an interruption; after that')}`);
+    }
+  }
+}

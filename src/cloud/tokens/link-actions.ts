@@ -1,0 +1,125 @@
+// What the settings UI does with the tokens: link with a pasted refresh token, link through the
+// OAuth authorization code, test the connection, unlink. Each waits for a refresh in flight, and
+// changes tokens.json only while holding its lock.
+import { RequestRejectedError } from '../errors.js';
+import type { AccessTokens } from './access-tokens.js';
+import { grantError } from './grant-error.js';
+import { decodeJwtTimes } from './jwt.js';
+import type { KeepAlive } from './keep-alive.js';
+import { postTokenGrant } from './oauth.js';
+import type { GrantSettings, RefreshGrant } from './refresh-grant.js';
+import { safeErrorText } from './safe-error-text.js';
+import { newLinkRecord, type Seeds } from './seeds.js';
+import type { TokenCheck } from './token-check.js';
+import { REAUTHORIZATION_ADVICE } from './token-messages.js';
+import { expiryOf } from './token-schedule.js';
+import type { TokenSession } from './token-session.js';
+
+export interface LinkActionsOptions {
+  /** The config's seeds: a new link remembers them, so they never replace it later. */
+  seeds: Seeds | undefined;
+  grant: GrantSettings;
+  check: TokenCheck;
+  refresh: RefreshGrant;
+  access: AccessTokens;
+  keepAlive: KeepAlive;
+  /** A newer token from an answer's header (the manager's noteResponseToken). */
+  onHeaderToken: (token: string) => void;
+}
+
+export class LinkActions {
+  constructor(
+    private readonly session: TokenSession,
+    private readonly options: LinkActionsOptions,
+  ) {}
+
+  /** Links with a pasted refresh token: spends it once for a fresh access token. */
+  async linkWithRefreshToken(token: string): Promise<void> {
+    const { session, options } = this;
+    const refreshToken = token.trim();
+    if (refreshToken === '') throw new RequestRejectedError('The refresh token is empty: paste the whole token.');
+    await options.refresh.settle();
+    await session.track(
+      session.store.locked(async () => {
+        const fresh = await session.store.read();
+        session.adopt(await session.store.write(newLinkRecord(fresh, { refreshToken }, options.seeds, session.now()), fresh));
+        session.current = undefined;
+      }),
+    );
+    session.log.info('Lock Access: linking with the pasted refresh token.');
+    await options.refresh.run('link');
+    options.keepAlive.afterLink();
+  }
+
+  /** The settings UI's OAuth flow: exchanges an authorization code and stores the result as a fresh link. */
+  async exchangeAuthorizationCode(input: { code: string; redirectUri: string }): Promise<void> {
+    const { session, options } = this;
+    await options.refresh.settle();
+    const outcome = await postTokenGrant({
+      ...options.grant,
+      fields: { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri },
+    });
+    if (outcome.kind !== 'tokens') throw grantError(outcome, 'The service did not accept the authorization code');
+    const { tokens, receivedAt } = outcome;
+    await session.track(
+      session.store.locked(async () => {
+        const fresh = await session.store.read();
+        const link = newLinkRecord(fresh, { refreshToken: tokens.refresh_token }, options.seeds, session.now());
+        const times = decodeJwtTimes(tokens.access_token);
+        const expiresAt = expiryOf(times.expiresAt, tokens.expires_in, receivedAt);
+        link.pendingAccessToken = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt };
+        if (expiresAt !== undefined) link.pendingAccessToken.expiresAt = expiresAt;
+        link.lastRefreshAt = receivedAt;
+        const written = await session.store.write(link, fresh);
+        session.adopt(written);
+        session.current = undefined;
+        await options.check.validatePending(written, 'link');
+      }),
+    );
+    session.log.info('Lock Access: account linked through the settings.');
+    options.keepAlive.afterLink();
+  }
+
+  /** GET /users/me with the current access token; spends the refresh token only if that token is rejected. */
+  async testConnection(): Promise<{ ok: boolean; message: string }> {
+    const { check, access } = this.options;
+    let token: string;
+    try {
+      token = await access.get();
+    } catch (error) {
+      return { ok: false, message: safeErrorText(error) };
+    }
+    let result = await check.check(token);
+    if (result.kind === 'unauthorized') {
+      try {
+        token = await access.afterUnauthorized(token);
+      } catch (error) {
+        return { ok: false, message: safeErrorText(error) };
+      }
+      result = await check.check(token);
+    }
+    if (result.kind === 'ok') {
+      this.options.onHeaderToken(result.headerToken ?? token);
+      return { ok: true, message: 'Connected: the Lock Access service accepted the access token.' };
+    }
+    if (result.kind === 'unauthorized') return { ok: false, message: `The service refused the access token. ${REAUTHORIZATION_ADVICE}` };
+    return { ok: false, message: `Could not reach the Lock Access service (${result.detail}). Try again later.` };
+  }
+
+  /** Forgets the tokens (deletes tokens.json). */
+  async unlink(): Promise<void> {
+    const { session, options } = this;
+    await options.refresh.settle();
+    await session.track(
+      session.store.locked(async () => {
+        await session.store.remove();
+      }),
+    );
+    session.record = undefined;
+    session.current = undefined;
+    session.lastAliveAt = undefined;
+    options.keepAlive.forget();
+    session.setState('unlinked', undefined);
+    session.log.info('Lock Access: account unlinked; the stored tokens were deleted.');
+  }
+}

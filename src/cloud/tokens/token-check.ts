@@ -1,0 +1,85 @@
+// Checks access tokens with GET {baseUrl}/users/me (the spec's suggested check): a grant's new
+// token before the old one is discarded (design 4), and the current one for the daily keep-alive
+// and the settings' connection test. The call goes out through the shared service request.
+import { ACCESS_TOKEN_HEADER } from '../../settings.js';
+import { describeNetworkError } from '../network-error.js';
+import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from '../service-request.js';
+import { currentFromPending, type RefreshReason, type TokenSession } from './token-session.js';
+import type { TokenRecord } from './token-store.js';
+
+export type CheckResult =
+  /** Accepted; the answer may carry a newer token in its header. */
+  | { kind: 'ok'; headerToken?: string }
+  /** 401: the authorization behind this token is gone. */
+  | { kind: 'unauthorized' }
+  /** No answer, or one that says nothing about the token (5xx, 429, ...). */
+  | { kind: 'inconclusive'; detail: string };
+
+/** GET /users/me with `token`. Never throws: every failure is an inconclusive result. */
+export async function checkToken(endpoint: ServiceEndpoint, token: string, timeoutMs: number): Promise<CheckResult> {
+  let response: Response;
+  try {
+    response = await sendServiceRequest(endpoint, { method: 'GET', url: serviceUrl(endpoint.baseUrl, '/users/me'), token, timeoutMs });
+    await response.arrayBuffer().catch(() => undefined);
+  } catch (error) {
+    return { kind: 'inconclusive', detail: describeNetworkError(error) };
+  }
+  if (response.status === 401) return { kind: 'unauthorized' };
+  if (!response.ok) return { kind: 'inconclusive', detail: `the service answered ${response.status}` };
+  const header = response.headers.get(ACCESS_TOKEN_HEADER);
+  return header !== null && header !== '' ? { kind: 'ok', headerToken: header } : { kind: 'ok' };
+}
+
+export interface TokenCheckOptions {
+  endpoint: ServiceEndpoint;
+  timeoutMs: number;
+  /** A newer token from an answer's header (the manager's noteResponseToken). */
+  onHeaderToken: (token: string) => void;
+}
+
+export class TokenCheck {
+  constructor(
+    private readonly session: TokenSession,
+    private readonly options: TokenCheckOptions,
+  ) {}
+
+  check(token: string): Promise<CheckResult> {
+    return checkToken(this.options.endpoint, token, this.options.timeoutMs);
+  }
+
+  /**
+   * Checks a grant's new access token before the old one is discarded ("keep both until
+   * validated"). Call while holding the store lock, with the record just read or written.
+   */
+  async validatePending(record: TokenRecord, reason: RefreshReason): Promise<void> {
+    const session = this.session;
+    const pending = record.pendingAccessToken;
+    if (!pending) return;
+    const result = await this.check(pending.token);
+    if (result.kind === 'ok') {
+      const next: TokenRecord = { ...record, accessToken: pending.token, accessTokenIssuedAt: pending.issuedAt, headerTokenSavedAt: session.now() };
+      if (pending.expiresAt !== undefined) next.accessTokenExpiresAt = pending.expiresAt;
+      else delete next.accessTokenExpiresAt;
+      delete next.pendingAccessToken;
+      const written = await session.store.write(next, record);
+      session.adopt(written);
+      session.current = currentFromPending(pending);
+      if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken);
+      else session.lastAliveAt = session.now();
+      session.log.debug('Lock Access: the new access token works.');
+      return;
+    }
+    if (result.kind === 'unauthorized') {
+      session.rememberRejected(pending.token);
+      const next: TokenRecord = { ...record };
+      delete next.pendingAccessToken;
+      session.adopt(await session.store.write(next, record));
+      session.log.warn('Lock Access: the service refused the access token it had just issued; the previous access token stays in use.');
+      return;
+    }
+    // No answer: keep both; use the new one only when there is nothing better.
+    const oldUsable = session.current !== undefined && !session.isRejected(session.current.token) && reason !== 'link';
+    if (!oldUsable) session.current = currentFromPending(pending);
+    session.log.debug(`Lock Access: could not check the new access token yet (${result.detail}); checking again later.`);
+  }
+}

@@ -1,0 +1,210 @@
+// Keeps the account linked for years: daily keep-alive instead of spending the refresh token,
+// refresh grant only near expiry or after a 401, one grant at a time across processes, the new
+// refresh token on disk before anything else happens, and a plain "link again" when nothing helps.
+// This facade gives callers one object; each job lives in its own file beside it:
+//   token-session   what is known now (record, token in use, link state)
+//   seeds           config tokens as seeds          refresh-grant  the refresh grant
+//   token-check     GET /users/me checks            header-token   tokens from answers' headers
+//   access-tokens   tokens for callers, 401s        keep-alive     the timer
+//   link-actions    what the settings UI does
+import type { Storage } from '../../storage.js';
+import type { Logger } from '../../util/logger.js';
+import { nodeFetch } from '../node-fetch.js';
+import { AccessTokens } from './access-tokens.js';
+import type { FileLockOptions } from './file-lock.js';
+import { HeaderTokens } from './header-token.js';
+import { KeepAlive } from './keep-alive.js';
+import { LinkActions } from './link-actions.js';
+import { recoverInterrupted, RefreshGrant, type GrantSettings, type RefreshStep } from './refresh-grant.js';
+import { safeErrorText } from './safe-error-text.js';
+import { applySeeds, type Seeds } from './seeds.js';
+import { TokenCheck } from './token-check.js';
+import { TokenSession, type LinkState, type TokenStatus } from './token-session.js';
+import { TokenStore } from './token-store.js';
+
+export type { RefreshStep } from './refresh-grant.js';
+export { REAUTHORIZATION_ADVICE } from './token-messages.js';
+export type { LinkState, TokenStatus } from './token-session.js';
+
+export interface TokenManagerOptions {
+  storage: Storage;
+  authUrl: string;
+  baseUrl: string;
+  apiKey: string;
+  clientId: string;
+  clientSecret: string;
+  seeds?: Seeds;
+  log: Logger;
+  now?: () => number;
+  fetch?: typeof fetch;
+  /** Timeout of token endpoint and /users/me calls. Default 10 s. */
+  timeoutMs?: number;
+  lockOptions?: FileLockOptions;
+  /** Test seam: awaited at each step of a refresh grant. */
+  onStep?: (step: RefreshStep) => Promise<void> | void;
+}
+
+export class TokenManager {
+  private readonly session: TokenSession;
+  private readonly headerTokens: HeaderTokens;
+  private readonly check: TokenCheck;
+  private readonly refresh: RefreshGrant;
+  private readonly access: AccessTokens;
+  private readonly keepAlive: KeepAlive;
+  private readonly actions: LinkActions;
+
+  constructor(private readonly options: TokenManagerOptions) {
+    const now = options.now ?? Date.now;
+    const fetchFn = options.fetch ?? nodeFetch;
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const grant: GrantSettings = {
+      authUrl: options.authUrl.replace(/\/+$/, ''),
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      timeoutMs,
+      fetch: fetchFn,
+      now,
+    };
+    const onHeaderToken = (token: string): void => {
+      this.noteResponseToken(token);
+    };
+    this.session = new TokenSession(new TokenStore(options.storage, options.lockOptions), options.log, now);
+    this.headerTokens = new HeaderTokens(this.session);
+    this.check = new TokenCheck(this.session, {
+      endpoint: { baseUrl: options.baseUrl.replace(/\/+$/, ''), apiKey: options.apiKey, fetch: fetchFn },
+      timeoutMs,
+      onHeaderToken,
+    });
+    this.refresh = new RefreshGrant(this.session, {
+      grant,
+      check: this.check,
+      onRenewed: () => {
+        this.keepAlive.clearBackoff();
+      },
+      onStep: options.onStep,
+    });
+    this.access = new AccessTokens(this.session, this.refresh);
+    this.keepAlive = new KeepAlive(this.session, { check: this.check, refresh: this.refresh, access: this.access, onHeaderToken });
+    this.actions = new LinkActions(this.session, {
+      seeds: options.seeds,
+      grant,
+      check: this.check,
+      refresh: this.refresh,
+      access: this.access,
+      keepAlive: this.keepAlive,
+      onHeaderToken,
+    });
+  }
+
+  get state(): LinkState {
+    return this.session.state;
+  }
+
+  onStateChange(listener: (state: LinkState) => void): () => void {
+    return this.session.onStateChange(listener);
+  }
+
+  /** Loads the store, applies config seeds, schedules keep-alive and expiry refresh. Never throws for network problems. */
+  async start(): Promise<LinkState> {
+    this.keepAlive.start();
+    try {
+      await this.session.track(this.load());
+    } catch (error) {
+      this.options.log.error(
+        error instanceof Error && error.name === 'StorageError'
+          ? `Lock Access could not read its token file (${error.message}). Move that file away, then link the account again in the plugin settings.`
+          : `Lock Access could not load its tokens: ${safeErrorText(error)}`,
+      );
+    }
+    this.keepAlive.schedule();
+    return this.session.state;
+  }
+
+  stop(): void {
+    this.keepAlive.stop();
+  }
+
+  /** Resolves once no keep-alive, refresh or token write started by this manager is running. */
+  settled(): Promise<void> {
+    return this.session.settled();
+  }
+
+  getAccessToken(): Promise<string> {
+    return this.access.get();
+  }
+
+  /** A response's `x-svc-access-token`: used at once, written to disk at most once per 24 h. */
+  noteResponseToken(token: string): void {
+    this.headerTokens.note(token);
+    if (this.keepAlive.running) this.keepAlive.schedule();
+  }
+
+  /** After a 401 with `rejectedToken`: one refresh (shared by all callers), else AuthorizationLostError. */
+  handleUnauthorized(rejectedToken: string): Promise<string> {
+    return this.access.afterUnauthorized(rejectedToken);
+  }
+
+  /**
+   * Takes over at once a link, re-link or unlink that another process (the settings UI server) wrote
+   * to the store; the daily maintenance round does the same on its own. Never throws.
+   */
+  async syncWithStore(): Promise<LinkState> {
+    const session = this.session;
+    try {
+      const onDisk = await session.store.read();
+      if (onDisk === undefined || onDisk.rotations !== session.record?.rotations) {
+        session.adopt(onDisk);
+        if (onDisk && this.keepAlive.running) this.keepAlive.afterLink();
+      }
+    } catch (error) {
+      session.log.warn(`Lock Access could not read its token file (${safeErrorText(error)}).`);
+    }
+    return session.state;
+  }
+
+  /** Runs the refresh grant now (or adopts tokens another process just rotated). */
+  refreshNow(): Promise<void> {
+    return this.refresh.run('explicit');
+  }
+
+  testConnection(): Promise<{ ok: boolean; message: string }> {
+    return this.actions.testConnection();
+  }
+
+  linkWithRefreshToken(token: string): Promise<void> {
+    return this.actions.linkWithRefreshToken(token);
+  }
+
+  exchangeAuthorizationCode(input: { code: string; redirectUri: string }): Promise<void> {
+    return this.actions.exchangeAuthorizationCode(input);
+  }
+
+  unlink(): Promise<void> {
+    return this.actions.unlink();
+  }
+
+  status(): TokenStatus {
+    return this.session.status();
+  }
+
+  /** Start-up: a grant cut short by a crash, then the config's seeds, then a waiting token's check. */
+  private async load(): Promise<void> {
+    const session = this.session;
+    await session.store.locked(async () => {
+      let record = await session.store.read();
+      record = await recoverInterrupted(session, record);
+      record = await applySeeds(session, this.options.seeds, record);
+      session.adopt(record);
+      session.lastAliveAt = record?.lastKeepAliveAt;
+      if (record?.pendingAccessToken) await this.check.validatePending(record, 'noAccessToken');
+    });
+    if (session.state === 'reauthorizationNeeded') session.logReauthorization(session.message ?? 'the stored link no longer works');
+    if (session.state !== 'unlinked' && !session.current && session.refreshUsable()) {
+      try {
+        await this.refresh.run('noAccessToken');
+      } catch (error) {
+        this.keepAlive.noteFailure(error, 'get a first access token');
+      }
+    }
+  }
+}

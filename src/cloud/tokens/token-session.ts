@@ -1,0 +1,153 @@
+// What the token manager knows right now, shared by every job in this folder: the record last read
+// or written, the access token in use, the tokens the service refused, the link state with its
+// listeners, and the work still running. Each job changes it only through the store it carries.
+import type { Logger } from '../../util/logger.js';
+import { safeErrorText } from './safe-error-text.js';
+import { REAUTHORIZATION_ADVICE } from './token-messages.js';
+import type { PendingAccessToken, TokenRecord, TokenStore } from './token-store.js';
+
+export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
+
+/** Why a refresh grant runs. */
+export type RefreshReason = 'expiry' | 'unauthorized' | 'link' | 'noAccessToken' | 'explicit';
+
+/** The access token in use, with the times the refresh schedule needs. */
+export interface CurrentToken {
+  token: string;
+  expiresAt?: number;
+  issuedAt?: number;
+}
+
+export interface TokenStatus {
+  state: LinkState;
+  accessTokenExpiresAt?: number;
+  lastRefreshAt?: number;
+  lastKeepAliveAt?: number;
+  message?: string;
+}
+
+/** Refused tokens remembered at most (a few per grant is the most that ever happens). */
+const REJECTED_MEMORY = 16;
+
+export function currentFromPending(pending: PendingAccessToken): CurrentToken {
+  return { token: pending.token, issuedAt: pending.issuedAt, ...(pending.expiresAt !== undefined ? { expiresAt: pending.expiresAt } : {}) };
+}
+
+export class TokenSession {
+  /** tokens.json as this process last read or wrote it. */
+  record: TokenRecord | undefined;
+  current: CurrentToken | undefined;
+  /** Last time the service accepted the current token (keep-alive or any answer with a header token). */
+  lastAliveAt: number | undefined;
+  /** Plain-words note for the UI (never a secret). */
+  message: string | undefined;
+
+  private linkState: LinkState = 'unlinked';
+  private readonly listeners = new Set<(state: LinkState) => void>();
+  private readonly rejectedTokens = new Set<string>();
+  private readonly busy = new Set<Promise<unknown>>();
+  private reauthorizationLogged = false;
+
+  constructor(
+    readonly store: TokenStore,
+    readonly log: Logger,
+    readonly now: () => number,
+  ) {}
+
+  get state(): LinkState {
+    return this.linkState;
+  }
+
+  onStateChange(listener: (state: LinkState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Takes a record as the truth: the access token follows it unless the service refused that one. */
+  adopt(record: TokenRecord | undefined): void {
+    const previous = this.record;
+    this.record = record;
+    if (!record) {
+      this.current = undefined;
+      this.setState('unlinked', undefined);
+      return;
+    }
+    const changed = previous?.accessToken !== record.accessToken || previous?.rotations !== record.rotations;
+    if (changed || this.current === undefined) {
+      if (record.accessToken !== undefined && !this.rejectedTokens.has(record.accessToken)) {
+        const current: CurrentToken = { token: record.accessToken };
+        if (record.accessTokenExpiresAt !== undefined) current.expiresAt = record.accessTokenExpiresAt;
+        if (record.accessTokenIssuedAt !== undefined) current.issuedAt = record.accessTokenIssuedAt;
+        this.current = current;
+      } else if (changed) {
+        this.current = undefined;
+      }
+    }
+    this.setState(record.state, record.message);
+  }
+
+  setState(state: LinkState, message: string | undefined): void {
+    this.message = message;
+    if (state === this.linkState) return;
+    if (state !== 'reauthorizationNeeded') this.reauthorizationLogged = false;
+    this.linkState = state;
+    for (const listener of this.listeners) {
+      try {
+        listener(state);
+      } catch (error) {
+        this.log.debug(`Lock Access: a link-state listener failed: ${safeErrorText(error)}`);
+      }
+    }
+  }
+
+  /** Once per loss of the link: the user needs one clear line, not one per failed call. */
+  logReauthorization(reason: string): void {
+    if (this.reauthorizationLogged) return;
+    this.reauthorizationLogged = true;
+    this.log.error(`Lock Access needs you to link your account again: ${reason} ${REAUTHORIZATION_ADVICE}`);
+  }
+
+  /** Read through a method: the field changes across awaits, which narrowing does not see. */
+  currentToken(): string | undefined {
+    return this.current?.token;
+  }
+
+  rememberRejected(token: string): void {
+    if (this.rejectedTokens.size >= REJECTED_MEMORY) this.rejectedTokens.clear();
+    this.rejectedTokens.add(token);
+  }
+
+  isRejected(token: string): boolean {
+    return this.rejectedTokens.has(token);
+  }
+
+  /** Is there a refresh token that has never been sent? */
+  refreshUsable(): boolean {
+    return this.record?.refreshToken !== undefined;
+  }
+
+  /** Counts `promise` as running work until it settles (see settled()). */
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.busy.add(promise);
+    void promise.then(
+      () => this.busy.delete(promise),
+      () => this.busy.delete(promise),
+    );
+    return promise;
+  }
+
+  /** Resolves once no tracked work is running. */
+  async settled(): Promise<void> {
+    while (this.busy.size > 0) await Promise.allSettled([...this.busy]);
+  }
+
+  status(): TokenStatus {
+    const status: TokenStatus = { state: this.linkState };
+    const expiresAt = this.current?.expiresAt;
+    if (expiresAt !== undefined) status.accessTokenExpiresAt = expiresAt;
+    if (this.record?.lastRefreshAt !== undefined) status.lastRefreshAt = this.record.lastRefreshAt;
+    if (this.lastAliveAt !== undefined) status.lastKeepAliveAt = this.lastAliveAt;
+    if (this.message !== undefined) status.message = this.message;
+    return status;
+  }
+}

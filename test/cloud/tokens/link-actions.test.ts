@@ -1,0 +1,108 @@
+// What the settings UI does with the tokens: link (pasted refresh token, OAuth authorization code),
+// test the connection (design 4), and unlink (design 5: "User unlink ... deletes ... the tokens").
+import { describe, expect, it } from 'vitest';
+
+import { NotLinkedError, RefreshRejectedError, RequestRejectedError } from '../../../src/cloud/errors.js';
+import type { LinkState } from '../../../src/cloud/tokens/token-manager.js';
+import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
+
+const bed = tokenTestBed();
+
+describe('design 4: the settings UI links the account and tests the connection', () => {
+  it('linkWithRefreshToken spends the pasted token once and links', async () => {
+    const { sim } = await bed.boot();
+    const m = bed.manager();
+    await m.start();
+    const states: LinkState[] = [];
+    m.onStateChange((state) => states.push(state));
+    const pasted = sim.issueRefreshToken();
+    await m.linkWithRefreshToken(pasted);
+    expect(m.state).toBe('linked');
+    expect(states).toEqual(['linked']);
+    expect(sim.refreshTokenState(pasted)).toBe('used');
+    expect(await tokenWorks(sim, await m.getAccessToken())).toBe(true);
+  });
+
+  it('a refused pasted refresh token throws RefreshRejectedError', async () => {
+    await bed.boot();
+    const m = bed.manager();
+    await m.start();
+    await expect(m.linkWithRefreshToken('rt_not-a-real-token')).rejects.toBeInstanceOf(RefreshRejectedError);
+    expect(m.state).toBe('reauthorizationNeeded');
+  });
+
+  it('an empty paste is refused before anything is written or sent', async () => {
+    const { sim, storage } = await bed.boot();
+    const m = bed.manager();
+    await m.start();
+    await expect(m.linkWithRefreshToken('   ')).rejects.toBeInstanceOf(RequestRejectedError);
+    expect(await readTokens(storage)).toBeUndefined();
+    expect(sim.stats.grants).toBe(0);
+  });
+
+  it('a pasted token replaces the config seed\'s link, and that seed never links again', async () => {
+    const { sim } = await bed.boot();
+    const seed = sim.issueRefreshToken();
+    const first = bed.manager({ seeds: { refreshToken: seed } });
+    await first.start();
+    const pasted = sim.issueRefreshToken();
+    await first.linkWithRefreshToken(pasted);
+    first.stop();
+    const grants = sim.stats.grants;
+    const restarted = bed.manager({ seeds: { refreshToken: seed } });
+    expect(await restarted.start()).toBe('linked');
+    expect(sim.stats.grants).toBe(grants);
+    expect(bed.log.text('info').filter((line) => line.includes('replace the stored link'))).toEqual([]);
+  });
+
+  it('exchangeAuthorizationCode stores the result like a fresh link', async () => {
+    const { sim, storage } = await bed.boot();
+    const m = bed.manager();
+    await m.start();
+    const redirectUri = 'http://127.0.0.1:1/callback';
+    const authorize = await fetch(`${sim.authUrl}/authorization?response_type=code&auto=1&client_id=${sim.account.clientId}&redirect_uri=${encodeURIComponent(redirectUri)}&state=s`, { redirect: 'manual' });
+    const code = new URL(authorize.headers.get('location') ?? '').searchParams.get('code') ?? '';
+    await m.exchangeAuthorizationCode({ code, redirectUri });
+    expect(m.state).toBe('linked');
+    expect(sim.stats.codeGrants).toBe(1);
+    const record = await readTokens(storage);
+    expect(sim.refreshTokenState(record?.refreshToken ?? '')).toBe('issued');
+    expect(await tokenWorks(sim, await m.getAccessToken())).toBe(true);
+    await expect(m.exchangeAuthorizationCode({ code, redirectUri })).rejects.toBeInstanceOf(RefreshRejectedError);
+  });
+
+  it('testConnection uses the access token and never spends the refresh token while it is accepted', async () => {
+    const { sim } = await bed.boot();
+    const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
+    await m.start();
+    expect(await m.testConnection()).toMatchObject({ ok: true });
+    expect(sim.stats.grants).toBe(1);
+    sim.revokeAccessTokens();
+    expect(await m.testConnection()).toMatchObject({ ok: true });
+    expect(sim.stats.grants).toBe(2);
+  });
+
+  it('testConnection during an outage says to try again later, and the link stays', async () => {
+    const { sim } = await bed.boot();
+    const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
+    await m.start();
+    sim.faults.failNext(1, 503, '/users/me');
+    const result = await m.testConnection();
+    expect(result.ok).toBe(false);
+    expect(result.message).toBe('Could not reach the Lock Access service (the service answered 503). Try again later.');
+    expect(m.state).toBe('linked');
+  });
+});
+
+describe('design 5: unlink deletes the tokens', () => {
+  it('unlink() deletes tokens.json and moves to unlinked', async () => {
+    const { sim, storage } = await bed.boot();
+    const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
+    await m.start();
+    await m.unlink();
+    expect(m.state).toBe('unlinked');
+    expect(await readTokens(storage)).toBeUndefined();
+    await expect(m.getAccessToken()).rejects.toBeInstanceOf(NotLinkedError);
+    expect(await m.testConnection()).toMatchObject({ ok: false });
+  });
+});
