@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import type { DoorbellEntry, LockEntry } from '../config.js';
 import { DEFAULT_MOTION_TIMEOUT_SECONDS } from '../settings.js';
+import { errorText } from '../util/error-text.js';
 import type { ApiClient } from './api.js';
 
 export interface DiscoveredDevice {
@@ -167,7 +168,7 @@ export async function resolveDevices(client: ApiClient, config: DeviceConfig, la
     try {
       return await fetch();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorText(error);
       problems.push(`the list of ${what} could not be fetched (${reason}); using the ${what} known from the last run`);
       return lastKnown?.[what] ?? [];
     }

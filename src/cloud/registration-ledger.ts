@@ -5,6 +5,7 @@
 import { z } from 'zod';
 
 import type { Storage } from '../storage.js';
+import { errorText } from '../util/error-text.js';
 
 export const LEDGER_FILE = 'webhooks.json';
 
@@ -59,7 +60,7 @@ export class RegistrationLedger {
       const file = await storage.read(LEDGER_FILE, ledgerFileSchema);
       for (const entry of file?.entries ?? []) ledger.entries.set(scopeKey(entry.kind, entry.id), entry);
     } catch (error) {
-      onDamaged(error instanceof Error ? error.message : String(error));
+      onDamaged(errorText(error));
     }
     return ledger;
   }

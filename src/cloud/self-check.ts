@@ -2,6 +2,7 @@
 // `instance` is the nonce this process's receiver was started with. Each way it can go wrong gets
 // one plain sentence saying what to fix. Never throws.
 import { callbackUrls } from '../config.js';
+import { errorText } from '../util/error-text.js';
 import { nodeFetch } from './node-fetch.js';
 
 export type SelfCheckProblem = 'invalid-url' | 'unreachable' | 'timeout' | 'tls' | 'redirect' | 'http-status' | 'not-json' | 'other-instance';
@@ -120,6 +121,6 @@ export async function checkPublicUrl(options: SelfCheckOptions): Promise<SelfChe
     }
     const tls = codes.find(isTlsCode);
     if (tls) return fail('tls', selfCheckMessages.tls(url, tls));
-    return fail('unreachable', selfCheckMessages.unreachable(url, codes[0] ?? (error instanceof Error ? error.message : 'no answer')));
+    return fail('unreachable', selfCheckMessages.unreachable(url, codes[0] ?? errorText(error, 'no answer')));
   }
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { DoorbellEntry, LockEntry } from '../../src/config.js';
 import { discoverDevices, DiscoveryShapeError, mergeDevices, parseDoorbellsMine, parseLocksMine, resolveDevices } from '../../src/cloud/discovery.js';
-import { type CloudFixture, startCloudFixture } from './registrations-fixture.js';
+import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 
 const lock = (entry: Partial<LockEntry> & { id: string }): LockEntry => ({ doorSensor: false, hidden: false, ...entry });
 const doorbell = (entry: Partial<DoorbellEntry> & { id: string }): DoorbellEntry => ({ motionTimeoutSeconds: 30, hidden: false, ...entry });

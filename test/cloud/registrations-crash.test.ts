@@ -8,7 +8,7 @@ import type { ApiClient } from '../../src/cloud/api.js';
 import { LEDGER_FILE, type LedgerEntry } from '../../src/cloud/registration-ledger.js';
 import { WebhookRegistrar, type WantedHooks } from '../../src/cloud/registrations.js';
 import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
-import { type CloudFixture, startCloudFixture } from './registrations-fixture.js';
+import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 
 const noTimers = { set: () => undefined, clear: () => undefined };
 

@@ -5,7 +5,7 @@ import { WebhookRegistrar } from '../../src/cloud/registrations.js';
 import { operateLock } from '../../src/cloud/remote-operate.js';
 import { lookupVideo } from '../../src/cloud/video.js';
 import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
-import { type CloudFixture, startCloudFixture } from './registrations-fixture.js';
+import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 
 describe('design 7: remote operate (PUT /remoteoperate/{lockID}/{action})', () => {
   let fx: CloudFixture;

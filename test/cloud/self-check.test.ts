@@ -10,7 +10,7 @@ import { DedupeStore } from '../../src/callbacks/dedupe.js';
 import { type Receiver, startReceiver } from '../../src/callbacks/receiver.js';
 import { checkPublicUrl, selfCheckMessages } from '../../src/cloud/self-check.js';
 import { Storage } from '../../src/storage.js';
-import { captureLog } from './registrations-fixture.js';
+import { captureLog } from './cloud-fixture.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 

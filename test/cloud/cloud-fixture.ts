@@ -1,6 +1,6 @@
-// Shared set-up of the registrar tests: a simulator as the service, the real token manager and
-// HTTP client against it, a temporary storage folder, a callback target that records what reaches
-// it, and a log that captures lines.
+// Shared set-up of the cloud tests (registrar, discovery, remote operate, self-check): a simulator
+// as the service, the real token manager and HTTP client against it, a temporary storage folder,
+// a callback target that records what reaches it, and a log that captures lines.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +16,6 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/in
 
 // One captured log for all cloud tests: the token tests' helper.
 export { captureLog, type CapturedLog };
-
 
 export interface CallbackTarget {
   url: string;
