@@ -36,7 +36,7 @@ afterEach(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-describe('nodeFetch: the fetch the plugin uses, on node:http', () => {
+describe('design 4 / design 5: nodeFetch, the fetch of every call to the service (node:http, a POST never sent twice)', () => {
   it('sends method, headers and body, and answers with a standard Response', async () => {
     handler = (_request, body, response) => {
       response.writeHead(201, { 'content-type': 'application/json', 'x-svc-access-token': 'next' });

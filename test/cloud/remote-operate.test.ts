@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BridgeError, RequestRejectedError, TransientError } from '../../src/cloud/errors.js';
 import { WebhookRegistrar } from '../../src/cloud/registrations.js';
 import { operateLock } from '../../src/cloud/remote-operate.js';
-import { lookupVideo } from '../../src/cloud/video.js';
 import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
 import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 
@@ -60,11 +59,5 @@ describe('design 7: remote operate (PUT /remoteoperate/{lockID}/{action})', () =
     fx.sim.faults.failNext(1, 502);
     await expect(operateLock(fx.client, 'L1', 'unlock')).rejects.toBeInstanceOf(TransientError);
     expect(fx.sim.lock('L1')?.lockState).toBe('locked');
-  });
-
-  it('video lookup: GET /doorbells/{id}/videoevent?dvrID= gives the playlist url', async () => {
-    const video = await lookupVideo(fx.client, 'D1', 'abc-123');
-    expect(video.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hls\/abc-123\/index\.m3u8$/);
-    await expect(lookupVideo(fx.client, 'NOPE', 'abc')).rejects.toBeInstanceOf(RequestRejectedError);
   });
 });

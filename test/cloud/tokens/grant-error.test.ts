@@ -1,0 +1,34 @@
+// A failed token-endpoint outcome as a typed error (design 4: refresh 400 is "re-authorization
+// needed"; the rest is "try again later" or a setting to fix).
+import { describe, expect, it } from 'vitest';
+
+import { RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../../../src/cloud/errors.js';
+import { grantError } from '../../../src/cloud/tokens/grant-error.js';
+
+describe('design 4: what each failed grant means to the caller', () => {
+  const what = 'The token renewal failed';
+
+  it('400 is a refused grant, with the OAuth error code when the service sent one', () => {
+    const error = grantError({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' }, what);
+    expect(error).toBeInstanceOf(RefreshRejectedError);
+    expect(error.message).toBe('The token renewal failed: the service refused it (invalid_grant).');
+    expect(error).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(grantError({ kind: 'rejected', status: 400 }, what).message).toBe('The token renewal failed: the service refused it.');
+  });
+
+  it('401/403 names the settings to check', () => {
+    const error = grantError({ kind: 'clientRejected', status: 401 }, what);
+    expect(error).toBeInstanceOf(RequestRejectedError);
+    expect(error.status).toBe(401);
+    expect(error.message).toContain('check both in the plugin settings');
+  });
+
+  it('429 keeps the Retry-After; 503 and no answer are transient', () => {
+    const limited = grantError({ kind: 'rateLimited', retryAfterMs: 30_000 }, what);
+    expect(limited).toBeInstanceOf(RateLimitedError);
+    expect(limited).toMatchObject({ retryAfterMs: 30_000 });
+    expect(grantError({ kind: 'unavailable' }, what)).toBeInstanceOf(TransientError);
+    expect(grantError({ kind: 'notSent', detail: 'network error ECONNREFUSED' }, what).message).toBe('The token renewal failed: network error ECONNREFUSED.');
+    expect(grantError({ kind: 'lost', detail: 'no answer in time' }, what)).toBeInstanceOf(TransientError);
+  });
+});

@@ -1,0 +1,83 @@
+// The token endpoint (spec "Token refresh", design 4): the form it is sent, and each answer as an
+// outcome that tells whether the refresh token may have been spent.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { nodeFetch } from '../../../src/cloud/node-fetch.js';
+import { postTokenGrant, type GrantOutcome, type GrantRequest } from '../../../src/cloud/tokens/oauth.js';
+import { closedPort, startLocalServer, type LocalServer } from '../local-server.js';
+
+let server: LocalServer;
+
+beforeEach(async () => {
+  server = await startLocalServer();
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+const NOW = Date.UTC(2026, 0, 1);
+
+function grant(change: Partial<GrantRequest> = {}): Promise<GrantOutcome> {
+  return postTokenGrant({
+    authUrl: `${server.base}/oauth/`,
+    clientId: 'client-1',
+    clientSecret: 'secret-1',
+    fields: { grant_type: 'refresh_token', refresh_token: 'rt-1' },
+    timeoutMs: 1_000,
+    fetch: nodeFetch,
+    now: () => NOW,
+    ...change,
+  });
+}
+
+function answer(status: number, body: string, headers: Record<string, string> = {}): void {
+  server.handle((_request, _body, response) => {
+    response.writeHead(status, { 'content-type': 'application/json', ...headers });
+    response.end(body);
+  });
+}
+
+describe('spec "Token refresh": POST {authUrl}/access_token, form encoded with the client credentials', () => {
+  it('sends the fields with client_id and client_secret, and reads the tokens', async () => {
+    answer(200, JSON.stringify({ access_token: 'at-2', refresh_token: 'rt-2', expires_in: '3600' }));
+    const outcome = await grant();
+    expect(outcome).toEqual({ kind: 'tokens', tokens: { access_token: 'at-2', refresh_token: 'rt-2', expires_in: 3600 }, receivedAt: NOW });
+    expect(server.seen[0]).toMatchObject({ method: 'POST', url: '/oauth/access_token' });
+    expect(server.seen[0]?.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(new URLSearchParams(server.seen[0]?.body))).toEqual({ client_id: 'client-1', client_secret: 'secret-1', grant_type: 'refresh_token', refresh_token: 'rt-1' });
+  });
+});
+
+describe('design 4: every answer says whether the refresh token may have been spent', () => {
+  it('400 is "rejected" (nothing spent), with the OAuth error only when it is a plain code', async () => {
+    answer(400, '{"error":"invalid_grant"}');
+    expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' });
+    answer(400, '{"error":"rt-1 is not valid"}');
+    expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: undefined });
+  });
+
+  it('401 and 403 are the client credentials; 429 and 503 carry Retry-After; nothing was spent', async () => {
+    answer(401, '{"error":"invalid_client"}');
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 401, oauthError: 'invalid_client' });
+    answer(429, '', { 'retry-after': '30' });
+    expect(await grant()).toEqual({ kind: 'rateLimited', retryAfterMs: 30_000 });
+    answer(503, '', { 'retry-after': '5' });
+    expect(await grant()).toEqual({ kind: 'unavailable', retryAfterMs: 5_000 });
+  });
+
+  it('a refused connection provably never reached the server: "notSent"', async () => {
+    expect(await grant({ authUrl: await closedPort() })).toEqual({ kind: 'notSent', detail: 'network error ECONNREFUSED' });
+  });
+
+  it('other 5xx, a timeout, a body without both tokens or no JSON: "lost" (the token may be spent)', async () => {
+    answer(500, '{}');
+    expect(await grant()).toEqual({ kind: 'lost', detail: 'the token endpoint answered 500' });
+    answer(200, '{"access_token":"at-2"}');
+    expect(await grant()).toEqual({ kind: 'lost', detail: 'the answer lacked access_token or refresh_token' });
+    answer(200, 'not json');
+    expect(await grant()).toEqual({ kind: 'lost', detail: 'the answer was not JSON' });
+    server.handle(() => undefined);
+    expect(await grant({ timeoutMs: 50 })).toEqual({ kind: 'lost', detail: 'no answer in time' });
+  });
+});
