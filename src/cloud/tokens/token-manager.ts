@@ -22,10 +22,6 @@ import { TokenCheck } from './token-check.js';
 import { TokenSession, type LinkState, type TokenStatus } from './token-session.js';
 import { TokenStore } from './token-store.js';
 
-export type { RefreshStep } from './refresh-grant.js';
-export { REAUTHORIZATION_ADVICE } from './token-messages.js';
-export type { LinkState, TokenStatus } from './token-session.js';
-
 export interface TokenManagerOptions {
   storage: Storage;
   authUrl: string;
@@ -43,6 +39,11 @@ export interface TokenManagerOptions {
   /** Test seam: awaited at each step of a refresh grant. */
   onStep?: (step: RefreshStep) => Promise<void> | void;
 }
+
+// What callers of the manager also need, from the one module they import.
+export type { RefreshStep } from './refresh-grant.js';
+export { REAUTHORIZATION_ADVICE } from './token-messages.js';
+export type { LinkState, TokenStatus } from './token-session.js';
 
 export class TokenManager {
   private readonly session: TokenSession;
