@@ -9,7 +9,7 @@ import { parseJsonSafely } from '../../src/callbacks/safe-json.js';
  */
 function escapedJson(value: unknown, escapeMask: number): string {
   let i = 0;
-  const escapeKey = (key: string) => `"${[...key].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+  const escapeKey = (key: string) => `"${Array.from(key, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
   const encode = (node: unknown): string => {
     if (Array.isArray(node)) return `[${node.map(encode).join(',')}]`;
     if (node !== null && typeof node === 'object') {
