@@ -3,6 +3,7 @@
 // built, typed SettingsUiBackend (../dist/ui/settings-ui-backend.js). Answers never carry secrets.
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 
+import { peopleSeen } from '../dist/ui/people-seen.js';
 import { SettingsUiBackend } from '../dist/ui/settings-ui-backend.js';
 import { UiError } from '../dist/ui/ui-error.js';
 import { errorText } from '../dist/util/error-text.js';
@@ -31,6 +32,7 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
 
     this.handle('/status', () => this.backend.status());
     this.handle('/events', () => this.backend.events());
+    this.handle('/people', async () => peopleSeen(await this.backend.events()));
     this.handle('/oauth/start', (body) => this.backend.startAuthorization(body));
     this.handle('/oauth/finish', (body) => this.backend.finishAuthorization(body));
     this.handle('/link/refresh-token', (body) => this.backend.linkWithRefreshToken(body));

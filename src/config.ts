@@ -33,7 +33,16 @@ export const lockEntrySchema = z.object({
   id: z.string({ error: 'each lock needs an id: copy it from the Lock Access app or the plugin settings' }).min(1, 'a lock id is empty'),
   name: z.string().optional(),
   doorSensor: z.boolean().default(false),
+  /** For a lock already in HomeKit on its own: only its door sensor (design 7b). Off when absent. */
+  doorSensorOnly: z.boolean().optional(),
   hidden: z.boolean().default(false),
+});
+
+/** Someone whose unlocks and locks become an automation trigger on every lock (design 7b). */
+export const personEntrySchema = z.object({
+  userId: z.string({ error: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().min(1, 'a person\'s userId is empty'),
+  /** Shown in Apple Home; the userId stands in when it is left empty. */
+  name: z.string().trim().optional(),
 });
 
 export const doorbellEntrySchema = z.object({
@@ -65,6 +74,7 @@ export const configSchema = z.object({
   webhook: webhookSchema,
   locks: z.array(lockEntrySchema).default([]),
   doorbells: z.array(doorbellEntrySchema).default([]),
+  people: z.array(personEntrySchema).default([]),
   userWebhook: z.boolean().default(true),
   discoverDevices: z.boolean().default(true),
   refreshStateOnStart: z.boolean().default(true),
@@ -73,6 +83,7 @@ export const configSchema = z.object({
 export type LockAccessConfig = z.infer<typeof configSchema>;
 export type LockEntry = z.infer<typeof lockEntrySchema>;
 export type DoorbellEntry = z.infer<typeof doorbellEntrySchema>;
+export type PersonEntry = z.infer<typeof personEntrySchema>;
 export type WebhookConfig = z.infer<typeof webhookSchema>;
 
 export type ConfigCheck =
@@ -125,7 +136,22 @@ export function checkConfig(raw: unknown): ConfigCheck {
   if (Boolean(parsed.data.webhook.tlsCertFile) !== Boolean(parsed.data.webhook.tlsKeyFile)) {
     warnings.push('webhook.tlsCertFile and webhook.tlsKeyFile must be set together; the listener uses plain http until both are set.');
   }
+  if (peopleOf(parsed.data).length < parsed.data.people.length) {
+    warnings.push('people lists the same userId more than once; the first entry is used.');
+  }
   return { ok: true, config: parsed.data, warnings };
+}
+
+/** The people of the config: the first entry per userId, each with a name (the userId when none is given). */
+export function peopleOf(config: { people: readonly PersonEntry[] }): { userId: string; name: string }[] {
+  const seen = new Set<string>();
+  const result: { userId: string; name: string }[] = [];
+  for (const person of config.people) {
+    if (seen.has(person.userId)) continue;
+    seen.add(person.userId);
+    result.push({ userId: person.userId, name: person.name === undefined || person.name === '' ? person.userId : person.name });
+  }
+  return result;
 }
 
 /** The path prefix the listener serves under: the path of webhook.publicUrl without a trailing slash. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { callbackUrls, checkConfig, listenerPrefix } from '../src/config.js';
+import { callbackUrls, checkConfig, listenerPrefix, peopleOf } from '../src/config.js';
 
 const complete = {
   platform: 'LockAccess',
@@ -67,5 +67,32 @@ describe('config (design section 3)', () => {
     expect(urls.lock('L 1')).toBe('https://h.example/lock-access/lock/L%201');
     expect(urls.doorbell('D1')).toBe('https://h.example/lock-access/doorbell/D1');
     expect(urls.user()).toBe('https://h.example/lock-access/user');
+  });
+});
+
+describe('config: who and how (design 7b)', () => {
+  it('people and doorSensorOnly are optional; a person without a name is shown by their userId', () => {
+    const check = checkConfig({ ...complete, locks: [{ id: 'L1', doorSensorOnly: true }], people: [{ userId: 'u-1', name: 'Jamie' }, { userId: 'u-2' }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.config.locks[0]?.doorSensorOnly).toBe(true);
+    expect(peopleOf(check.config)).toEqual([{ userId: 'u-1', name: 'Jamie' }, { userId: 'u-2', name: 'u-2' }]);
+    const plain = checkConfig(complete);
+    expect(plain.ok && plain.config.people).toEqual([]);
+  });
+
+  it('the same userId twice: the first wins, with a warning (the config still works)', () => {
+    const check = checkConfig({ ...complete, people: [{ userId: 'u-1', name: 'Jamie' }, { userId: 'u-1', name: 'Jay' }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(peopleOf(check.config)).toEqual([{ userId: 'u-1', name: 'Jamie' }]);
+    expect(check.warnings.join()).toMatch(/same userId more than once/);
+  });
+
+  it('a person without userId is named', () => {
+    const check = checkConfig({ ...complete, people: [{ name: 'Jamie' }] });
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.problems.join()).toMatch(/people\[0\]\.userId/);
   });
 });

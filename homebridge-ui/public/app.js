@@ -16,9 +16,14 @@
   /** Devices the service listed after "Find my devices". */
   let discovered = { locks: [], doorbells: [] };
   let pluginDevices = [];
+  /** People the event log names (from /people), newest first. */
+  let seenPeople = [];
+  /** The event log as last fetched, newest first: kept to re-filter it by person. */
+  let lastEvents = [];
   let lastStatusJson = '';
   let lastEventsJson = '';
   let lastDevicesKey = '';
+  let lastPeopleKey = '';
   let pollTimer;
   let hls;
 
@@ -323,9 +328,13 @@
     $('devices').querySelector('tbody').replaceChildren(...devices.map((d) => {
       const entry = entryFor(d.kind, d.id, false) ?? {};
       const options = d.kind === 'lock'
-        ? el('label', { class: 'form-check-label' },
-          el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensor', checked: entry.doorSensor === true,
-            onchange: (e) => changeDevice('lock', d.id, 'doorSensor', e.currentTarget.checked) }), 'Door sensor')
+        ? el('div', {},
+          el('label', { class: 'form-check-label d-block' },
+            el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensor', checked: entry.doorSensor === true,
+              onchange: (e) => changeDevice('lock', d.id, 'doorSensor', e.currentTarget.checked) }), 'Door sensor'),
+          el('label', { class: 'form-check-label d-block', title: 'For a lock already in HomeKit on its own: no lock here, only its door sensor, batteries and person triggers' },
+            el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensorOnly', checked: entry.doorSensorOnly === true,
+              onchange: (e) => changeDevice('lock', d.id, 'doorSensorOnly', e.currentTarget.checked) }), 'Door sensor only'))
         : el('label', {},
           'Motion stays on for ',
           el('input', { type: 'number', min: 1, max: 3600, class: 'form-control form-control-sm d-inline-block la-seconds', 'data-option': 'motionTimeoutSeconds',
@@ -352,10 +361,64 @@
     }));
   }
 
+  // ------------------------------------------------------------------ people (automation triggers)
+
+  function configuredPeople() {
+    if (!Array.isArray(block.people)) block.people = [];
+    return block.people;
+  }
+
+  /** Everyone seen in the event log, then configured people the log no longer names (so they can be switched off). */
+  function allPeople() {
+    const rows = seenPeople.map((p) => ({ userId: p.userId, name: p.name, lastSeen: p.lastSeen }));
+    for (const p of configuredPeople()) {
+      if (!rows.some((r) => r.userId === p.userId)) rows.push({ userId: p.userId, name: p.name, lastSeen: undefined });
+    }
+    return rows;
+  }
+
+  async function setTrigger(person, on) {
+    const people = configuredPeople();
+    const index = people.findIndex((p) => p.userId === person.userId);
+    if (on && index < 0) people.push(person.name ? { userId: person.userId, name: person.name } : { userId: person.userId });
+    if (!on && index >= 0) people.splice(index, 1);
+    if (people.length === 0) Reflect.deleteProperty(block, 'people');
+    await pushConfig();
+    say('people-result', `${on ? 'Trigger on' : 'Trigger off'} for ${person.name || person.userId}: click "Save settings", then restart Homebridge.`, 'info');
+  }
+
+  function renderPeople() {
+    const people = allPeople();
+    const key = JSON.stringify([people, configuredPeople().map((p) => p.userId)]);
+    if (key === lastPeopleKey) return;
+    lastPeopleKey = key;
+    const configured = new Set(configuredPeople().map((p) => p.userId));
+    $('people-empty').hidden = people.length > 0;
+    $('people').querySelector('tbody').replaceChildren(...people.map((p) => {
+      const label = p.name || p.userId;
+      return el('tr', { 'data-user': p.userId },
+        el('td', {}, el('div', { text: label }), el('div', { class: 'text-muted', text: p.userId })),
+        el('td', { class: 'text-nowrap', text: p.lastSeen === undefined ? 'not in the event log' : when(p.lastSeen) }),
+        el('td', {}, el('div', { class: 'form-check form-switch mb-0' },
+          el('input', { type: 'checkbox', role: 'switch', class: 'form-check-input', id: `trigger-${p.userId}`, 'data-trigger': p.userId,
+            checked: configured.has(p.userId), 'aria-label': `Automation trigger for ${label}`,
+            onchange: (e) => setTrigger(p, e.currentTarget.checked) }))));
+    }));
+    // The event log's person filter offers the same people.
+    const select = $('events-person');
+    const chosen = select.value;
+    select.replaceChildren(el('option', { value: '', text: 'everyone' }), ...people.map((p) => el('option', { value: p.userId, text: p.name || p.userId })));
+    select.value = people.some((p) => p.userId === chosen) ? chosen : '';
+  }
+
   // ------------------------------------------------------------------ event log and player
 
-  function renderEvents(entries) {
+  function renderEvents(all) {
+    lastEvents = all;
+    const person = $('events-person').value;
+    const entries = person === '' ? all : all.filter((e) => e.userId === person);
     $('events-empty').hidden = entries.length > 0;
+    $('events-empty').textContent = all.length > 0 ? 'No events of this person in the log.' : 'No events yet.';
     $('events').querySelector('tbody').replaceChildren(...entries.map((e) => {
       const what = el('td', {}, el('div', { text: e.text }));
       if (e.imageUrl) {
@@ -371,7 +434,7 @@
         ? el('button', { type: 'button', class: 'btn btn-sm btn-outline-primary', 'data-dvr': e.dvrId, text: 'Play recording',
           onclick: (event) => busy(event.currentTarget, () => play(e)) })
         : undefined;
-      return el('tr', { 'data-kind': e.kind, 'data-device': `${e.deviceKind}:${e.deviceId}` },
+      return el('tr', { 'data-kind': e.kind, 'data-device': `${e.deviceKind}:${e.deviceId}`, 'data-user': e.userId },
         el('td', { class: 'text-nowrap', text: when(e.at) }),
         el('td', { text: e.deviceName }),
         what,
@@ -433,6 +496,10 @@
       const json = JSON.stringify(events);
       if (json !== lastEventsJson) {
         lastEventsJson = json;
+        // The people list changes only with the log.
+        const people = await homebridge.request('/people').catch(() => undefined);
+        if (people) seenPeople = people;
+        renderPeople();
         renderEvents(events);
       }
     }
@@ -455,6 +522,8 @@
     wireAccountActions();
     wireDevices();
     renderDevices();
+    renderPeople();
+    $('events-person').addEventListener('change', () => renderEvents(lastEvents));
     await refresh();
     poll();
   }

@@ -23,6 +23,8 @@ export interface MergedLock {
   /** Config name, else the service's name, else `Lock <id>`. */
   name: string;
   doorSensor: boolean;
+  /** Only the door sensor: the lock itself is in HomeKit on its own. */
+  doorSensorOnly: boolean;
   /** Where the device is known from. */
   source: 'config' | 'service' | 'both';
 }
@@ -109,6 +111,7 @@ export function mergeDevices(config: DeviceConfig, discovered: DiscoveredDevices
       id,
       name: nonEmpty(entry?.name) ?? found?.name ?? `Lock ${id}`,
       doorSensor: entry?.doorSensor ?? false,
+      doorSensorOnly: entry?.doorSensorOnly ?? false,
       source: source(entry !== undefined, found !== undefined),
     });
   }

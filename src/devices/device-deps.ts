@@ -3,6 +3,7 @@
 import type { API } from 'homebridge';
 
 import type { Logger } from '../util/logger.js';
+import type { DoorHistorySource } from './door-history-store.js';
 import type { LockAction } from './lock-commands.js';
 import type { FetchImage } from './snapshot-cache.js';
 
@@ -15,8 +16,12 @@ export interface DeviceDeps {
   describeCommandFailure: (error: unknown) => string;
   /** Loads a motion still; deadlines and size limits are the fetcher's job. */
   fetchImage: FetchImage;
+  /** Keeps each door's Eve history on disk; without it the history lives in memory only. */
+  doorHistory?: DoorHistorySource;
+  /** The clock (epoch ms) of the door history; Date.now when absent. */
+  now?: () => number;
 }
 
 /** What each accessory uses of the shared dependencies. */
-export type LockDeps = Pick<DeviceDeps, 'api' | 'log' | 'operate' | 'describeCommandFailure'>;
+export type LockDeps = Pick<DeviceDeps, 'api' | 'log' | 'operate' | 'describeCommandFailure' | 'doorHistory' | 'now'>;
 export type DoorbellDeps = Pick<DeviceDeps, 'api' | 'log' | 'fetchImage'>;

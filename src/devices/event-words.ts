@@ -12,6 +12,20 @@ function personName(actor: Actor | undefined): string | undefined {
   return name === '' ? undefined : name;
 }
 
+/**
+ * The person an event is about, for the event log's people list and filter: who operated, checked
+ * or renamed the lock, whose PIN changed, whose access changed. Reserved actors are not people.
+ */
+export function eventPerson(event: DeviceEvent): { userId: string; name?: string } | undefined {
+  let actor: Actor | undefined;
+  if (event.kind === 'lockState' || event.kind === 'lockName') actor = event.actor;
+  else if (event.kind === 'pinManaged') actor = event.pinUser;
+  else if (event.kind === 'membership') actor = event.user;
+  if (actor?.kind !== 'person' || actor.userId === undefined || actor.userId === '') return undefined;
+  const name = personName(actor);
+  return name === undefined ? { userId: actor.userId } : { userId: actor.userId, name };
+}
+
 function who(actor: Actor | undefined): string {
   return personName(actor) ?? 'someone';
 }
@@ -63,10 +77,12 @@ function lockStateWords(event: Extract<DeviceEvent, { kind: 'lockState' }>): str
     case 'person': {
       const name = personName(event.actor);
       if (event.device === 'keypad') return `${verb} by ${name ?? 'a PIN user'} at the keypad`;
-      return `${verb} by ${name ?? 'someone'} from the app`;
+      // The app, the API, or Apple Home through this plugin: the service says which account, not which.
+      return `${verb} remotely by ${name ?? 'someone'}`;
     }
     default:
-      return `${verb}${where}`;
+      // Not turned by hand (that has its own actor), so remotely, or at the keypad.
+      return `${verb}${where === '' ? ' remotely' : where}`;
   }
 }
 

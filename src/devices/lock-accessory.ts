@@ -19,12 +19,19 @@ import {
   type LockState,
 } from './lock-state.js';
 import { ContextSaver } from './persist-context.js';
+import type { Person } from './person-triggers.js';
+import { restoreOwnRead } from './read-handlers.js';
 import { acquireService, ensureService, findService } from './services.js';
+import { WhoAndHow } from './who-and-how.js';
 
 export interface LockAccessoryEntry {
   id: string;
   name: string;
   doorSensor: boolean;
+  /** No LockMechanism or LockManagement: the lock is in HomeKit on its own (design 7b). */
+  doorSensorOnly?: boolean;
+  /** A trigger switch per person (design 7b). */
+  people?: readonly Person[];
 }
 
 /** Where the lock's state lives in accessory.context (persisted by Homebridge's accessory cache). */
@@ -55,6 +62,7 @@ export class LockAccessory {
   private readonly commands: LockCommands;
   private readonly saver: ContextSaver;
   private readonly changes: ChangeListeners<LockChange>;
+  private readonly who: WhoAndHow;
   /** Who asked last for each action; the command that runs logs it. */
   private readonly origins: Record<LockAction, string> = { lock: APPLE_HOME, unlock: APPLE_HOME };
   private readonly timers = new Set<NodeJS.Immediate>();
@@ -77,6 +85,7 @@ export class LockAccessory {
     this.commands = new LockCommands((action) => this.execute(action));
     this.saver = new ContextSaver(deps.api, accessory);
     this.changes = new ChangeListeners(deps.log, () => this.name);
+    this.who = new WhoAndHow(deps, accessory, entry.id);
     this.converge();
     this.render(true);
     this.store();
@@ -103,6 +112,7 @@ export class LockAccessory {
     this.current = result.state;
     if (!result.applied) {
       this.deps.log.debug(`${this.name}: ${result.text}: older than the last event of its kind, so it changes nothing.`);
+      this.who.apply(event, { ...context, applied: false }, this.name);
       this.store();
       return;
     }
@@ -111,6 +121,7 @@ export class LockAccessory {
     if (this.shape() !== shapeBefore) this.converge();
     // The mapping table sets both current and target from operation/status events.
     this.render(event.kind === 'lockState', ASPECT_OF[event.kind]);
+    this.who.apply(event, { ...context, applied: true }, this.name);
     this.store();
     this.changes.emit({ cause: 'event', state: this.current, event });
     // Logged after HomeKit has the change: a log line is a synchronous write that can wait on a
@@ -171,20 +182,26 @@ export class LockAccessory {
     if (this.accessory.displayName !== name) this.accessory.updateDisplayName(name);
     setAccessoryInformation(this.deps.api, this.accessory, { model: 'Smart Lock', serial: this.entry.id, name });
 
-    const lock = acquireService(this.accessory, S.LockMechanism, name);
-    lock.setPrimaryService(true);
-    lock.getCharacteristic(C.LockTargetState).onSet((value) => {
-      this.onTargetSet(value);
-    });
-    ensureService(this.accessory, S.ContactSensor, this.entry.doorSensor || this.current.doorSensorSeen, `${name} Door`);
+    // Door sensor only: the lock is in HomeKit on its own, so its contact sensor leads instead.
+    const doorSensorOnly = this.entry.doorSensorOnly === true;
+    const lock = ensureService(this.accessory, S.LockMechanism, !doorSensorOnly, name);
+    if (lock) {
+      if (!lock.isPrimaryService) lock.setPrimaryService(true);
+      lock.getCharacteristic(C.LockTargetState).onSet((value) => {
+        this.onTargetSet(value);
+      });
+    }
+    const contact = ensureService(this.accessory, S.ContactSensor, doorSensorOnly || this.entry.doorSensor || this.current.doorSensorSeen, `${name} Door`);
+    if (contact && contact.isPrimaryService !== doorSensorOnly) contact.setPrimaryService(doorSensorOnly);
     acquireService(this.accessory, S.Battery, `${name} Battery`);
     ensureService(this.accessory, S.Battery, this.current.keypadSeen, `${name} Keypad Battery`, KEYPAD_SUBTYPE);
+    this.who.converge({ name, doorSensorOnly, people: this.entry.people ?? [], contact });
 
     // Anything else a cached accessory carries (from an older version or config) is no longer valid.
     const wanted = new Set([S.AccessoryInformation.UUID, S.LockMechanism.UUID, S.ContactSensor.UUID, S.Battery.UUID]);
     for (const service of [...this.accessory.services]) {
       const strayBattery = service.UUID === S.Battery.UUID && service.subtype !== undefined && service.subtype !== '' && service.subtype !== KEYPAD_SUBTYPE;
-      if (!wanted.has(service.UUID) || strayBattery) this.accessory.removeService(service);
+      if ((!wanted.has(service.UUID) && !this.who.owns(service)) || strayBattery) this.accessory.removeService(service);
     }
     // Read guards are bound by the render that follows, once every characteristic exists.
   }
@@ -205,7 +222,7 @@ export class LockAccessory {
             throw new hap.HapStatusError(hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE);
           });
         } else {
-          characteristic.removeOnGet();
+          restoreOwnRead(characteristic);
           // A read that failed while offline left its status behind; setting the value clears it.
           if (characteristic.statusCode !== hap.HAPStatus.SUCCESS) characteristic.updateValue(characteristic.value);
         }
@@ -314,6 +331,7 @@ export class LockAccessory {
     }
     if (this.disposed) return;
     this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
+    this.who.commandSucceeded(action);
     this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);
     // A newer wish already waiting keeps its target; otherwise the target settles on the new state.
     this.render(this.commands.next === undefined);

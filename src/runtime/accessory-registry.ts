@@ -5,6 +5,7 @@ import type { API, PlatformAccessory } from 'homebridge';
 import type { DeviceDeps } from '../devices/device-deps.js';
 import { DoorbellAccessory, doorbellUuid } from '../devices/doorbell-accessory.js';
 import { LockAccessory, lockUuid } from '../devices/lock-accessory.js';
+import type { Person } from '../devices/person-triggers.js';
 import type { Logger } from '../util/logger.js';
 import type { DevicePublisher } from './device-publisher.js';
 import { wantedDeviceSchema, type DeviceKind, type WantedDevice } from './wanted-device.js';
@@ -19,6 +20,8 @@ export interface AccessoryRegistryOptions {
   pluginName: string;
   platformName: string;
   cached: readonly PlatformAccessory[];
+  /** A trigger switch per person on every lock (design 7b). */
+  people?: readonly Person[];
 }
 
 export class AccessoryRegistry implements DevicePublisher {
@@ -138,7 +141,7 @@ export class AccessoryRegistry implements DevicePublisher {
     context[CONTEXT_KEY] = { ...device };
 
     if (device.kind === 'lock') {
-      const entry = { id: device.id, name: device.name, doorSensor: device.doorSensor };
+      const entry = { id: device.id, name: device.name, doorSensor: device.doorSensor, doorSensorOnly: device.doorSensorOnly === true, people: this.options.people ?? [] };
       const existing = this.locks.get(device.id);
       if (existing) existing.update(entry);
       else this.locks.set(device.id, new LockAccessory(this.options.deps, accessory, entry));

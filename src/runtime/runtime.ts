@@ -14,7 +14,8 @@ import { operateLock } from '../cloud/remote-operate.js';
 import { TokenManager } from '../cloud/tokens/token-manager.js';
 import { TOKENS_FILE } from '../cloud/tokens/token-store.js';
 import { WebhookSecret } from '../cloud/webhook-secret.js';
-import type { LockAccessConfig } from '../config.js';
+import { peopleOf, type LockAccessConfig } from '../config.js';
+import { DoorHistoryFiles } from '../devices/door-history-store.js';
 import { flushContextSaves } from '../devices/persist-context.js';
 import { Storage } from '../storage.js';
 import { EventLog } from '../ui/event-log.js';
@@ -55,6 +56,7 @@ export class Runtime {
   private readonly eventLines: LogLimiter;
   private status: StatusWriter | undefined;
   private eventLog: EventLog | undefined;
+  private doorHistory: DoorHistoryFiles | undefined;
   private statusPublisher: StatusPublisher | undefined;
   private tokens: TokenManager | undefined;
   private link: LinkControl | undefined;
@@ -77,6 +79,8 @@ export class Runtime {
     this.status = status;
     const eventLog = await EventLog.open(this.storage, { log });
     this.eventLog = eventLog;
+    const doorHistory = await DoorHistoryFiles.open(this.storage, log);
+    this.doorHistory = doorHistory;
 
     const tokens = new TokenManager({
       storage: this.storage,
@@ -115,7 +119,8 @@ export class Runtime {
       pluginName: this.options.pluginName,
       platformName: this.options.platformName,
       cached: this.options.cachedAccessories,
-      deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage },
+      people: peopleOf(config),
+      deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage, doorHistory },
     });
     const publishers = new Publishers(registry, log);
     for (const make of this.options.publishers ?? []) publishers.add(make(registry));
@@ -219,6 +224,6 @@ export class Runtime {
     this.publishers?.disposeAll();
     this.eventLines.flush();
     this.statusPublisher?.receiverStats();
-    await Promise.allSettled([this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush()]);
+    await Promise.allSettled([this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.doorHistory?.flush()]);
   }
 }

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 
 export const wantedDeviceSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('lock'), id: z.string(), name: z.string(), doorSensor: z.boolean() }),
+  /** doorSensorOnly: only the door sensor (design 7b); absent means off. */
+  z.object({ kind: z.literal('lock'), id: z.string(), name: z.string(), doorSensor: z.boolean(), doorSensorOnly: z.boolean().optional() }),
   z.object({ kind: z.literal('doorbell'), id: z.string(), name: z.string(), motionTimeoutSeconds: z.number() }),
 ]);
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 
 import type { DeviceEvent } from '../devices/events.js';
-import { describeEvent } from '../devices/event-words.js';
+import { describeEvent, eventPerson } from '../devices/event-words.js';
 import type { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
@@ -31,6 +31,9 @@ export const eventLogEntrySchema = z.object({
   dvrId: z.string().optional(),
   /** The still image of a motion event. */
   imageUrl: z.string().optional(),
+  /** The person the event is about (the settings UI lists people and filters by them). */
+  userId: z.string().optional(),
+  userName: z.string().optional(),
 });
 
 export const eventLogFileSchema = z.object({
@@ -69,6 +72,9 @@ export function toEntry(record: EventLogRecord): EventLogEntry {
   };
   if ((event.kind === 'doorbellPress' || event.kind === 'videoAvailable') && event.dvrId) entry.dvrId = event.dvrId;
   if (event.kind === 'motion' && event.imageUrl) entry.imageUrl = event.imageUrl;
+  const person = eventPerson(event);
+  if (person) entry.userId = person.userId;
+  if (person?.name !== undefined) entry.userName = person.name;
   return entry;
 }
 

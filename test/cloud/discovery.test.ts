@@ -33,8 +33,9 @@ describe('design 3: merge of discovery with the config', () => {
   const discovered = { locks: [{ id: 'A', name: 'Service A' }, { id: 'B', name: undefined }, { id: 'H', name: 'Hidden' }], doorbells: [{ id: 'D', name: 'Service D' }] };
 
   it('"config entries override names and add doorSensor/motionTimeoutSeconds"', () => {
-    const merged = mergeDevices({ locks: [lock({ id: 'A', name: 'Front Door', doorSensor: true })], doorbells: [doorbell({ id: 'D', motionTimeoutSeconds: 90 })] }, discovered);
-    expect(merged.locks[0]).toEqual({ id: 'A', name: 'Front Door', doorSensor: true, source: 'both' });
+    const merged = mergeDevices({ locks: [lock({ id: 'A', name: 'Front Door', doorSensor: true }), lock({ id: 'B', doorSensorOnly: true })], doorbells: [doorbell({ id: 'D', motionTimeoutSeconds: 90 })] }, discovered);
+    expect(merged.locks[0]).toEqual({ id: 'A', name: 'Front Door', doorSensor: true, doorSensorOnly: false, source: 'both' });
+    expect(merged.locks[1]).toMatchObject({ id: 'B', doorSensorOnly: true });
     expect(merged.doorbells).toEqual([{ id: 'D', name: 'Service D', motionTimeoutSeconds: 90, source: 'both' }]);
   });
 
@@ -55,7 +56,7 @@ describe('design 3: merge of discovery with the config', () => {
   });
 
   it('without discovery only the config counts', () => {
-    expect(mergeDevices({ locks: [lock({ id: 'A' })], doorbells: [] }, undefined)).toEqual({ locks: [{ id: 'A', name: 'Lock A', doorSensor: false, source: 'config' }], doorbells: [] });
+    expect(mergeDevices({ locks: [lock({ id: 'A' })], doorbells: [] }, undefined)).toEqual({ locks: [{ id: 'A', name: 'Lock A', doorSensor: false, doorSensorOnly: false, source: 'config' }], doorbells: [] });
   });
 });
 

@@ -15,7 +15,8 @@ const bellEv = (e: Record<string, unknown>): DeviceEvent => ({ at: 1, doorbellId
 describe('design 7 / 8, README "Settings UI" > Event log: describeEvent, one plain-words line per event', () => {
   it.each<[string, DeviceEvent, string]>([
     ['keypad unlock by a person', lockEv({ kind: 'lockState', state: 'unlocked', source: 'operation', device: 'keypad', actor: jane }), 'Unlocked by Jane Doe at the keypad'],
-    ['app lock by a person', lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: jane }), 'Locked by Jane Doe from the app'],
+    ['app lock by a person', lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: jane }), 'Locked remotely by Jane Doe'],
+    ['lock with nobody named', lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'unknown' } }), 'Locked remotely'],
     ['manual lock', lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: { kind: 'manual', userId: 'manuallock' } }), 'Locked by hand'],
     ['manual unlock', lockEv({ kind: 'lockState', state: 'unlocked', source: 'operation', device: 'lock', actor: { kind: 'manual', userId: 'manualunlock' } }), 'Unlocked by hand'],
     ['one-touch lock', lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'keypad', actor: { kind: 'oneTouch' }, oneTouch: true }), 'Locked with One-Touch at the keypad'],

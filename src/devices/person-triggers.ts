@@ -1,0 +1,61 @@
+// When a person's unlock or lock becomes an Apple Home automation trigger (design 7b). Pure: the
+// accessory passes what it knows (applied or not, when it arrived, the last event that fired) and
+// presses the switch only when this says so.
+import { MAX_RING_AGE_MS } from '../settings.js';
+import type { LockEvent } from './events.js';
+
+/** A configured person: their switch on every lock is subtype `person:<userId>`. */
+export interface Person {
+  userId: string;
+  name: string;
+}
+
+/** SINGLE_PRESS when the person unlocks, DOUBLE_PRESS when they lock. */
+export type Press = 'single' | 'double';
+
+export interface TriggerContext {
+  /** When the callback arrived and the time its signature carries (epoch ms). */
+  receivedAt: number;
+  signedAt: number;
+  /** false when the ordering rule left the state unchanged (an older event arrived late). */
+  applied: boolean;
+  /** The userIds with a switch. */
+  people: ReadonlySet<string>;
+  /** The key of the last event that fired on this lock (see triggerKey). */
+  lastFired: string | undefined;
+}
+
+export type TriggerDecision =
+  | { fire: true; userId: string; press: Press; key: string | undefined }
+  | { fire: false; reason: string };
+
+/** An event's identity for "the same event again": its EventID, else who, what and when. */
+export function triggerKey(event: Extract<LockEvent, { kind: 'lockState' }>): string | undefined {
+  if (event.eventId !== undefined) return `id:${event.eventId}`;
+  if (event.at === undefined) return undefined;
+  return `at:${event.actor.userId ?? ''}:${event.state}:${String(event.at)}`;
+}
+
+/**
+ * Fires once per real event: a person's own operation (app, API or keypad) that was applied, is not
+ * the event that fired last (a redelivery that got past the dedupe, e.g. one with a new body), and
+ * is at most 60 s old by its own time (else by the signature's time), like a doorbell ring.
+ */
+export function personTrigger(event: LockEvent, context: TriggerContext): TriggerDecision {
+  if (event.kind !== 'lockState') return { fire: false, reason: 'not a lock operation' };
+  if (event.source !== 'operation') return { fire: false, reason: 'a status report, not an action' };
+  const userId = event.actor.userId;
+  if (event.actor.kind !== 'person' || userId === undefined) return { fire: false, reason: 'not done by a person' };
+  if (!context.people.has(userId)) return { fire: false, reason: 'this person has no trigger' };
+  if (!context.applied) return { fire: false, reason: 'an older event arrived after a newer one' };
+  const key = triggerKey(event);
+  if (key !== undefined && key === context.lastFired) return { fire: false, reason: 'the same event arrived twice' };
+  const age = context.receivedAt - (event.at ?? context.signedAt);
+  if (age > MAX_RING_AGE_MS) return { fire: false, reason: 'it arrived more than 60 seconds late' };
+  return { fire: true, userId, press: event.state === 'unlocked' ? 'single' : 'double', key };
+}
+
+/** The switch subtype of a person. */
+export function personSubtype(userId: string): string {
+  return `person:${userId}`;
+}
