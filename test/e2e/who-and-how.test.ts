@@ -1,0 +1,245 @@
+// Who and how (design 7b) as Apple Home sees it: the built plugin in a real Homebridge 2 against the
+// simulator, checked through a paired HomeKit controller (hap-controller over HAP on 127.0.0.1).
+import hap from '@homebridge/hap-nodejs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { characteristicId, HapController, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
+import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { GUEST } from '../sim/events.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { lockOperation } from '../sim/payloads.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
+
+const { Service: S, Characteristic: C } = hap;
+const TIMES_OPENED = 'E863F129-079E-48FF-8F27-9C2605A29F52';
+const HISTORY_REQUEST = 'E863F11C-079E-48FF-8F27-9C2605A29F52';
+const HISTORY_ENTRIES = 'E863F117-079E-48FF-8F27-9C2605A29F52';
+
+let sim: Simulator;
+let hb: RunningHomebridge | undefined;
+let controller: HapController | undefined;
+let listenPort: number;
+let bridge: { port: number; username: string; pin: string; storagePath: string } | undefined;
+const subscriptions: Subscription[] = [];
+
+function platformConfig(frontDoorSensorOnly: boolean): Record<string, unknown> {
+  return simPlatformConfig(sim, listenPort, {
+    locks: [
+      { id: 'LOCK-1', name: 'Front Door', doorSensor: true, ...(frontDoorSensorOnly ? { doorSensorOnly: true } : {}) },
+      { id: 'LOCK-2', name: 'Back Door', doorSensorOnly: !frontDoorSensorOnly },
+    ],
+    people: [{ userId: GUEST.UserID, name: 'Jamie' }, { userId: sim.account.userId, name: 'Alex' }],
+    discoverDevices: false,
+    userWebhook: false,
+    refreshStateOnStart: false,
+  });
+}
+
+async function start(frontDoorSensorOnly = false): Promise<void> {
+  hb = await startHomebridge({
+    platforms: [platformConfig(frontDoorSensorOnly)],
+    ...(bridge ? { storagePath: bridge.storagePath, bridgePort: bridge.port, username: bridge.username, pin: bridge.pin } : {}),
+  });
+  bridge = { port: hb.bridgePort, username: hb.username, pin: hb.pin, storagePath: hb.storagePath };
+  await hb.waitForLog(/Webhook listener ready/);
+}
+
+async function restart(frontDoorSensorOnly: boolean): Promise<void> {
+  for (const subscription of subscriptions.splice(0)) await subscription.close();
+  await hb?.stop();
+  await start(frontDoorSensorOnly);
+  await paired().reconnect();
+}
+
+/** Polls until the probe gives a value (the plugin works after acknowledging callbacks); not a timing assertion. */
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(last)})\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function paired(): HapController {
+  if (!controller) throw new Error('not paired');
+  return controller;
+}
+
+const accessory = (name: string): Promise<HapAccessoryInfo> => eventually(() => paired().accessory(name), `accessory ${name}`);
+const types = (a: HapAccessoryInfo): string[] => a.services.map((s) => s.type);
+const primary = (a: HapAccessoryInfo): string | undefined => a.services.find((s) => s.primary)?.type;
+
+/** LockLastKnownAction of the lock, read through HAP once it shows `expected`. */
+async function expectLastAction(name: string, expected: number, what: string): Promise<void> {
+  await eventually(async () => {
+    const lock = await paired().accessory(name);
+    const value = (await paired().readOne(characteristicId(lock, S.LockManagement.UUID, C.LockLastKnownAction.UUID))).value;
+    return value === expected ? true : undefined;
+  }, `${what}: LockLastKnownAction ${expected}`);
+}
+
+const fire = async (name: string, options: Parameters<Simulator['fire']>[1] = {}) => {
+  const results = await sim.fire(name, options);
+  expect(results.every((r) => r.status === 200)).toBe(true);
+};
+
+/** The person's ProgrammableSwitchEvent on the lock, subscribed on a connection of its own. */
+async function subscribePerson(lockName: string, person: string): Promise<{ id: string; subscription: Subscription }> {
+  const lock = await accessory(lockName);
+  const id = characteristicId(lock, S.StatelessProgrammableSwitch.UUID, C.ProgrammableSwitchEvent.UUID, person);
+  const subscription = await paired().subscribe([id]);
+  subscriptions.push(subscription);
+  return { id, subscription };
+}
+
+/** Events are applied in order: once the door of `lockId` reads `state`, every callback before it has been handled. */
+async function settled(lockId: string, lockName: string, state: 'open' | 'closed'): Promise<void> {
+  await fire(state === 'open' ? 'door-open' : 'door-closed', { lockId });
+  const lock = await accessory(lockName);
+  const id = characteristicId(lock, S.ContactSensor.UUID, C.ContactSensorState.UUID);
+  const expected = state === 'open' ? 1 : 0;
+  await eventually(async () => ((await paired().readOne(id)).value === expected ? true : undefined), `${lockName} door ${state}`);
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    locks: [
+      { id: 'LOCK-1', name: 'Front Door', doorSensor: true, keypad: true, lockState: 'locked' },
+      { id: 'LOCK-2', name: 'Back Door', doorSensor: true, keypad: true, lockState: 'locked' },
+    ],
+  });
+  listenPort = await freePort();
+  await start();
+  controller = await HapController.pair({ port: hb?.bridgePort ?? 0, username: hb?.username ?? '', pin: hb?.pin ?? '' });
+  await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
+}, 90_000);
+
+afterAll(async () => {
+  for (const subscription of subscriptions.splice(0)) await subscription.close();
+  await controller?.close();
+  await hb?.stop();
+  await hb?.cleanup();
+  await sim.close();
+});
+
+describe('design 7b: LockManagement and LockLastKnownAction, read through HAP', () => {
+  it('LockManagement (Version "1.0") with the last action after keypad, app, manual, one-touch and Apple Home operations; a status report changes nothing', async () => {
+    const front = await accessory('Front Door');
+    expect(primary(front)).toBe(shortType(S.LockMechanism.UUID));
+    expect((await paired().readOne(characteristicId(front, S.LockManagement.UUID, C.Version.UUID))).value).toBe('1.0');
+    await fire('unlock', { lockId: 'LOCK-1', by: 'keypad' });
+    await expectLastAction('Front Door', C.LockLastKnownAction.UNSECURED_BY_KEYPAD, 'keypad unlock');
+    await fire('lock', { lockId: 'LOCK-1', by: 'app' });
+    await expectLastAction('Front Door', C.LockLastKnownAction.SECURED_REMOTELY, 'app lock');
+    await fire('unlock', { lockId: 'LOCK-1', by: 'manual' });
+    await expectLastAction('Front Door', C.LockLastKnownAction.UNSECURED_PHYSICALLY, 'manual unlock');
+    await fire('onetouchlock', { lockId: 'LOCK-1' });
+    await expectLastAction('Front Door', C.LockLastKnownAction.SECURED_BY_KEYPAD, 'one-touch lock');
+    await fire('unlock', { lockId: 'LOCK-1', by: 'manual' });
+    await expectLastAction('Front Door', C.LockLastKnownAction.UNSECURED_PHYSICALLY, 'manual unlock');
+    await fire('lock', { lockId: 'LOCK-1', by: 'manual' });
+    await expectLastAction('Front Door', C.LockLastKnownAction.SECURED_PHYSICALLY, 'manual lock');
+    // A status report of the present state is not an action.
+    await fire('status', { lockId: 'LOCK-1' });
+    await settled('LOCK-1', 'Front Door', 'open');
+    await expectLastAction('Front Door', C.LockLastKnownAction.SECURED_PHYSICALLY, 'after a status report');
+    // Apple Home: the controller writes LockTargetState; the service carries it out.
+    const target = characteristicId(await accessory('Front Door'), S.LockMechanism.UUID, C.LockTargetState.UUID);
+    expect(await paired().write(target, C.LockTargetState.UNSECURED)).toBe(0);
+    await expectLastAction('Front Door', C.LockLastKnownAction.UNSECURED_REMOTELY, 'unlock from Apple Home');
+    expect(await paired().write(target, C.LockTargetState.SECURED)).toBe(0);
+    await expectLastAction('Front Door', C.LockLastKnownAction.SECURED_REMOTELY, 'lock from Apple Home');
+    expect(sim.lock('LOCK-1')?.lockState).toBe('locked');
+  }, 120_000);
+});
+
+describe('design 7b: a person\'s trigger reaches a subscribed controller once per real event', () => {
+  it('Jamie\'s switch: SINGLE_PRESS for her unlock, DOUBLE_PRESS for her lock; never for a redelivery, a status report, a late event or Alex', async () => {
+    const jamie = await subscribePerson('Front Door', 'Jamie');
+    const alex = await subscribePerson('Front Door', 'Alex');
+    // The same delivery twice: the second is a redelivery (answered 200, dropped as a duplicate).
+    const unlock = lockOperation({ lockId: 'LOCK-1', event: 'unlock', device: 'keypad', user: GUEST, eventId: 'e2e-jamie-unlock' });
+    await fire('raw', { lockId: 'LOCK-1', payload: unlock });
+    await jamie.subscription.waitFor((e) => e.id === jamie.id && e.value === 0, 'Jamie unlocks');
+    await fire('raw', { lockId: 'LOCK-1', payload: unlock });
+    await fire('lock', { lockId: 'LOCK-1', by: 'keypad' });
+    await jamie.subscription.waitFor((e) => e.id === jamie.id && e.value === 1, 'Jamie locks');
+    // A status report (asked by Alex) and a keypad unlock of Jamie's signed 90 s ago (no event time) press nothing.
+    await fire('status', { lockId: 'LOCK-1' });
+    const { Timestamp: _t, timeStamp: _s, ...untimed } = lockOperation({ lockId: 'LOCK-1', event: 'unlock', device: 'keypad', user: GUEST, eventId: 'e2e-jamie-late' });
+    await fire('raw', { lockId: 'LOCK-1', payload: untimed, signature: { skewMs: -90_000 } });
+    await hb?.waitForLog(/Front Door: Jamie's automation trigger stays quiet: it arrived more than 60 seconds late/);
+    // Alex unlocks from the app: only Alex's switch.
+    await fire('unlock', { lockId: 'LOCK-1', by: 'app' });
+    await alex.subscription.waitFor((e) => e.id === alex.id && e.value === 0, 'Alex unlocks');
+    await settled('LOCK-1', 'Front Door', 'closed');
+    expect(jamie.subscription.events.filter((e) => e.id === jamie.id).map((e) => e.value)).toEqual([0, 1]);
+    expect(alex.subscription.events.filter((e) => e.id === alex.id).map((e) => e.value)).toEqual([0]);
+  }, 120_000);
+});
+
+describe('design 7b: doorSensorOnly', () => {
+  it('a door-sensor-only lock has no lock services, its contact sensor leads, batteries stay, door and person events still arrive', async () => {
+    const back = await accessory('Back Door');
+    expect(types(back)).not.toContain(shortType(S.LockMechanism.UUID));
+    expect(types(back)).not.toContain(shortType(S.LockManagement.UUID));
+    expect(primary(back)).toBe(shortType(S.ContactSensor.UUID));
+    expect(types(back)).toContain(shortType(S.Battery.UUID));
+    await settled('LOCK-2', 'Back Door', 'open');
+    await settled('LOCK-2', 'Back Door', 'closed');
+    const jamie = await subscribePerson('Back Door', 'Jamie');
+    await fire('unlock', { lockId: 'LOCK-2', by: 'keypad' });
+    await jamie.subscription.waitFor((e) => e.id === jamie.id && e.value === 0, 'Jamie unlocks the back door');
+  }, 120_000);
+
+  it('the Eve app\'s door history: the opening count, and a history request answered from the reference record on', async () => {
+    const back = await accessory('Back Door');
+    const opened = characteristicId(back, S.ContactSensor.UUID, TIMES_OPENED);
+    expect((await paired().readOne(opened)).value).toBe(1);
+    await settled('LOCK-2', 'Back Door', 'open');
+    expect((await paired().readOne(opened)).value).toBe(2);
+    const history = back.services.find((s) => s.characteristics.some((c) => c.type === HISTORY_REQUEST));
+    const request = history?.characteristics.find((c) => c.type === HISTORY_REQUEST);
+    const entries = history?.characteristics.find((c) => c.type === HISTORY_ENTRIES);
+    if (!request || !entries) throw new Error('no Eve history service on the Back Door');
+    expect(await paired().write(`${request.aid}.${request.iid}`, Buffer.from('000001000000', 'hex').toString('base64'))).toBe(0);
+    const chunk = Buffer.from(String((await paired().readOne(`${entries.aid}.${entries.iid}`)).value), 'base64');
+    // The reference record, then one 11-byte contact record per change (open, closed, open).
+    expect(chunk.readUInt8(0)).toBe(21);
+    expect(chunk.subarray(21).length % 11).toBe(0);
+    expect(chunk.subarray(21).length / 11).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
+  it('switching it on and off converges the cached accessories (services added and pruned) without a re-pair', async () => {
+    const frontAid = (await accessory('Front Door')).aid;
+    await restart(true);
+    const front = await accessory('Front Door');
+    expect(front.aid).toBe(frontAid);
+    expect(types(front)).not.toContain(shortType(S.LockMechanism.UUID));
+    expect(types(front)).not.toContain(shortType(S.LockManagement.UUID));
+    expect(primary(front)).toBe(shortType(S.ContactSensor.UUID));
+    const back = await accessory('Back Door');
+    expect(primary(back)).toBe(shortType(S.LockMechanism.UUID));
+    expect(types(back)).toContain(shortType(S.LockManagement.UUID));
+    await restart(false);
+    const again = await accessory('Front Door');
+    expect(primary(again)).toBe(shortType(S.LockMechanism.UUID));
+    // A new LockManagement claims no last action until the next one.
+    const management = again.services.find((s) => s.type === shortType(S.LockManagement.UUID));
+    expect(management?.characteristics.map((c) => c.type)).not.toContain(shortType(C.LockLastKnownAction.UUID));
+    expect(primary(await accessory('Back Door'))).toBe(shortType(S.ContactSensor.UUID));
+    const jamie = await subscribePerson('Front Door', 'Jamie');
+    await fire('lock', { lockId: 'LOCK-1', by: 'keypad' });
+    await jamie.subscription.waitFor((e) => e.id === jamie.id && e.value === 1, 'Jamie locks after the switch back');
+    await expectLastAction('Front Door', C.LockLastKnownAction.SECURED_BY_KEYPAD, 'keypad lock after switching back');
+    // HAP-NodeJS accepted every service and characteristic without a warning, in every run.
+    expect(hb?.logs.filter((line) => /characteristic/i.test(line) && /warn|illegal|not in required/i.test(line))).toEqual([]);
+  }, 180_000);
+});
