@@ -15,6 +15,8 @@ import type { RunOptions } from './types.js';
 export const BARE_PLUGIN_PATH = join(REPO_ROOT, 'bench', 'bare-plugin');
 export const BARE_API_KEY = 'bench-bare-api-key';
 export const SOAK_TOKEN_LIFETIME_SECONDS = 240;
+/** The household member with an automation trigger on every lock (design 7b), as the service names them. */
+export const BENCH_PERSON = { UserID: 'bench-person-0001', FirstName: 'Bench', LastName: 'Person', PhoneNo: '+15555550199', Email: 'bench@example.com', imageInfo: null };
 
 export interface Subject {
   label: 'ours' | 'bare';
@@ -39,6 +41,7 @@ export function oursPlatform(sim: Simulator, port: number, f: Fleet, extra: Reco
     userWebhook: true,
     discoverDevices: false,
     refreshStateOnStart: false,
+    people: [{ userId: BENCH_PERSON.UserID, name: 'Bench Person' }],
     ...extra,
   });
 }
