@@ -83,7 +83,6 @@ export const configSchema = z.object({
 export type LockAccessConfig = z.infer<typeof configSchema>;
 export type LockEntry = z.infer<typeof lockEntrySchema>;
 export type DoorbellEntry = z.infer<typeof doorbellEntrySchema>;
-export type PersonEntry = z.infer<typeof personEntrySchema>;
 export type WebhookConfig = z.infer<typeof webhookSchema>;
 
 export type ConfigCheck =
@@ -143,7 +142,7 @@ export function checkConfig(raw: unknown): ConfigCheck {
 }
 
 /** The people of the config: the first entry per userId, each with a name (the userId when none is given). */
-export function peopleOf(config: { people: readonly PersonEntry[] }): { userId: string; name: string }[] {
+export function peopleOf(config: Pick<LockAccessConfig, 'people'>): { userId: string; name: string }[] {
   const seen = new Set<string>();
   const result: { userId: string; name: string }[] = [];
   for (const person of config.people) {
