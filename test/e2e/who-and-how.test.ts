@@ -42,6 +42,8 @@ async function start(frontDoorSensorOnly = false): Promise<void> {
   });
   bridge = { port: hb.bridgePort, username: hb.username, pin: hb.pin, storagePath: hb.storagePath };
   await hb.waitForLog(/Webhook listener ready/);
+  // Callbacks reach the plugin only once both locks' webhooks are registered.
+  await eventually(async () => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'both webhook registrations', 60_000);
 }
 
 async function restart(frontDoorSensorOnly: boolean): Promise<void> {
@@ -87,6 +89,7 @@ async function expectLastAction(name: string, expected: number, what: string): P
 
 const fire = async (name: string, options: Parameters<Simulator['fire']>[1] = {}) => {
   const results = await sim.fire(name, options);
+  expect(results.length).toBeGreaterThan(0);
   expect(results.every((r) => r.status === 200)).toBe(true);
 };
 
