@@ -77,9 +77,8 @@ export class Runtime {
     const { api, log, config } = this.options;
     const status = await StatusWriter.open(this.storage, { log });
     this.status = status;
-    const eventLog = await EventLog.open(this.storage, { log });
+    const [eventLog, doorHistory] = await Promise.all([EventLog.open(this.storage, { log }), DoorHistoryFiles.open(this.storage, log)]);
     this.eventLog = eventLog;
-    const doorHistory = await DoorHistoryFiles.open(this.storage, log);
     this.doorHistory = doorHistory;
 
     const tokens = new TokenManager({

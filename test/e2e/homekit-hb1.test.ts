@@ -52,6 +52,8 @@ beforeAll(async () => {
     ],
   });
   await hb.waitForLog(/Webhook listener ready/);
+  // The first events are fired as soon as the controller is paired; they reach the plugin only once both webhooks are registered.
+  await eventually(async () => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'both webhook registrations', 60_000);
   controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
   await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
 }, 90_000);
