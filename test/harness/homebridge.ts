@@ -24,6 +24,17 @@ export interface HomebridgeOptions {
   /** Load this plugin (default) or another plugin folder. */
   pluginPath?: string;
   env?: Record<string, string>;
+  /** The Node binary to run Homebridge on (the package matrix's Node 20 and 22); this process's by default. */
+  node?: string;
+  /** A Homebridge installed elsewhere (its bin script), instead of `flavour` from this repository. */
+  homebridgeBin?: string;
+  /** Arguments for Node before the script, e.g. `--import` of a probe. */
+  nodeArgs?: string[];
+  /** Runs Homebridge as this user and group (the tests run as root, which no file mode stops). */
+  uid?: number;
+  gid?: number;
+  /** Extra bridge fields for config.json (e.g. `{ bind: … }`); the harness's own win. */
+  bridge?: Record<string, unknown>;
 }
 
 export interface RunningHomebridge {
@@ -72,20 +83,22 @@ export async function startHomebridge(options: HomebridgeOptions): Promise<Runni
   const pin = options.pin ?? '031-45-154';
   const username = options.username ?? randomUsername();
   const config = {
-    bridge: { name: 'Lock Access Test Bridge', username, port: bridgePort, pin, bind: ['127.0.0.1'], advertiser: 'ciao' },
+    bridge: { ...options.bridge, name: 'Lock Access Test Bridge', username, port: bridgePort, pin, bind: ['127.0.0.1'], advertiser: 'ciao' },
     accessories: [],
     platforms: options.platforms,
   };
   await writeFile(join(storagePath, 'config.json'), JSON.stringify(config, null, 2));
 
   const flavour = options.flavour ?? 'homebridge';
-  const bin = flavour === 'homebridge' ? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js') : join(REPO_ROOT, 'node_modules', 'homebridge1', 'bin', 'homebridge');
-  const args = [bin, '-U', storagePath, '-P', options.pluginPath ?? REPO_ROOT, '--strict-plugin-resolution', '-I', '-Q', '-T'];
+  const bin = options.homebridgeBin ?? (flavour === 'homebridge' ? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js') : join(REPO_ROOT, 'node_modules', 'homebridge1', 'bin', 'homebridge'));
+  const args = [...(options.nodeArgs ?? []), bin, '-U', storagePath, '-P', options.pluginPath ?? REPO_ROOT, '--strict-plugin-resolution', '-I', '-Q', '-T'];
   if (options.debug ?? false) args.push('-D');
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.node ?? process.execPath, args, {
     cwd: storagePath,
     env: { ...process.env, ...options.env, FORCE_COLOR: '0', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
   });
 
   const logs: string[] = [];
