@@ -18,7 +18,12 @@ import { simPlatformConfig } from '../sim/plugin-config.js';
 
 const { Service: S, Characteristic: C } = hap;
 
-let packed: PackedPlugin;
+let packedPlugin: PackedPlugin | undefined;
+
+function packed(): PackedPlugin {
+  if (!packedPlugin) throw new Error('the package was not packed and installed');
+  return packedPlugin;
+}
 const runtimes = new Map<string, { node: string; homebridge: string; homebridgeVersion: string }>();
 
 interface MatrixCase {
@@ -37,7 +42,7 @@ const MATRIX: MatrixCase[] = [
 
 beforeAll(async () => {
   // One pack and install per run, shared by every case; Node and Homebridge come from the cache.
-  packed = await packAndInstall();
+  packedPlugin = await packAndInstall();
   for (const entry of MATRIX) {
     const [node, homebridge] = await Promise.all([entry.node(), provisionHomebridge(entry.flavour)]);
     runtimes.set(entry.name, { node, homebridge: homebridge.bin, homebridgeVersion: homebridge.version });
@@ -45,43 +50,43 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  if (packed) await rm(packed.root, { recursive: true, force: true });
+  if (packedPlugin) await rm(packedPlugin.root, { recursive: true, force: true });
 });
 
 describe('design 2: the tarball holds what the plugin needs and nothing else', () => {
   it('ships the built plugin, the settings UI with its player, the schema and the docs', () => {
     for (const file of ['package.json', 'dist/index.js', 'dist/assets/placeholder.jpg', 'config.schema.json', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html', 'homebridge-ui/public/app.js', 'homebridge-ui/public/vendor/hls.light.min.js', 'README.md', 'LICENSE']) {
-      expect(packed.files, file).toContain(file);
+      expect(packed().files, file).toContain(file);
     }
   });
 
   it('holds no tests, sources, source maps, benchmarks, scripts or local state', () => {
-    const unwanted = packed.files.filter((file) => /^(test|src|bench|scripts|docs|\.ci|\.homebridge-demo|test-artifacts|coverage|node_modules)\//.test(file) || /\.(ts|map)$/.test(file) || /(^|\/)\.[^/]+$/.test(file));
+    const unwanted = packed().files.filter((file) => /^(test|src|bench|scripts|docs|\.ci|\.homebridge-demo|test-artifacts|coverage|node_modules)\//.test(file) || /\.(ts|map)$/.test(file) || /(^|\/)\.[^/]+$/.test(file));
     expect(unwanted).toEqual([]);
   });
 
   it('holds no secrets: no key, token or credential files, no private keys in any file', async () => {
     // Code may be named for secrets (dist/cloud/webhook-secret.js); data files may not.
-    const dataFiles = packed.files.filter((file) => !/\.(js|md)$/.test(file));
+    const dataFiles = packed().files.filter((file) => !/\.(js|md)$/.test(file));
     expect(dataFiles.filter((file) => /(tokens|secret|credential|\.pem|\.key|\.p12|\.env|auth\.json|(^|\/)config\.json$)/i.test(file))).toEqual([]);
-    for (const file of packed.files) {
-      const text = await readFile(join(packed.packageDir, file), 'utf8');
+    for (const file of packed().files) {
+      const text = await readFile(join(packed().packageDir, file), 'utf8');
       expect(text, file).not.toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
     }
   });
 
   it('declares homebridge as a devDependency only, and no install scripts (design 2)', async () => {
-    const pkg = JSON.parse(await readFile(join(packed.packageDir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const pkg = JSON.parse(await readFile(join(packed().packageDir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
     expect(pkg.dependencies?.homebridge).toBeUndefined();
     expect(pkg.peerDependencies?.homebridge).toBeUndefined();
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts?.[script], script).toBeUndefined();
   });
 
   it('installs with --omit=dev to its runtime dependencies alone: no Homebridge, HAP-NodeJS or test tool', () => {
-    expect(packed.installed).toContain('homebridge-lock-access');
-    for (const name of ['homebridge', '@homebridge/hap-nodejs', 'vitest', 'typescript', 'hls.js', 'playwright-core', 'node']) expect(packed.installed, name).not.toContain(name);
+    expect(packed().installed).toContain('homebridge-lock-access');
+    for (const name of ['homebridge', '@homebridge/hap-nodejs', 'vitest', 'typescript', 'hls.js', 'playwright-core', 'node']) expect(packed().installed, name).not.toContain(name);
     // The settings UI's server only needs what the install brought.
-    expect(existsSync(join(packed.pluginPath, '@homebridge', 'plugin-ui-utils'))).toBe(true);
+    expect(existsSync(join(packed().pluginPath, '@homebridge', 'plugin-ui-utils'))).toBe(true);
   });
 });
 
@@ -100,7 +105,7 @@ describe.each(MATRIX)('issue 17.1: the installed tarball in $name', (entry) => {
       hb = await startHomebridge({
         node: runtime.node,
         homebridgeBin: runtime.homebridge,
-        pluginPath: packed.pluginPath,
+        pluginPath: packed().pluginPath,
         platforms: [simPlatformConfig(sim, listenPort, { locks: [{ id: 'LOCK-1', name: 'Front Door' }], refreshStateOnStart: false })],
       });
       const loaded = await hb.waitForLog(/homebridge-lock-access/i);

@@ -74,7 +74,7 @@ async function cachedInstall(name: string, specs: string[], packageJson: Record<
     if (result.code !== 0) throw registryTrouble(specs.join(' '), result.output);
     await writeFile(join(staging, '.complete'), new Date().toISOString());
     await rm(dir, { recursive: true, force: true });
-    await rename(staging, dir).catch(async (error: unknown) => {
+    await rename(staging, dir).catch((error: unknown) => {
       // Another run finished the same install first: use theirs.
       if (!existsSync(join(dir, '.complete'))) throw error;
     });
