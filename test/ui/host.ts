@@ -125,3 +125,32 @@ export async function openPluginSettings(page: Page, ui: UiHost): Promise<Frame>
   }
   return frame;
 }
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null | undefined;
+  help: string;
+  /** Selector and HTML of each offending element. */
+  nodes: string[];
+}
+
+/** axe-core (WCAG 2 A and AA rules) over the settings page; only serious and critical findings. */
+export async function axeViolations(frame: Frame): Promise<AxeViolation[]> {
+  const loaded = await frame.evaluate(() => 'axe' in window);
+  if (!loaded) await frame.addScriptTag({ path: join(REPO_ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+  const found = await frame.evaluate(async () => {
+    interface AxeResult { violations: { id: string; impact?: string | null; help: string; nodes: { target: unknown[]; html: string; failureSummary?: string }[] }[] }
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<AxeResult> } }).axe;
+    const result = await axe.run(document.querySelector('#la-root') ?? document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.html.slice(0, 160)} ${n.failureSummary ?? ''}`.replace(/\s+/g, ' ')),
+    }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
