@@ -216,11 +216,11 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
   it('issue 17.5: every action works from the keyboard: Tab reaches each control, Enter and Space act', async () => {
     // Every visible control of the page, tagged so the Tab walk can name what has focus.
     const controls = await frame.evaluate(() => {
-      const all = [...document.querySelectorAll<HTMLElement>('#la-root :is(button, input, select, textarea, summary, a[href], video[controls])')];
+      const all = Array.from(document.querySelectorAll<HTMLElement>('#la-root :is(button, input, select, textarea, summary, a[href], video[controls])'));
       // checkVisibility also leaves out what a closed <details> holds.
       const shown = all.filter((node) => node.checkVisibility({ visibilityProperty: true }) && !(node as HTMLButtonElement).disabled);
       shown.forEach((node, index) => { node.dataset.kbd = String(index); });
-      return shown.map((node) => node.id || node.getAttribute('aria-label') || node.textContent?.trim() || node.tagName);
+      return shown.map((node) => node.id || node.getAttribute('aria-label') || node.textContent.trim() || node.tagName);
     });
     expect(controls.length).toBeGreaterThan(15);
     await frame.locator('[data-kbd="0"]').focus();
