@@ -2,7 +2,7 @@
 // repository, in a temp storage folder, and gives tests its log lines.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,21 @@ export async function freePort(): Promise<number> {
       server.close(() => { resolvePort(port); });
     });
   });
+}
+
+/** Resolves once 127.0.0.1:port accepts a connection (some servers log "listening" just before they do). */
+export async function waitForListening(port: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolveOpen) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolveOpen(true); });
+      socket.once('error', () => { socket.destroy(); resolveOpen(false); });
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
 }
 
 function randomUsername(): string {

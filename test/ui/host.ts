@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
-import { REPO_ROOT, freePort } from '../harness/homebridge.js';
+import { REPO_ROOT, freePort, waitForListening } from '../harness/homebridge.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -89,6 +89,8 @@ export async function startHomebridgeUi(storagePath: string, pluginDir: string):
     void exit.then(() => { reject(new Error(`the Homebridge UI exited before listening:\n${logs.join('\n')}`)); });
   });
   await listening;
+  // The UI logs "is listening" just before it listens.
+  await waitForListening(port);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
