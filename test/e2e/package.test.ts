@@ -3,7 +3,7 @@
 // the registry running it against the simulator, on each Node and Homebridge of the support matrix:
 // the plugin loads, links, registers its webhooks, and a paired HomeKit controller sees a lock event.
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -91,6 +91,19 @@ describe('design 2: the tarball holds what the plugin needs and nothing else', (
 });
 
 describe.each(MATRIX)('issue 17.1: the installed tarball in $name', (entry) => {
+  it('the settings page\'s server finds everything it imports in the install (the Homebridge UI starts it from there)', async () => {
+    const runtime = runtimes.get(entry.name);
+    if (!runtime) throw new Error(`${entry.name} was not provisioned`);
+    const probe = join(packed().packageDir, 'homebridge-ui', `probe-${entry.nodeMajor}.mjs`);
+    // The imports of homebridge-ui/server.js, resolved from beside it; starting the server itself needs the UI's IPC.
+    const server = await readFile(join(packed().packageDir, 'homebridge-ui', 'server.js'), 'utf8');
+    const specifiers = [...server.matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((m) => m[1] ?? '');
+    expect(specifiers).toContain('@homebridge/plugin-ui-utils');
+    await writeFile(probe, `${specifiers.map((s) => `await import(${JSON.stringify(s)});`).join('\n')}\nconsole.log('imports ok');\n`);
+    const result = spawnSync(runtime.node, [probe], { encoding: 'utf8', timeout: 30_000 });
+    expect(`${result.stdout}${result.stderr}`).toContain('imports ok');
+  }, 60_000);
+
   it('loads, links, registers, and a paired HomeKit controller sees a lock event', async () => {
     const runtime = runtimes.get(entry.name);
     if (!runtime) throw new Error(`${entry.name} was not provisioned`);
