@@ -170,6 +170,8 @@ const uiReady = uiSetup
 // One readable line per event, from the event log the plugin writes for the settings UI.
 const storage = Storage.under(STORAGE);
 const seen = new Set<string>();
+/** Event log lines printed for events of the scripted day (from when it starts). */
+const day = { startedAt: Number.POSITIVE_INFINITY, printed: 0 };
 const entryKey = (e: EventLogEntry) => `${e.deviceKind}:${e.deviceId}:${e.at}:${e.kind}:${e.text}`;
 run.eventTimer = setInterval(() => {
   void readEventLog(storage).then((entries) => {
@@ -177,6 +179,7 @@ run.eventTimer = setInterval(() => {
       const key = entryKey(entry);
       if (seen.has(key)) continue;
       seen.add(key);
+      if (entry.at >= day.startedAt) day.printed += 1;
       const time = new Date(entry.at).toLocaleTimeString();
       say(`  ${time}  ${entry.deviceName.padEnd(16)} ${entry.text}${entry.dvrId ? '  (recording in the settings UI)' : ''}`);
     }
@@ -204,14 +207,18 @@ if (ui) {
   say('');
 }
 say(`Webhooks registered (${sim.registrations().map((r) => r.kind).join(', ')}). A day at the front door, one step every ${intervalMs / 1000} s:`);
-const scenario = new ScenarioRun(frontDoorDay({ lockId, doorbellId, dvrId: randomBytes(16).toString('hex') }), (event, options) => sim.fire(event, options), sim.clock);
+const steps = frontDoorDay({ lockId, doorbellId, dvrId: randomBytes(16).toString('hex') });
+const scenario = new ScenarioRun(steps, (event, options) => sim.fire(event, options), sim.clock);
+day.startedAt = Date.now() - 1000;
 run.scenario = scenario;
 run.quiet = true;
 await scenario.start(intervalMs, (report) => {
   say(`▶ ${report.step.description}`);
 });
-// Give the last callback time to reach the event log (written within a second).
-await new Promise((resolveWait) => setTimeout(resolveWait, 2000));
+// The plugin writes its event log after a quiet spell, at most 10 s late: wait for the day's lines.
+for (const until = Date.now() + 15_000; day.printed < steps.length && Date.now() < until;) {
+  await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+}
 run.quiet = false;
 if (values.once) await stop(0);
 say('');
