@@ -2,17 +2,23 @@
 // needed. Starts the simulator in this process, writes a Homebridge storage folder
 // (.homebridge-demo/) whose config points the plugin at it, runs Homebridge with this repository
 // as its plugin, prints the pairing code, plays "a day at the front door" and prints one line per
-// event from the plugin's event log. Ctrl-C stops Homebridge and the simulator.
+// event from the plugin's event log. It also starts the real Homebridge UI on 127.0.0.1 (printed,
+// with demo credentials), where the plugin's settings page fills in as the day runs. Ctrl-C stops
+// everything.
 //
-// Options: --once (stop after the scripted day), --interval <ms> between steps (default 3000).
+// Options: --once (stop after the scripted day), --interval <ms> between steps (default 3000),
+// --no-ui (no Homebridge UI), --ui-port <port> (default 8581, another when taken; 0 for any),
+// DEMO_UI_LOG=1 (show the UI's own log lines),
+// --storage <folder> (default .homebridge-demo/; it is emptied first).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { launchDemoUi, prepareDemoUi, type DemoUi } from './demo-ui.js';
 import { readEventLog, type EventLogEntry } from '../src/ui/event-log.js';
 import { Storage } from '../src/storage.js';
 import { freePort } from '../test/harness/homebridge.js';
@@ -22,7 +28,6 @@ import { simPlatformConfig } from '../test/sim/plugin-config.js';
 import { ScenarioRun, frontDoorDay } from '../test/sim/scenario.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const STORAGE = join(ROOT, '.homebridge-demo');
 const HOMEBRIDGE = join(ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
 // Homebridge 2 wants Node 22+: use the Node the project pins (npm start already runs on it).
 const PINNED_NODE = join(ROOT, 'node_modules', 'node', 'bin', 'node');
@@ -30,10 +35,18 @@ const PIN = '031-45-154';
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 
 const { values } = parseArgs({
-  options: { once: { type: 'boolean', default: false }, interval: { type: 'string', default: '3000' } },
+  options: {
+    once: { type: 'boolean', default: false },
+    interval: { type: 'string', default: '3000' },
+    'no-ui': { type: 'boolean', default: false },
+    'ui-port': { type: 'string', default: '8581' },
+    storage: { type: 'string', default: join(ROOT, '.homebridge-demo') },
+  },
   strict: true,
 });
 const intervalMs = Math.max(200, Number(values.interval) || 3000);
+const STORAGE = resolve(values.storage);
+const withUi = !values['no-ui'];
 
 const say = (line: string) => {
   process.stdout.write(`${line}\n`);
@@ -50,26 +63,41 @@ const lockId = 'LOCK-FRONT-DOOR';
 const doorbellId = 'DOORBELL-FRONT';
 
 // A fresh folder each run: the simulator's account (keys, tokens) is new every time.
+// Only a folder this demo made (or an empty or new one) is emptied: --storage must never wipe anything else.
+const MARKER = '.lock-access-demo';
+if (existsSync(STORAGE) && (await readdir(STORAGE)).length > 0 && !existsSync(join(STORAGE, MARKER))) {
+  say(`${STORAGE} is not empty and was not made by this demo: choose another --storage folder.`);
+  await sim.close();
+  process.exit(1);
+}
 await rm(STORAGE, { recursive: true, force: true });
 await mkdir(STORAGE, { recursive: true });
+await writeFile(join(STORAGE, MARKER), 'Made by npm start (scripts/demo.ts); emptied on its next run.\n');
 await writeFile(join(STORAGE, 'config.json'), JSON.stringify({
   bridge: { name: 'Lock Access Demo', username: randomUsername(), port: bridgePort, pin: PIN },
   accessories: [],
   platforms: [simPlatformConfig(sim, listenPort, { refreshToken: sim.issueRefreshToken(), locks: [{ id: lockId, doorSensor: true }] })],
 }, null, 2));
 
+const uiPort = Number(values['ui-port']);
+// --ui-port 0: any free port.
+const uiSetup = withUi ? await prepareDemoUi(STORAGE, ROOT, Number.isInteger(uiPort) && uiPort >= 0 && uiPort < 65_536 ? uiPort : 8581) : undefined;
+
 say('Lock Access demo');
 say(`  simulator      ${sim.url}  (API ${sim.baseUrl}, OAuth ${sim.authUrl})`);
 say(`  Homebridge     storage ${STORAGE}, bridge port ${bridgePort}`);
 say(`  webhooks       http://127.0.0.1:${listenPort}/lock-access`);
+if (uiSetup) say(`  Homebridge UI  starting on http://127.0.0.1:${uiSetup.port}`);
 say('');
 
 // Shared with the signal handlers, hence an object rather than narrowed locals.
-const run: { stopping: boolean; quiet: boolean; scenario: ScenarioRun | undefined; eventTimer: NodeJS.Timeout | undefined } = { stopping: false, quiet: false, scenario: undefined, eventTimer: undefined };
+const run: { stopping: boolean; quiet: boolean; scenario: ScenarioRun | undefined; eventTimer: NodeJS.Timeout | undefined; ui: DemoUi | undefined } = { stopping: false, quiet: false, scenario: undefined, eventTimer: undefined, ui: undefined };
 
-const child = spawn(existsSync(PINNED_NODE) ? PINNED_NODE : process.execPath, [HOMEBRIDGE, '-U', STORAGE, '-P', ROOT, '--strict-plugin-resolution', '-I', '-T'], {
+const node = existsSync(PINNED_NODE) ? PINNED_NODE : process.execPath;
+// UIX_SERVICE_MODE: Homebridge leaves the UI's platform block to the UI, which runs on its own.
+const child = spawn(node, [HOMEBRIDGE, '-U', STORAGE, '-P', ROOT, '--strict-plugin-resolution', '-I', '-T'], {
   cwd: STORAGE,
-  env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', UIX_SERVICE_MODE: '1' },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 
@@ -111,10 +139,12 @@ async function stop(code: number): Promise<never> {
     say('\nStopping Homebridge and the simulator…');
     run.scenario?.cancel();
     if (run.eventTimer) clearInterval(run.eventTimer);
+    const uiStopped = run.ui?.stop();
     if (child.exitCode === null) child.kill('SIGINT');
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(killer);
+    await uiStopped;
     await sim.close();
     say('Stopped.');
   }
@@ -129,9 +159,19 @@ void exited.then((code) => {
   }
 });
 
+// The Homebridge UI starts beside Homebridge; its address is printed before the day begins.
+const uiReady = uiSetup
+  ? launchDemoUi({ storage: STORAGE, root: ROOT, node, onLine: (line) => { if (process.env.DEMO_UI_LOG === '1' || /\berror\b/i.test(line)) say(`  ui  ${line}`); } }, uiSetup).then(
+    (ui) => { run.ui = ui; return ui; },
+    (error: unknown) => { say(`The Homebridge UI did not start (${error instanceof Error ? error.message : String(error)}); the demo goes on without it.`); return undefined; },
+  )
+  : Promise.resolve(undefined);
+
 // One readable line per event, from the event log the plugin writes for the settings UI.
 const storage = Storage.under(STORAGE);
 const seen = new Set<string>();
+/** Event log lines printed for events of the scripted day (from when it starts). */
+const day = { startedAt: Number.POSITIVE_INFINITY, printed: 0 };
 const entryKey = (e: EventLogEntry) => `${e.deviceKind}:${e.deviceId}:${e.at}:${e.kind}:${e.text}`;
 run.eventTimer = setInterval(() => {
   void readEventLog(storage).then((entries) => {
@@ -139,6 +179,7 @@ run.eventTimer = setInterval(() => {
       const key = entryKey(entry);
       if (seen.has(key)) continue;
       seen.add(key);
+      if (entry.at >= day.startedAt) day.printed += 1;
       const time = new Date(entry.at).toLocaleTimeString();
       say(`  ${time}  ${entry.deviceName.padEnd(16)} ${entry.text}${entry.dvrId ? '  (recording in the settings UI)' : ''}`);
     }
@@ -156,15 +197,28 @@ while (sim.registrations().length < 3) {
   }
   await new Promise((resolveWait) => setTimeout(resolveWait, 250));
 }
+const ui = await uiReady;
+if (ui) {
+  say('');
+  say(`Homebridge UI: ${ui.url}  (user ${ui.username}, password ${ui.password})`);
+  say('  Open Plugins, then on "Lock Access" the ⋮ menu and "Plugin Config": the plugin\'s settings page shows');
+  say('  the link, the webhook registrations, the devices and the event log as the day below runs;');
+  say('  "Play recording" on the doorbell press plays its video.');
+  say('');
+}
 say(`Webhooks registered (${sim.registrations().map((r) => r.kind).join(', ')}). A day at the front door, one step every ${intervalMs / 1000} s:`);
-const scenario = new ScenarioRun(frontDoorDay({ lockId, doorbellId, dvrId: randomBytes(16).toString('hex') }), (event, options) => sim.fire(event, options), sim.clock);
+const steps = frontDoorDay({ lockId, doorbellId, dvrId: randomBytes(16).toString('hex') });
+const scenario = new ScenarioRun(steps, (event, options) => sim.fire(event, options), sim.clock);
+day.startedAt = Date.now() - 1000;
 run.scenario = scenario;
 run.quiet = true;
 await scenario.start(intervalMs, (report) => {
   say(`▶ ${report.step.description}`);
 });
-// Give the last callback time to reach the event log (written within a second).
-await new Promise((resolveWait) => setTimeout(resolveWait, 2000));
+// The plugin writes its event log after a quiet spell, at most 10 s late: wait for the day's lines.
+for (const until = Date.now() + 15_000; day.printed < steps.length && Date.now() < until;) {
+  await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+}
 run.quiet = false;
 if (values.once) await stop(0);
 say('');

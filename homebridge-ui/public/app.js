@@ -344,9 +344,11 @@
       return el('tr', { 'data-kind': d.kind, 'data-id': d.id },
         el('td', {}, el('div', { text: `${d.kind === 'lock' ? 'Lock' : 'Doorbell'}${d.serviceName ? `: ${d.serviceName}` : ''}` }), el('div', { class: 'text-muted', text: d.id })),
         el('td', {}, el('input', { type: 'text', class: 'form-control form-control-sm', 'data-option': 'name', value: entry.name ?? '', placeholder: d.serviceName ?? d.id,
+          'aria-label': `Name in Home for ${d.serviceName ?? d.id}`,
           onchange: (e) => changeDevice(d.kind, d.id, 'name', e.currentTarget.value.trim()) })),
         el('td', {}, options),
         el('td', {}, el('input', { type: 'checkbox', class: 'form-check-input', 'data-option': 'hidden', checked: entry.hidden === true, title: 'Leave this device out of HomeKit',
+          'aria-label': `Hide ${d.serviceName ?? d.id} from HomeKit`,
           onchange: (e) => changeDevice(d.kind, d.id, 'hidden', e.currentTarget.checked) })));
     }));
   }

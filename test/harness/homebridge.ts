@@ -2,7 +2,7 @@
 // repository, in a temp storage folder, and gives tests its log lines.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,17 @@ export interface HomebridgeOptions {
   /** Load this plugin (default) or another plugin folder. */
   pluginPath?: string;
   env?: Record<string, string>;
+  /** The Node binary to run Homebridge on (the package matrix's Node 20 and 22); this process's by default. */
+  node?: string;
+  /** A Homebridge installed elsewhere (its bin script), instead of `flavour` from this repository. */
+  homebridgeBin?: string;
+  /** Arguments for Node before the script, e.g. `--import` of a probe. */
+  nodeArgs?: string[];
+  /** Runs Homebridge as this user and group (the tests run as root, which no file mode stops). */
+  uid?: number;
+  gid?: number;
+  /** Extra bridge fields for config.json (e.g. `{ bind: … }`); the harness's own win. */
+  bridge?: Record<string, unknown>;
 }
 
 export interface RunningHomebridge {
@@ -55,6 +66,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Resolves once 127.0.0.1:port accepts a connection (some servers log "listening" just before they do). */
+export async function waitForListening(port: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolveOpen) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolveOpen(true); });
+      socket.once('error', () => { socket.destroy(); resolveOpen(false); });
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+}
+
 function randomUsername(): string {
   const bytes = Array.from({ length: 6 }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0').toUpperCase());
   return bytes.join(':');
@@ -72,20 +98,22 @@ export async function startHomebridge(options: HomebridgeOptions): Promise<Runni
   const pin = options.pin ?? '031-45-154';
   const username = options.username ?? randomUsername();
   const config = {
-    bridge: { name: 'Lock Access Test Bridge', username, port: bridgePort, pin, bind: ['127.0.0.1'], advertiser: 'ciao' },
+    bridge: { ...options.bridge, name: 'Lock Access Test Bridge', username, port: bridgePort, pin, bind: ['127.0.0.1'], advertiser: 'ciao' },
     accessories: [],
     platforms: options.platforms,
   };
   await writeFile(join(storagePath, 'config.json'), JSON.stringify(config, null, 2));
 
   const flavour = options.flavour ?? 'homebridge';
-  const bin = flavour === 'homebridge' ? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js') : join(REPO_ROOT, 'node_modules', 'homebridge1', 'bin', 'homebridge');
-  const args = [bin, '-U', storagePath, '-P', options.pluginPath ?? REPO_ROOT, '--strict-plugin-resolution', '-I', '-Q', '-T'];
+  const bin = options.homebridgeBin ?? (flavour === 'homebridge' ? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js') : join(REPO_ROOT, 'node_modules', 'homebridge1', 'bin', 'homebridge'));
+  const args = [...(options.nodeArgs ?? []), bin, '-U', storagePath, '-P', options.pluginPath ?? REPO_ROOT, '--strict-plugin-resolution', '-I', '-Q', '-T'];
   if (options.debug ?? false) args.push('-D');
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.node ?? process.execPath, args, {
     cwd: storagePath,
     env: { ...process.env, ...options.env, FORCE_COLOR: '0', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
   });
 
   const logs: string[] = [];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
-import { REPO_ROOT, freePort } from '../harness/homebridge.js';
+import { REPO_ROOT, freePort, waitForListening } from '../harness/homebridge.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -89,6 +89,8 @@ export async function startHomebridgeUi(storagePath: string, pluginDir: string):
     void exit.then(() => { reject(new Error(`the Homebridge UI exited before listening:\n${logs.join('\n')}`)); });
   });
   await listening;
+  // The UI logs "is listening" just before it listens.
+  await waitForListening(port);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -124,4 +126,33 @@ export async function openPluginSettings(page: Page, ui: UiHost): Promise<Frame>
     throw new Error(`the settings page did not get ready. Homebridge UI log:\n${ui.logs.slice(-30).join('\n')}`, { cause: error });
   }
   return frame;
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null | undefined;
+  help: string;
+  /** Selector and HTML of each offending element. */
+  nodes: string[];
+}
+
+/** axe-core (WCAG 2 A and AA rules) over the settings page; only serious and critical findings. */
+export async function axeViolations(frame: Frame): Promise<AxeViolation[]> {
+  const loaded = await frame.evaluate(() => 'axe' in window);
+  if (!loaded) await frame.addScriptTag({ path: join(REPO_ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+  const found = await frame.evaluate(async () => {
+    interface AxeResult { violations: { id: string; impact?: string | null; help: string; nodes: { target: unknown[]; html: string; failureSummary?: string }[] }[] }
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<AxeResult> } }).axe;
+    const result = await axe.run(document.querySelector('#la-root') ?? document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.html.slice(0, 160)} ${n.failureSummary ?? ''}`.replace(/\s+/g, ' ')),
+    }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

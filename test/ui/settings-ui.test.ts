@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { demoDevices } from '../sim/devices.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the settings UI browser tests: ${unavailable}`);
@@ -96,6 +96,8 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(await frame.locator('#apiKey').inputValue()).toBe('');
     expect(await frame.locator('#apiKey').getAttribute('placeholder')).toMatch(/Saved/);
     expect(await frame.locator('#clientId').inputValue()).toBe(sim.account.clientId);
+    const violations = await axeViolations(frame);
+    expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
     await shot('1-unlinked');
   }, 120_000);
 
@@ -171,6 +173,13 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await expect.poll(() => frame.locator(`#last-callbacks tr[data-device="lock:${lockId}"]`).count(), { timeout: 15_000 }).toBe(1);
     expect(await frame.locator('#receiver').textContent()).toMatch(/\d+ accepted/);
     await shot('4-events');
+    // The README's picture of the settings page: `UPDATE_DOCS_SCREENSHOT=1 npx vitest run test/ui/settings-ui.test.ts`.
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
+      // Tall enough for the whole dialog (status, account, devices, event log) without scrolling.
+      await page.setViewportSize({ width: 1100, height: 3400 });
+      await page.locator('.modal-content').filter({ has: page.locator('iframe') }).first().screenshot({ path: join(REPO_ROOT, 'docs', 'settings-ui.png') });
+      await page.setViewportSize({ width: 1280, height: 1400 });
+    }
 
     await frame.locator('#events tr[data-kind="videoAvailable"] button[data-dvr]').first().click();
     await expect.poll(() => frame.locator('#player-status').getAttribute('data-state'), { timeout: 30_000 }).toMatch(/playing|error/);
@@ -178,6 +187,12 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(await frame.locator('#player').getAttribute('data-source')).toMatch(/\.m3u8/);
     await shot('5-recording');
   }, 240_000);
+
+  it('issue 17.5: the filled-in page has no serious or critical accessibility violations (axe-core)', async () => {
+    expect(await frame.locator('#events tbody tr').count()).toBeGreaterThan(0);
+    const violations = await axeViolations(frame);
+    expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
+  }, 120_000);
 
   it('device options are written back to the config', async () => {
     const lockRow = frame.locator(`#devices tr[data-kind="lock"][data-id="${lockId}"]`);
@@ -198,6 +213,52 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await shot('6-devices');
   }, 120_000);
 
+  it('issue 17.5: every action works from the keyboard: Tab reaches each control, Enter and Space act', async () => {
+    // Every visible control of the page, tagged so the Tab walk can name what has focus.
+    const controls = await frame.evaluate(() => {
+      const all = Array.from(document.querySelectorAll<HTMLElement>('#la-root :is(button, input, select, textarea, summary, a[href], video[controls])'));
+      // checkVisibility also leaves out what a closed <details> holds.
+      const shown = all.filter((node) => node.checkVisibility({ visibilityProperty: true }) && !(node as HTMLButtonElement).disabled);
+      shown.forEach((node, index) => { node.dataset.kbd = String(index); });
+      return shown.map((node) => node.id || node.getAttribute('aria-label') || node.textContent.trim() || node.tagName);
+    });
+    expect(controls.length).toBeGreaterThan(15);
+    await frame.locator('[data-kbd="0"]').focus();
+    const reached = new Set<number>([0]);
+    for (let i = 0; i < controls.length * 2 && reached.size < controls.length; i += 1) {
+      await page.keyboard.press('Tab');
+      const index = await frame.evaluate(() => (document.hasFocus() ? (document.activeElement as HTMLElement | null)?.dataset.kbd : undefined));
+      if (index !== undefined) reached.add(Number(index));
+    }
+    expect(controls.filter((_, index) => !reached.has(index))).toEqual([]);
+
+    // Enter on a button: test the connection.
+    await frame.locator('#account-result').evaluate((node) => { node.textContent = ''; });
+    await frame.locator('#test-connection').press('Enter');
+    await expect.poll(() => frame.locator('#account-result').textContent(), { timeout: 20_000 }).toMatch(/^Connected/);
+    // Enter on the summary opens "link with a refresh token".
+    await frame.locator('details summary').press('Enter');
+    await expect.poll(() => frame.locator('#refreshToken').isVisible()).toBe(true);
+    await frame.locator('details summary').press('Enter');
+    // Space on "Play recording" starts the player again.
+    await frame.locator('#player-status').evaluate((node) => { node.removeAttribute('data-state'); });
+    await frame.locator('#events tr[data-kind="videoAvailable"] button[data-dvr]').first().press(' ');
+    await expect.poll(() => frame.locator('#player-status').getAttribute('data-state'), { timeout: 30_000 }).toBe('playing');
+    // Space toggles a device option, Enter on "Find my devices" asks the service.
+    const hide = frame.locator(`#devices tr[data-kind="lock"][data-id="${lockId}"] input[data-option="hidden"]`);
+    await hide.press(' ');
+    expect(await hide.isChecked()).toBe(true);
+    await hide.press(' ');
+    expect(await hide.isChecked()).toBe(false);
+    await frame.locator('#discover').press('Enter');
+    await expect.poll(() => frame.locator('#devices-result').textContent(), { timeout: 20_000 }).toMatch(/Found 1 lock\(s\) and 1 doorbell\(s\)/);
+    // Enter on "Save settings" writes the (unchanged) options back.
+    const before = await configBlock();
+    await frame.locator('#save').press('Enter');
+    await expect.poll(async () => (await page.locator('.toast-success, .toast-message').allTextContents()).join(' '), { timeout: 15_000 }).toMatch(/Settings saved/);
+    expect(await configBlock()).toEqual(before);
+  }, 120_000);
+
   it('no answer of the settings server carries a secret', async () => {
     const tokens = JSON.parse(await readFile(tokensFile(), 'utf8')) as { refreshToken?: string; accessToken?: string };
     const secret = JSON.parse(await readFile(join(storagePath, 'lock-access', 'webhook-secret.json'), 'utf8')) as { token: string };
@@ -210,10 +271,10 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     }
   }, 120_000);
 
-  it('unlink deletes the webhook registrations and the tokens', async () => {
-    await frame.locator('#unlink').click();
+  it('unlink (from the keyboard, issue 17.5) deletes the webhook registrations and the tokens', async () => {
+    await frame.locator('#unlink').press('Enter');
     await expect.poll(() => frame.locator('#unlink').textContent()).toMatch(/again/);
-    await frame.locator('#unlink').click();
+    await frame.locator('#unlink').press(' ');
     await expect.poll(() => frame.locator('#account-result').textContent(), { timeout: 30_000 }).toMatch(/^Unlinked/);
     expect(existsSync(tokensFile())).toBe(false);
     expect(sim.registrations()).toEqual([]);

@@ -1,0 +1,156 @@
+// Issue 17.4: `npm start` shows everything. The demo (scripts/demo.ts) runs the simulator, a real
+// Homebridge with the plugin and the real Homebridge UI; a newcomer signs in with the printed
+// credentials, opens the plugin's settings page and watches it fill as the scripted day runs.
+// `--no-ui` keeps the terminal-only demo.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Browser } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { REPO_ROOT } from '../harness/homebridge.js';
+import { browserTestsUnavailable, launchBrowser, openPluginSettings } from '../ui/host.js';
+
+interface DemoRun {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exited: Promise<number | null>;
+}
+
+const runs: DemoRun[] = [];
+const folders: string[] = [];
+let browser: Browser | undefined;
+
+afterEach(async () => {
+  await browser?.close().catch(() => undefined);
+  browser = undefined;
+  for (const run of runs.splice(0)) {
+    if (run.child.exitCode === null && run.child.signalCode === null) {
+      run.child.kill('SIGINT');
+      const timer = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
+      await run.exited;
+      clearTimeout(timer);
+    }
+  }
+  for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
+}, 60_000);
+
+async function startDemo(args: string[]): Promise<DemoRun> {
+  const storage = await mkdtemp(join(tmpdir(), 'lock-access-demo-'));
+  folders.push(storage);
+  // One process (node with the tsx loader), so stopping it stops the demo's own children too.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--storage', storage, ...args], { cwd: REPO_ROOT, stdio: 'pipe' });
+  let out = '';
+  const waiters = new Set<{ pattern: RegExp; resolve: (match: RegExpExecArray) => void }>();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { resolve(code); }));
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    for (const waiter of waiters) {
+      const match = waiter.pattern.exec(out);
+      if (match) {
+        waiters.delete(waiter);
+        waiter.resolve(match);
+      }
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const run: DemoRun = {
+    child,
+    output: () => out,
+    exited,
+    waitFor(pattern, timeoutMs = 90_000) {
+      const found = pattern.exec(out);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const waiter = { pattern, resolve: (match: RegExpExecArray) => { clearTimeout(timer); resolve(match); } };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`the demo did not print ${pattern} within ${timeoutMs} ms:\n${out.slice(-3000)}`));
+        }, timeoutMs);
+        waiters.add(waiter);
+        void exited.then(() => {
+          if (!waiters.delete(waiter)) return;
+          clearTimeout(timer);
+          reject(new Error(`the demo stopped before printing ${pattern}:\n${out.slice(-3000)}`));
+        });
+      });
+    },
+  };
+  runs.push(run);
+  return run;
+}
+
+/** fetch, failing with the demo's output when the address cannot be reached. */
+async function fetchOrSay(run: DemoRun, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    throw new Error(`${url} cannot be reached (${String(error)}). The demo printed:\n${run.output().slice(-4000)}`, { cause: error });
+  }
+}
+
+describe('issue 17.4: npm start', () => {
+  it('with --no-ui: Homebridge, the simulator and the scripted day in the terminal, no Homebridge UI', async () => {
+    const run = await startDemo(['--no-ui', '--once', '--interval', '200']);
+    await run.waitFor(/Webhooks registered/);
+    await run.waitFor(/Stopped\./, 120_000);
+    expect(await run.exited).toBe(0);
+    const out = run.output();
+    expect(out).toMatch(/Front Door\s+Unlocked by Jamie Guest at the keypad/);
+    expect(out).toMatch(/Front Doorbell\s+Recording available/);
+    expect(out).not.toMatch(/Homebridge UI/);
+  }, 150_000);
+
+  const unavailable = browserTestsUnavailable();
+  it.skipIf(unavailable !== undefined)('the Homebridge UI on a printed address: sign in with the printed credentials, watch the settings page fill, play the recording', async () => {
+    const run = await startDemo(['--interval', '1500', '--ui-port', '0']);
+    const [, url = '', username = '', password = ''] = await run.waitFor(/Homebridge UI: (http:\/\/127\.0\.0\.1:\d+)\s+\(user (\S+), password (\S+)\)/);
+    // The credentials work, and only they do.
+    const login = (pass: string) => fetchOrSay(run, `${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: pass }) });
+    expect((await login(password)).status).toBe(201);
+    expect((await login(`${password}x`)).status).toBe(403);
+
+    browser = await launchBrowser();
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1400 } })).newPage();
+    await page.goto(`${url}/login`);
+    await page.locator('input[type="password"]').waitFor({ timeout: 30_000 });
+    await page.locator('input:not([type="password"]):not([type="hidden"]):not([type="checkbox"])').first().fill(username);
+    await page.locator('input[type="password"]').fill(password);
+    await page.locator('button[type="submit"]').click();
+    await page.waitForURL((address) => !address.pathname.startsWith('/login'), { timeout: 30_000 });
+    const frame = await openPluginSettings(page, { url, port: Number(new URL(url).port), logs: [], stop: () => Promise.resolve() });
+
+    await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state'), { timeout: 60_000 }).toBe('linked');
+    await expect.poll(() => frame.locator('#registrations tbody tr[data-kind]').count(), { timeout: 60_000 }).toBe(3);
+    await expect.poll(() => frame.locator('#devices tbody tr[data-kind]').count(), { timeout: 30_000 }).toBe(2);
+    // The day runs after the address was printed: the event log fills while the page is open.
+    const rows = frame.locator('#events tbody tr');
+    await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 90_000 }).toMatch(/Recording available/);
+    await frame.locator('#events tr[data-kind="videoAvailable"] button[data-dvr]').first().click();
+    await expect.poll(() => frame.locator('#player-status').getAttribute('data-state'), { timeout: 30_000 }).toMatch(/playing|error/);
+    expect(await frame.locator('#player-status').getAttribute('data-state')).toBe('playing');
+    await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 90_000 }).toMatch(/Bridge online/);
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.output()).toMatch(/Stopped\./);
+  }, 240_000);
+
+  it('refuses a --storage folder it did not make, instead of emptying it', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'lock-access-demo-foreign-'));
+    folders.push(folder);
+    await writeFile(join(folder, 'precious.txt'), 'keep me');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--storage', folder, '--no-ui', '--once'], { cwd: REPO_ROOT, stdio: 'pipe' });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => { resolve(c); }));
+    expect(code).toBe(1);
+    expect(out).toMatch(/not made by this demo/);
+    expect(existsSync(join(folder, 'precious.txt'))).toBe(true);
+  }, 60_000);
+});
