@@ -6,7 +6,7 @@
 import type { DeviceEvent } from '../devices/events.js';
 import { MAX_CALLBACK_BYTES } from '../settings.js';
 import { checkCustomHeader, exemptFromToken } from './custom-header.js';
-import { dedupeKeyOf } from './dedupe-rule.js';
+import { dedupeClass } from './dedupe-rule.js';
 import { printable } from './log-safe.js';
 import { bodyDeviceId, checkRoute, normalise } from './normalise.js';
 import { classifyPayload, readEnvelope } from './payloads.js';
@@ -21,7 +21,10 @@ export interface CallbackContext {
   receivedAt: number;
   /** The signature's `t` in epoch milliseconds. */
   signedAt: number;
-  dedupeKey: string;
+  /** webhook.toleranceSeconds in ms: event times beyond signedAt plus this count as signedAt. */
+  toleranceMs: number;
+  /** The duplicate filter's key, for one-shot events only (state reports are never remembered). */
+  dedupeKey?: string;
   eventType?: string;
   event?: string;
 }
@@ -84,7 +87,7 @@ export interface LastCallback {
  * counters (never a secret); `record` is what the adapter must write down once it answers.
  */
 export type Verdict =
-  | { kind: 'accepted'; status: 200; reason: 'accepted'; events: DeviceEvent[]; context: CallbackContext; record: { dedupeKey: string; lastCallback: LastCallback } }
+  | { kind: 'accepted'; status: 200; reason: 'accepted'; events: DeviceEvent[]; context: CallbackContext; record: { dedupeKey?: string; lastCallback: LastCallback } }
   | { kind: 'duplicate'; status: 200; reason: 'duplicate'; record: { lastCallback: LastCallback } }
   | { kind: 'ignored'; status: 200; reason: 'unknown-kind'; kindName: string; record: { lastCallback: LastCallback } }
   | Rejected;
@@ -131,15 +134,20 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
   if (!routeCheck.ok) return reject(400, routeCheck.reason, routeCheck.detail);
 
   if (!env.sinkReady()) return reject(503, 'not-ready');
-  if (!env.dedupe.ready) return reject(503, 'dedupe-not-ready');
-  const dedupeKey = dedupeKeyOf(route, callback, raw);
-  if (env.dedupe.has(dedupeKey)) return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };
+  const events = normalise(callback, route);
+  // One-shot events are looked up in the duplicate store; state reports are applied every time.
+  const dedupe = dedupeClass(events, route, raw);
+  if (dedupe.oneShot) {
+    if (!env.dedupe.ready) return reject(503, 'dedupe-not-ready');
+    if (env.dedupe.has(dedupe.key)) return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };
+  }
 
-  const context: CallbackContext = { route, receivedAt, signedAt: signature.timestampMs, dedupeKey };
+  const context: CallbackContext = { route, receivedAt, signedAt: signature.timestampMs, toleranceMs: env.toleranceSeconds * 1000 };
+  if (dedupe.oneShot) context.dedupeKey = dedupe.key;
   const deviceId = bodyDeviceId(callback);
   if (pathId !== undefined) context.pathId = pathId;
   else if (deviceId !== undefined && route !== 'user') context.pathId = deviceId;
   if (envelope.eventType !== undefined) context.eventType = envelope.eventType;
   if (envelope.event !== undefined) context.event = envelope.event;
-  return { kind: 'accepted', status: 200, reason: 'accepted', events: normalise(callback, route), context, record: { dedupeKey, lastCallback } };
+  return { kind: 'accepted', status: 200, reason: 'accepted', events, context, record: dedupe.oneShot ? { dedupeKey: dedupe.key, lastCallback } : { lastCallback } };
 }

@@ -1,9 +1,69 @@
-// Which key a delivered callback is deduplicated by (design section 6, "Dedupe"). accept() asks
-// only this, so the rule of what counts as "the same delivery" lives here and nowhere else.
-import { dedupeKey } from './dedupe.js';
-import type { CallbackPayload, CallbackRoute } from './payloads.js';
+// Which callbacks the duplicate filter remembers, and under which key (design section 6, revised).
+// accept() asks only this, so the rule of what counts as "the same delivery" lives here and nowhere
+// else. A redelivery is the same event, not the same bytes. One-shot events (something happened: an
+// operation, a press, a motion, a recording, a membership or PIN change) must have one effect, so
+// they are remembered per device by EventID, else by a hash of the raw body. State reports (the
+// bridge is online, the battery is low, a flag is set, the door is closed, the name is X) carry no
+// EventID or event time that would tell a repeat from a redelivery; applying one again is harmless
+// and dropping it is not (offline, online, offline, online must end online), so they never enter
+// the store. Pure.
+import { createHash } from 'node:crypto';
 
-/** The service's EventID when present (scoped by route), else the hash of the exact raw body. */
-export function dedupeKeyOf(route: CallbackRoute, callback: CallbackPayload, raw: Buffer): string {
-  return dedupeKey(route, callback.payload.EventID, raw);
+import type { DeviceEvent } from '../devices/events.js';
+import type { CallbackRoute } from './payloads.js';
+
+/** EventIDs longer than this are hashed, so the dedupe file stays bounded. */
+const MAX_PLAIN_ID_LENGTH = 128;
+
+export type DedupeClass = { oneShot: false } | { oneShot: true; key: string };
+
+/** Whether applying the event twice would do something twice. */
+export function isOneShot(event: DeviceEvent): boolean {
+  switch (event.kind) {
+    case 'lockState':
+      // `operation` is an action (who did what); `status` reports the present state.
+      return event.source === 'operation';
+    case 'doorbellPress':
+    case 'motion':
+    case 'videoAvailable':
+    case 'membership':
+    case 'pinManaged':
+    case 'accountDeleted':
+      return true;
+    case 'doorState':
+    case 'battery':
+    case 'online':
+    case 'configFlag':
+    case 'clockDrift':
+    case 'lockName':
+      return false;
+  }
+}
+
+/** The device an event belongs to: the lock or doorbell id, or the account for account notices. */
+function deviceOf(event: DeviceEvent): string {
+  if ('lockId' in event) return event.lockId;
+  if ('doorbellId' in event) return event.doorbellId;
+  return 'account';
+}
+
+/**
+ * The key of a one-shot event: route and device (the user hook and a lock hook deliver one
+ * membership change separately, with different effects), then the EventID, else the SHA-256 of the
+ * exact raw body.
+ */
+export function dedupeKey(route: CallbackRoute, device: string, eventId: string | undefined, rawBody: Buffer): string {
+  const scope = `${route}/${device}`;
+  if (eventId !== undefined && eventId !== '') {
+    const id = eventId.length <= MAX_PLAIN_ID_LENGTH ? eventId : createHash('sha256').update(eventId).digest('hex');
+    return `${scope}:id:${id}`;
+  }
+  return `${scope}:sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
+}
+
+/** One callback's class: remembered under a key when any of its events is one-shot, else not at all. */
+export function dedupeClass(events: readonly DeviceEvent[], route: CallbackRoute, rawBody: Buffer): DedupeClass {
+  const oneShot = events.find(isOneShot);
+  if (oneShot === undefined) return { oneShot: false };
+  return { oneShot: true, key: dedupeKey(route, deviceOf(oneShot), oneShot.eventId, rawBody) };
 }

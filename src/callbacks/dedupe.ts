@@ -1,8 +1,7 @@
-// Remembers delivered callbacks for 72 h so a retried or doubled delivery has one effect.
+// Remembers one-shot callbacks (keys from dedupe-rule.ts) for 72 h, well over the service's 24 h
+// retry window, so a retried or doubled delivery has one effect.
 // Check-and-set is synchronous in memory (two identical requests at the same moment cannot both
 // pass); the set is persisted to dedupe.json with debounced atomic writes and flushed on close.
-import { createHash } from 'node:crypto';
-
 import { z } from 'zod';
 
 import { DEDUPE_TTL_MS } from '../settings.js';
@@ -13,7 +12,6 @@ import { QuietWriter } from '../util/quiet-writer.js';
 export const DEDUPE_FILE = 'dedupe.json';
 export const DEFAULT_DEDUPE_MAX_KEYS = 50_000;
 const DEFAULT_DEBOUNCE_MS = 2_000;
-const MAX_PLAIN_ID_LENGTH = 128;
 
 const fileSchema = z.object({
   version: z.literal(1),
@@ -27,18 +25,6 @@ export class DedupeNotReadyError extends Error {
     super('the duplicate filter is still loading');
     this.name = 'DedupeNotReadyError';
   }
-}
-
-/**
- * The dedupe key: the service's EventID when present (scoped by route, since the user hook and a
- * lock hook may both carry one event), else the SHA-256 of the exact raw body.
- */
-export function dedupeKey(route: string, eventId: string | undefined, rawBody: Buffer): string {
-  if (eventId !== undefined && eventId !== '') {
-    const id = eventId.length <= MAX_PLAIN_ID_LENGTH ? eventId : createHash('sha256').update(eventId).digest('hex');
-    return `${route}:id:${id}`;
-  }
-  return `${route}:sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
 }
 
 export interface DedupeOptions {

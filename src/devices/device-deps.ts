@@ -18,10 +18,10 @@ export interface DeviceDeps {
   fetchImage: FetchImage;
   /** Keeps each door's Eve history on disk; without it the history lives in memory only. */
   doorHistory?: DoorHistorySource;
-  /** The clock (epoch ms) of the door history; Date.now when absent. */
+  /** Epoch ms now (Date.now when absent): the door history's clock, and what saved ordering marks are checked against. */
   now?: () => number;
 }
 
 /** What each accessory uses of the shared dependencies. */
 export type LockDeps = Pick<DeviceDeps, 'api' | 'log' | 'operate' | 'describeCommandFailure' | 'doorHistory' | 'now'>;
-export type DoorbellDeps = Pick<DeviceDeps, 'api' | 'log' | 'fetchImage'>;
+export type DoorbellDeps = Pick<DeviceDeps, 'api' | 'log' | 'fetchImage' | 'now'>;

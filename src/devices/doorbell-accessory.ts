@@ -18,7 +18,8 @@ import { errorText } from '../util/error-text.js';
 import { setAccessoryInformation } from './accessory-information.js';
 import { ChangeListeners, type ChangeListener } from './change-listeners.js';
 import type { DoorbellDeps } from './device-deps.js';
-import { initialDoorbellState, parseDoorbellState, reduceDoorbell, type DeliveryContext, type DoorbellState } from './doorbell-state.js';
+import { initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from './doorbell-state.js';
+import type { DeliveryContext } from './event-time.js';
 import type { DoorbellEvent } from './events.js';
 import { ContextSaver } from './persist-context.js';
 import { acquireService, findService } from './services.js';
@@ -68,7 +69,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const stored: unknown = (accessory.context as Record<string, unknown>)[DOORBELL_CONTEXT_KEY];
     const cached = parseDoorbellState(stored);
     if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
-    this.current = cached ?? initialDoorbellState();
+    this.current = cached === undefined ? initialDoorbellState() : repairDoorbellMarks(cached, (deps.now ?? Date.now)());
     this.saver = new ContextSaver(deps.api, accessory);
     this.changes = new ChangeListeners(deps.log, () => this.entry.name);
     this.snapshots = new SnapshotCache(deps.fetchImage, (message) => {

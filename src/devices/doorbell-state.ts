@@ -3,6 +3,7 @@
 import { z } from 'zod';
 
 import { MAX_RING_AGE_MS } from '../settings.js';
+import { isOlder, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { DoorbellEvent } from './events.js';
 import { recentEventSchema, RECENT_EVENTS, type RecentEvent } from './lock-state.js';
@@ -28,12 +29,6 @@ export const doorbellStateSchema = z.object({
 
 export type DoorbellState = z.infer<typeof doorbellStateSchema>;
 
-/** When the callback arrived and the time its signature carries (both epoch ms). */
-export interface DeliveryContext {
-  receivedAt: number;
-  signedAt: number;
-}
-
 export function initialDoorbellState(): DoorbellState {
   return { version: 1, lastPress: null, lastMotion: null, lastVideo: null, lastAt: {}, recent: [] };
 }
@@ -57,9 +52,15 @@ export interface DoorbellReduction {
   text: string;
 }
 
-/** Age of a press or motion: by the event's own time where the payload has one, else by the signature time. */
+/** Age of a press or motion: by the event's own time where the payload has one (bounded by the signature), else by the signature time. */
 export function eventAge(event: DoorbellEvent, context: DeliveryContext): number {
-  return context.receivedAt - (event.at ?? context.signedAt);
+  return context.receivedAt - (orderingTime(event.at, context) ?? context.signedAt);
+}
+
+/** Ordering marks in the future (saved by older versions) become now. */
+export function repairDoorbellMarks(state: DoorbellState, now: number): DoorbellState {
+  const lastAt = repairMarks(state.lastAt, now);
+  return lastAt === undefined ? state : { ...state, lastAt };
 }
 
 function remember(state: DoorbellState, entry: RecentEvent): RecentEvent[] {
@@ -70,18 +71,18 @@ export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, conte
   const text = describeEvent(event, '');
   const note = (applied: boolean): RecentEvent[] => remember(state, { kind: event.kind, at: event.at, receivedAt: context.receivedAt, text, applied });
   const tooOld = eventAge(event, context) > MAX_RING_AGE_MS;
+  const time = orderingTime(event.at, context);
   switch (event.kind) {
     case 'doorbellPress': {
       if (event.dvrId !== undefined && state.lastPress?.dvrId === event.dvrId) {
         return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'the same press arrived twice', text };
       }
-      const last = state.lastAt.press;
-      if (event.at !== undefined && last !== undefined && event.at < last) {
+      if (isOlder(time, state.lastAt.press)) {
         return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'an older press arrived after a newer one', text };
       }
       const ring = !tooOld;
       const lastPress = { at: event.at, receivedAt: context.receivedAt, dvrId: event.dvrId, rang: ring };
-      const lastAt = event.at === undefined ? state.lastAt : { ...state.lastAt, press: event.at };
+      const lastAt = time === undefined ? state.lastAt : { ...state.lastAt, press: time };
       return {
         state: { ...state, lastPress, lastAt, recent: note(true) },
         ring,
@@ -91,13 +92,12 @@ export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, conte
       };
     }
     case 'motion': {
-      const last = state.lastAt.motion;
-      if (event.at !== undefined && last !== undefined && event.at < last) {
+      if (isOlder(time, state.lastAt.motion)) {
         return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'an older motion arrived after a newer one', text };
       }
       const motion = !tooOld;
       const lastMotion = { at: event.at, receivedAt: context.receivedAt, imageUrl: event.imageUrl, fallbackImageUrl: event.fallbackImageUrl, width: event.width, height: event.height, rang: motion };
-      const lastAt = event.at === undefined ? state.lastAt : { ...state.lastAt, motion: event.at };
+      const lastAt = time === undefined ? state.lastAt : { ...state.lastAt, motion: time };
       return {
         state: { ...state, lastMotion, lastAt, recent: note(true) },
         ring: false,

@@ -7,6 +7,7 @@ import { errorText } from '../util/error-text.js';
 import { setAccessoryInformation } from './accessory-information.js';
 import { ChangeListeners, type ChangeListener } from './change-listeners.js';
 import type { LockDeps } from './device-deps.js';
+import type { DeliveryContext } from './event-time.js';
 import type { LockEvent } from './events.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
 import {
@@ -15,11 +16,13 @@ import {
   lockDisplayName,
   parseLockState,
   reduceLock,
+  repairLockMarks,
   withEntryName,
   type LockState,
 } from './lock-state.js';
 import { ContextSaver } from './persist-context.js';
 import type { Person } from './person-triggers.js';
+import type { ReachabilityProof } from './reachability.js';
 import { restoreOwnRead } from './read-handlers.js';
 import { acquireService, ensureService, findService } from './services.js';
 import { WhoAndHow } from './who-and-how.js';
@@ -81,7 +84,9 @@ export class LockAccessory {
     const stored: unknown = (accessory.context as Record<string, unknown>)[LOCK_CONTEXT_KEY];
     const cached = parseLockState(stored);
     if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
-    this.current = withEntryName(cached ?? initialLockState(), entry.name);
+    const repaired = cached === undefined ? undefined : repairLockMarks(cached, (deps.now ?? Date.now)());
+    if (repaired !== cached) deps.log.info(`${entry.name}: the saved event times lay in the future (a lock clock that ran ahead), so ordering starts again from now.`);
+    this.current = withEntryName(repaired ?? initialLockState(), entry.name);
     this.commands = new LockCommands((action) => this.execute(action));
     this.saver = new ContextSaver(deps.api, accessory);
     this.changes = new ChangeListeners(deps.log, () => this.name);
@@ -100,7 +105,7 @@ export class LockAccessory {
   }
 
   /** Applies one callback event (already verified, parsed and de-duplicated by the receiver). */
-  apply(event: LockEvent, context: { receivedAt: number; signedAt: number }): void {
+  apply(event: LockEvent, context: DeliveryContext): void {
     if (this.disposed) return;
     if (event.lockId !== this.entry.id) {
       this.deps.log.debug(`${this.name}: ignored an event for another lock (${event.lockId}).`);
@@ -108,7 +113,7 @@ export class LockAccessory {
     }
     const wasOnline = this.current.online;
     const shapeBefore = this.shape();
-    const result = reduceLock(this.current, event, context.receivedAt);
+    const result = reduceLock(this.current, event, context);
     this.current = result.state;
     if (!result.applied) {
       this.deps.log.debug(`${this.name}: ${result.text}: older than the last event of its kind, so it changes nothing.`);
@@ -126,13 +131,19 @@ export class LockAccessory {
     this.changes.emit({ cause: 'event', state: this.current, event });
     // Logged after HomeKit has the change: a log line is a synchronous write that can wait on a
     // slow reader of Homebridge's output.
-    if (event.kind === 'online' && wasOnline !== event.online) {
-      if (event.online) this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge is back online.`);
-      else this.deps.log.warn(`${this.name}: the lock's Wi-Fi bridge is offline; Apple Home shows No Response until it is back.`);
-    } else if (event.kind === 'lockState' && event.source === 'status') {
-      this.deps.log.debug(`${this.name}: ${result.text}.`);
+    const reachabilityChanged = wasOnline !== this.current.online;
+    if (event.kind === 'lockState' && event.source === 'status') this.deps.log.debug(`${this.name}: ${result.text}.`);
+    else if (!(event.kind === 'online' && reachabilityChanged)) this.deps.log.info(`${this.name}: ${result.text}.`);
+    if (reachabilityChanged) this.logReachability(event.kind === 'online' ? 'online' : 'status');
+  }
+
+  private logReachability(proof: ReachabilityProof): void {
+    if (!this.current.online) {
+      this.deps.log.warn(`${this.name}: the lock's Wi-Fi bridge is offline; Apple Home shows No Response until it is back.`);
+    } else if (proof === 'online') {
+      this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge is back online.`);
     } else {
-      this.deps.log.info(`${this.name}: ${result.text}.`);
+      this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge answered ${proof === 'status' ? 'a status request' : 'a command'}, so it is back online.`);
     }
   }
 
@@ -255,6 +266,8 @@ export class LockAccessory {
     const naming = this.renderedName !== name;
     this.renderedName = name;
     const wants = (aspect: Aspect) => naming || only === undefined || only === aspect;
+    // A characteristic added now (first door position, first battery level) needs its read guard.
+    let addsCharacteristic = false;
     const lock = wants('lock') ? findService(this.accessory, S.LockMechanism) : undefined;
     if (lock) {
       const value = this.lockValue();
@@ -267,6 +280,9 @@ export class LockAccessory {
       if (naming) door.updateCharacteristic(C.Name, `${name} Door`);
       if (this.current.door === 'closed') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_DETECTED);
       if (this.current.door === 'open' || this.current.door === 'ajar') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_NOT_DETECTED);
+      // Nothing unknown is shown as known: until a first real position the sensor says it is not active.
+      addsCharacteristic ||= !door.testCharacteristic(C.StatusActive);
+      door.updateCharacteristic(C.StatusActive, this.current.door !== 'unknown');
     }
     const renderBattery = (service: Service | undefined, battery: LockState['battery'], label: string) => {
       if (!service) return;
@@ -274,8 +290,14 @@ export class LockAccessory {
         service.updateCharacteristic(C.Name, label);
         service.updateCharacteristic(C.ChargingState, C.ChargingState.NOT_CHARGEABLE);
       }
-      // Before any battery event nothing warned, which the service only does when batteries run low.
-      service.updateCharacteristic(C.BatteryLevel, battery?.level ?? 100);
+      // Before any battery event nothing warned (the service warns when batteries run low), but no
+      // level was told either: the optional BatteryLevel appears with the first one.
+      if (battery) {
+        addsCharacteristic ||= !service.testCharacteristic(C.BatteryLevel);
+        service.updateCharacteristic(C.BatteryLevel, battery.level);
+      } else if (service.testCharacteristic(C.BatteryLevel)) {
+        service.removeCharacteristic(service.getCharacteristic(C.BatteryLevel));
+      }
       service.updateCharacteristic(C.StatusLowBattery, battery?.low === true ? C.StatusLowBattery.BATTERY_LEVEL_LOW : C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
     };
     if (wants('battery')) {
@@ -283,7 +305,7 @@ export class LockAccessory {
       renderBattery(findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`);
     }
     // Setting an optional characteristic (ChargingState) adds it, so guards are bound after that.
-    if (naming || this.guardedOffline !== !this.current.online) this.guardReads();
+    if (naming || addsCharacteristic || this.guardedOffline !== !this.current.online) this.guardReads();
   }
 
   private store(): void {
@@ -330,12 +352,14 @@ export class LockAccessory {
       throw error;
     }
     if (this.disposed) return;
+    const wasOnline = this.current.online;
     this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
     this.who.commandSucceeded(action);
     this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);
     // A newer wish already waiting keeps its target; otherwise the target settles on the new state.
     this.render(this.commands.next === undefined);
     this.store();
+    if (!wasOnline) this.logReachability('command');
     this.changes.emit({ cause: 'command', state: this.current, action });
   }
 

@@ -2,8 +2,10 @@
 // Plain JSON so it lives in accessory.context and shows the last known state at once after a restart.
 import { z } from 'zod';
 
+import { isOlder, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
+import { reachabilityProof } from './reachability.js';
 
 /** Aspects with their own ordering (design section 6): an older event of one aspect changes nothing. */
 export type LockAspect = 'lock' | 'door' | 'battery' | 'keypadBattery' | 'online';
@@ -100,14 +102,17 @@ function remember(state: LockState, entry: RecentEvent): RecentEvent[] {
 }
 
 /**
- * Applies one event. Ordering: per aspect, an event whose `at` is older than the last applied one
- * changes nothing (it is still remembered as not applied); events without `at` apply in arrival order.
+ * Applies one event. Ordering: per aspect, an event whose time is older than the last applied one
+ * changes nothing (it is still remembered as not applied); events without a time apply in arrival
+ * order. The time is the event's own, bounded by the signature (event-time.ts); a clock-drift notice
+ * resets the marks, because the lock's later stamps come from a clock that was reset.
  */
-export function reduceLock(state: LockState, event: LockEvent, receivedAt: number): LockReduction {
+export function reduceLock(state: LockState, event: LockEvent, context: DeliveryContext): LockReduction {
+  const { receivedAt } = context;
   const text = describeEvent(event, '');
   const aspect = aspectOf(event);
-  const last = aspect === undefined ? undefined : state.lastAt[aspect];
-  const stale = event.at !== undefined && last !== undefined && event.at < last;
+  const time = orderingTime(event.at, context);
+  const stale = aspect !== undefined && isOlder(time, state.lastAt[aspect]);
   // Seeing a door or keypad event at all proves the hardware exists, whatever its order or value.
   const seen: Partial<LockState> = {};
   if (event.kind === 'doorState') seen.doorSensorSeen = true;
@@ -117,7 +122,7 @@ export function reduceLock(state: LockState, event: LockEvent, receivedAt: numbe
     return { state: { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: false }) }, applied: false, text };
   }
   let next: LockState = { ...state, ...seen };
-  if (aspect !== undefined && event.at !== undefined) next.lastAt = { ...state.lastAt, [aspect]: event.at };
+  if (aspect !== undefined && time !== undefined) next.lastAt = { ...state.lastAt, [aspect]: time };
   switch (event.kind) {
     case 'lockState':
       next.lock = event.state;
@@ -141,21 +146,32 @@ export function reduceLock(state: LockState, event: LockEvent, receivedAt: numbe
     case 'configFlag':
       next.flags = { ...state.flags, [event.flag]: event.value };
       break;
+    case 'clockDrift':
+      next.lastAt = {};
+      break;
     case 'pinManaged':
     case 'membership':
-    case 'clockDrift':
       break;
   }
+  // A status report proves the bridge answers, unless an offline notice is newer than it.
+  if (reachabilityProof(event) !== undefined && !isOlder(time, state.lastAt.online)) next.online = true;
   next = { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: true }) };
   return { state: next, applied: true, text };
 }
 
 /**
  * A remote command we sent succeeded. It counts as an event without a time: it applies now and
- * leaves the ordering marks alone, so a later-stamped callback still wins.
+ * leaves the ordering marks alone, so a later-stamped callback still wins. It also proves the
+ * bridge answers, so an offline lock is reachable again.
  */
 export function commandSucceeded(state: LockState, lock: 'locked' | 'unlocked'): LockState {
-  return { ...state, lock };
+  return { ...state, lock, online: true };
+}
+
+/** Ordering marks in the future (saved by older versions from a lock whose clock ran ahead) become now. */
+export function repairLockMarks(state: LockState, now: number): LockState {
+  const lastAt = repairMarks(state.lastAt, now);
+  return lastAt === undefined ? state : { ...state, lastAt };
 }
 
 /** Config or discovery gave a (possibly new) name: a different one wins over a lock_name_changed name. */

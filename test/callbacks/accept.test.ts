@@ -50,7 +50,7 @@ const lock = (body: unknown, signing?: Signing, pathId?: string) => accept(reque
 
 /** What the adapter does with an accepted verdict: record its dedupe key. */
 function recordAccepted(verdict: Verdict): void {
-  if (verdict.kind === 'accepted') store.checkAndSet(verdict.record.dedupeKey);
+  if (verdict.kind === 'accepted' && verdict.record.dedupeKey !== undefined) store.checkAndSet(verdict.record.dedupeKey);
 }
 
 function expectRejected(verdict: Verdict, status: number, reason: string): void {
@@ -63,8 +63,8 @@ describe('design 6: 200 accepted', () => {
     expect(verdict).toMatchObject({ kind: 'accepted', status: 200, reason: 'accepted' });
     if (verdict.kind !== 'accepted') return;
     expect(verdict.events).toEqual([expect.objectContaining({ kind: 'lockState', lockId: LOCK_ID, state: 'unlocked', at: fixtures.appUnlock.Timestamp, eventId: 'e-app-unlock' })]);
-    expect(verdict.context).toEqual({ route: 'lock', pathId: LOCK_ID, receivedAt: NOW, signedAt: T * 1000, dedupeKey: 'lock:id:e-app-unlock', eventType: 'operation', event: 'unlock' });
-    expect(verdict.record).toEqual({ dedupeKey: 'lock:id:e-app-unlock', lastCallback: { key: `lock:${LOCK_ID}`, at: NOW } });
+    expect(verdict.context).toEqual({ route: 'lock', pathId: LOCK_ID, receivedAt: NOW, signedAt: T * 1000, toleranceMs: 300_000, dedupeKey: `lock/${LOCK_ID}:id:e-app-unlock`, eventType: 'operation', event: 'unlock' });
+    expect(verdict.record).toEqual({ dedupeKey: `lock/${LOCK_ID}:id:e-app-unlock`, lastCallback: { key: `lock:${LOCK_ID}`, at: NOW } });
   });
   it('every route: lock, doorbell and user callbacks are accepted', () => {
     expect(lock(fixtures.privacy).kind).toBe('accepted');
@@ -103,11 +103,23 @@ describe('design 6: 200 duplicate', () => {
     expect(lock({ ...fixtures.appUnlock, timeStamp: fixtures.appUnlock.timeStamp + 1 }).kind).toBe('duplicate');
   });
   it('without EventID the raw body hash is the key', () => {
-    const first = lock(fixtures.privacy);
-    expect(first).toMatchObject({ kind: 'accepted', record: { dedupeKey: expect.stringMatching(/^lock:sha256:[0-9a-f]{64}$/) as unknown } });
+    const first = lock(fixtures.keypadLock);
+    expect(first).toMatchObject({ kind: 'accepted', record: { dedupeKey: expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256:[0-9a-f]{64}$`)) as unknown } });
     recordAccepted(first);
-    expect(lock(fixtures.privacy).kind).toBe('duplicate');
-    expect(lock({ ...fixtures.privacy, Value: false }).kind).toBe('accepted');
+    expect(lock(fixtures.keypadLock).kind).toBe('duplicate');
+    expect(lock({ ...fixtures.keypadLock, Timestamp: fixtures.keypadLock.Timestamp + 1 }).kind).toBe('accepted');
+  });
+  it('"state reports are applied every time": no key to record, so the same body is accepted again', () => {
+    for (const body of [fixtures.offline, fixtures.online, fixtures.offline, fixtures.privacy, fixtures.lockBattery, fixtures.drift]) {
+      const verdict = lock(body);
+      expect(verdict.kind).toBe('accepted');
+      if (verdict.kind !== 'accepted') return;
+      expect(verdict.record).not.toHaveProperty('dedupeKey');
+      expect(verdict.context).not.toHaveProperty('dedupeKey');
+      recordAccepted(verdict);
+    }
+    expect(lock(fixtures.offline).kind).toBe('accepted');
+    expect(store.size).toBe(0);
   });
   it('the same EventID on another route is not a duplicate', () => {
     recordAccepted(lock({ ...fixtures.userAdd, EventID: 'shared' }));
@@ -298,9 +310,10 @@ describe('design 6: 503 only for a transient failure of ours', () => {
     sinkReady = true;
     expect(lock(fixtures.appUnlock).kind).toBe('accepted');
   });
-  it('a duplicate store that has not loaded is 503', () => {
+  it('a duplicate store that has not loaded is 503 for a one-shot event; a state report needs no store', () => {
     const unloaded = new DedupeStore({ storage: new Storage(dir) });
     expectRejected(accept(requestFor('lock', fixtures.appUnlock), { ...env, dedupe: unloaded }), 503, 'dedupe-not-ready');
+    expect(accept(requestFor('lock', fixtures.offline), { ...env, dedupe: unloaded }).kind).toBe('accepted');
   });
   it('no stored token yet is 503 for a callback that carries the header', () => {
     for (const missing of [undefined, '']) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { DEDUPE_FILE, DedupeNotReadyError, DedupeStore, dedupeKey } from '../../src/callbacks/dedupe.js';
+import { DEDUPE_FILE, DedupeNotReadyError, DedupeStore } from '../../src/callbacks/dedupe.js';
 import { DEDUPE_TTL_MS } from '../../src/settings.js';
 import { Storage } from '../../src/storage.js';
 
@@ -24,17 +24,6 @@ afterEach(async () => {
 });
 
 const open = (options: { maxKeys?: number; debounceMs?: number } = {}) => DedupeStore.open({ storage, now: () => clock.now, ...options });
-
-describe('design 6: dedupe key', () => {
-  it('EventID when present, else SHA-256 of the raw body', () => {
-    expect(dedupeKey('lock', 'abc', Buffer.from('x'))).toBe('lock:id:abc');
-    expect(dedupeKey('lock', undefined, Buffer.from('x'))).toBe('lock:sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881');
-    expect(dedupeKey('lock', '', Buffer.from('x'))).toMatch(/^lock:sha256:/);
-  });
-  it('a very long EventID is hashed so the file stays bounded', () => {
-    expect(dedupeKey('user', 'e'.repeat(1000), Buffer.alloc(0))).toMatch(/^user:id:[0-9a-f]{64}$/);
-  });
-});
 
 describe('design 6: dedupe check-and-set', () => {
   it('the first delivery is new and a repeat is a duplicate', async () => {

@@ -24,7 +24,7 @@ describe('design 6: the receiver counts every answer for the status file', () =>
     const { tally } = recordingTally();
     tally.note('lock', {
       kind: 'accepted', status: 200, reason: 'accepted', events: [],
-      context: { route: 'lock', pathId: 'L', receivedAt: 5, signedAt: 5, dedupeKey: 'k' },
+      context: { route: 'lock', pathId: 'L', receivedAt: 5, signedAt: 5, toleranceMs: 300_000, dedupeKey: 'k' },
       record: { dedupeKey: 'k', lastCallback: lastCallback('lock:L', 5) },
     });
     tally.note('doorbell', duplicate('doorbell:D', 7));

@@ -320,19 +320,46 @@ describe('design 6: dedupe', () => {
     expect(app.receiverStats.duplicates).toBe(1);
   });
   it('duplicate deliveries at the same moment: both 200, one effect', async () => {
-    const req = signed(fixtures.drift);
+    const req = signed(fixtures.keypadLock);
     const results = await Promise.all([post(lockUrl, req), post(lockUrl, req), post(lockUrl, req)]);
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     await afterReplies();
     expect(h.sunk).toHaveLength(1);
   });
   it('without EventID the raw body hash is the key', async () => {
-    await post(lockUrl, signed(fixtures.privacy));
-    await post(lockUrl, signed(fixtures.privacy));
-    await post(lockUrl, signed({ ...fixtures.privacy, Value: false }));
+    await post(lockUrl, signed(fixtures.keypadLock));
+    await post(lockUrl, signed(fixtures.keypadLock));
+    await post(lockUrl, signed({ ...fixtures.keypadLock, Timestamp: fixtures.keypadLock.Timestamp + 1 }));
     await afterReplies();
     expect(h.sunk).toHaveLength(2);
-    expect(h.sunk[0]?.context.dedupeKey).toMatch(/^lock:sha256:[0-9a-f]{64}$/);
+    expect(h.sunk[0]?.context.dedupeKey).toMatch(new RegExp(`^lock/${LOCK_ID}:sha256:[0-9a-f]{64}$`));
+  });
+  it('"state reports are applied every time": the same offline, online, offline, online bodies all reach the sink, none remembered', async () => {
+    for (const body of [fixtures.offline, fixtures.online, fixtures.offline, fixtures.online, fixtures.privacy, fixtures.privacy]) {
+      expect((await post(lockUrl, signed(body))).statusCode).toBe(200);
+    }
+    await afterReplies();
+    expect(h.sunk.map((s) => s.events[0]?.kind)).toEqual(['online', 'online', 'online', 'online', 'configFlag', 'configFlag']);
+    expect(h.sunk.at(3)?.events[0]).toMatchObject({ online: true });
+    expect(h.sunk.every((s) => s.context.dedupeKey === undefined)).toBe(true);
+    expect(app.receiverStats.duplicates).toBe(0);
+    expect(h.options.dedupe.size).toBe(0);
+  });
+  it('a state report is accepted while the dedupe store still loads; a one-shot event waits (503)', async () => {
+    const { DedupeStore } = await import('../../src/callbacks/dedupe.js');
+    const { Storage } = await import('../../src/storage.js');
+    const local = buildReceiverApp({ ...h.options, dedupe: new DedupeStore({ storage: new Storage(h.dir) }) });
+    try {
+      expect((await local.inject({ method: 'POST', url: lockUrl, ...toInject(signed(fixtures.offline)) })).statusCode).toBe(200);
+      expect((await local.inject({ method: 'POST', url: lockUrl, ...toInject(signed(fixtures.appUnlock)) })).statusCode).toBe(503);
+    } finally {
+      await local.close();
+    }
+  });
+  it('the sink learns the tolerance the signature was checked with (event times beyond it count as now)', async () => {
+    await post(lockUrl, signed(fixtures.appUnlock));
+    await afterReplies();
+    expect(h.sunk[0]?.context).toMatchObject({ signedAt: NOW, toleranceMs: 300_000 });
   });
   it('the store\'s check-and-set has the last word over the lookup accept() made', async () => {
     const { DedupeStore } = await import('../../src/callbacks/dedupe.js');
@@ -471,6 +498,6 @@ describe('design 6: real listener on 127.0.0.1:0', () => {
     receiver = undefined;
     const { readFile } = await import('node:fs/promises');
     const saved = JSON.parse(await readFile(`${h.dir}/dedupe.json`, 'utf8')) as { entries: [string, number][] };
-    expect(saved.entries.map(([key]) => key)).toContain('lock:id:e-app-unlock');
+    expect(saved.entries.map(([key]) => key)).toContain(`lock/${LOCK_ID}:id:e-app-unlock`);
   });
 });

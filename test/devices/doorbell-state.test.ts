@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { eventAge, initialDoorbellState, parseDoorbellState, reduceDoorbell, type DoorbellState } from '../../src/devices/doorbell-state.js';
+import { eventAge, initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from '../../src/devices/doorbell-state.js';
 import type { DoorbellEvent } from '../../src/devices/events.js';
 import { MAX_RING_AGE_MS } from '../../src/settings.js';
 
@@ -66,6 +66,34 @@ describe('design 6: ordering of doorbell events', () => {
   it('an older press arriving after a newer one rings nothing', () => {
     const newer = reduceDoorbell(initialDoorbellState(), press('b', NOW - 1_000), fresh);
     expect(reduceDoorbell(newer.state, press('a', NOW - 2_000), fresh).ring).toBe(false);
+  });
+});
+
+describe('design 6: a future-stamped doorbell event never silences the doorbell', () => {
+  const YEAR = 365 * 86_400_000;
+
+  it('a motion stamped a year ahead counts as sent now: later motions still switch the sensor on', () => {
+    const jumped = reduceDoorbell(initialDoorbellState(), motion('http://127.0.0.1/ahead.jpg', NOW + YEAR), fresh);
+    expect(jumped.motion).toBe(true);
+    expect(jumped.state.lastAt.motion).toBe(fresh.signedAt);
+    const next = { receivedAt: NOW + 30_000, signedAt: NOW + 29_000 };
+    const later = reduceDoorbell(jumped.state, motion('http://127.0.0.1/later.jpg', NOW + 29_000), next);
+    expect(later.motion).toBe(true);
+    expect(later.snapshotUrl).toBe('http://127.0.0.1/later.jpg');
+  });
+
+  it('a press stamped a year ahead rings, and so does the next real one', () => {
+    const jumped = reduceDoorbell(initialDoorbellState(), press('a', NOW + YEAR), fresh);
+    expect(jumped.ring).toBe(true);
+    expect(reduceDoorbell(jumped.state, press('b', NOW + 10_000), { receivedAt: NOW + 10_500, signedAt: NOW + 10_000 }).ring).toBe(true);
+  });
+
+  it('marks saved in the future by older versions are repaired at start-up', () => {
+    const saved: DoorbellState = { ...initialDoorbellState(), lastAt: { press: NOW + YEAR, motion: NOW - 5_000 } };
+    const repaired = repairDoorbellMarks(saved, NOW);
+    expect(repaired.lastAt).toEqual({ press: NOW, motion: NOW - 5_000 });
+    expect(reduceDoorbell(repaired, press('c', NOW + 1_000), { receivedAt: NOW + 1_200, signedAt: NOW + 1_000 }).ring).toBe(true);
+    expect(repairDoorbellMarks(repaired, NOW)).toBe(repaired);
   });
 });
 

@@ -144,8 +144,8 @@ describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
       expect(value(S.Battery, C.BatteryLevel, KEYPAD_SUBTYPE)).toBe(level);
       expect(value(S.Battery, C.StatusLowBattery, KEYPAD_SUBTYPE)).toBe(low ? 1 : 0);
       expect(value(S.Battery, C.ChargingState, KEYPAD_SUBTYPE)).toBe(C.ChargingState.NOT_CHARGEABLE);
-      // the lock's own battery is untouched
-      expect(value(S.Battery, C.BatteryLevel)).toBe(100);
+      // the lock's own battery is untouched: still no level told
+      expect(service(accessory, S.Battery).testCharacteristic(C.BatteryLevel)).toBe(false);
     });
 
     it('an event older than the last applied one changes nothing in HomeKit', () => {

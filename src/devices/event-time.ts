@@ -1,0 +1,45 @@
+// Event times are evidence, not truth (design section 6). A lock's clock can run ahead or be reset,
+// so the time an event is ordered by is bounded by when the service signed the callback, and saved
+// ordering marks that lie in the future are brought back to the present.
+import { DEFAULT_TOLERANCE_SECONDS } from '../settings.js';
+
+/** What the receiver knows about one delivery, all in epoch milliseconds. */
+export interface DeliveryContext {
+  receivedAt: number;
+  /** The signature's `t`. */
+  signedAt: number;
+  /** The tolerance the signature was checked with (webhook.toleranceSeconds); the default when absent. */
+  toleranceMs?: number | undefined;
+}
+
+export const DEFAULT_TOLERANCE_MS = DEFAULT_TOLERANCE_SECONDS * 1000;
+
+/**
+ * The time an event is ordered by: its own, unless it lies beyond the signature's `t` plus the
+ * tolerance. No honest event happened after the service sent it, so such a time counts as "now"
+ * (the signature's `t`), and one future-stamped event cannot make every later real one look older.
+ */
+export function orderingTime(at: number | undefined, context: DeliveryContext): number | undefined {
+  if (at === undefined) return undefined;
+  const latest = context.signedAt + (context.toleranceMs ?? DEFAULT_TOLERANCE_MS);
+  return at > latest ? context.signedAt : at;
+}
+
+/** Older than the last applied event of its aspect; an event without a time is never older. */
+export function isOlder(time: number | undefined, mark: number | undefined): boolean {
+  return time !== undefined && mark !== undefined && time < mark;
+}
+
+/**
+ * Marks saved before times were bounded can lie in the future and would freeze an aspect for good:
+ * any mark beyond now plus the tolerance becomes now. Returns undefined when nothing needed repair.
+ */
+export function repairMarks<T extends Record<string, number | undefined>>(marks: T, now: number, toleranceMs = DEFAULT_TOLERANCE_MS): T | undefined {
+  let repaired: T | undefined;
+  for (const [key, mark] of Object.entries(marks)) {
+    if (mark === undefined || mark <= now + toleranceMs) continue;
+    repaired ??= { ...marks };
+    (repaired as Record<string, number | undefined>)[key] = now;
+  }
+  return repaired;
+}

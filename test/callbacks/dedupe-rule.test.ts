@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { dedupeClass, dedupeKey, isOneShot } from '../../src/callbacks/dedupe-rule.js';
+import { normalise } from '../../src/callbacks/normalise.js';
+import { classifyPayload, type CallbackRoute } from '../../src/callbacks/payloads.js';
+import type { DeviceEvent } from '../../src/devices/events.js';
+import { DOORBELL_ID, LOCK_ID, fixtures } from './fixtures.js';
+
+type FixtureName = keyof typeof fixtures;
+
+function parsed(body: unknown, route: CallbackRoute): { events: DeviceEvent[]; raw: Buffer } {
+  const raw = Buffer.from(JSON.stringify(body));
+  const result = classifyPayload(JSON.parse(raw.toString('utf8')));
+  if (!result.ok || result.payload === undefined) throw new Error('not a known payload');
+  return { events: normalise(result.payload, route), raw };
+}
+
+function classOf(body: unknown, route: CallbackRoute = 'lock') {
+  const { events, raw } = parsed(body, route);
+  return dedupeClass(events, route, raw);
+}
+
+const ONE_SHOT: FixtureName[] = [
+  'appUnlock', 'keypadLock', 'manualUnlock', 'oneTouch', 'pinManaged', 'masterPin',
+  'userAdd', 'userRemove', 'userType', 'accessType', 'motion', 'press', 'video',
+];
+const STATE_REPORTS: FixtureName[] = [
+  'doorOpen', 'doorClosed', 'doorAjar', 'doorInit', 'doorUnknown', 'status', 'nameChanged', 'privacy', 'vacation', 'keypadEnabled',
+  'keypadBattery', 'lockBattery', 'announcedBattery', 'online', 'offline', 'drift',
+];
+const USER_ROUTE: FixtureName[] = ['membershipAdd', 'membershipType', 'lifecycle'];
+
+const routeOf = (name: FixtureName): CallbackRoute => (USER_ROUTE.includes(name) ? 'user' : ['motion', 'press', 'video'].includes(name) ? 'doorbell' : 'lock');
+
+describe('design 6 (revised): one-shot events and state reports', () => {
+  it('every fixture is sorted into one class', () => {
+    expect([...ONE_SHOT, ...STATE_REPORTS, ...USER_ROUTE].sort()).toEqual(Object.keys(fixtures).sort());
+  });
+
+  it.each(ONE_SHOT)('%s is one-shot: remembered by the duplicate filter', (name) => {
+    expect(classOf(fixtures[name], routeOf(name)).oneShot).toBe(true);
+  });
+
+  it.each(STATE_REPORTS)('%s is a state report: applied every time, never remembered', (name) => {
+    expect(classOf(fixtures[name], routeOf(name))).toEqual({ oneShot: false });
+  });
+
+  it('membership changes and the account-deleted notice on the user hook are one-shot', () => {
+    for (const name of USER_ROUTE) expect(classOf(fixtures[name], 'user').oneShot).toBe(true);
+  });
+
+  it('a status callback reports the present state; an operation callback with the same values is an action', () => {
+    const [status] = parsed(fixtures.status, 'lock').events;
+    const operation = { ...fixtures.status, EventType: 'operation' };
+    const [action] = parsed(operation, 'lock').events;
+    expect(status && isOneShot(status)).toBe(false);
+    expect(action && isOneShot(action)).toBe(true);
+  });
+
+  it('no battery, reachability, flag or drift report is ever remembered, whatever it carries (property)', () => {
+    const report = fc.oneof(
+      fc.record({ LockID: fc.constant([LOCK_ID]), EventType: fc.constant('systemstatus'), Event: fc.constantFrom('online', 'offline') }),
+      fc.record({ LockID: fc.constant(LOCK_ID), EventType: fc.constant('system'), Event: fc.constant('lock_battery_alert'), warningLevel: fc.constantFrom('lock_state_battery_warning_none', 'lock_state_battery_warning_2day'), userID: fc.string() }),
+      fc.record({ LockID: fc.constant(LOCK_ID), EventType: fc.constant('configuration'), Event: fc.constantFrom('privacy_mode', 'vacation_mode', 'keypad_enabled'), Value: fc.boolean() }),
+      fc.record({ LockID: fc.constant(LOCK_ID), EventType: fc.constant('systemstatus'), Event: fc.constant('lock_log_timestamp_drifted'), warningLevel: fc.string(), Timestamp: fc.nat(), TimestampDrifted: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(report, fc.option(fc.uuid(), { nil: undefined }), (body, eventId) => {
+        expect(classOf(eventId === undefined ? body : { ...body, EventID: eventId })).toEqual({ oneShot: false });
+      }),
+    );
+  });
+});
+
+describe('design 6 (revised): "a redelivery is the same event, not the same bytes"', () => {
+  const keyOf = (body: unknown, route: CallbackRoute = 'lock'): string => {
+    const found = classOf(body, route);
+    if (!found.oneShot) throw new Error('not one-shot');
+    return found.key;
+  };
+
+  it('the EventID is the key: a redelivery with different bytes is still the same event', () => {
+    const again = { ...fixtures.manualUnlock, timeStamp: fixtures.manualUnlock.timeStamp + 30_000 };
+    expect(keyOf(again)).toBe(keyOf(fixtures.manualUnlock));
+    expect(keyOf(fixtures.manualUnlock)).toBe(`lock/${LOCK_ID}:id:e-manual`);
+  });
+
+  it('without an EventID the key is the SHA-256 of the raw body', () => {
+    expect(keyOf(fixtures.press, 'doorbell')).toMatch(new RegExp(`^doorbell/${DOORBELL_ID}:sha256:[0-9a-f]{64}$`));
+    expect(keyOf({ ...fixtures.press, dvrID: 'another' }, 'doorbell')).not.toBe(keyOf(fixtures.press, 'doorbell'));
+    expect(dedupeKey('lock', 'L1', undefined, Buffer.from('x'))).toBe('lock/L1:sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881');
+    expect(dedupeKey('lock', 'L1', '', Buffer.from('x'))).toMatch(/^lock\/L1:sha256:/);
+  });
+
+  it('keys are per device: one EventID on two locks is two events', () => {
+    expect(keyOf({ ...fixtures.appUnlock, LockID: 'LOCK-A' })).not.toBe(keyOf({ ...fixtures.appUnlock, LockID: 'LOCK-B' }));
+  });
+
+  it('the user hook and a lock hook deliver one membership change separately (they have different effects)', () => {
+    const viaLock = keyOf({ ...fixtures.membershipAdd }, 'lock');
+    const viaUser = keyOf({ ...fixtures.membershipAdd }, 'user');
+    expect(viaLock).not.toBe(viaUser);
+    expect(viaUser).toBe(`user/${LOCK_ID}:id:e-m-add`);
+    expect(keyOf(fixtures.lifecycle, 'user')).toMatch(/^user\/account:sha256:/);
+  });
+
+  it('a very long EventID is hashed so the dedupe file stays bounded', () => {
+    expect(dedupeKey('user', 'L1', 'e'.repeat(1000), Buffer.alloc(0))).toMatch(/^user\/L1:id:[0-9a-f]{64}$/);
+  });
+});
