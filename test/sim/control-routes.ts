@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { SimCore } from './core.js';
 import type { DeliveryResult } from './delivery.js';
 import { EVENT_NAMES, FireError, type FireOptions } from './events.js';
-import { DEFAULT_STEP_INTERVAL_MS, ScenarioRun, frontDoorDay } from './scenario.js';
+import { DEFAULT_STEP_INTERVAL_MS, ScenarioRun, frontDoorDay, type ScenarioStep } from './scenario.js';
+import { STATE_SCENARIOS } from './state-scenarios.js';
 
 export interface ControlDeps {
   core: SimCore;
@@ -14,6 +15,7 @@ export interface ControlDeps {
 
 const faultsBody = z.object({
   latencyMs: z.number().int().min(0).optional(),
+  signatureSkewMs: z.number().int().optional(),
   failNext: z.object({ n: z.number().int().min(1), status: z.number().int().min(500).max(599).optional(), route: z.string().optional() }).optional(),
   rateLimitNext: z.object({ n: z.number().int().min(1), retryAfterSeconds: z.number().int().min(0), route: z.string().optional() }).optional(),
   dropNext: z.object({ n: z.number().int().min(1), route: z.string().optional() }).optional(),
@@ -34,13 +36,21 @@ function summary(results: DeliveryResult[]): unknown[] {
 export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): { closeScenarios(): void } {
   const { core } = deps;
   let running: ScenarioRun | undefined;
-  let stepping: ScenarioRun | undefined;
-  const newRun = (): ScenarioRun => {
+  // One step-by-step run per scenario name.
+  const stepping = new Map<string, ScenarioRun>();
+  const stepsOf = (name: string): ScenarioStep[] => {
     const lockId = core.locks.keys().next().value;
-    const doorbellId = core.doorbells.keys().next().value;
-    if (lockId === undefined || doorbellId === undefined) throw new FireError('the scenario needs a lock and a doorbell');
-    return new ScenarioRun(frontDoorDay({ lockId, doorbellId, dvrId: core.newDvrId() }), deps.fire, core.clock);
+    if (name === 'front-door') {
+      const doorbellId = core.doorbells.keys().next().value;
+      if (lockId === undefined || doorbellId === undefined) throw new FireError('the scenario needs a lock and a doorbell');
+      return frontDoorDay({ lockId, doorbellId, dvrId: core.newDvrId() });
+    }
+    const build = STATE_SCENARIOS[name];
+    if (!build) throw new FireError(`unknown scenario "${name}"; known: front-door, ${Object.keys(STATE_SCENARIOS).join(', ')}`);
+    if (lockId === undefined) throw new FireError('the scenario needs a lock');
+    return build({ lockId }).steps;
   };
+  const newRun = (name: string): ScenarioRun => new ScenarioRun(stepsOf(name), deps.fire, core.clock);
 
   app.post('/_sim/fire', async (request, reply) => {
     const body = (request.body ?? {}) as FireOptions & { event?: unknown };
@@ -57,19 +67,24 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   app.get('/_sim/state', (_request, reply) => { void reply.send(deps.state()); });
   app.get('/_sim/events', (_request, reply) => { void reply.send({ events: EVENT_NAMES }); });
 
-  app.post('/_sim/scenario/front-door', async (request, reply) => {
+  app.post('/_sim/scenario/:name', async (request, reply) => {
+    const { name } = request.params as { name: string };
     const parsed = scenarioBody.safeParse(request.body);
     if (!parsed.success) return reply.code(400).send({ message: parsed.error.issues.map((i) => i.message).join('; ') });
     const options = parsed.data ?? {};
     try {
       if (options.mode === 'step') {
-        if (!stepping || stepping.done) stepping = newRun();
-        const report = await stepping.next();
+        let run = stepping.get(name);
+        if (!run || run.done) {
+          run = newRun(name);
+          stepping.set(name, run);
+        }
+        const report = await run.next();
         if (!report) return await reply.code(409).send({ message: 'scenario finished' });
         return { index: report.index, total: report.total, event: report.step.event, description: report.step.description, done: report.done, deliveries: summary(report.results) };
       }
+      const run = newRun(name);
       running?.cancel();
-      const run = newRun();
       running = run;
       const intervalMs = options.intervalMs ?? DEFAULT_STEP_INTERVAL_MS;
       run.start(intervalMs).catch(() => undefined);
@@ -86,6 +101,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     const f = parsed.data;
     if (f.clear) core.faults.clear();
     if (f.latencyMs !== undefined) core.faults.latencyMs = f.latencyMs;
+    if (f.signatureSkewMs !== undefined) core.faults.signatureSkewMs = f.signatureSkewMs;
     if (f.failNext) core.faults.failNext(f.failNext.n, f.failNext.status, f.failNext.route);
     if (f.rateLimitNext) core.faults.rateLimitNext(f.rateLimitNext.n, f.rateLimitNext.retryAfterSeconds, f.rateLimitNext.route);
     if (f.dropNext) core.faults.dropNext(f.dropNext.n, f.dropNext.route);
@@ -96,7 +112,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   return {
     closeScenarios(): void {
       running?.cancel();
-      stepping?.cancel();
+      for (const run of stepping.values()) run.cancel();
     },
   };
 }

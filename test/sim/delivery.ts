@@ -66,6 +66,8 @@ export interface DeliveryEngineOptions {
   clock: SimClock;
   secret: () => string;
   signature: SignatureOptions;
+  /** Skew of every signature's `t` (ms), read at each attempt (SimFaults.signatureSkewMs). */
+  skewMs?: () => number;
   timeoutMs?: number;
 }
 
@@ -133,7 +135,7 @@ export class DeliveryEngine {
     const at = this.options.clock.now();
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'lock-access-simulator/webhooks' };
     if (!overrides.omit) {
-      headers['x-svc-signature'] = overrides.header ?? signPayload(body, overrides.secret ?? this.options.secret(), at + (overrides.skewMs ?? 0), {
+      headers['x-svc-signature'] = overrides.header ?? signPayload(body, overrides.secret ?? this.options.secret(), at + (this.options.skewMs?.() ?? 0) + (overrides.skewMs ?? 0), {
         encoding: overrides.encoding ?? this.options.signature.encoding,
         timestampUnit: overrides.timestampUnit ?? this.options.signature.timestampUnit,
       });

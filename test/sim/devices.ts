@@ -16,6 +16,7 @@ export interface LockInput {
   lockState?: LockState;
   doorState?: DoorState;
   houseName?: string;
+  clockOffsetMs?: number;
 }
 
 export interface SimLock {
@@ -34,6 +35,11 @@ export interface SimLock {
   vacationMode: boolean;
   macAddress: string;
   houseName: string;
+  /**
+   * How far the lock's own clock is off (ms, negative = behind). Events the lock stamps itself
+   * (operations, door states) carry the service's now plus this; 0 is a lock in sync.
+   */
+  clockOffsetMs: number;
 }
 
 export interface DoorbellInput {
@@ -69,6 +75,7 @@ export function makeLock(input: LockInput): SimLock {
     vacationMode: false,
     macAddress: macAddress(),
     houseName: input.houseName ?? 'Home',
+    clockOffsetMs: input.clockOffsetMs ?? 0,
   };
 }
 

@@ -32,7 +32,11 @@ export interface FireOptions {
   /** `video-available`: buttonpush (default) or doorbell_motion_detected. */
   cause?: 'buttonpush' | 'doorbell_motion_detected';
   dvrId?: string;
-  /** `clock-drift`: how far the lock's clock is off, ms (default +1 day). */
+  /**
+   * `clock-drift`: how far the lock's clock is off, ms (default: the lock's own offset, else +1 day).
+   * `lock-clock-jump`: how far it jumps ahead (default +1 year); `lock-clock-reset`: where it is
+   * reset to, as an offset (default back to 2000-01-01, the spec's battery run-out).
+   */
   driftMs?: number;
   warningLevel?: string;
   /** `user-deleted`: the lifecycle Event (default user_deleted). */
@@ -64,6 +68,12 @@ function doorbellIdOf(core: SimCore, o: FireOptions): string {
 
 export class FireError extends Error {}
 
+/** `lock_log_timestamp_drifted`: TimestampDrifted is the lock's clock, Timestamp when the webhook was sent. */
+function driftNotice(core: SimCore, lock: SimLock, offsetMs: number, o: FireOptions): Promise<DeliveryResult[]> {
+  const now = core.clock.now();
+  return core.send(p.clockDrift({ lockId: lock.id, driftedTo: now + offsetMs, sentAt: now, ...(o.warningLevel ? { warningLevel: o.warningLevel } : {}) }), { lockId: lock.id, signature: o.signature });
+}
+
 function pick<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T, what: string): T {
   if (value === undefined) return fallback;
   if ((allowed as readonly string[]).includes(value)) return value as T;
@@ -71,6 +81,12 @@ function pick<T extends string>(value: string | undefined, allowed: readonly T[]
 }
 
 const times = (core: SimCore, o: FireOptions): { at: number; sentAt: number } => ({ at: o.at ?? core.clock.now(), sentAt: core.clock.now() });
+/** Times of an event the lock stamps itself: its own clock, which may be off (SimLock.clockOffsetMs). */
+const lockTimes = (core: SimCore, lock: SimLock, o: FireOptions): { at: number; sentAt: number } => ({ at: o.at ?? core.clock.now() + lock.clockOffsetMs, sentAt: core.clock.now() });
+
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+/** Where a lock's clock starts after its batteries ran out. */
+export const LOCK_CLOCK_RESET_TO = Date.UTC(2000, 0, 1);
 
 function operation(event: 'lock' | 'unlock'): Handler {
   return (core, o) => {
@@ -78,8 +94,8 @@ function operation(event: 'lock' | 'unlock'): Handler {
     lock.lockState = event === 'lock' ? 'locked' : 'unlocked';
     const by = pick(o.by, ['app', 'keypad', 'manual'], 'app', 'by');
     const payload = by === 'manual'
-      ? p.manualOperation({ lockId: lock.id, event, ...times(core, o) })
-      : p.lockOperation({ lockId: lock.id, event, device: by === 'keypad' ? 'keypad' : 'lock', user: by === 'keypad' ? GUEST : core.accountUser, ...times(core, o) });
+      ? p.manualOperation({ lockId: lock.id, event, ...lockTimes(core, lock, o) })
+      : p.lockOperation({ lockId: lock.id, event, device: by === 'keypad' ? 'keypad' : 'lock', user: by === 'keypad' ? GUEST : core.accountUser, ...lockTimes(core, lock, o) });
     return core.send(payload, { lockId: lock.id, signature: o.signature });
   };
 }
@@ -88,7 +104,7 @@ function door(state: DoorState): Handler {
   return (core, o) => {
     const lock = lockOf(core, o);
     lock.doorState = state;
-    return core.send(p.doorState({ lockId: lock.id, state, ...times(core, o) }), { lockId: lock.id, signature: o.signature });
+    return core.send(p.doorState({ lockId: lock.id, state, ...lockTimes(core, lock, o) }), { lockId: lock.id, signature: o.signature });
   };
 }
 
@@ -141,7 +157,7 @@ const HANDLERS: Record<string, Handler> = {
   onetouchlock: (core, o) => {
     const lock = lockOf(core, o);
     lock.lockState = 'locked';
-    return core.send(p.oneTouchLock({ lockId: lock.id, ...times(core, o) }), { lockId: lock.id, signature: o.signature });
+    return core.send(p.oneTouchLock({ lockId: lock.id, ...lockTimes(core, lock, o) }), { lockId: lock.id, signature: o.signature });
   },
   'door-open': door('open'),
   'door-closed': door('closed'),
@@ -201,8 +217,24 @@ const HANDLERS: Record<string, Handler> = {
   },
   'clock-drift': (core, o) => {
     const lock = lockOf(core, o);
-    const now = core.clock.now();
-    return core.send(p.clockDrift({ lockId: lock.id, driftedTo: now + (o.driftMs ?? 24 * 60 * 60 * 1000), sentAt: now, ...(o.warningLevel ? { warningLevel: o.warningLevel } : {}) }), { lockId: lock.id, signature: o.signature });
+    return driftNotice(core, lock, o.driftMs ?? (lock.clockOffsetMs !== 0 ? lock.clockOffsetMs : 24 * 60 * 60 * 1000), o);
+  },
+  // The lock's clock jumps ahead; the service need not notice, so nothing is sent. The lock's
+  // operations and door states are stamped by that clock from now on.
+  'lock-clock-jump': (core, o) => {
+    lockOf(core, o).clockOffsetMs = o.driftMs ?? YEAR_MS;
+    return Promise.resolve([]);
+  },
+  // Batteries ran out: the lock's clock starts again in the past, and the service says so.
+  'lock-clock-reset': (core, o) => {
+    const lock = lockOf(core, o);
+    lock.clockOffsetMs = o.driftMs ?? LOCK_CLOCK_RESET_TO - core.clock.now();
+    return driftNotice(core, lock, lock.clockOffsetMs, o);
+  },
+  // The lock's clock is set right again (the app synchronised it); nothing is sent.
+  'lock-clock-fix': (core, o) => {
+    lockOf(core, o).clockOffsetMs = 0;
+    return Promise.resolve([]);
   },
   'lock-user-add': membership('lock-user-add'),
   'lock-user-remove': membership('lock-user-remove'),

@@ -1,5 +1,6 @@
 // Fault injection for the API and the token endpoint: latency, 5xx, 429 with Retry-After,
-// dropped connections, and a token endpoint that commits a rotation and then fails the reply.
+// dropped connections, and a token endpoint that commits a rotation and then fails the reply; and
+// for callbacks, a signature clock that is off (a wrong system clock on either side).
 
 export type FaultEntry =
   | { kind: 'fail'; remaining: number; status: number; route?: string | undefined }
@@ -10,6 +11,11 @@ export type RotateFailMode = 'drop' | '500';
 
 export interface SimFaults {
   latencyMs: number;
+  /**
+   * Added to the clock for every callback signature's `t` (negative = in the past), as when this
+   * machine's clock or the service's is off. Per-delivery `signature.skewMs` adds to it.
+   */
+  signatureSkewMs: number;
   failNext(n: number, status?: number, route?: string): void;
   rateLimitNext(n: number, retryAfterSeconds: number, route?: string): void;
   dropNext(n: number, route?: string): void;
@@ -19,6 +25,7 @@ export interface SimFaults {
 
 export class Faults implements SimFaults {
   latencyMs: number;
+  signatureSkewMs = 0;
   private entries: FaultEntry[] = [];
   private rotateFail: RotateFailMode[] = [];
 
@@ -48,6 +55,7 @@ export class Faults implements SimFaults {
     this.entries = [];
     this.rotateFail = [];
     this.latencyMs = 0;
+    this.signatureSkewMs = 0;
   }
 
   /** Consumes and returns the first pending fault whose route matches one of the request's names. */
@@ -63,8 +71,8 @@ export class Faults implements SimFaults {
     return this.rotateFail.shift();
   }
 
-  pending(): { entries: FaultEntry[]; rotateThenFail: RotateFailMode[]; latencyMs: number } {
-    return { entries: this.entries.map((e) => ({ ...e })), rotateThenFail: [...this.rotateFail], latencyMs: this.latencyMs };
+  pending(): { entries: FaultEntry[]; rotateThenFail: RotateFailMode[]; latencyMs: number; signatureSkewMs: number } {
+    return { entries: this.entries.map((e) => ({ ...e })), rotateThenFail: [...this.rotateFail], latencyMs: this.latencyMs, signatureSkewMs: this.signatureSkewMs };
   }
 }
 
