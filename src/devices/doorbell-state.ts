@@ -3,7 +3,7 @@
 import { z } from 'zod';
 
 import { MAX_RING_AGE_MS } from '../settings.js';
-import { isOlder, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
+import { order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { DoorbellEvent } from './events.js';
 import { recentEventSchema, RECENT_EVENTS, type RecentEvent } from './lock-state.js';
@@ -71,18 +71,18 @@ export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, conte
   const text = describeEvent(event, '');
   const note = (applied: boolean): RecentEvent[] => remember(state, { kind: event.kind, at: event.at, receivedAt: context.receivedAt, text, applied });
   const tooOld = eventAge(event, context) > MAX_RING_AGE_MS;
-  const time = orderingTime(event.at, context);
   switch (event.kind) {
     case 'doorbellPress': {
       if (event.dvrId !== undefined && state.lastPress?.dvrId === event.dvrId) {
         return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'the same press arrived twice', text };
       }
-      if (isOlder(time, state.lastAt.press)) {
+      const ordering = order(event.at, state.lastAt.press, context);
+      if (ordering.stale) {
         return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'an older press arrived after a newer one', text };
       }
       const ring = !tooOld;
       const lastPress = { at: event.at, receivedAt: context.receivedAt, dvrId: event.dvrId, rang: ring };
-      const lastAt = time === undefined ? state.lastAt : { ...state.lastAt, press: time };
+      const lastAt = ordering.mark === undefined ? state.lastAt : { ...state.lastAt, press: ordering.mark };
       return {
         state: { ...state, lastPress, lastAt, recent: note(true) },
         ring,
@@ -92,12 +92,13 @@ export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, conte
       };
     }
     case 'motion': {
-      if (isOlder(time, state.lastAt.motion)) {
+      const ordering = order(event.at, state.lastAt.motion, context);
+      if (ordering.stale) {
         return { state: { ...state, recent: note(false) }, ring: false, motion: false, quietReason: 'an older motion arrived after a newer one', text };
       }
       const motion = !tooOld;
       const lastMotion = { at: event.at, receivedAt: context.receivedAt, imageUrl: event.imageUrl, fallbackImageUrl: event.fallbackImageUrl, width: event.width, height: event.height, rang: motion };
-      const lastAt = time === undefined ? state.lastAt : { ...state.lastAt, motion: time };
+      const lastAt = ordering.mark === undefined ? state.lastAt : { ...state.lastAt, motion: ordering.mark };
       return {
         state: { ...state, lastMotion, lastAt, recent: note(true) },
         ring: false,

@@ -21,13 +21,37 @@ export const DEFAULT_TOLERANCE_MS = DEFAULT_TOLERANCE_SECONDS * 1000;
  */
 export function orderingTime(at: number | undefined, context: DeliveryContext): number | undefined {
   if (at === undefined) return undefined;
-  const latest = context.signedAt + (context.toleranceMs ?? DEFAULT_TOLERANCE_MS);
-  return at > latest ? context.signedAt : at;
+  return beyondSignature(at, context) ? context.signedAt : at;
+}
+
+function beyondSignature(at: number, context: DeliveryContext): boolean {
+  return at > context.signedAt + (context.toleranceMs ?? DEFAULT_TOLERANCE_MS);
 }
 
 /** Older than the last applied event of its aspect; an event without a time is never older. */
 export function isOlder(time: number | undefined, mark: number | undefined): boolean {
   return time !== undefined && mark !== undefined && time < mark;
+}
+
+/** What the ordering rule says about one event of an aspect whose last applied event is at `mark`. */
+export interface Ordering {
+  /** Older than the last applied event: it changes nothing. */
+  stale: boolean;
+  /** The aspect's mark once the event is applied. */
+  mark: number | undefined;
+}
+
+/**
+ * Design section 6's ordering rule for one aspect. Without a time: arrival order, the mark stays.
+ * A time beyond the signature's `t` plus the tolerance counts as now: the event applies, and the
+ * mark moves to `t` unless it is already later (`t` is often whole seconds, so a real event sent a
+ * moment earlier can carry a later millisecond time, and "now" is never older than what applied).
+ */
+export function order(at: number | undefined, mark: number | undefined, context: DeliveryContext): Ordering {
+  if (at === undefined) return { stale: false, mark };
+  if (beyondSignature(at, context)) return { stale: false, mark: Math.max(mark ?? context.signedAt, context.signedAt) };
+  if (isOlder(at, mark)) return { stale: true, mark };
+  return { stale: false, mark: at };
 }
 
 /**

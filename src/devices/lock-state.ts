@@ -2,7 +2,7 @@
 // Plain JSON so it lives in accessory.context and shows the last known state at once after a restart.
 import { z } from 'zod';
 
-import { isOlder, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
+import { isOlder, order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { reachabilityProof } from './reachability.js';
@@ -111,8 +111,8 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
   const { receivedAt } = context;
   const text = describeEvent(event, '');
   const aspect = aspectOf(event);
-  const time = orderingTime(event.at, context);
-  const stale = aspect !== undefined && isOlder(time, state.lastAt[aspect]);
+  const ordering = aspect === undefined ? undefined : order(event.at, state.lastAt[aspect], context);
+  const stale = ordering?.stale === true;
   // Seeing a door or keypad event at all proves the hardware exists, whatever its order or value.
   const seen: Partial<LockState> = {};
   if (event.kind === 'doorState') seen.doorSensorSeen = true;
@@ -122,7 +122,7 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
     return { state: { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: false }) }, applied: false, text };
   }
   let next: LockState = { ...state, ...seen };
-  if (aspect !== undefined && time !== undefined) next.lastAt = { ...state.lastAt, [aspect]: time };
+  if (aspect !== undefined && ordering?.mark !== undefined) next.lastAt = { ...state.lastAt, [aspect]: ordering.mark };
   switch (event.kind) {
     case 'lockState':
       next.lock = event.state;
@@ -154,7 +154,7 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
       break;
   }
   // A status report proves the bridge answers, unless an offline notice is newer than it.
-  if (reachabilityProof(event) !== undefined && !isOlder(time, state.lastAt.online)) next.online = true;
+  if (reachabilityProof(event) !== undefined && !isOlder(orderingTime(event.at, context), state.lastAt.online)) next.online = true;
   next = { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: true }) };
   return { state: next, applied: true, text };
 }

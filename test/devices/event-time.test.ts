@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { DEFAULT_TOLERANCE_MS, isOlder, orderingTime, repairMarks } from '../../src/devices/event-time.js';
+import { DEFAULT_TOLERANCE_MS, isOlder, order, orderingTime, repairMarks } from '../../src/devices/event-time.js';
 
 const T = 1_767_225_600_000;
 const TOL = 300_000;
@@ -72,6 +72,37 @@ describe('design 6: saved ordering marks in the future are repaired at start-up'
           expect(after).toBeLessThanOrEqual(T + TOL);
           if (mark <= T + TOL) expect(after).toBe(mark);
         }
+      }),
+    );
+  });
+});
+
+describe('design 6: the ordering rule for one aspect', () => {
+  it('"events without a time apply in arrival order" and leave the mark alone', () => {
+    expect(order(undefined, T - 1, ctx)).toEqual({ stale: false, mark: T - 1 });
+    expect(order(undefined, undefined, ctx)).toEqual({ stale: false, mark: undefined });
+  });
+
+  it('an older time changes nothing; the same or a newer one applies and becomes the mark', () => {
+    expect(order(T - 10, T - 5, ctx)).toEqual({ stale: true, mark: T - 5 });
+    expect(order(T - 5, T - 5, ctx)).toEqual({ stale: false, mark: T - 5 });
+    expect(order(T - 1, T - 5, ctx)).toEqual({ stale: false, mark: T - 1 });
+  });
+
+  it('a time beyond t plus the tolerance applies as now: the mark moves to t, never backwards', () => {
+    expect(order(T + 10 * TOL, undefined, ctx)).toEqual({ stale: false, mark: T });
+    expect(order(T + 10 * TOL, T - 900, ctx)).toEqual({ stale: false, mark: T });
+    // t is whole seconds: a real event sent a moment earlier may carry a later millisecond time
+    expect(order(T + 10 * TOL, T + 400, ctx)).toEqual({ stale: false, mark: T + 400 });
+  });
+
+  it('never stale for an event stamped beyond its signature, and the mark never passes t plus the tolerance (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.option(fc.integer({ min: 0, max: T + TOL }), { nil: undefined }), (at, mark) => {
+        const result = order(at, mark, ctx);
+        if (at > T + TOL) expect(result.stale).toBe(false);
+        if (result.mark !== undefined) expect(result.mark).toBeLessThanOrEqual(T + TOL);
+        if (result.stale) expect(result.mark).toBe(mark);
       }),
     );
   });

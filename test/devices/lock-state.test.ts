@@ -190,6 +190,14 @@ describe('design 6: a future-stamped event must never freeze a lock', () => {
     expect(real.state.lock).toBe('unlocked');
   });
 
+  it('a future-stamped event right after a real one applies, though t (whole seconds) is older than the real one', () => {
+    const real = reduceLock(initialLockState(), locked(now + 400), signedAt(now));
+    const jumped = reduceLock(real.state, unlocked(now + 365 * 86_400_000), signedAt(now));
+    expect(jumped.applied).toBe(true);
+    expect(jumped.state.lastAt.lock).toBe(now + 400);
+    expect(reduceLock(jumped.state, locked(now + 600), signedAt(now)).state.lock).toBe('locked');
+  });
+
   it('a time within the tolerance is trusted as it is (the service and lock clocks differ a little)', () => {
     const ahead = reduceLock(initialLockState(), locked(now + TOLERANCE), signedAt(now));
     expect(ahead.state.lastAt.lock).toBe(now + TOLERANCE);
