@@ -39,7 +39,7 @@ beforeAll(async () => {
   controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
   await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
   // Callbacks flow once the webhooks are registered.
-  await eventually(async () => (sim.registrations().length >= 2 ? true : undefined), 'registrations');
+  await eventually(() => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'registrations');
 }, 90_000);
 
 afterAll(async () => {
