@@ -40,6 +40,11 @@ export const lockStateSchema = z.object({
   eventName: z.string().optional(),
   /** The entry (config/discovery) name the state last saw, to tell a changed config from a restart. */
   entryName: z.string().optional(),
+  /**
+   * When the service last reported this lock's clock as drifted (lock_log_timestamp_drifted). Times
+   * before it are no evidence of order: a lock whose clock was reset stamps everything in the past.
+   */
+  clockResetAt: z.number().optional(),
   lastAt: z.object({
     lock: z.number().optional(),
     door: z.number().optional(),
@@ -104,14 +109,17 @@ function remember(state: LockState, entry: RecentEvent): RecentEvent[] {
 /**
  * Applies one event. Ordering: per aspect, an event whose time is older than the last applied one
  * changes nothing (it is still remembered as not applied); events without a time apply in arrival
- * order. The time is the event's own, bounded by the signature (event-time.ts); a clock-drift notice
- * resets the marks, because the lock's later stamps come from a clock that was reset.
+ * order. The time is the event's own, bounded by the signature (event-time.ts). A clock-drift notice
+ * resets the marks, and times from before it count as no time: the lock's later stamps come from a
+ * clock that was reset, and a status report stamped by the service must not make them look older.
  */
 export function reduceLock(state: LockState, event: LockEvent, context: DeliveryContext): LockReduction {
   const { receivedAt } = context;
   const text = describeEvent(event, '');
   const aspect = aspectOf(event);
-  const ordering = aspect === undefined ? undefined : order(event.at, state.lastAt[aspect], context);
+  // A time from before the lock's clock was reset is no evidence: such events apply in arrival order.
+  const at = event.at !== undefined && state.clockResetAt !== undefined && event.at < state.clockResetAt ? undefined : event.at;
+  const ordering = aspect === undefined ? undefined : order(at, state.lastAt[aspect], context);
   const stale = ordering?.stale === true;
   // Seeing a door or keypad event at all proves the hardware exists, whatever its order or value.
   const seen: Partial<LockState> = {};
@@ -148,13 +156,14 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
       break;
     case 'clockDrift':
       next.lastAt = {};
+      next.clockResetAt = Math.max(state.clockResetAt ?? 0, orderingTime(event.at, context) ?? context.signedAt);
       break;
     case 'pinManaged':
     case 'membership':
       break;
   }
   // A status report proves the bridge answers, unless an offline notice is newer than it.
-  if (reachabilityProof(event) !== undefined && !isOlder(orderingTime(event.at, context), state.lastAt.online)) next.online = true;
+  if (reachabilityProof(event) !== undefined && !isOlder(orderingTime(at, context), state.lastAt.online)) next.online = true;
   next = { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: true }) };
   return { state: next, applied: true, text };
 }

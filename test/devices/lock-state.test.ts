@@ -254,8 +254,29 @@ describe('design 6: lock_log_timestamp_drifted resets the lock\'s ordering marks
     expect(state.door).toBe('open');
     state = reduceLock(state, locked(reset + 9_000), signedAt(now + 30_000)).state;
     expect(state.lock).toBe('locked');
-    // the lock's own clock still orders its own events: an older one of them arriving late changes nothing
-    expect(reduceLock(state, unlocked(reset + 7_000), signedAt(now + 31_000)).applied).toBe(false);
+    // "in arrival order": what comes last wins, whatever the reset clock says
+    expect(reduceLock(state, unlocked(reset + 7_000), signedAt(now + 31_000)).state.lock).toBe('unlocked');
+  });
+
+  it('a status report stamped by the service after the notice does not make the reset clock\'s events look older', () => {
+    let state = reduceLock(run([locked(now)]), drift(now + 10_000), signedAt(now + 10_000)).state;
+    state = reduceLock(state, locked(now + 20_000, 'status'), signedAt(now + 20_000)).state;
+    state = reduceLock(state, unlocked(reset + 1_000), signedAt(now + 30_000)).state;
+    expect(state.lock).toBe('unlocked');
+  });
+
+  it('a retried delivery stamped before the notice, arriving after it, does not freeze the lock either', () => {
+    let state = reduceLock(run([locked(now)]), drift(now + 10_000), signedAt(now + 10_000)).state;
+    state = reduceLock(state, unlocked(now + 5_000), signedAt(now + 40_000)).state;
+    state = reduceLock(state, locked(reset + 1_000), signedAt(now + 50_000)).state;
+    expect(state.lock).toBe('locked');
+  });
+
+  it('once the lock\'s clock is set right, its events are ordered by time again', () => {
+    let state = reduceLock(run([locked(now)]), drift(now + 10_000), signedAt(now + 10_000)).state;
+    state = reduceLock(state, unlocked(now + 60_000), signedAt(now + 60_000)).state;
+    expect(reduceLock(state, locked(now + 50_000), signedAt(now + 70_000)).applied).toBe(false);
+    expect(state.clockResetAt).toBe(now + 10_000);
   });
 
   it('after the notice, whatever the reset clock reads, the last event sent decides (property)', () => {
