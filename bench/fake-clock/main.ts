@@ -7,7 +7,9 @@
 // minute), daily keep-alives, registration refreshes, callbacks every 20 minutes with duplicates and
 // reordered deliveries, and faults: 5xx, 429, dropped connections, refresh grants the service
 // refuses (503, token not rotated), and listener restarts (the platform shut down and started again
-// from its accessory cache). Prints one JSON line with the counts.
+// from its accessory cache). On three locks of their own, the state episodes of
+// bench/lib/state-episodes.ts (flapping bridges and batteries, lock clocks reset or jumped ahead),
+// and a signature clock a little off. Prints one JSON line with the counts.
 //
 // A grant answer lost after the service rotated the token is not part of the month: the spec makes
 // a refresh token single-use, so nothing can get that token back, and the plugin's answer (drop it,
@@ -30,6 +32,7 @@ import { startSimulator } from '../../test/sim/index.js';
 import { doorbellButtonPush, doorState, manualOperation } from '../../test/sim/payloads.js';
 import { addFleetToSim, oursPlatform } from '../lib/env.js';
 import { fleet } from '../lib/fleet.js';
+import { StateEpisodes } from '../lib/state-episodes.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const days = Number(process.argv[2] ?? 30);
@@ -203,7 +206,8 @@ const stats = {
   deliveries: 0, delivered: 0, rejected: 0, exhausted: 0, cancelled: 0,
   faults: { fail5xx: 0, rateLimit429: 0, dropped: 0, grantRefused: 0, listenerRestarts: 0 },
   grants: 0, apiCalls: 0, keepAliveDays: 0,
-  rings: 0, wrongLock: 0, wrongDoor: 0, tokenState: 'unknown', linkProblems: 0,
+  rings: 0, wrongLock: 0, wrongDoor: 0, wrongReachability: 0, wrongBattery: 0, tokenState: 'unknown', linkProblems: 0,
+  episodes: {} as StateEpisodes['counts'],
   unhandled: 0, uncaught: 0, heapMiB: [] as { day: number; heapMiB: number; rssMiB: number }[],
   realSeconds: 0,
 };
@@ -213,6 +217,28 @@ const newestDoor = new Map<string, { at: number; state: 0 | 1 }>();
 let lastStamp = 0;
 const stamp = () => (lastStamp = Math.max(Date.now(), lastStamp + 1));
 
+/**
+ * The episode locks at the end: reads fail exactly for those left offline; then, with all of them
+ * back online, each shows its last lock state and battery level.
+ */
+async function checkEpisodes(hap: API['hap']): Promise<void> {
+  const lockOf = (id: string) => accessories.get(hap.uuid.generate(`lock:${id}`));
+  for (const [lockId, online] of episodes.expected.online) {
+    const characteristic = lockOf(lockId)?.getService(hap.Service.LockMechanism)?.getCharacteristic(hap.Characteristic.LockCurrentState);
+    const failed = await Promise.resolve(characteristic?.handleGetRequest()).then(() => false, () => true);
+    if (failed === online) stats.wrongReachability += 1;
+  }
+  await episodes.allOnline();
+  for (const [lockId, want] of episodes.expected.lock) {
+    if (Number(lockOf(lockId)?.getService(hap.Service.LockMechanism)?.getCharacteristic(hap.Characteristic.LockCurrentState).value) !== want) stats.wrongLock += 1;
+  }
+  for (const [lockId, want] of episodes.expected.batteryLevel) {
+    const battery = lockOf(lockId)?.services.find((s) => s.UUID === hap.Service.Battery.UUID && (s.subtype ?? '') === '');
+    const level = battery?.testCharacteristic(hap.Characteristic.BatteryLevel) === true ? battery.getCharacteristic(hap.Characteristic.BatteryLevel).value : undefined;
+    if (Number(level) !== want) stats.wrongBattery += 1;
+  }
+}
+
 async function send(payload: object, target: { lockId?: string; doorbellId?: string }): Promise<void> {
   const results = await sim.send(payload, target);
   for (const r of results) {
@@ -221,6 +247,16 @@ async function send(payload: object, target: { lockId?: string; doorbellId?: str
   }
   await settle();
 }
+
+// The last three locks are the episodes' own; their deliveries go one after the other.
+const changeLocks = f.locks.slice(0, -3);
+const episodes = new StateEpisodes(sim, f.locks.slice(-3).map((l) => l.id), async (name, options) => {
+  for (const r of await sim.fire(name, options)) {
+    stats.deliveries += 1;
+    outcomes.push(r.done);
+  }
+  await settle();
+});
 
 function pick<T>(list: readonly T[]): T {
   const item = list[Math.floor(Math.random() * list.length)];
@@ -241,8 +277,12 @@ async function event(): Promise<void> {
     }
     return;
   }
-  const aspect = roll < 0.65 ? 'lock' : 'door';
-  const lock = pick(f.locks);
+  if (roll < 0.37) {
+    await episodes.runOne();
+    return;
+  }
+  const aspect = roll < 0.68 ? 'lock' : 'door';
+  const lock = pick(changeLocks);
   const newest = aspect === 'lock' ? newestLock : newestDoor;
   const state: 0 | 1 = newest.get(lock.id)?.state === 1 ? 0 : 1;
   const at = stamp();
@@ -295,9 +335,13 @@ const gc = (globalThis as { gc?: () => void }).gc;
 const STEP = 20 * 60 * 1000;
 let nextDay = start + DAY;
 let day = 0;
+let steps = 0;
 while (Date.now() < start + days * DAY) {
   await advanceTo(Date.now() + STEP);
   await event();
+  // Every six hours the signature clock moves (0 to 30 s behind).
+  steps += 1;
+  if (steps % 18 === 0) episodes.shiftSignatureClock();
   if (Date.now() >= nextDay) {
     day += 1;
     nextDay += DAY;
@@ -318,8 +362,12 @@ while (Date.now() < start + days * DAY) {
     stats.heapMiB.push({ day, heapMiB: Math.round((usage.heapUsed / 2 ** 20) * 10) / 10, rssMiB: Math.round((usage.rss / 2 ** 20) * 10) / 10 });
   }
 }
+sim.faults.signatureSkewMs = 0;
 // Let every retry run its course (the spec's schedule spans 34 hours).
 await advanceTo(Date.now() + 2 * DAY);
+// Before the outcomes are counted: the check brings offline episode locks back with deliveries of its own.
+if (api) await checkEpisodes(api.hap);
+stats.episodes = episodes.counts;
 const finals = await Promise.all(outcomes);
 for (const o of finals) (stats as unknown as Record<string, number>)[o] = ((stats as unknown as Record<string, number>)[o] ?? 0) + 1;
 

@@ -1,6 +1,8 @@
 // Part 6a: real-time soak. Homebridge with the plugin, a paired controller and the simulator run
 // for BENCH_SOAK_MINUTES (10 by default) while callbacks flow (doorbell presses, lock and door
-// changes, duplicates, reordered deliveries), the API and token endpoint inject faults, access
+// changes, duplicates, reordered deliveries; on a few locks of their own, the state patterns of
+// bench/lib/state-episodes.ts: flapping bridges and batteries, lock clocks reset or jumped ahead;
+// and a signature clock a little off), the API and token endpoint inject faults, access
 // tokens are issued for 4 minutes (each API answer extends them by a second, so whether a refresh
 // grant comes due depends on how many calls the plugin makes), and Homebridge is restarted once
 // (the listener goes away mid-stream; the simulator retries per the spec's schedule).
@@ -14,7 +16,8 @@ import { startHomebridge } from '../../test/harness/homebridge.js';
 import type { Simulator } from '../../test/sim/index.js';
 import { doorbellButtonPush, doorState, manualOperation } from '../../test/sim/payloads.js';
 import type { BenchEnv, Subject } from '../lib/env.js';
-import { connectBridge, HAP_TYPE, refOf, type PairedBridge } from '../lib/hap-client.js';
+import { connectBridge, HAP_TYPE, refOf, type AccessoryIndex, type PairedBridge } from '../lib/hap-client.js';
+import { StateEpisodes } from '../lib/state-episodes.js';
 import { SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
 import { median, round } from '../lib/stats.js';
 import { fmt, goal, type PartResult, type RunOptions } from '../lib/types.js';
@@ -43,6 +46,51 @@ async function observe(bridge: PairedBridge, subject: Subject, observed: Observe
   );
 }
 
+const NO_RESPONSE = -70402;
+const BATTERY_LEVEL_TYPE = '68';
+
+/**
+ * The episode locks at the end: reads fail exactly for those left offline; then, with every one of
+ * them back online, each shows its last lock state and battery level. An offline accessory does not
+ * even tell its name, so lock states are read by the references of the first connection (stable
+ * across restarts); a fresh connection finds the BatteryLevels, which appear with the first report.
+ */
+async function checkEpisodes(subject: Subject, startIndex: AccessoryIndex, bridge: PairedBridge, episodes: StateEpisodes): Promise<{ wrongLock: number; wrongReachability: number; wrongBattery: number }> {
+  const nameOf = (id: string) => subject.fleet.locks.find((l) => l.id === id)?.name ?? id;
+  const result = { wrongLock: 0, wrongReachability: 0, wrongBattery: 0 };
+  const read = async (client: PairedBridge, index: AccessoryIndex, ids: string[], type: string) => {
+    const reader = client.client();
+    try {
+      const refs = ids.map((id) => refOf(index, nameOf(id), type).id);
+      const values = (await reader.getCharacteristics(refs)) as { characteristics: { aid: number; iid: number; value?: unknown; status?: number }[] };
+      const byRef = new Map(values.characteristics.map((c) => [`${c.aid}.${c.iid}`, c]));
+      return refs.map((ref) => byRef.get(ref));
+    } finally {
+      await reader.close();
+    }
+  };
+  const reach = [...episodes.expected.online];
+  const reads = await read(bridge, startIndex, reach.map(([id]) => id), HAP_TYPE.lockCurrentState);
+  for (const [i, [, online]] of reach.entries()) {
+    const failed = reads[i]?.status === NO_RESPONSE;
+    if (failed === online) result.wrongReachability += 1;
+  }
+  await episodes.allOnline();
+  await sleep(1500);
+  const locks = [...episodes.expected.lock];
+  const lockValues = await read(bridge, startIndex, locks.map(([id]) => id), HAP_TYPE.lockCurrentState);
+  for (const [i, [, want]] of locks.entries()) if (Number(lockValues[i]?.value) !== want) result.wrongLock += 1;
+  const fresh = await connectBridge(subject.hb.username, subject.hb.bridgePort, bridge.pairing);
+  try {
+    const batteries = [...episodes.expected.batteryLevel];
+    const levels = await read(fresh, fresh.index, batteries.map(([id]) => id), BATTERY_LEVEL_TYPE);
+    for (const [i, [, want]] of batteries.entries()) if (Number(levels[i]?.value) !== want) result.wrongBattery += 1;
+  } finally {
+    await fresh.close();
+  }
+  return result;
+}
+
 export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartResult> {
   const started = performance.now();
   const durationMs = options.soakMinutes * 60_000;
@@ -50,6 +98,9 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   const subject = await env.ours();
   const notes: string[] = [];
   const f = subject.fleet;
+  // The last four locks are the state episodes' own: their deliveries go one after the other.
+  const changeLocks = f.locks.slice(0, -4);
+  const startIndex = subject.bridge.index;
   const stats = {
     presses: 0, pressDuplicates: 0, lockEvents: 0, doorEvents: 0, duplicates: 0, reordered: 0,
     deliveries: 0, delivered: 0, rejected: 0, exhausted: 0, cancelled: 0,
@@ -64,8 +115,7 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   let bridge = subject.bridge;
   await observe(bridge, subject, observed);
 
-  const track = async (payload: object, target: { lockId?: string; doorbellId?: string }): Promise<void> => {
-    const results = await sim.send(payload, target);
+  const count = (results: Awaited<ReturnType<Simulator['send']>>): void => {
     for (const r of results) {
       stats.deliveries += 1;
       outcomes.push(r.done);
@@ -73,8 +123,17 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
         stats[o] += 1;
       });
     }
+  };
+  const track = async (payload: object, target: { lockId?: string; doorbellId?: string }): Promise<void> => {
+    count(await sim.send(payload, target));
     // Wait for the first attempt's outcome only; retries are tracked through `done`.
   };
+  // Episodes wait for each delivery to be final (retries included), so nothing overtakes.
+  const episodes = new StateEpisodes(sim, f.locks.slice(-4).map((l) => l.id), async (name, fireOptions) => {
+    const results = await sim.fire(name, fireOptions);
+    count(results);
+    await Promise.all(results.map((r) => r.done));
+  });
 
   const actions = new Set<Promise<void>>();
   const act = (fn: () => Promise<void>) => {
@@ -103,7 +162,7 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   };
 
   const change = (aspect: 'lock' | 'door') => {
-    const lock = f.locks[Math.floor(Math.random() * f.locks.length)];
+    const lock = changeLocks[Math.floor(Math.random() * changeLocks.length)];
     if (!lock) return;
     const newest = aspect === 'lock' ? newestLock : newestDoor;
     const state: 0 | 1 = newest.get(lock.id)?.state === 1 ? 0 : 1;
@@ -160,6 +219,8 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   const soakStart = performance.now();
   let nextMemory = soakStart + 30_000;
   let nextFault = soakStart + 20_000;
+  let nextEpisode = soakStart + 5_000;
+  let nextSkew = soakStart + 45_000;
   let faultNo = 0;
   const restart = async () => {
     phase.restarted = true;
@@ -211,6 +272,16 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
       faultNo += 1;
       nextFault = now + 20_000;
     }
+    if (now >= nextEpisode && !episodes.busy) {
+      act(async () => {
+        await episodes.runOne();
+      });
+      nextEpisode = now + 10_000;
+    }
+    if (now >= nextSkew) {
+      episodes.shiftSignatureClock();
+      nextSkew = now + 45_000;
+    }
     if (now >= nextMemory && phase.restarted) {
       nextMemory = now + 30_000;
       const pid = subject.pid;
@@ -226,6 +297,7 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   }
   options.log('soak: generator stopped; waiting for every delivery (retries included) to finish');
   while (actions.size > 0) await Promise.allSettled([...actions]);
+  sim.faults.signatureSkewMs = 0;
   const finals = await Promise.race([Promise.all(outcomes), sleep(150_000).then(() => undefined)]);
   const stillRetrying = finals ? 0 : stats.deliveries - stats.delivered - stats.rejected - stats.exhausted - stats.cancelled;
   if (stillRetrying > 0) notes.push(`${stillRetrying} deliveries were still in the spec's retry schedule 150 s after the soak ended; they count as not (yet) delivered.`);
@@ -250,6 +322,8 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   wrongLock = await check(newestLock, HAP_TYPE.lockCurrentState);
   wrongDoor = await check(newestDoor, HAP_TYPE.contactSensorState);
   await reader.close();
+  const episodeCheck = await checkEpisodes(subject, startIndex, bridge, episodes);
+  wrongLock += episodeCheck.wrongLock;
   await Promise.allSettled(observed.subscriptions.map((s) => s.close()));
 
   // Token: the stored refresh token must still be one the service would accept.
@@ -277,11 +351,12 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   const earlyMiB = median(warm.slice(0, third).map((m) => m.mib));
   const lateMiB = median(warm.slice(-third).map((m) => m.mib));
   const growth = round(lateMiB - earlyMiB, 1);
-  options.log(`soak: ${stats.deliveries} deliveries, ${stats.delivered} delivered, rings ${observed.rings}/${expectedRings}, wrong lock ${wrongLock}, wrong door ${wrongDoor}, grants ${grants}, token ${tokenState}, RSS ${memFirst} -> ${memLast} MiB`);
+  options.log(`soak: ${stats.deliveries} deliveries, ${stats.delivered} delivered, rings ${observed.rings}/${expectedRings}, wrong lock ${wrongLock}, wrong door ${wrongDoor}, wrong reachability ${episodeCheck.wrongReachability}, wrong battery ${episodeCheck.wrongBattery}, grants ${grants}, token ${tokenState}, RSS ${memFirst} -> ${memLast} MiB`);
   const goals = [
     goal('soak: no event lost', '0', `${lost} of ${stats.deliveries} deliveries not delivered`, lost === 0),
     goal('soak: no event applied twice', 'rings = presses', `${observed.rings} rings for ${expectedRings} presses (${stats.pressDuplicates} duplicate bodies sent)`, extraRings === 0),
     goal('soak: final lock and door states follow the newest event', '0 wrong', `${wrongLock} locks, ${wrongDoor} doors wrong`, wrongLock === 0 && wrongDoor === 0),
+    goal('soak: state reports and drifted lock clocks end right', '0 wrong', `${episodeCheck.wrongReachability} reachability, ${episodeCheck.wrongBattery} batteries wrong (${episodes.counts.bridgeFlap} bridge and ${episodes.counts.batteryFlap} battery flaps, ${episodes.counts.clockReset} clock resets, ${episodes.counts.clockJump} clock jumps)`, episodeCheck.wrongReachability === 0 && episodeCheck.wrongBattery === 0),
     goal('soak: no unhandled rejection or crash', '0', `${unhandled} log lines, ${unexpectedExit ? 'unexpected exit' : 'no unexpected exit'}`, unhandled === 0 && !unexpectedExit),
     goal('soak: no token lost', 'refresh token still valid, no re-link request', `stored refresh token ${tokenState}; ${reauth} re-link messages`, tokenState === 'issued' && reauth === 0),
   ];
@@ -294,7 +369,7 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
   return {
     part: 'soak',
     title: `Soak, ${options.soakMinutes} min real time`,
-    figures: { minutes: options.soakMinutes, ...stats, rings: observed.rings, expectedRings, wrongLock, wrongDoor, grants, tokenState, reauthMessages: reauth, unhandled, unexpectedExit, memory },
+    figures: { minutes: options.soakMinutes, ...stats, episodes: episodes.counts, wrongReachability: episodeCheck.wrongReachability, wrongBattery: episodeCheck.wrongBattery, rings: observed.rings, expectedRings, wrongLock, wrongDoor, grants, tokenState, reauthMessages: reauth, unhandled, unexpectedExit, memory },
     table: {
       header: ['measure', 'count'],
       rows: [
@@ -303,6 +378,8 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
         ['deliveries: delivered / rejected / exhausted / cancelled', `${stats.delivered} / ${stats.rejected} / ${stats.exhausted} / ${stats.cancelled} of ${stats.deliveries}`],
         ['HomeKit rings seen / presses sent', `${observed.rings} / ${expectedRings}`],
         ['wrong final lock / door states', `${wrongLock} / ${wrongDoor}`],
+        ['state episodes: bridge flaps / battery flaps / lock clocks reset / jumped ahead; signature clock moves', `${episodes.counts.bridgeFlap} / ${episodes.counts.batteryFlap} / ${episodes.counts.clockReset} / ${episodes.counts.clockJump}; ${episodes.counts.skewChanges}`],
+        ['wrong final reachability / battery (episode locks)', `${episodeCheck.wrongReachability} / ${episodeCheck.wrongBattery}`],
         ['faults injected (5xx / 429 / dropped connections)', `${stats.faults.fail5xx} / ${stats.faults.rateLimit429} / ${stats.faults.dropped}`],
         ['Homebridge restarts (listener gone mid-stream)', String(stats.restarts)],
         ['refresh grants (4-minute access tokens, extended a second per API answer)', String(grants)],
@@ -314,6 +391,7 @@ export async function runSoak(options: RunOptions, env: BenchEnv): Promise<PartR
     goals,
     notes: [
       'About 5 callbacks per second through the simulator\'s delivery engine (signed, with the registered header, retried on the spec\'s 30 s / 60 s / ... schedule). 15 % of presses and 10 % of lock/door events are sent twice; another 10 % are followed by an older event of the opposite state.',
+      'Every 10 s a state episode runs on one of four locks of its own, its deliveries one after the other: the bridge offline and online a few times, the battery low and fine a few times (the same bodies again and again), the lock clock reset to 2000 (lock_log_timestamp_drifted, then operations stamped in 2000), or jumped a year ahead. Every 45 s the signature clock moves to 0 to 30 s behind. At the end, the episode locks must show the last reachability (reads fail while offline), battery and lock state.',
       'Faults every 20 s rotate among two 503s and one 429 with Retry-After on whatever API or token call comes next, and one dropped connection on the next GET /users/me (a dropped refresh-grant answer is a lost rotation, covered by the token tests). Presses pause around the restart because the controller is reconnecting; lock and door events do not.',
       ...notes,
     ],
