@@ -100,6 +100,13 @@ describe('design 7: systemstatus online/offline updates the device list', () => 
     expect(locks.got.get('L1')).toHaveLength(1);
     expect(calls).toEqual(['online L1', 'routed']);
   });
+
+  it('a status report, which proves an offline bridge reachable, is passed on too; an operation is not', () => {
+    const { router, calls } = setup({ locks: ['L1'] });
+    const status: LockEvent = { lockId: 'L1', at: NOW, kind: 'lockState', state: 'locked', source: 'status', device: 'lock', actor: person };
+    router.route([status, locked('L1', NOW)], context);
+    expect(calls).toEqual(['online L1', 'routed']);
+  });
 });
 
 describe('design 5: membership changes from the user webhook', () => {
