@@ -127,6 +127,8 @@ export class LockAccessory {
     // The mapping table sets both current and target from operation/status events.
     this.render(event.kind === 'lockState', ASPECT_OF[event.kind]);
     this.who.apply(event, { ...context, applied: true }, this.name);
+    // Offline, whatever this event added (a first battery level, a first last action) must fail reads too.
+    if (!this.current.online) this.guardReads();
     this.store();
     this.changes.emit({ cause: 'event', state: this.current, event });
     // Logged after HomeKit has the change: a log line is a synchronous write that can wait on a
@@ -266,8 +268,6 @@ export class LockAccessory {
     const naming = this.renderedName !== name;
     this.renderedName = name;
     const wants = (aspect: Aspect) => naming || only === undefined || only === aspect;
-    // A characteristic added now (first door position, first battery level) needs its read guard.
-    let addsCharacteristic = false;
     const lock = wants('lock') ? findService(this.accessory, S.LockMechanism) : undefined;
     if (lock) {
       const value = this.lockValue();
@@ -281,7 +281,6 @@ export class LockAccessory {
       if (this.current.door === 'closed') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_DETECTED);
       if (this.current.door === 'open' || this.current.door === 'ajar') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_NOT_DETECTED);
       // Nothing unknown is shown as known: until a first real position the sensor says it is not active.
-      addsCharacteristic ||= !door.testCharacteristic(C.StatusActive);
       door.updateCharacteristic(C.StatusActive, this.current.door !== 'unknown');
     }
     const renderBattery = (service: Service | undefined, battery: LockState['battery'], label: string) => {
@@ -293,7 +292,6 @@ export class LockAccessory {
       // Before any battery event nothing warned (the service warns when batteries run low), but no
       // level was told either: the optional BatteryLevel appears with the first one.
       if (battery) {
-        addsCharacteristic ||= !service.testCharacteristic(C.BatteryLevel);
         service.updateCharacteristic(C.BatteryLevel, battery.level);
       } else if (service.testCharacteristic(C.BatteryLevel)) {
         service.removeCharacteristic(service.getCharacteristic(C.BatteryLevel));
@@ -305,7 +303,7 @@ export class LockAccessory {
       renderBattery(findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`);
     }
     // Setting an optional characteristic (ChargingState) adds it, so guards are bound after that.
-    if (naming || addsCharacteristic || this.guardedOffline !== !this.current.online) this.guardReads();
+    if (naming || this.guardedOffline !== !this.current.online) this.guardReads();
   }
 
   private store(): void {
