@@ -94,7 +94,8 @@ describe('issue 17.3: verified-plugin checks', () => {
     const block = simPlatformConfig(sim, listenPort, {
       accessToken: sim.mintAccessToken(),
       webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort, toleranceSeconds: 120 },
-      locks: [{ id: 'LOCK-1', name: 'Porch', doorSensor: true, hidden: false }, { id: 'LOCK-GONE', hidden: true }],
+      locks: [{ id: 'LOCK-1', name: 'Porch', doorSensor: true, doorSensorOnly: false, hidden: false }, { id: 'LOCK-GONE', hidden: true }],
+      people: [{ userId: 'USER-JAMIE', name: 'Jamie' }],
       doorbells: [{ id: 'BELL-1', name: 'Porch Bell', motionTimeoutSeconds: 5, hidden: false }],
       userWebhook: true,
       discoverDevices: true,
