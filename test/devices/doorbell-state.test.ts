@@ -105,7 +105,7 @@ describe('design 7: videoavailable is kept', () => {
   });
 });
 
-describe('doorbell state is plain JSON', () => {
+describe('design 7: doorbell state is plain JSON', () => {
   it('round-trips and rejects a bad context', () => {
     let state: DoorbellState = initialDoorbellState();
     state = reduceDoorbell(state, press('x'), fresh).state;

@@ -31,7 +31,7 @@ afterEach(async () => {
 
 const lockTypes = ['operation', 'configuration', 'battery', 'systemstatus', 'accessmgmt'];
 
-describe('Referred-to reads: /users/me and device discovery', () => {
+describe('spec Referred-to reads: /users/me and device discovery', () => {
   it('GET /users/me returns UserID, FirstName, LastName, Email', async () => {
     const reply = await api(sim, token, 'GET', '/users/me');
     expect(reply.status).toBe(200);
@@ -248,7 +248,7 @@ describe('Video event lookup and media (spec: Endpoints > Video event lookup)', 
   });
 });
 
-describe('Counters', () => {
+describe('design 6: Counters', () => {
   it('stats count API calls per route pattern and successful refresh grants', async () => {
     await api(sim, token, 'GET', '/users/me');
     await api(sim, token, 'GET', '/users/me');

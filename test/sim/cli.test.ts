@@ -28,7 +28,7 @@ afterEach(() => {
 });
 
 // Starting tsx in a child process is slow on a busy machine: allow a minute per test.
-describe('npm run sim -- --json --port N (contract for scripts)', { timeout: 60_000 }, () => {
+describe('README The service simulator: npm run sim -- --json --port N (contract for scripts)', { timeout: 60_000 }, () => {
   it('prints exactly one JSON line {baseUrl, authUrl, apiKey, clientId, clientSecret, refreshToken} once listening, nothing else; SIGTERM closes it cleanly', async () => {
     const run = start(['--json', '--port', '0']);
     const line = await run.firstLine;

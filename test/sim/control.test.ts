@@ -37,7 +37,7 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
 
 const bodies = (): Array<Record<string, unknown>> => receiver.received.map((r) => r.body as Record<string, unknown>);
 
-describe('Named events (sim.fire and POST /_sim/fire)', () => {
+describe('README The service simulator: Named events (sim.fire and POST /_sim/fire)', () => {
   it('every named event reaches a hook and builds its payload from the device model', async () => {
     const expected: Record<string, Record<string, unknown>> = {
       unlock: { EventType: 'operation', Event: 'unlock', Device: 'lock' },
@@ -135,7 +135,7 @@ describe('Named events (sim.fire and POST /_sim/fire)', () => {
   });
 });
 
-describe('Scenario: a day at the front door', () => {
+describe('README The service simulator: Scenario: a day at the front door', () => {
   it('covers keypad and app unlocks, door open/close, press with still image and recording, motion, battery, bridge offline and back', () => {
     const events = frontDoorDay({ lockId: 'L1', doorbellId: 'D1', dvrId: 'X' }).map((s) => `${s.event}${s.options.by ? `:${s.options.by}` : ''}`);
     for (const needed of ['unlock:keypad', 'unlock:app', 'door-open', 'door-closed', 'doorbell-press', 'video-available', 'motion', 'keypad-battery', 'bridge-offline', 'bridge-online']) {

@@ -106,7 +106,7 @@ describe('Callback authentication: signature (spec: Callback authentication)', (
   });
 });
 
-describe('Callback authentication: custom header', () => {
+describe('spec Callback authentication: custom header', () => {
   it('each callback carries the registered header with the registered token', async () => {
     await setup();
     await hook('/webhook/L1', `${receiver.url}/lock`, ['operation', 'configuration', 'battery', 'systemstatus', 'accessmgmt']);
@@ -274,7 +274,7 @@ describe('Retries (spec: Limits > Retry schedule)', () => {
   });
 });
 
-describe('Retries under vitest fake timers (default clock)', () => {
+describe('spec Retries under vitest fake timers (default clock)', () => {
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -13,7 +13,7 @@ afterEach(async () => {
   await sim.close();
 });
 
-describe('Fault injection (sim.faults)', () => {
+describe('README The service simulator: Fault injection (sim.faults)', () => {
   it('failNext(n, status): the next n responses are that 5xx, then normal service', async () => {
     sim.faults.failNext(2, 502);
     expect((await api(sim, token, 'GET', '/users/me')).status).toBe(502);

@@ -9,7 +9,7 @@ const HLS_JS = fileURLToPath(new URL('../../node_modules/hls.js/dist/hls.min.js'
 
 interface Playback { ended?: boolean; timeout?: boolean; duration?: number; width?: number; height?: number; errors: string[] }
 
-describe('Video event lookup: the recording plays in a browser with hls.js', () => {
+describe('spec Video event lookup: the recording plays in a browser with hls.js', () => {
   it.skipIf(!existsSync(CHROMIUM))('the playlist from videoevent plays to its end in headless Chromium (needs the Debian chromium package)', { timeout: 90_000 }, async () => {
     const sim = await startSimulator({ doorbells: [{ id: 'D1' }] });
     const browser = await chromium.launch({

@@ -47,7 +47,7 @@ function check(payload: object, table: Table): void {
 const alex = p.person({ UserID: 'u1' });
 const stamps = { at: 1_767_225_600_000, sentAt: 1_767_225_601_000 };
 
-describe('Lock: operation', () => {
+describe('spec Lock: operation', () => {
   const table: Table = { EventType: 'string', Event: 'string', Device: 'string', LockID: 'string', User: 'user', EventID: 'uuid', Timestamp: 'epochMs', timeStamp: 'epochMs' };
 
   it('unlock, lock with the app or API (Device lock) and at the keypad (Device keypad): full User object', () => {
@@ -101,7 +101,7 @@ describe('Lock: operation', () => {
   });
 });
 
-describe('Lock: configuration', () => {
+describe('spec Lock: configuration', () => {
   it('lock_name_changed: Lock.Name, User', () => {
     const payload = p.lockNameChanged({ lockId: 'L1', name: 'Porch', user: alex });
     check(payload, { EventType: 'string', Event: 'string', LockID: 'string', Lock: 'lockName', User: 'user' });
@@ -136,7 +136,7 @@ describe('Lock: configuration', () => {
   });
 });
 
-describe('Lock: battery', () => {
+describe('spec Lock: battery', () => {
   it('keypad: EventType battery, LockID, Event, DeviceType keypad, DeviceSerialNumber', () => {
     for (const event of ['keypad_battery_none', 'keypad_battery_warning', 'keypad_battery_critical'] as const) {
       const payload = p.keypadBattery({ lockId: 'L1', event, serialNumber: 'K1' });
@@ -164,7 +164,7 @@ describe('Lock: battery', () => {
   });
 });
 
-describe('Lock: systemstatus', () => {
+describe('spec Lock: systemstatus', () => {
   it('online, offline: LockID is an array of one string', () => {
     for (const event of ['online', 'offline'] as const) {
       const payload = p.systemStatus({ lockId: 'L1', event });
@@ -180,7 +180,7 @@ describe('Lock: systemstatus', () => {
   });
 });
 
-describe('Lock: accessmgmt (EventType authorization)', () => {
+describe('spec Lock: accessmgmt (EventType authorization)', () => {
   it('lock_user_add, lock_user_remove: Lock.Name, User', () => {
     for (const [build, event] of [[p.lockUserAdd, 'lock_user_add'], [p.lockUserRemove, 'lock_user_remove']] as const) {
       const payload = build({ lockId: 'L1', lockName: 'Front', user: alex });
@@ -207,7 +207,7 @@ describe('Lock: accessmgmt (EventType authorization)', () => {
   });
 });
 
-describe('Doorbell', () => {
+describe('spec Doorbell', () => {
   it('motiondetected: EventType doorbell_motion_detected, DoorbellID, Url (http), SecureURL (https), Width, Height', () => {
     const payload = p.doorbellMotion({ doorbellId: 'D1', url: 'http://127.0.0.1:1/m.jpg', width: 320, height: 240 });
     check(payload, { EventType: 'string', DoorbellID: 'string', Url: 'string', SecureURL: 'string', Width: 'integer', Height: 'integer' });
@@ -231,7 +231,7 @@ describe('Doorbell', () => {
   });
 });
 
-describe('User', () => {
+describe('spec User', () => {
   const table: Table = { EventType: 'string', Event: 'string', UserID: 'string', LockID: 'string', timeStamp: 'epochMs', EventID: 'uuid', Timestamp: 'epochMs' };
 
   it('lockmembership: EventType authorization; Event lock_user_add or lock_user_remove; UserID; LockID; timeStamp; EventID; Timestamp', () => {

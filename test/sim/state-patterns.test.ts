@@ -34,7 +34,7 @@ afterEach(async () => {
 const bodies = (): Array<Record<string, unknown>> => receiver.received.map((r) => r.body as Record<string, unknown>);
 const signedT = (index: number): number => Number(/t=(\d+)/.exec(String(receiver.received[index]?.headers['x-svc-signature']))?.[1]);
 
-describe('sim: a lock\'s own clock stamps its operations and door states', () => {
+describe('spec Lock: operation (sim): a lock\'s own clock stamps its operations and door states', () => {
   it('lock-clock-jump: nothing is sent, and the lock\'s later operations and door states are stamped a year ahead', async () => {
     expect(await sim.fire('lock-clock-jump')).toEqual([]);
     expect(sim.lock('L1')?.clockOffsetMs).toBe(YEAR);
@@ -73,7 +73,7 @@ describe('sim: a lock\'s own clock stamps its operations and door states', () =>
   });
 });
 
-describe('sim: a wrong clock on either side (faults.signatureSkewMs)', () => {
+describe('spec Callback authentication (sim): a wrong clock on either side (faults.signatureSkewMs)', () => {
   it('shifts every signature\'s t, added to a per-delivery skew, until cleared', async () => {
     sim.faults.signatureSkewMs = -600_000;
     await sim.fire('bridge-online');
