@@ -78,6 +78,8 @@ export const configSchema = z.object({
   userWebhook: z.boolean().default(true),
   discoverDevices: z.boolean().default(true),
   refreshStateOnStart: z.boolean().default(true),
+  /** Design 7c: publish Matter endpoints too when the bridge runs Matter (Homebridge 2). */
+  matter: z.boolean().default(true),
 });
 
 export type LockAccessConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,301 @@
+// The plugin's Matter endpoints (design 7c), next to the HAP accessory registry and following it:
+// every device the registry serves gets its endpoints, cached endpoints are registered again on
+// each start (so their command handlers are attached), and endpoints of devices that left are
+// removed. Homebridge 1.x, a bridge without Matter, or `"matter": false`: nothing is published.
+import type { API, MatterAPI, MatterAccessory } from 'homebridge';
+
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { MatterDevice } from '../devices/matter/matter-device.js';
+import type { EndpointPlan } from '../devices/matter/matter-endpoints.js';
+import { MatterPublisher } from '../devices/matter/matter-publisher.js';
+import { doorbellSource, lockSource, type MatterSource } from '../devices/matter/matter-sources.js';
+import type { LockAction } from '../devices/lock-commands.js';
+import type { AccessoryRegistry, DeviceSetChange } from './accessory-registry.js';
+
+/** Who asks, in the lock's log lines. */
+const MATTER_ORIGIN = 'a Matter controller';
+/** A registration that did not take is tried again after this, doubling up to the longest wait. */
+export const MATTER_RETRY_FIRST_MS = 30_000;
+export const MATTER_RETRY_MAX_MS = 10 * 60_000;
+
+export interface MatterRegistryOptions {
+  api: API;
+  log: Logger;
+  registry: AccessoryRegistry;
+  /** Matter accessories Homebridge restored from its cache (configureMatterAccessory). */
+  cached: readonly MatterAccessory[];
+  /** The platform option `matter` (default true). */
+  wanted: boolean;
+  pluginName: string;
+  platformName: string;
+}
+
+/** Matter's API when this bridge runs Matter: never on Homebridge 1.x, which has no isMatterEnabled. */
+export function matterOf(api: API): MatterAPI | undefined {
+  const probe = api as Partial<Pick<API, 'isMatterEnabled' | 'matter'>>;
+  if (typeof probe.isMatterEnabled !== 'function') return undefined;
+  try {
+    return probe.isMatterEnabled() ? probe.matter : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Held {
+  device: MatterDevice;
+  /** What the device was made from; a different one makes a new MatterDevice. */
+  signature: string;
+  accessory: object;
+}
+
+function deviceOfCached(accessory: MatterAccessory): string | undefined {
+  const context = (accessory.context as Record<string, unknown> | undefined)?.lockAccess;
+  const device = context !== null && typeof context === 'object' ? (context as Record<string, unknown>).device : undefined;
+  return typeof device === 'string' ? device : undefined;
+}
+
+export class MatterRegistry {
+  private readonly publisher: MatterPublisher;
+  private readonly held = new Map<string, Held>();
+  /** Endpoints registered (and confirmed) in this run, by UUID. */
+  private readonly published = new Map<string, { device: string; accessory: MatterAccessory }>();
+  /** Endpoints Homebridge restored from its cache that this run has not registered again yet. */
+  private readonly cached = new Map<string, MatterAccessory>();
+  private readonly failures = new Map<string, number>();
+  private readonly removedDevices = new Set<string>();
+  private authoritative = false;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelay = MATTER_RETRY_FIRST_MS;
+  private firstRun = true;
+  private stopped = false;
+  private readonly unfollow: () => void;
+
+  private constructor(
+    private readonly options: MatterRegistryOptions,
+    private readonly matter: MatterAPI,
+  ) {
+    this.publisher = new MatterPublisher({ matter, log: options.log, pluginName: options.pluginName, platformName: options.platformName });
+    for (const accessory of options.cached) this.cached.set(accessory.UUID, accessory);
+    this.unfollow = options.registry.onDevicesChanged((change) => {
+      this.onDevicesChanged(change);
+    });
+  }
+
+  /**
+   * Starts following the registry when this bridge runs Matter and the plugin wants it. With
+   * `"matter": false` the endpoints a previous run published are removed; without Matter on the
+   * bridge (or on Homebridge 1.x) nothing happens and nothing is logged above debug.
+   */
+  static start(options: MatterRegistryOptions): MatterRegistry | undefined {
+    const matter = matterOf(options.api);
+    if (!matter) {
+      options.log.debug('Matter is not enabled for this bridge: the plugin publishes HomeKit accessories only.');
+      return undefined;
+    }
+    if (!options.wanted) {
+      const ours = options.cached;
+      if (ours.length > 0) {
+        void new MatterPublisher({ matter, log: options.log, pluginName: options.pluginName, platformName: options.platformName })
+          .unregister([...ours])
+          .then(() => {
+            options.log.info(`Matter is off for Lock Access ("matter": false): removed ${ours.length} Matter endpoint${ours.length === 1 ? '' : 's'} it had published.`);
+          });
+      } else {
+        options.log.info('Matter is enabled for this bridge, but off for Lock Access ("matter": false).');
+      }
+      return undefined;
+    }
+    return new MatterRegistry(options, matter);
+  }
+
+  /** Whether an endpoint is registered and following its device (for tests and status). */
+  isPublished(uuid: string): boolean {
+    return this.published.has(uuid);
+  }
+
+  /** UUIDs of the endpoints published now. */
+  publishedUuids(): string[] {
+    return [...this.published.keys()];
+  }
+
+  /** Resolves when no reconcile is running or queued (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unfollow();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    for (const { device } of this.held.values()) device.dispose();
+    this.held.clear();
+  }
+
+  private onDevicesChanged(change: DeviceSetChange): void {
+    if (change.sweep) this.authoritative = true;
+    for (const key of change.removed) this.removedDevices.add(key);
+    this.reconcile();
+  }
+
+  /** One reconcile at a time; a request meanwhile runs once more after it. */
+  private reconcile(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.reconcileOnce()
+      .catch((error: unknown) => {
+        this.options.log.warn(`Matter: the endpoints could not be brought up to date (${errorText(error)}); trying again later.`);
+        this.scheduleRetry();
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.reconcile();
+        }
+      });
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    const served = this.followServed();
+    const wanted = new Map<string, { plan: EndpointPlan; device: MatterDevice }>();
+    for (const { device } of this.held.values()) {
+      for (const [uuid, plan] of device.wanted()) wanted.set(uuid, { plan, device });
+    }
+
+    // Endpoints no longer wanted: a part a device dropped, a device that left, or (once the device
+    // set is authoritative) anything else of ours. Before that, an unknown cached endpoint may
+    // belong to a device discovery has not listed yet.
+    const stale: MatterAccessory[] = [];
+    const removable = (device: string | undefined) =>
+      this.authoritative || (device !== undefined && (served.has(device) || this.removedDevices.has(device)));
+    for (const [uuid, entry] of this.published) {
+      if (!wanted.has(uuid) && removable(entry.device)) stale.push(entry.accessory);
+    }
+    for (const [uuid, accessory] of this.cached) {
+      if (!wanted.has(uuid) && removable(deviceOfCached(accessory))) stale.push(accessory);
+    }
+    this.removedDevices.clear();
+    if (stale.length > 0) {
+      for (const accessory of stale) {
+        this.published.delete(accessory.UUID);
+        this.cached.delete(accessory.UUID);
+        this.failures.delete(accessory.UUID);
+        for (const { device } of this.held.values()) device.detach(accessory.UUID);
+      }
+      await this.publisher.unregister(stale);
+      this.options.log.info(`Matter: removed ${stale.map((a) => a.displayName).join(', ')}.`);
+    }
+
+    const added: string[] = [];
+    const firstFailures: string[] = [];
+    let restored = 0;
+    let failing = false;
+    for (const [uuid, { plan, device }] of wanted) {
+      if (this.stopped) return;
+      if (this.published.has(uuid)) continue;
+      const accessory = this.publisher.accessoryOf(plan, device.source.handlers(plan));
+      const fromCache = this.cached.has(uuid);
+      const ok = await this.publisher.register(accessory, plan);
+      // A method, not a field read: Homebridge may shut down while a registration is confirmed.
+      if (this.isStopped()) return;
+      if (!ok) {
+        failing = true;
+        const attempts = (this.failures.get(uuid) ?? 0) + 1;
+        this.failures.set(uuid, attempts);
+        if (attempts === 1) firstFailures.push(plan.label);
+        continue;
+      }
+      this.cached.delete(uuid);
+      this.published.set(uuid, { device: plan.device, accessory });
+      if (this.failures.delete(uuid)) this.options.log.info(`Matter: ${plan.label} is published now.`);
+      if (fromCache) restored += 1;
+      else added.push(plan.label);
+      await device.attach(uuid);
+    }
+
+    if (added.length > 0) this.options.log.info(`Matter: published ${added.join(', ')}.`);
+    if (this.firstRun) {
+      this.firstRun = false;
+      const count = this.published.size;
+      this.options.log.info(`Matter: ${count} endpoint${count === 1 ? '' : 's'} ready for Google Home, Alexa and other Matter apps${restored > 0 ? ` (${restored} kept from the last run)` : ''}.`);
+    }
+    if (firstFailures.length > 0) {
+      this.options.log.warn(`Matter: ${firstFailures.join(', ')} could not be published (the Homebridge log above may say why); trying again in ${Math.round(this.retryDelay / 1000)} s.`);
+    }
+    if (failing) this.scheduleRetry();
+    else this.retryDelay = MATTER_RETRY_FIRST_MS;
+  }
+
+  /** Makes `held` match the registry's served devices; returns their keys. */
+  private followServed(): Set<string> {
+    const { registry } = this.options;
+    const served = registry.served();
+    const next = new Map<string, { signature: string; accessory: object; source: () => MatterSource }>();
+    for (const { device, accessory } of served.locks) {
+      const key = `lock:${device.id}`;
+      next.set(key, {
+        signature: JSON.stringify(device),
+        accessory,
+        source: () => lockSource(accessory, { ...device, command: (action) => this.command(device.id, action) }),
+      });
+    }
+    for (const { device, accessory } of served.doorbells) {
+      next.set(`doorbell:${device.id}`, { signature: JSON.stringify(device), accessory, source: () => doorbellSource(accessory, device.id) });
+    }
+    for (const [key, held] of this.held) {
+      const wanted = next.get(key);
+      if (!wanted || wanted.accessory !== held.accessory || wanted.signature !== held.signature) {
+        held.device.dispose();
+        this.held.delete(key);
+      }
+    }
+    for (const [key, wanted] of next) {
+      const existing = this.held.get(key);
+      if (existing) {
+        // A rename from config reaches the endpoints through the same diff as a state change.
+        existing.device.refresh();
+        continue;
+      }
+      const device = new MatterDevice(wanted.source(), this.publisher, () => {
+        this.reconcile();
+      });
+      this.held.set(key, { device, signature: wanted.signature, accessory: wanted.accessory });
+      // A device made anew (its accessory or options changed) follows its endpoints that are already published.
+      for (const [uuid, entry] of this.published) if (entry.device === key) void device.attach(uuid);
+    }
+    return new Set(next.keys());
+  }
+
+  /** A lockDoor/unlockDoor from a controller: the lock's one command path; a failure answers FAILURE. */
+  private async command(id: string, action: LockAction): Promise<void> {
+    const lock = this.options.registry.lock(id);
+    if (!lock) throw new this.matter.status.Failure(`lock ${id} is not served by Lock Access`);
+    try {
+      await lock.operate(action, MATTER_ORIGIN);
+    } catch (error) {
+      throw new this.matter.status.Failure(errorText(error));
+    }
+  }
+
+  private isStopped(): boolean {
+    return this.stopped;
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.stopped) return;
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, MATTER_RETRY_MAX_MS);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.reconcile();
+    }, delay);
+    this.retryTimer.unref();
+  }
+}
