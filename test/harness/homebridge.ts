@@ -33,7 +33,7 @@ export interface HomebridgeOptions {
   /** Runs Homebridge as this user and group (the tests run as root, which no file mode stops). */
   uid?: number;
   gid?: number;
-  /** Extra bridge fields for config.json (e.g. `{ bind: … }`); the harness's own win. */
+  /** Extra bridge fields for config.json (e.g. `{ bind: ['lo'], matter: {…} }` for Matter); the harness's identity (username, port, pin) wins. */
   bridge?: Record<string, unknown>;
 }
 
@@ -98,7 +98,7 @@ export async function startHomebridge(options: HomebridgeOptions): Promise<Runni
   const pin = options.pin ?? '031-45-154';
   const username = options.username ?? randomUsername();
   const config = {
-    bridge: { ...options.bridge, name: 'Lock Access Test Bridge', username, port: bridgePort, pin, bind: ['127.0.0.1'], advertiser: 'ciao' },
+    bridge: { name: 'Lock Access Test Bridge', bind: ['127.0.0.1'], advertiser: 'ciao', ...options.bridge, username, port: bridgePort, pin },
     accessories: [],
     platforms: options.platforms,
   };
