@@ -5,12 +5,12 @@ const MATTER_E2E = ['test/e2e/matter*.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A shared 2-core machine: keep parallelism modest so real-process tests do not starve.
     maxWorkers: 2,
     unstubEnvs: true,
+    // Projects inherit the options above (extends: true); each names its own files.
     projects: [
       {
         extends: true,

@@ -193,6 +193,15 @@ export class MatterRegistry {
       this.options.log.info(`Matter: removed ${stale.map((a) => a.displayName).join(', ')}.`);
     }
 
+    // A rename: the endpoints were told their new label; Homebridge's cached copies learn it here.
+    for (const [uuid, entry] of this.published) {
+      const plan = wanted.get(uuid);
+      if (!plan || plan.plan.label === entry.accessory.displayName) continue;
+      const accessory = this.publisher.accessoryOf(plan.plan, plan.device.source.handlers(plan.plan));
+      this.published.set(uuid, { device: entry.device, accessory });
+      await this.publisher.refreshCache(accessory);
+    }
+
     const added: string[] = [];
     const firstFailures: string[] = [];
     let restored = 0;

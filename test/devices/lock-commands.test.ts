@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { LockCommands, type LockAction } from '../../src/devices/lock-commands.js';
+import { CommandSupersededError, LockCommands, type LockAction } from '../../src/devices/lock-commands.js';
 
 function controllable() {
   const runs: { action: LockAction; finish: () => void }[] = [];
@@ -94,5 +94,53 @@ describe('design 7: concurrent commands to one lock are serialised (issue 7.3)',
     runs[0]?.resolve();
     expect(await Promise.all([running, dropped, back])).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
     expect(runs).toHaveLength(1);
+  });
+});
+
+describe('design 7c: perform() tells a Matter controller whether its command worked', () => {
+  it('resolves when the command succeeded, rejects with its error when it failed', async () => {
+    const { commands, runs } = controllable();
+    const ok = commands.perform('lock');
+    runs[0]?.finish();
+    await expect(ok).resolves.toBeUndefined();
+
+    const failing = new LockCommands(async () => {
+      await Promise.resolve();
+      throw new Error('bridge offline (422)');
+    });
+    await expect(failing.perform('unlock')).rejects.toThrow('bridge offline (422)');
+    // Apple Home's request() on the same failure still just settles.
+    await expect(failing.request('unlock')).resolves.toBeUndefined();
+  });
+
+  it('one path for HomeKit and Matter: the same action already running is joined, not repeated', async () => {
+    const { commands, runs } = controllable();
+    void commands.request('unlock');
+    const matter = commands.perform('unlock');
+    expect(runs.map((r) => r.action)).toEqual(['unlock']);
+    runs[0]?.finish();
+    await expect(matter).resolves.toBeUndefined();
+  });
+
+  it('an opposite action waits for the running one, then reports its own outcome', async () => {
+    const { commands, runs } = controllable();
+    void commands.request('lock');
+    const matter = commands.perform('unlock');
+    runs[0]?.finish();
+    await tick();
+    expect(runs.map((r) => r.action)).toEqual(['lock', 'unlock']);
+    runs[1]?.finish();
+    await expect(matter).resolves.toBeUndefined();
+  });
+
+  it('a waiting command replaced by a newer wish rejects: the controller\'s command did not happen', async () => {
+    const { commands, runs } = controllable();
+    void commands.request('lock');
+    const matter = commands.perform('unlock');
+    void commands.request('lock');
+    await expect(matter).rejects.toBeInstanceOf(CommandSupersededError);
+    runs[0]?.finish();
+    await tick();
+    expect(runs.map((r) => r.action)).toEqual(['lock']);
   });
 });

@@ -1,6 +1,7 @@
 // The Matter endpoints of one device while they are published: follows the device's source and
 // pushes what changed to each live endpoint, presses the doorbell switch on a ring, and reports
-// when the set of endpoints itself changed (a door sensor appeared) so the registry can publish it.
+// when the set of endpoints or their names changed (a door sensor appeared, a rename) so the
+// registry can publish the new one and update Homebridge's cached copies.
 import type { EndpointPlan } from './matter-endpoints.js';
 import { planChanges } from './matter-endpoints.js';
 import type { MatterPublisher } from './matter-publisher.js';
@@ -69,7 +70,6 @@ export class MatterDevice {
         ...(changes.label ? { nodeLabel: after.label } : {}),
       };
       if (Object.keys(changes.state).length > 0 || Object.keys(info).length > 0) void this.publisher.update(uuid, after.label, changes.state, info);
-      if (changes.label) void this.publisher.refreshCache(this.publisher.accessoryOf(after, this.source.handlers(after)));
     }
     const structure = this.structureOf([...wanted.values()]);
     if (structure !== this.structure) {
@@ -90,6 +90,6 @@ export class MatterDevice {
   }
 
   private structureOf(plans: EndpointPlan[]): string {
-    return plans.map((plan) => plan.seed).sort().join('\n');
+    return plans.map((plan) => `${plan.seed}\t${plan.label}`).sort().join('\n');
   }
 }

@@ -1,0 +1,278 @@
+// The Matter lifecycle next to the HAP registry (design 7c): a real AccessoryRegistry on Homebridge 2's
+// API, with an in-memory Matter server behind `api.matter` (the real one: test/e2e/matter.test.ts).
+import type { API, MatterAccessory } from 'homebridge';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import type { LockAction } from '../../src/devices/lock-commands.js';
+import { AccessoryRegistry, type WantedDevice } from '../../src/runtime/accessory-registry.js';
+import { MATTER_RETRY_FIRST_MS, MatterRegistry, matterOf } from '../../src/runtime/matter-registry.js';
+import { BridgeError } from '../../src/cloud/errors.js';
+import { captureLog, hapEnvs } from '../devices/hap-env.js';
+import { FakeFailure, FakeMatter } from '../devices/matter/fake-matter.js';
+
+const [hb2, hb1] = hapEnvs;
+if (!hb2 || !hb1) throw new Error('no Homebridge environments');
+const NOW = 1_700_000_000_000;
+const ctx = { receivedAt: NOW, signedAt: NOW };
+
+const FRONT: WantedDevice = { kind: 'lock', id: 'LOCK-1', name: 'Front Door', doorSensor: true };
+const BACK: WantedDevice = { kind: 'lock', id: 'LOCK-2', name: 'Back Door', doorSensor: false };
+const BELL: WantedDevice = { kind: 'doorbell', id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 30 };
+
+const running: { stop(): void }[] = [];
+afterEach(() => {
+  for (const thing of running.splice(0)) thing.stop();
+  vi.useRealTimers();
+});
+
+interface Setup {
+  fake: FakeMatter;
+  registry: AccessoryRegistry;
+  matter: MatterRegistry | undefined;
+  captured: ReturnType<typeof captureLog>;
+  operations: { action: LockAction; resolve: () => void; reject: (error: unknown) => void }[];
+}
+
+function setup(options: { api?: API; fake?: FakeMatter; cached?: MatterAccessory[]; wanted?: boolean; enabled?: boolean } = {}): Setup {
+  const fake = options.fake ?? new FakeMatter(hb2.api);
+  const captured = captureLog();
+  const operations: Setup['operations'] = [];
+  const registry = new AccessoryRegistry({
+    api: hb2.api,
+    log: captured.log as never,
+    pluginName: 'homebridge-lock-access',
+    platformName: 'LockAccess',
+    cached: [],
+    deps: {
+      api: hb2.api,
+      log: captured.log,
+      operate: (_id, action) =>
+        new Promise<void>((resolve, reject) => {
+          operations.push({ action, resolve, reject });
+        }),
+    },
+  });
+  running.push({ stop: () => { registry.disposeAll(); } });
+  const matter = MatterRegistry.start({
+    api: options.api ?? fake.apiWithMatter(options.enabled ?? true),
+    log: captured.log,
+    registry,
+    cached: options.cached ?? [],
+    wanted: options.wanted ?? true,
+    pluginName: 'homebridge-lock-access',
+    platformName: 'LockAccess',
+  });
+  if (matter) running.push(matter);
+  return { fake, registry, matter, captured, operations };
+}
+
+async function settled(s: Setup): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await s.matter?.settled();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const uuid = (seed: string) => hb2.api.hap.uuid.generate(seed);
+const labels = (fake: FakeMatter, kind: 'register' | 'unregister') => fake.of(kind).map((c) => c.label);
+
+describe('design 7c: only when the bridge runs Matter and the plugin wants it', () => {
+  it('Homebridge 1.x (no isMatterEnabled): nothing is published and nothing logged above debug', () => {
+    const s = setup({ api: hb1.api });
+    expect(s.matter).toBeUndefined();
+    expect(matterOf(hb1.api)).toBeUndefined();
+    s.registry.sync([FRONT], true);
+    expect(s.fake.calls).toHaveLength(0);
+    expect(s.captured.lines.filter((l) => l.level !== 'debug' && /matter/i.test(l.message))).toEqual([]);
+  });
+
+  it('Homebridge 2 without Matter on this bridge: the same', () => {
+    const s = setup({ enabled: false });
+    expect(s.matter).toBeUndefined();
+    s.registry.sync([FRONT], true);
+    expect(s.fake.calls).toHaveLength(0);
+    expect(s.captured.lines.filter((l) => l.level !== 'debug' && /matter/i.test(l.message))).toEqual([]);
+  });
+
+  it('"matter": false removes the endpoints an earlier run published, and publishes none', async () => {
+    const fake = new FakeMatter(hb2.api);
+    const cached = [FakeMatter.cached({ UUID: uuid('matter:lock:LOCK-1'), displayName: 'Front Door', deviceType: { name: 'DoorLock' } as never, serialNumber: 'LOCK-1', manufacturer: 'Lock Access', model: 'Smart Lock', context: { lockAccess: { device: 'lock:LOCK-1' } } })];
+    const s = setup({ fake, cached, wanted: false });
+    expect(s.matter).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(labels(fake, 'unregister')).toEqual(['Front Door']);
+    expect(labels(fake, 'register')).toEqual([]);
+    expect(s.captured.text('info')).toMatch(/Matter is off for Lock Access \("matter": false\): removed 1 Matter endpoint/);
+  });
+});
+
+describe('design 7c: publishing follows the HAP registry', () => {
+  it('every served device gets its endpoints, registered one per call', async () => {
+    const s = setup();
+    s.registry.sync([FRONT, BACK, BELL], true);
+    await settled(s);
+    expect(labels(s.fake, 'register')).toEqual(['Front Door', 'Front Door Door', 'Back Door', 'Front Doorbell', 'Front Doorbell Motion']);
+    expect(s.matter?.publishedUuids()).toHaveLength(5);
+    expect(s.captured.text('info')).toMatch(/Matter: 5 endpoints ready for Google Home, Alexa and other Matter apps\./);
+  });
+
+  it('a registered endpoint is given its whole state, names and reachability included', async () => {
+    const s = setup();
+    s.registry.sync([FRONT], true);
+    await settled(s);
+    const door = s.fake.updates(uuid('matter:lock:LOCK-1:door'));
+    expect(door).toContainEqual(expect.objectContaining({ cluster: 'bridgedDeviceBasicInformation', attributes: { reachable: false, nodeLabel: 'Front Door Door' } }));
+  });
+
+  it('state changes push only what changed, to the endpoint that shows it', async () => {
+    const s = setup();
+    s.registry.sync([FRONT], true);
+    await settled(s);
+    const before = s.fake.updates().length;
+    s.registry.lock('LOCK-1')?.apply({ lockId: 'LOCK-1', at: 1, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'lock', actor: { kind: 'unknown' } }, ctx);
+    await settled(s);
+    expect(s.fake.updates().slice(before).map((c) => [c.uuid, c.cluster, c.attributes])).toEqual([[uuid('matter:lock:LOCK-1'), 'doorLock', { lockState: 2 }]]);
+  });
+
+  it('a first door event on a lock without doorSensor publishes its ContactSensor', async () => {
+    const s = setup();
+    s.registry.sync([BACK], true);
+    await settled(s);
+    s.registry.lock('LOCK-2')?.apply({ lockId: 'LOCK-2', at: undefined, kind: 'doorState', state: 'open' }, ctx);
+    await settled(s);
+    expect(labels(s.fake, 'register')).toEqual(['Back Door', 'Back Door Door']);
+    expect(s.fake.updates(uuid('matter:lock:LOCK-2:door'))).toContainEqual(expect.objectContaining({ cluster: 'booleanState', attributes: { stateValue: false } }));
+  });
+
+  it('a ring HomeKit rang is one press at the doorbell\'s switch', async () => {
+    const s = setup();
+    s.registry.sync([BELL], true);
+    await settled(s);
+    s.registry.doorbell('BELL-1')?.apply({ doorbellId: 'BELL-1', at: undefined, kind: 'doorbellPress', dvrId: 'dvr-1' }, ctx);
+    s.registry.doorbell('BELL-1')?.apply({ doorbellId: 'BELL-1', at: undefined, kind: 'doorbellPress', dvrId: 'dvr-1' }, ctx);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(s.fake.of('switch').map((c) => [c.uuid, c.action])).toEqual([
+      [uuid('matter:doorbell:BELL-1'), 'press'],
+      [uuid('matter:doorbell:BELL-1'), 'release'],
+    ]);
+  });
+});
+
+describe('design 7c: lockDoor and unlockDoor', () => {
+  async function handlerOf(s: Setup, command: 'lockDoor' | 'unlockDoor'): Promise<() => Promise<void>> {
+    s.registry.sync([BACK], true);
+    await settled(s);
+    const accessory = s.fake.endpoints.get(uuid('matter:lock:LOCK-2'));
+    const handler = accessory?.handlers?.doorLock?.[command];
+    if (!handler) throw new Error('no handler');
+    return () => Promise.resolve((handler as () => Promise<void>)());
+  }
+
+  it('run the lock\'s remote command and resolve when it worked', async () => {
+    const s = setup();
+    const unlock = (await handlerOf(s, 'unlockDoor'))();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(s.operations.map((o) => o.action)).toEqual(['unlock']);
+    s.operations[0]?.resolve();
+    await expect(unlock).resolves.toBeUndefined();
+  });
+
+  it('answer Matter\'s Failure status when the command failed', async () => {
+    const s = setup();
+    const lock = (await handlerOf(s, 'lockDoor'))();
+    await new Promise((resolve) => setImmediate(resolve));
+    s.operations[0]?.reject(new BridgeError('offline', 422));
+    await expect(lock).rejects.toBeInstanceOf(FakeFailure);
+    await expect(lock).rejects.toThrow(/offline \(422\)/);
+  });
+
+  it('answer Failure for a lock that is no longer served', async () => {
+    const s = setup();
+    const lock = await handlerOf(s, 'lockDoor');
+    s.registry.remove('lock', 'LOCK-2');
+    await expect(lock()).rejects.toBeInstanceOf(FakeFailure);
+  });
+});
+
+describe('design 7c: restarts and removal', () => {
+  function cachedFrom(fake: FakeMatter): MatterAccessory[] {
+    return [...fake.endpoints.values()].map((a) => FakeMatter.cached(a));
+  }
+
+  it('cached endpoints of served devices are registered again (handlers attached) and counted as kept', async () => {
+    const first = setup();
+    first.registry.sync([FRONT, BELL], true);
+    await settled(first);
+    const fake = new FakeMatter(hb2.api);
+    for (const accessory of cachedFrom(first.fake)) fake.endpoints.set(accessory.UUID, accessory);
+    const s = setup({ fake, cached: cachedFrom(first.fake) });
+    s.registry.sync([FRONT, BELL], false);
+    await settled(s);
+    expect(labels(fake, 'register')).toEqual(['Front Door', 'Front Door Door', 'Front Doorbell', 'Front Doorbell Motion']);
+    expect(fake.of('register').every((c) => c.uuid !== '')).toBe(true);
+    expect(s.captured.text('info')).toMatch(/Matter: 4 endpoints ready .*\(4 kept from the last run\)/);
+    expect(fake.endpoints.get(uuid('matter:lock:LOCK-1'))?.handlers?.doorLock).toBeDefined();
+  });
+
+  it('a cached endpoint of a device not served yet stays until the device set is authoritative, then goes', async () => {
+    const first = setup();
+    first.registry.sync([FRONT, BACK], true);
+    await settled(first);
+    const fake = new FakeMatter(hb2.api);
+    const s = setup({ fake, cached: cachedFrom(first.fake) });
+    s.registry.sync([FRONT], false);
+    await settled(s);
+    expect(labels(fake, 'unregister')).toEqual([]);
+    s.registry.sync([FRONT], true);
+    await settled(s);
+    expect(labels(fake, 'unregister')).toEqual(['Back Door']);
+    expect(s.captured.text('info')).toMatch(/Matter: removed Back Door\./);
+  });
+
+  it('a device removed at run time (lock_user_remove) loses its endpoints at once', async () => {
+    const s = setup();
+    s.registry.sync([FRONT, BACK], false);
+    await settled(s);
+    s.registry.remove('lock', 'LOCK-1');
+    await settled(s);
+    expect(labels(s.fake, 'unregister')).toEqual(['Front Door', 'Front Door Door']);
+    expect(s.matter?.isPublished(uuid('matter:lock:LOCK-2'))).toBe(true);
+  });
+
+  it('a door sensor switched off in the config loses its endpoint; the lock keeps its own', async () => {
+    const s = setup();
+    s.registry.sync([FRONT], true);
+    await settled(s);
+    s.registry.sync([{ ...FRONT, doorSensor: false }], true);
+    await settled(s);
+    expect(labels(s.fake, 'unregister')).toEqual(['Front Door Door']);
+    expect(s.matter?.isPublished(uuid('matter:lock:LOCK-1'))).toBe(true);
+  });
+
+  it('a config rename relabels the endpoints and the cached copies', async () => {
+    const s = setup();
+    s.registry.sync([BELL], true);
+    await settled(s);
+    s.registry.sync([{ ...BELL, name: 'Gate Bell' }], true);
+    await settled(s);
+    expect(s.fake.updates(uuid('matter:doorbell:BELL-1:motion'))).toContainEqual(expect.objectContaining({ cluster: 'bridgedDeviceBasicInformation', attributes: expect.objectContaining({ nodeLabel: 'Gate Bell Motion' }) as unknown }));
+    expect(s.fake.of('cache').map((c) => c.label)).toEqual(expect.arrayContaining(['Gate Bell', 'Gate Bell Motion']));
+  });
+});
+
+describe('design 7c: an endpoint that does not register', () => {
+  it('is named once in a warning and tried again later; success is logged', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: false });
+    const fake = new FakeMatter(hb2.api);
+    fake.failing.add('Back Door');
+    const s = setup({ fake });
+    s.registry.sync([BACK], true);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(s.captured.text('warn')).toMatch(/Matter: Back Door could not be published .* trying again in 30 s/);
+    fake.failing.clear();
+    await vi.advanceTimersByTimeAsync(MATTER_RETRY_FIRST_MS);
+    expect(s.captured.text('info')).toMatch(/Matter: Back Door is published now\./);
+    expect(s.matter?.isPublished(uuid('matter:lock:LOCK-2'))).toBe(true);
+    expect(s.captured.text('warn').match(/could not be published/g)).toHaveLength(1);
+  });
+});
