@@ -12,6 +12,8 @@ import { FakeFailure, FakeMatter } from '../devices/matter/fake-matter.js';
 
 const [hb2, hb1] = hapEnvs;
 if (!hb2 || !hb1) throw new Error('no Homebridge environments');
+const api = hb2.api;
+const api1 = hb1.api;
 const NOW = 1_700_000_000_000;
 const ctx = { receivedAt: NOW, signedAt: NOW };
 
@@ -34,17 +36,17 @@ interface Setup {
 }
 
 function setup(options: { api?: API; fake?: FakeMatter; cached?: MatterAccessory[]; wanted?: boolean; enabled?: boolean } = {}): Setup {
-  const fake = options.fake ?? new FakeMatter(hb2.api);
+  const fake = options.fake ?? new FakeMatter(api);
   const captured = captureLog();
   const operations: Setup['operations'] = [];
   const registry = new AccessoryRegistry({
-    api: hb2.api,
+    api: api,
     log: captured.log as never,
     pluginName: 'homebridge-lock-access',
     platformName: 'LockAccess',
     cached: [],
     deps: {
-      api: hb2.api,
+      api: api,
       log: captured.log,
       operate: (_id, action) =>
         new Promise<void>((resolve, reject) => {
@@ -73,14 +75,14 @@ async function settled(s: Setup): Promise<void> {
   }
 }
 
-const uuid = (seed: string) => hb2.api.hap.uuid.generate(seed);
+const uuid = (seed: string) => api.hap.uuid.generate(seed);
 const labels = (fake: FakeMatter, kind: 'register' | 'unregister') => fake.of(kind).map((c) => c.label);
 
 describe('design 7c: only when the bridge runs Matter and the plugin wants it', () => {
   it('Homebridge 1.x (no isMatterEnabled): nothing is published and nothing logged above debug', () => {
-    const s = setup({ api: hb1.api });
+    const s = setup({ api: api1 });
     expect(s.matter).toBeUndefined();
-    expect(matterOf(hb1.api)).toBeUndefined();
+    expect(matterOf(api1)).toBeUndefined();
     s.registry.sync([FRONT], true);
     expect(s.fake.calls).toHaveLength(0);
     expect(s.captured.lines.filter((l) => l.level !== 'debug' && /matter/i.test(l.message))).toEqual([]);
@@ -95,7 +97,7 @@ describe('design 7c: only when the bridge runs Matter and the plugin wants it', 
   });
 
   it('"matter": false removes the endpoints an earlier run published, and publishes none', async () => {
-    const fake = new FakeMatter(hb2.api);
+    const fake = new FakeMatter(api);
     const cached = [FakeMatter.cached({ UUID: uuid('matter:lock:LOCK-1'), displayName: 'Front Door', deviceType: { name: 'DoorLock' } as never, serialNumber: 'LOCK-1', manufacturer: 'Lock Access', model: 'Smart Lock', context: { lockAccess: { device: 'lock:LOCK-1' } } })];
     const s = setup({ fake, cached, wanted: false });
     expect(s.matter).toBeUndefined();
@@ -203,7 +205,7 @@ describe('design 7c: restarts and removal', () => {
     const first = setup();
     first.registry.sync([FRONT, BELL], true);
     await settled(first);
-    const fake = new FakeMatter(hb2.api);
+    const fake = new FakeMatter(api);
     for (const accessory of cachedFrom(first.fake)) fake.endpoints.set(accessory.UUID, accessory);
     const s = setup({ fake, cached: cachedFrom(first.fake) });
     s.registry.sync([FRONT, BELL], false);
@@ -218,7 +220,7 @@ describe('design 7c: restarts and removal', () => {
     const first = setup();
     first.registry.sync([FRONT, BACK], true);
     await settled(first);
-    const fake = new FakeMatter(hb2.api);
+    const fake = new FakeMatter(api);
     const s = setup({ fake, cached: cachedFrom(first.fake) });
     s.registry.sync([FRONT], false);
     await settled(s);
@@ -263,7 +265,7 @@ describe('design 7c: restarts and removal', () => {
 describe('design 7c: an endpoint that does not register', () => {
   it('is named once in a warning and tried again later; success is logged', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: false });
-    const fake = new FakeMatter(hb2.api);
+    const fake = new FakeMatter(api);
     fake.failing.add('Back Door');
     const s = setup({ fake });
     s.registry.sync([BACK], true);

@@ -8,9 +8,10 @@ import { FakeMatter } from './fake-matter.js';
 
 const [hb2] = hapEnvs;
 if (!hb2) throw new Error('no Homebridge 2 environment');
+const { api } = hb2;
 
 function setup() {
-  const fake = new FakeMatter(hb2.api);
+  const fake = new FakeMatter(api);
   const captured = captureLog();
   const publisher = new MatterPublisher({ matter: fake.matter, log: captured.log, pluginName: 'homebridge-lock-access', platformName: 'LockAccess' });
   const [lockPlan] = lockEndpoints({ id: 'LOCK-1', name: 'Front Door', doorSensor: false }, { ...initialLockState(), lock: 'locked' });
@@ -27,7 +28,7 @@ describe('design 7c: a plan as a Homebridge Matter accessory', () => {
   it('UUID from the seed, the label as its name, serial, model, manufacturer, and configuration plus state as its clusters', () => {
     const { publisher, lockPlan } = setup();
     const accessory = publisher.accessoryOf(lockPlan);
-    expect(accessory.UUID).toBe(hb2.api.hap.uuid.generate('matter:lock:LOCK-1'));
+    expect(accessory.UUID).toBe(api.hap.uuid.generate('matter:lock:LOCK-1'));
     expect(accessory).toMatchObject({ displayName: 'Front Door', serialNumber: 'LOCK-1', model: 'Smart Lock', manufacturer: 'Lock Access' });
     expect(accessory.clusters?.doorLock).toEqual({ lockType: 0, actuatorEnabled: true, operatingMode: 0, lockState: 1 });
     expect(accessory.clusters?.powerSource).toEqual({ batChargeLevel: 0, batPercentRemaining: 200, batReplacementNeeded: false });
