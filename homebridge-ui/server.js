@@ -3,6 +3,7 @@
 // built, typed SettingsUiBackend (../dist/ui/settings-ui-backend.js). Answers never carry secrets.
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 
+import { readMatterPairing } from '../dist/ui/matter-pairing.js';
 import { peopleSeen } from '../dist/ui/people-seen.js';
 import { SettingsUiBackend } from '../dist/ui/settings-ui-backend.js';
 import { UiError } from '../dist/ui/ui-error.js';
@@ -40,6 +41,8 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     this.handle('/unlink', (body) => this.backend.unlink(body));
     this.handle('/video', (body) => this.backend.video(body));
     this.handle('/discover', (body) => this.backend.discover(body));
+    // Matter (design 7c): on or off for this bridge, and Homebridge's pairing code when on.
+    this.handle('/matter', () => readMatterPairing({ storagePath: this.homebridgeStoragePath, configPath: this.homebridgeConfigPath }));
 
     this.ready();
   }

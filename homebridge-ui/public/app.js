@@ -22,6 +22,7 @@
   let lastEvents = [];
   let lastStatusJson = '';
   let lastEventsJson = '';
+  let lastMatterJson = '';
   let lastDevicesKey = '';
   let lastPeopleKey = '';
   let pollTimer;
@@ -480,13 +481,38 @@
     video.play().catch(() => undefined);
   }
 
+  // ------------------------------------------------------------------ matter
+
+  function renderMatter(info) {
+    const [words, colour] = info.active ? ['On', 'bg-success'] : info.bridgeMatter ? ['Off for this plugin', 'bg-secondary'] : ['Off', 'bg-secondary'];
+    const badge = $('matter-badge');
+    badge.textContent = words;
+    badge.className = `badge ${colour}`;
+    badge.dataset.state = info.active ? 'on' : 'off';
+    $('matter-message').textContent = info.message;
+    const pairing = info.active && (info.manualPairingCode || info.qrCode);
+    $('matter-pairing').hidden = !pairing;
+    $('matter-code').textContent = info.manualPairingCode ?? '';
+    $('matter-qr').textContent = info.qrCode ?? '';
+    const tested = info.testedControllers ?? { tested: [], untested: [] };
+    $('matter-tested').textContent = `Tested with ${tested.tested.join('; ')}. Not tried yet: ${tested.untested.join(', ')}.`;
+  }
+
   // ------------------------------------------------------------------ polling
 
   async function refresh() {
-    const [status, events] = await Promise.all([
+    const [status, events, matter] = await Promise.all([
       homebridge.request('/status').catch(() => undefined),
       homebridge.request('/events').catch(() => undefined),
+      homebridge.request('/matter').catch(() => undefined),
     ]);
+    if (matter) {
+      const json = JSON.stringify(matter);
+      if (json !== lastMatterJson) {
+        lastMatterJson = json;
+        renderMatter(matter);
+      }
+    }
     if (status) {
       const json = JSON.stringify(status);
       if (json !== lastStatusJson) {

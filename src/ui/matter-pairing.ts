@@ -11,8 +11,14 @@ import { z } from 'zod';
 import { errorText } from '../util/error-text.js';
 import { PLATFORM_NAME } from '../settings.js';
 
-/** Controllers this plugin's Matter endpoints were tried with (README: "Google Home, Alexa and other Matter apps"). */
-export const TESTED_CONTROLLERS = ['the matter.js controller (the end-to-end tests: commissioning, reads, subscriptions, lock and unlock)'] as const;
+/**
+ * What the plugin's Matter endpoints were tried with, said plainly in the UI and the README ("Google
+ * Home, Alexa and other Matter apps"): only what was really run, no claims for untried apps.
+ */
+export const TESTED_CONTROLLERS = {
+  tested: ['the matter.js 0.17 controller, in the plugin\'s end-to-end tests: pairing, reading, reports, lock and unlock, doorbell presses, restarts'],
+  untested: ['Google Home', 'Amazon Alexa', 'SmartThings', 'Apple Home over Matter'],
+} as const;
 
 const matterBlockSchema = z.looseObject({ port: z.number().optional(), enabled: z.boolean().optional(), externalsOnly: z.boolean().optional() });
 const bridgeSchema = z.looseObject({ username: z.string(), name: z.string().optional(), matter: matterBlockSchema.optional() });
@@ -43,7 +49,7 @@ export interface MatterPairingInfo {
   /** Whether a Matter app has paired the bridge, and the labels those apps gave themselves. */
   commissioned?: boolean;
   controllers?: string[];
-  testedControllers: readonly string[];
+  testedControllers: typeof TESTED_CONTROLLERS;
   /** One sentence for the user: what is on, or what to do. */
   message: string;
 }
