@@ -14,6 +14,7 @@ import { writeRun, type RunRecord } from './lib/report.js';
 import type { PartResult, RunOptions } from './lib/types.js';
 import { runFakeClock } from './parts/fake-clock.js';
 import { runLatency } from './parts/latency.js';
+import { runMatter } from './parts/matter.js';
 import { runMemory } from './parts/memory.js';
 import { runSoak } from './parts/soak.js';
 import { runStartup } from './parts/startup.js';
@@ -33,6 +34,8 @@ const PARTS: [string, Part][] = [
   ['throughput', runThroughput],
   ['fakeclock', (o) => runFakeClock(o)],
   ['soak', runSoak],
+  // Last: its own simulator and Homebridge processes, with a Matter controller in this process.
+  ['matter', (o) => runMatter(o)],
 ];
 const BACKGROUND = new Set(['fakeclock']);
 
