@@ -11,7 +11,7 @@ import { confirmingCluster, type ClusterValues, type EndpointPlan } from './matt
 
 /** How long a registration may take to show up before it counts as failed, and how often to look. */
 export const CONFIRM_TIMEOUT_MS = 15_000;
-export const CONFIRM_POLL_MS = 50;
+export const CONFIRM_POLL_MS = 20;
 /**
  * Two presses within matter.js's multi-press window (300 ms) read as one double press: rings of one
  * doorbell are spaced by more than that, so each real ring is one press at the controller.
