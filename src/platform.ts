@@ -1,15 +1,18 @@
 // Homebridge lifecycle, as in the plugin template: the constructor checks the config,
 // configureAccessory only caches, didFinishLaunching starts the runtime, shutdown stops it.
 // A broken config logs what to fix and does nothing else.
-import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
+import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig } from './config.js';
+import { matterPublisher, type ServedAccessories } from './runtime/matter-registry.js';
 import { Runtime } from './runtime/runtime.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import { errorText } from './util/error-text.js';
 
 export class LockAccessPlatform implements DynamicPlatformPlugin {
   private readonly cached: PlatformAccessory[] = [];
+  /** Matter endpoints Homebridge 2 restored from its cache (design 7c); registered again on start. */
+  private readonly cachedMatter: MatterAccessory[] = [];
   private runtime: Runtime | undefined;
 
   constructor(
@@ -30,7 +33,10 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
     const config = check.config;
 
     api.on('didFinishLaunching', () => {
-      const runtime = new Runtime({ api, log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME });
+      // Matter (design 7c) shows the same device set as HomeKit, synced after HomeKit's registry.
+      const matter = (registry: ServedAccessories) =>
+        matterPublisher({ api, log, registry, cached: this.cachedMatter, wanted: config.matter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME });
+      const runtime = new Runtime({ api, log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, publishers: [matter] });
       this.runtime = runtime;
       runtime.start().catch((error: unknown) => {
         // start() handles its own failures; this is the last guard so Homebridge never crashes.
@@ -45,5 +51,10 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
   /** Homebridge hands back accessories from its cache before launch; the runtime adopts them. */
   configureAccessory(accessory: PlatformAccessory): void {
     this.cached.push(accessory);
+  }
+
+  /** Homebridge 2 with Matter hands back cached Matter endpoints before launch; they are registered again on start. */
+  configureMatterAccessory(accessory: MatterAccessory): void {
+    this.cachedMatter.push(accessory);
   }
 }

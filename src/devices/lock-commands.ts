@@ -2,6 +2,14 @@
 // is joined instead of repeated, and a newer wish replaces one that has not started yet.
 export type LockAction = 'lock' | 'unlock';
 
+/** A waiting command was dropped because a newer wish (the opposite action) replaced it: it never ran. */
+export class CommandSupersededError extends Error {
+  constructor(action: LockAction) {
+    super(`the ${action} command was replaced by a newer one before it started`);
+    this.name = 'CommandSupersededError';
+  }
+}
+
 /** How the command a request ended up joining went; requests never reject. */
 export type CommandOutcome = { ok: true } | { ok: false; error: unknown };
 
@@ -30,12 +38,11 @@ export class LockCommands {
     if (!running) return this.start(action);
     if (this.waiting) {
       if (running.action === action) {
-        // The latest wish is what already runs: the waiting opposite command is dropped, its callers join the running one.
+        // The latest wish is what already runs: the waiting opposite command is dropped. Its callers
+        // learn that it never ran (a Matter controller must not be told its unlock worked).
         const dropped = this.waiting;
         this.waiting = undefined;
-        void running.done.then((outcome) => {
-          for (const joiner of dropped.joiners) joiner(outcome);
-        });
+        for (const joiner of dropped.joiners) joiner({ ok: false, error: new CommandSupersededError(dropped.action) });
         return running.done;
       }
       this.waiting.action = action;

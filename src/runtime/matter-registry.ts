@@ -1,7 +1,8 @@
-// The plugin's Matter endpoints (design 7c), next to the HAP accessory registry and following it:
-// every device the registry serves gets its endpoints, cached endpoints are registered again on
-// each start (so their command handlers are attached), and endpoints of devices that left are
-// removed. Homebridge 1.x, a bridge without Matter, or `"matter": false`: nothing is published.
+// The plugin's Matter endpoints (design 7c): a publisher of the device set beside HomeKit's accessory
+// registry, synced after it with the same wanted devices, following the registry's accessories for
+// state and commands. Cached endpoints are registered again on each start (so their command handlers
+// are attached); endpoints of devices that left are removed. Homebridge 1.x, a bridge without
+// Matter, or `"matter": false`: nothing is published.
 import type { API, MatterAPI, MatterAccessory } from 'homebridge';
 
 import { errorText } from '../util/error-text.js';
@@ -10,8 +11,11 @@ import { MatterDevice } from '../devices/matter/matter-device.js';
 import type { EndpointPlan } from '../devices/matter/matter-endpoints.js';
 import { MatterPublisher } from '../devices/matter/matter-publisher.js';
 import { doorbellSource, lockSource, type MatterSource } from '../devices/matter/matter-sources.js';
-import type { LockAction } from '../devices/lock-commands.js';
-import type { AccessoryRegistry, DeviceSetChange } from './accessory-registry.js';
+import type { DoorbellAccessory } from '../devices/doorbell-accessory.js';
+import type { LockAccessory } from '../devices/lock-accessory.js';
+import { CommandSupersededError, type LockAction } from '../devices/lock-commands.js';
+import type { DevicePublisher } from './device-publisher.js';
+import { deviceKey, type DeviceKind, type WantedDevice } from './wanted-device.js';
 
 /** Who asks, in the lock's log lines. */
 const MATTER_ORIGIN = 'a Matter controller';
@@ -19,10 +23,16 @@ const MATTER_ORIGIN = 'a Matter controller';
 export const MATTER_RETRY_FIRST_MS = 30_000;
 export const MATTER_RETRY_MAX_MS = 10 * 60_000;
 
+/** What Matter needs of HomeKit's accessory registry: the accessories whose state it follows. */
+export interface ServedAccessories {
+  lock(id: string): LockAccessory | undefined;
+  doorbell(id: string): DoorbellAccessory | undefined;
+}
+
 export interface MatterRegistryOptions {
   api: API;
   log: Logger;
-  registry: AccessoryRegistry;
+  registry: ServedAccessories;
   /** Matter accessories Homebridge restored from its cache (configureMatterAccessory). */
   cached: readonly MatterAccessory[];
   /** The platform option `matter` (default true). */
@@ -55,7 +65,24 @@ function deviceOfCached(accessory: MatterAccessory): string | undefined {
   return typeof device === 'string' ? device : undefined;
 }
 
-export class MatterRegistry {
+/** A publisher that publishes nothing: Matter is off for this bridge or for the plugin. */
+const INERT: DevicePublisher = {
+  sync: () => undefined,
+  remove: () => undefined,
+  disposeAll: () => undefined,
+};
+
+/**
+ * The Matter publisher for the runtime's device set: a MatterRegistry when this bridge runs Matter
+ * and the plugin wants it, else one that publishes nothing (after removing, for `"matter": false`,
+ * the endpoints a previous run published). Without Matter on the bridge (or on Homebridge 1.x)
+ * nothing is logged above debug.
+ */
+export function matterPublisher(options: MatterRegistryOptions): DevicePublisher {
+  return MatterRegistry.start(options) ?? INERT;
+}
+
+export class MatterRegistry implements DevicePublisher {
   private readonly publisher: MatterPublisher;
   private readonly held = new Map<string, Held>();
   /** Endpoints registered (and confirmed) in this run, by UUID. */
@@ -64,6 +91,8 @@ export class MatterRegistry {
   private readonly cached = new Map<string, MatterAccessory>();
   private readonly failures = new Map<string, number>();
   private readonly removedDevices = new Set<string>();
+  /** The devices the runtime wants shown, from the latest sync. */
+  private wanted: readonly WantedDevice[] = [];
   private authoritative = false;
   private running: Promise<void> | undefined;
   private again = false;
@@ -71,7 +100,6 @@ export class MatterRegistry {
   private retryDelay = MATTER_RETRY_FIRST_MS;
   private firstRun = true;
   private stopped = false;
-  private readonly unfollow: () => void;
 
   private constructor(
     private readonly options: MatterRegistryOptions,
@@ -79,16 +107,9 @@ export class MatterRegistry {
   ) {
     this.publisher = new MatterPublisher({ matter, log: options.log, pluginName: options.pluginName, platformName: options.platformName });
     for (const accessory of options.cached) this.cached.set(accessory.UUID, accessory);
-    this.unfollow = options.registry.onDevicesChanged((change) => {
-      this.onDevicesChanged(change);
-    });
   }
 
-  /**
-   * Starts following the registry when this bridge runs Matter and the plugin wants it. With
-   * `"matter": false` the endpoints a previous run published are removed; without Matter on the
-   * bridge (or on Homebridge 1.x) nothing happens and nothing is logged above debug.
-   */
+  /** A registry when this bridge runs Matter and the plugin wants it (see matterPublisher). */
   static start(options: MatterRegistryOptions): MatterRegistry | undefined {
     const matter = matterOf(options.api);
     if (!matter) {
@@ -126,19 +147,32 @@ export class MatterRegistry {
     while (this.running) await this.running;
   }
 
+  /** HomeKit's registry was synced with these devices just before; the endpoints follow. */
+  sync(wanted: readonly WantedDevice[], sweep: boolean): void {
+    this.wanted = [...wanted];
+    if (sweep) this.authoritative = true;
+    this.reconcile();
+  }
+
+  /** A device left at run time (lock_user_remove): its endpoints go now. */
+  remove(kind: DeviceKind, id: string): void {
+    const key = deviceKey(kind, id);
+    this.wanted = this.wanted.filter((device) => deviceKey(device.kind, device.id) !== key);
+    this.removedDevices.add(key);
+    this.reconcile();
+  }
+
+  /** Shutdown: followers and timers go; the endpoints stay published for the next run. */
+  disposeAll(): void {
+    this.stop();
+  }
+
   stop(): void {
     this.stopped = true;
-    this.unfollow();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     for (const { device } of this.held.values()) device.dispose();
     this.held.clear();
-  }
-
-  private onDevicesChanged(change: DeviceSetChange): void {
-    if (change.sweep) this.authoritative = true;
-    for (const key of change.removed) this.removedDevices.add(key);
-    this.reconcile();
   }
 
   /** One reconcile at a time; a request meanwhile runs once more after it. */
@@ -242,21 +276,25 @@ export class MatterRegistry {
     else this.retryDelay = MATTER_RETRY_FIRST_MS;
   }
 
-  /** Makes `held` match the registry's served devices; returns their keys. */
+  /** Makes `held` match the wanted devices HomeKit's registry serves; returns their keys. */
   private followServed(): Set<string> {
     const { registry } = this.options;
-    const served = registry.served();
     const next = new Map<string, { signature: string; accessory: object; source: () => MatterSource }>();
-    for (const { device, accessory } of served.locks) {
-      const key = `lock:${device.id}`;
-      next.set(key, {
-        signature: JSON.stringify(device),
-        accessory,
-        source: () => lockSource(accessory, { ...device, command: (action) => this.command(device.id, action) }),
-      });
-    }
-    for (const { device, accessory } of served.doorbells) {
-      next.set(`doorbell:${device.id}`, { signature: JSON.stringify(device), accessory, source: () => doorbellSource(accessory, device.id) });
+    for (const device of this.wanted) {
+      const signature = JSON.stringify(device);
+      if (device.kind === 'lock') {
+        const accessory = registry.lock(device.id);
+        if (!accessory) continue;
+        next.set(deviceKey('lock', device.id), {
+          signature,
+          accessory,
+          source: () => lockSource(accessory, { ...device, command: (action) => this.command(device.id, action) }),
+        });
+      } else {
+        const accessory = registry.doorbell(device.id);
+        if (!accessory) continue;
+        next.set(deviceKey('doorbell', device.id), { signature, accessory, source: () => doorbellSource(accessory, { id: device.id, name: device.name }) });
+      }
     }
     for (const [key, held] of this.held) {
       const wanted = next.get(key);
@@ -268,7 +306,6 @@ export class MatterRegistry {
     for (const [key, wanted] of next) {
       const existing = this.held.get(key);
       if (existing) {
-        // A rename from config reaches the endpoints through the same diff as a state change.
         existing.device.refresh();
         continue;
       }
@@ -276,7 +313,8 @@ export class MatterRegistry {
         this.reconcile();
       });
       this.held.set(key, { device, signature: wanted.signature, accessory: wanted.accessory });
-      // A device made anew (its accessory or options changed) follows its endpoints that are already published.
+      // A device made anew (its accessory or entry changed: a rename, a door sensor switched) follows
+      // its endpoints that are already published, starting with their whole state.
       for (const [uuid, entry] of this.published) if (entry.device === key) void device.attach(uuid);
     }
     return new Set(next.keys());
@@ -287,8 +325,10 @@ export class MatterRegistry {
     const lock = this.options.registry.lock(id);
     if (!lock) throw new this.matter.status.Failure(`lock ${id} is not served by Lock Access`);
     try {
-      await lock.operate(action, MATTER_ORIGIN);
+      await lock.command(action, MATTER_ORIGIN);
     } catch (error) {
+      // A failure is already logged by the lock; a command replaced before it ran is not.
+      if (error instanceof CommandSupersededError) this.options.log.info(`${lock.name}: the ${action} from ${MATTER_ORIGIN} did not run: ${error.message}.`);
       throw new this.matter.status.Failure(errorText(error));
     }
   }

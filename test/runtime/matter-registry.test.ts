@@ -4,9 +4,12 @@ import type { API, MatterAccessory } from 'homebridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { LockAction } from '../../src/devices/lock-commands.js';
-import { AccessoryRegistry, type WantedDevice } from '../../src/runtime/accessory-registry.js';
-import { MATTER_RETRY_FIRST_MS, MatterRegistry, matterOf } from '../../src/runtime/matter-registry.js';
 import { BridgeError } from '../../src/cloud/errors.js';
+import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
+import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { Publishers } from '../../src/runtime/device-publisher.js';
+import { MATTER_RETRY_FIRST_MS, MatterRegistry, matterOf, matterPublisher } from '../../src/runtime/matter-registry.js';
+import type { WantedDevice } from '../../src/runtime/wanted-device.js';
 import { captureLog, hapEnvs } from '../devices/hap-env.js';
 import { FakeFailure, FakeMatter } from '../devices/matter/fake-matter.js';
 
@@ -30,6 +33,8 @@ afterEach(() => {
 interface Setup {
   fake: FakeMatter;
   registry: AccessoryRegistry;
+  /** HomeKit's registry first, then Matter: as the runtime syncs them. */
+  publishers: Publishers;
   matter: MatterRegistry | undefined;
   captured: ReturnType<typeof captureLog>;
   operations: { action: LockAction; resolve: () => void; reject: (error: unknown) => void }[];
@@ -40,22 +45,24 @@ function setup(options: { api?: API; fake?: FakeMatter; cached?: MatterAccessory
   const captured = captureLog();
   const operations: Setup['operations'] = [];
   const registry = new AccessoryRegistry({
-    api: api,
-    log: captured.log as never,
+    api,
+    log: captured.log,
     pluginName: 'homebridge-lock-access',
     platformName: 'LockAccess',
     cached: [],
     deps: {
-      api: api,
+      api,
       log: captured.log,
+      describeCommandFailure,
+      fetchImage: () => Promise.resolve(Buffer.from('jpeg')),
       operate: (_id, action) =>
         new Promise<void>((resolve, reject) => {
           operations.push({ action, resolve, reject });
         }),
     },
   });
-  running.push({ stop: () => { registry.disposeAll(); } });
-  const matter = MatterRegistry.start({
+  const publishers = new Publishers(registry, captured.log);
+  const publisher = matterPublisher({
     api: options.api ?? fake.apiWithMatter(options.enabled ?? true),
     log: captured.log,
     registry,
@@ -64,8 +71,14 @@ function setup(options: { api?: API; fake?: FakeMatter; cached?: MatterAccessory
     pluginName: 'homebridge-lock-access',
     platformName: 'LockAccess',
   });
-  if (matter) running.push(matter);
-  return { fake, registry, matter, captured, operations };
+  publishers.add(publisher);
+  running.push({
+    stop: () => {
+      publishers.disposeAll();
+    },
+  });
+  const matter = publisher instanceof MatterRegistry ? publisher : undefined;
+  return { fake, registry, publishers, matter, captured, operations };
 }
 
 async function settled(s: Setup): Promise<void> {
@@ -83,7 +96,7 @@ describe('design 7c: only when the bridge runs Matter and the plugin wants it', 
     const s = setup({ api: api1 });
     expect(s.matter).toBeUndefined();
     expect(matterOf(api1)).toBeUndefined();
-    s.registry.sync([FRONT], true);
+    s.publishers.sync([FRONT], true);
     expect(s.fake.calls).toHaveLength(0);
     expect(s.captured.lines.filter((l) => l.level !== 'debug' && /matter/i.test(l.message))).toEqual([]);
   });
@@ -91,7 +104,7 @@ describe('design 7c: only when the bridge runs Matter and the plugin wants it', 
   it('Homebridge 2 without Matter on this bridge: the same', () => {
     const s = setup({ enabled: false });
     expect(s.matter).toBeUndefined();
-    s.registry.sync([FRONT], true);
+    s.publishers.sync([FRONT], true);
     expect(s.fake.calls).toHaveLength(0);
     expect(s.captured.lines.filter((l) => l.level !== 'debug' && /matter/i.test(l.message))).toEqual([]);
   });
@@ -111,7 +124,7 @@ describe('design 7c: only when the bridge runs Matter and the plugin wants it', 
 describe('design 7c: publishing follows the HAP registry', () => {
   it('every served device gets its endpoints, registered one per call', async () => {
     const s = setup();
-    s.registry.sync([FRONT, BACK, BELL], true);
+    s.publishers.sync([FRONT, BACK, BELL], true);
     await settled(s);
     expect(labels(s.fake, 'register')).toEqual(['Front Door', 'Front Door Door', 'Back Door', 'Front Doorbell', 'Front Doorbell Motion']);
     expect(s.matter?.publishedUuids()).toHaveLength(5);
@@ -120,7 +133,7 @@ describe('design 7c: publishing follows the HAP registry', () => {
 
   it('a registered endpoint is given its whole state, names and reachability included', async () => {
     const s = setup();
-    s.registry.sync([FRONT], true);
+    s.publishers.sync([FRONT], true);
     await settled(s);
     const door = s.fake.updates(uuid('matter:lock:LOCK-1:door'));
     expect(door).toContainEqual(expect.objectContaining({ cluster: 'bridgedDeviceBasicInformation', attributes: { reachable: false, nodeLabel: 'Front Door Door' } }));
@@ -128,7 +141,7 @@ describe('design 7c: publishing follows the HAP registry', () => {
 
   it('state changes push only what changed, to the endpoint that shows it', async () => {
     const s = setup();
-    s.registry.sync([FRONT], true);
+    s.publishers.sync([FRONT], true);
     await settled(s);
     const before = s.fake.updates().length;
     s.registry.lock('LOCK-1')?.apply({ lockId: 'LOCK-1', at: 1, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'lock', actor: { kind: 'unknown' } }, ctx);
@@ -138,7 +151,7 @@ describe('design 7c: publishing follows the HAP registry', () => {
 
   it('a first door event on a lock without doorSensor publishes its ContactSensor', async () => {
     const s = setup();
-    s.registry.sync([BACK], true);
+    s.publishers.sync([BACK], true);
     await settled(s);
     s.registry.lock('LOCK-2')?.apply({ lockId: 'LOCK-2', at: undefined, kind: 'doorState', state: 'open' }, ctx);
     await settled(s);
@@ -148,7 +161,7 @@ describe('design 7c: publishing follows the HAP registry', () => {
 
   it('a ring HomeKit rang is one press at the doorbell\'s switch', async () => {
     const s = setup();
-    s.registry.sync([BELL], true);
+    s.publishers.sync([BELL], true);
     await settled(s);
     s.registry.doorbell('BELL-1')?.apply({ doorbellId: 'BELL-1', at: undefined, kind: 'doorbellPress', dvrId: 'dvr-1' }, ctx);
     s.registry.doorbell('BELL-1')?.apply({ doorbellId: 'BELL-1', at: undefined, kind: 'doorbellPress', dvrId: 'dvr-1' }, ctx);
@@ -162,7 +175,7 @@ describe('design 7c: publishing follows the HAP registry', () => {
 
 describe('design 7c: lockDoor and unlockDoor', () => {
   async function handlerOf(s: Setup, command: 'lockDoor' | 'unlockDoor'): Promise<() => Promise<void>> {
-    s.registry.sync([BACK], true);
+    s.publishers.sync([BACK], true);
     await settled(s);
     const accessory = s.fake.endpoints.get(uuid('matter:lock:LOCK-2'));
     const handler = accessory?.handlers?.doorLock?.[command];
@@ -191,7 +204,7 @@ describe('design 7c: lockDoor and unlockDoor', () => {
   it('answer Failure for a lock that is no longer served', async () => {
     const s = setup();
     const lock = await handlerOf(s, 'lockDoor');
-    s.registry.remove('lock', 'LOCK-2');
+    s.publishers.remove('lock', 'LOCK-2');
     await expect(lock()).rejects.toBeInstanceOf(FakeFailure);
   });
 });
@@ -203,12 +216,12 @@ describe('design 7c: restarts and removal', () => {
 
   it('cached endpoints of served devices are registered again (handlers attached) and counted as kept', async () => {
     const first = setup();
-    first.registry.sync([FRONT, BELL], true);
+    first.publishers.sync([FRONT, BELL], true);
     await settled(first);
     const fake = new FakeMatter(api);
     for (const accessory of cachedFrom(first.fake)) fake.endpoints.set(accessory.UUID, accessory);
     const s = setup({ fake, cached: cachedFrom(first.fake) });
-    s.registry.sync([FRONT, BELL], false);
+    s.publishers.sync([FRONT, BELL], false);
     await settled(s);
     expect(labels(fake, 'register')).toEqual(['Front Door', 'Front Door Door', 'Front Doorbell', 'Front Doorbell Motion']);
     expect(fake.of('register').every((c) => c.uuid !== '')).toBe(true);
@@ -218,14 +231,14 @@ describe('design 7c: restarts and removal', () => {
 
   it('a cached endpoint of a device not served yet stays until the device set is authoritative, then goes', async () => {
     const first = setup();
-    first.registry.sync([FRONT, BACK], true);
+    first.publishers.sync([FRONT, BACK], true);
     await settled(first);
     const fake = new FakeMatter(api);
     const s = setup({ fake, cached: cachedFrom(first.fake) });
-    s.registry.sync([FRONT], false);
+    s.publishers.sync([FRONT], false);
     await settled(s);
     expect(labels(fake, 'unregister')).toEqual([]);
-    s.registry.sync([FRONT], true);
+    s.publishers.sync([FRONT], true);
     await settled(s);
     expect(labels(fake, 'unregister')).toEqual(['Back Door']);
     expect(s.captured.text('info')).toMatch(/Matter: removed Back Door\./);
@@ -233,9 +246,9 @@ describe('design 7c: restarts and removal', () => {
 
   it('a device removed at run time (lock_user_remove) loses its endpoints at once', async () => {
     const s = setup();
-    s.registry.sync([FRONT, BACK], false);
+    s.publishers.sync([FRONT, BACK], false);
     await settled(s);
-    s.registry.remove('lock', 'LOCK-1');
+    s.publishers.remove('lock', 'LOCK-1');
     await settled(s);
     expect(labels(s.fake, 'unregister')).toEqual(['Front Door', 'Front Door Door']);
     expect(s.matter?.isPublished(uuid('matter:lock:LOCK-2'))).toBe(true);
@@ -243,9 +256,9 @@ describe('design 7c: restarts and removal', () => {
 
   it('a door sensor switched off in the config loses its endpoint; the lock keeps its own', async () => {
     const s = setup();
-    s.registry.sync([FRONT], true);
+    s.publishers.sync([FRONT], true);
     await settled(s);
-    s.registry.sync([{ ...FRONT, doorSensor: false }], true);
+    s.publishers.sync([{ ...FRONT, doorSensor: false }], true);
     await settled(s);
     expect(labels(s.fake, 'unregister')).toEqual(['Front Door Door']);
     expect(s.matter?.isPublished(uuid('matter:lock:LOCK-1'))).toBe(true);
@@ -253,9 +266,9 @@ describe('design 7c: restarts and removal', () => {
 
   it('a config rename relabels the endpoints and the cached copies', async () => {
     const s = setup();
-    s.registry.sync([BELL], true);
+    s.publishers.sync([BELL], true);
     await settled(s);
-    s.registry.sync([{ ...BELL, name: 'Gate Bell' }], true);
+    s.publishers.sync([{ ...BELL, name: 'Gate Bell' }], true);
     await settled(s);
     expect(s.fake.updates(uuid('matter:doorbell:BELL-1:motion'))).toContainEqual(expect.objectContaining({ cluster: 'bridgedDeviceBasicInformation', attributes: expect.objectContaining({ nodeLabel: 'Gate Bell Motion' }) as unknown }));
     expect(s.fake.of('cache').map((c) => c.label)).toEqual(expect.arrayContaining(['Gate Bell', 'Gate Bell Motion']));
@@ -268,7 +281,7 @@ describe('design 7c: an endpoint that does not register', () => {
     const fake = new FakeMatter(api);
     fake.failing.add('Back Door');
     const s = setup({ fake });
-    s.registry.sync([BACK], true);
+    s.publishers.sync([BACK], true);
     await vi.advanceTimersByTimeAsync(20_000);
     expect(s.captured.text('warn')).toMatch(/Matter: Back Door could not be published .* trying again in 30 s/);
     fake.failing.clear();

@@ -4,7 +4,7 @@
 import type { DoorbellAccessory } from '../doorbell-accessory.js';
 import type { LockAccessory } from '../lock-accessory.js';
 import type { LockAction } from '../lock-commands.js';
-import { doorbellEndpoints, lockEndpoints, type EndpointPlan } from './matter-endpoints.js';
+import { doorbellEndpoints, lockEndpoints, type EndpointPlan, type MatterDoorbellView } from './matter-endpoints.js';
 import type { MatterHandlers } from './matter-publisher.js';
 
 export interface MatterFollower {
@@ -48,14 +48,27 @@ export function lockSource(lock: LockAccessory, options: LockSourceOptions): Mat
   };
 }
 
-export function doorbellSource(doorbell: DoorbellAccessory, id: string): MatterSource {
+/**
+ * A doorbell. Motion is on from an applied motion event until the accessory's motion timeout ends
+ * it; a source made while motion is on (after a config change) starts with it off, as a restart does.
+ */
+export function doorbellSource(doorbell: DoorbellAccessory, view: MatterDoorbellView): MatterSource {
+  let motion = false;
   return {
-    device: `doorbell:${id}`,
-    plans: () => doorbellEndpoints({ id, name: doorbell.name }, doorbell.motionActive),
+    device: `doorbell:${view.id}`,
+    plans: () => doorbellEndpoints(view, motion),
     follow: (follower) =>
-      doorbell.onSignal((signal) => {
-        if (signal.kind === 'ring') follower.ring();
-        else follower.change();
+      doorbell.onChange((change) => {
+        // Only rings and motion reach Matter; a late, repeated or older event did neither.
+        if (change.cause === 'motionEnded') {
+          motion = false;
+          follower.change();
+        } else if (change.ring) {
+          follower.ring();
+        } else if (change.motion) {
+          motion = true;
+          follower.change();
+        }
       }),
     handlers: () => undefined,
   };

@@ -4,10 +4,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { DoorbellAccessory, doorbellUuid } from '../../../src/devices/doorbell-accessory.js';
 import type { DoorbellEvent, LockEvent } from '../../../src/devices/events.js';
-import { LockAccessory, lockUuid, type DeviceDeps } from '../../../src/devices/lock-accessory.js';
-import type { LockAction } from '../../../src/devices/lock-commands.js';
+import type { DoorbellDeps, LockDeps } from '../../../src/devices/device-deps.js';
+import { LockAccessory, lockUuid } from '../../../src/devices/lock-accessory.js';
+import { CommandSupersededError, type LockAction } from '../../../src/devices/lock-commands.js';
 import { doorbellSource, lockSource } from '../../../src/devices/matter/matter-sources.js';
 import { BridgeError } from '../../../src/cloud/errors.js';
+import { describeCommandFailure } from '../../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, newAccessory, service } from '../hap-env.js';
 
 // Matter exists on Homebridge 2 only.
@@ -33,9 +35,10 @@ afterEach(() => {
 function lockSetup(options: { doorSensor?: boolean } = {}) {
   const calls: { action: LockAction; resolve: () => void; reject: (error: unknown) => void }[] = [];
   const captured = captureLog();
-  const deps: DeviceDeps = {
+  const deps: LockDeps = {
     api,
     log: captured.log,
+    describeCommandFailure,
     operate: (_id, action) =>
       new Promise<void>((resolve, reject) => {
         calls.push({ action, resolve, reject });
@@ -50,7 +53,7 @@ function lockSetup(options: { doorSensor?: boolean } = {}) {
     doorSensor: options.doorSensor ?? false,
     command: (action) => {
       commanded.push(action);
-      return lock.operate(action, 'a Matter controller');
+      return lock.command(action, 'a Matter controller');
     },
   });
   return { accessory, lock, calls, captured, source, commanded };
@@ -133,15 +136,32 @@ describe('design 7c: Matter commands through the lock\'s one command serialiser'
     calls[0]?.resolve();
     await expect(matter).resolves.toBeUndefined();
   });
+  it('a Matter command replaced by a newer opposite wish before it ran rejects: it never happened', async () => {
+    const { source, accessory, calls } = lockSetup();
+    const target = service(accessory, S.LockMechanism).getCharacteristic(C.LockTargetState);
+    await target.handleSetRequest(C.LockTargetState.SECURED);
+    await settle();
+    const unlock = (source.handlers(source.plans()[0] ?? never())?.doorLock?.unlockDoor as () => Promise<void>)().then(
+      () => 'done',
+      (error: unknown) => error,
+    );
+    await settle();
+    await target.handleSetRequest(C.LockTargetState.SECURED);
+    await settle();
+    expect(await unlock).toBeInstanceOf(CommandSupersededError);
+    calls[0]?.resolve();
+    await settle();
+    expect(calls.map((c) => c.action)).toEqual(['lock']);
+  });
 });
 
 describe('design 7c: the doorbell reaches Matter only when HomeKit rings', () => {
   function bellSetup(motionTimeoutSeconds = 30) {
-    const deps: DeviceDeps = { api, log: captureLog().log, operate: () => Promise.reject(new Error('not a lock')) };
+    const deps: DoorbellDeps = { api, log: captureLog().log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')) };
     const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-    const doorbell = new DoorbellAccessory({ ...deps, fetchImage: () => Promise.resolve(Buffer.from('jpeg')) }, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds });
+    const doorbell = new DoorbellAccessory(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds });
     made.push(doorbell);
-    const source = doorbellSource(doorbell, 'D1');
+    const source = doorbellSource(doorbell, { id: 'D1', name: 'Front Doorbell' });
     const heard: string[] = [];
     made.push({ dispose: source.follow({ change: () => heard.push('change'), ring: () => heard.push('ring') }) });
     return { doorbell, source, heard };
