@@ -4,7 +4,8 @@
 import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig } from './config.js';
-import { matterPublisher, type ServedAccessories } from './runtime/matter-registry.js';
+import { matterPublisher } from './runtime/matter-gate.js';
+import type { ServedAccessories } from './runtime/matter-registry.js';
 import { Runtime } from './runtime/runtime.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import { errorText } from './util/error-text.js';

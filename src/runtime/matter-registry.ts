@@ -2,7 +2,7 @@
 // registry, synced after it with the same wanted devices, following the registry's accessories for
 // state and commands. Cached endpoints are registered again on each start (so their command handlers
 // are attached); endpoints of devices that left are removed. Homebridge 1.x, a bridge without
-// Matter, or `"matter": false`: nothing is published.
+// Matter, or `"matter": false`: no registry at all (matter-gate.ts).
 import type { API, MatterAPI, MatterAccessory } from 'homebridge';
 
 import { errorText } from '../util/error-text.js';
@@ -41,17 +41,6 @@ export interface MatterRegistryOptions {
   platformName: string;
 }
 
-/** Matter's API when this bridge runs Matter: never on Homebridge 1.x, which has no isMatterEnabled. */
-export function matterOf(api: API): MatterAPI | undefined {
-  const probe = api as Partial<Pick<API, 'isMatterEnabled' | 'matter'>>;
-  if (typeof probe.isMatterEnabled !== 'function') return undefined;
-  try {
-    return probe.isMatterEnabled() ? probe.matter : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 interface Held {
   device: MatterDevice;
   /** What the device was made from; a different one makes a new MatterDevice. */
@@ -63,23 +52,6 @@ function deviceOfCached(accessory: MatterAccessory): string | undefined {
   const context = (accessory.context as Record<string, unknown> | undefined)?.lockAccess;
   const device = context !== null && typeof context === 'object' ? (context as Record<string, unknown>).device : undefined;
   return typeof device === 'string' ? device : undefined;
-}
-
-/** A publisher that publishes nothing: Matter is off for this bridge or for the plugin. */
-const INERT: DevicePublisher = {
-  sync: () => undefined,
-  remove: () => undefined,
-  disposeAll: () => undefined,
-};
-
-/**
- * The Matter publisher for the runtime's device set: a MatterRegistry when this bridge runs Matter
- * and the plugin wants it, else one that publishes nothing (after removing, for `"matter": false`,
- * the endpoints a previous run published). Without Matter on the bridge (or on Homebridge 1.x)
- * nothing is logged above debug.
- */
-export function matterPublisher(options: MatterRegistryOptions): DevicePublisher {
-  return MatterRegistry.start(options) ?? INERT;
 }
 
 export class MatterRegistry implements DevicePublisher {
@@ -101,35 +73,13 @@ export class MatterRegistry implements DevicePublisher {
   private firstRun = true;
   private stopped = false;
 
-  private constructor(
+  /** Made by matterPublisher (matter-gate.ts) once this bridge runs Matter and the plugin wants it. */
+  constructor(
     private readonly options: MatterRegistryOptions,
     private readonly matter: MatterAPI,
   ) {
     this.publisher = new MatterPublisher({ matter, log: options.log, pluginName: options.pluginName, platformName: options.platformName });
     for (const accessory of options.cached) this.cached.set(accessory.UUID, accessory);
-  }
-
-  /** A registry when this bridge runs Matter and the plugin wants it (see matterPublisher). */
-  static start(options: MatterRegistryOptions): MatterRegistry | undefined {
-    const matter = matterOf(options.api);
-    if (!matter) {
-      options.log.debug('Matter is not enabled for this bridge: the plugin publishes HomeKit accessories only.');
-      return undefined;
-    }
-    if (!options.wanted) {
-      const ours = options.cached;
-      if (ours.length > 0) {
-        void new MatterPublisher({ matter, log: options.log, pluginName: options.pluginName, platformName: options.platformName })
-          .unregister([...ours])
-          .then(() => {
-            options.log.info(`Matter is off for Lock Access ("matter": false): removed ${ours.length} Matter endpoint${ours.length === 1 ? '' : 's'} it had published.`);
-          });
-      } else {
-        options.log.info('Matter is enabled for this bridge, but off for Lock Access ("matter": false).');
-      }
-      return undefined;
-    }
-    return new MatterRegistry(options, matter);
   }
 
   /** Whether an endpoint is registered and following its device (for tests and status). */

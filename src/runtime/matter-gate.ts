@@ -1,0 +1,54 @@
+// Whether the plugin publishes to Matter on this bridge (design 7c): only when the bridge runs Matter
+// (Homebridge 2 with Matter on for the main or child bridge) and the platform option `matter` is not
+// false. Otherwise the runtime gets a publisher that publishes nothing, and on Homebridge 1.x or a
+// bridge without Matter nothing is logged above debug.
+import type { API, MatterAPI } from 'homebridge';
+
+import { MatterPublisher } from '../devices/matter/matter-publisher.js';
+import type { DevicePublisher } from './device-publisher.js';
+import { MatterRegistry, type MatterRegistryOptions } from './matter-registry.js';
+
+/** Matter's API when this bridge runs Matter: never on Homebridge 1.x, which has no isMatterEnabled. */
+export function matterOf(api: API): MatterAPI | undefined {
+  const probe = api as Partial<Pick<API, 'isMatterEnabled' | 'matter'>>;
+  if (typeof probe.isMatterEnabled !== 'function') return undefined;
+  try {
+    return probe.isMatterEnabled() ? probe.matter : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A publisher that publishes nothing: Matter is off for this bridge or for the plugin. */
+const INERT: DevicePublisher = {
+  sync: () => undefined,
+  remove: () => undefined,
+  disposeAll: () => undefined,
+};
+
+/**
+ * The Matter publisher for the runtime's device set: a MatterRegistry when this bridge runs Matter
+ * and the plugin wants it, else one that publishes nothing. With `"matter": false` the endpoints a
+ * previous run published are removed first, so they do not linger without handlers.
+ */
+export function matterPublisher(options: MatterRegistryOptions): DevicePublisher {
+  const matter = matterOf(options.api);
+  if (!matter) {
+    options.log.debug('Matter is not enabled for this bridge: the plugin publishes HomeKit accessories only.');
+    return INERT;
+  }
+  if (!options.wanted) {
+    const ours = options.cached;
+    if (ours.length > 0) {
+      void new MatterPublisher({ matter, log: options.log, pluginName: options.pluginName, platformName: options.platformName })
+        .unregister([...ours])
+        .then(() => {
+          options.log.info(`Matter is off for Lock Access ("matter": false): removed ${ours.length} Matter endpoint${ours.length === 1 ? '' : 's'} it had published.`);
+        });
+    } else {
+      options.log.info('Matter is enabled for this bridge, but off for Lock Access ("matter": false).');
+    }
+    return INERT;
+  }
+  return new MatterRegistry(options, matter);
+}
