@@ -132,6 +132,16 @@ describe('design 7c: publishing follows the HAP registry', () => {
     expect(s.captured.text('info')).toMatch(/Matter: 5 endpoints ready for Google Home, Alexa and other Matter apps\./);
   });
 
+  it('a door-sensor-only lock (design 7b) is only its ContactSensor, carrying the lock battery', async () => {
+    const s = setup();
+    s.publishers.sync([{ ...FRONT, doorSensorOnly: true }], true);
+    await settled(s);
+    expect(labels(s.fake, 'register')).toEqual(['Front Door Door']);
+    const door = s.fake.endpoints.get(uuid('matter:lock:LOCK-1:door-battery'));
+    expect(Object.keys(door?.clusters ?? {})).toEqual(['booleanState', 'powerSource']);
+    expect(door?.handlers).toBeUndefined();
+  });
+
   it('a registered endpoint is given its whole state, names and reachability included', async () => {
     const s = setup();
     s.publishers.sync([FRONT], true);

@@ -16,7 +16,7 @@ const BATTERY_ROWS = [
 ] as const;
 
 function after(...events: LockEvent[]): LockState {
-  return events.reduce((state, event) => reduceLock(state, event, 1_000).state, initialLockState());
+  return events.reduce((state, event) => reduceLock(state, event, { receivedAt: 1_000_000, signedAt: 1_000_000 }).state, initialLockState());
 }
 
 describe('design 7c: DoorLock lockState from the same state as LockCurrentState', () => {
