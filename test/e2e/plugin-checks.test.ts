@@ -100,6 +100,9 @@ describe('issue 17.3: verified-plugin checks', () => {
       userWebhook: true,
       discoverDevices: true,
       refreshStateOnStart: true,
+      people: [{ userId: 'USER-JAMIE', name: 'Jamie' }],
+      // Matter is not on for this bridge: the option is read and nothing else happens.
+      matter: true,
     });
     // The test covers the schema: a field added there must be added here too.
     const missing = Object.keys(schema.schema.properties).filter((key) => !(key in block));
