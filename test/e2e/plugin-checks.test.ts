@@ -100,7 +100,6 @@ describe('issue 17.3: verified-plugin checks', () => {
       userWebhook: true,
       discoverDevices: true,
       refreshStateOnStart: true,
-      people: [{ userId: 'USER-JAMIE', name: 'Jamie' }],
       // Matter is not on for this bridge: the option is read and nothing else happens.
       matter: true,
     });
