@@ -11,6 +11,7 @@ import type { WebhookConfig } from '../../src/config.js';
 import type { DeviceEvent } from '../../src/devices/events.js';
 import { CALLBACK_TOKEN_HEADER } from '../../src/settings.js';
 import { Storage } from '../../src/storage.js';
+import type { Logger } from '../../src/util/logger.js';
 
 export const API_KEY = 'api-key-for-tests-4f1c';
 export const TOKEN = 'a'.repeat(20) + 'callback-token';
@@ -25,18 +26,26 @@ export interface Harness {
   cleanup(): Promise<void>;
 }
 
+/** A logger that writes each line as "level message" into `lines`. */
+export function recordingLog(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    log: {
+      info: (m) => lines.push(`info ${m}`),
+      warn: (m) => lines.push(`warn ${m}`),
+      error: (m) => lines.push(`error ${m}`),
+      debug: (m) => lines.push(`debug ${m}`),
+    },
+  };
+}
+
 export async function makeHarness(overrides: Partial<ReceiverOptions> = {}, webhook: Partial<WebhookConfig> = {}): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'lock-access-recv-'));
   const clock = { now: NOW };
   const dedupe = await DedupeStore.open({ storage: new Storage(dir), now: () => clock.now, debounceMs: 10 });
   const sunk: Harness['sunk'] = [];
-  const lines: string[] = [];
-  const log = {
-    info: (m: string) => lines.push(`info ${m}`),
-    warn: (m: string) => lines.push(`warn ${m}`),
-    error: (m: string) => lines.push(`error ${m}`),
-    debug: (m: string) => lines.push(`debug ${m}`),
-  };
+  const { log, lines } = recordingLog();
   const options: ReceiverOptions = {
     webhook: { publicUrl: 'https://home.example.net/lock-access', listenHost: '127.0.0.1', listenPort: 0, toleranceSeconds: 300, ...webhook },
     apiKey: API_KEY,

@@ -3,15 +3,10 @@ import { describe, expect, it } from 'vitest';
 
 import type { Verdict } from '../../src/callbacks/accept.js';
 import { ReceiverTally } from '../../src/callbacks/receiver-tally.js';
+import { recordingLog } from './helpers.js';
 
 function recordingTally() {
-  const lines: string[] = [];
-  const log = {
-    info: (m: string) => lines.push(`info ${m}`),
-    warn: (m: string) => lines.push(`warn ${m}`),
-    error: (m: string) => lines.push(`error ${m}`),
-    debug: (m: string) => lines.push(`debug ${m}`),
-  };
+  const { log, lines } = recordingLog();
   return { tally: new ReceiverTally(log), lines };
 }
 

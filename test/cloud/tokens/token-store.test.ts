@@ -2,24 +2,17 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { TokenStore, hashSeed } from '../../../src/cloud/tokens/token-store.js';
 import { Storage } from '../../../src/storage.js';
-import { tempDir } from '../../fixtures/token-harness.js';
+import { tempDirEachTest } from '../../fixtures/token-harness.js';
 
 describe('design 4: the token file', () => {
-  let dir: string;
-  let cleanup: () => Promise<void>;
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir());
-  });
-  afterEach(async () => {
-    await cleanup();
-  });
+  const temp = tempDirEachTest();
 
   it('every write bumps the generation and lands atomically with mode 0600', async () => {
-    const store = new TokenStore(new Storage(join(dir, 'lock-access')));
+    const store = new TokenStore(new Storage(join(temp.dir, 'lock-access')));
     const first = await store.write({ version: 1, rotations: 1, state: 'linked', linkedAt: 1, knownSeedHashes: [], refreshToken: 'r1' }, undefined);
     const second = await store.write({ ...first, refreshToken: 'r2' }, first);
     expect([first.generation, second.generation]).toEqual([1, 2]);
@@ -28,7 +21,7 @@ describe('design 4: the token file', () => {
   });
 
   it('in-process callers of locked() run one after another', async () => {
-    const store = new TokenStore(new Storage(join(dir, 'lock-access')));
+    const store = new TokenStore(new Storage(join(temp.dir, 'lock-access')));
     const order: string[] = [];
     const job = (name: string) => store.locked(async () => {
       order.push(`${name}:in`);
