@@ -1,21 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from './index.js';
 import { api, grant, registration } from './test-helpers.js';
-import { startTestReceiver, type TestReceiver } from './test-receiver.js';
+import { testReceiverForFile } from './test-receiver.js';
 
 let sim: Simulator;
 let token: string;
-let receiver: TestReceiver;
+const receiver = testReceiverForFile();
 
-beforeAll(async () => {
-  receiver = await startTestReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
 beforeEach(async () => {
-  receiver.received.length = 0;
-  receiver.replies.length = 0;
   sim = await startSimulator({
     locks: [
       { id: 'L1', name: 'Front Door', doorSensor: true, keypad: true },

@@ -1,24 +1,17 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, startSimulator, type Simulator } from './index.js';
 import { api, grant, registration } from './test-helpers.js';
-import { startTestReceiver, type TestReceiver } from './test-receiver.js';
+import { testReceiverForFile } from './test-receiver.js';
 import { frontDoorDay, ScenarioRun } from './scenario.js';
 
-let receiver: TestReceiver;
+const receiver = testReceiverForFile();
 let sim: Simulator;
 let clock: ManualClock;
 
 const allLock = ['operation', 'configuration', 'battery', 'systemstatus', 'accessmgmt'];
 const allBell = ['motiondetected', 'videoavailable', 'buttonpush'];
 
-beforeAll(async () => {
-  receiver = await startTestReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
 beforeEach(async () => {
-  receiver.received.length = 0;
   clock = new ManualClock();
   sim = await startSimulator({ clock, locks: [{ id: 'L1', name: 'Front Door', doorSensor: true, keypad: true }], doorbells: [{ id: 'D1', name: 'Front Doorbell' }] });
   const { accessToken } = await grant(sim);

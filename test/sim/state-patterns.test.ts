@@ -1,27 +1,20 @@
 // The simulator's scripting for issue 13's patterns: a lock's own clock (jumped ahead, reset by a
 // battery run-out), a signature clock that is off, and the scripted state scenarios.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { ManualClock, startSimulator, type Simulator } from './index.js';
 import { ScenarioRun } from './scenario.js';
 import { STATE_SCENARIOS, bridgeFlapping } from './state-scenarios.js';
 import { api, grant, registration } from './test-helpers.js';
-import { startTestReceiver, type TestReceiver } from './test-receiver.js';
+import { testReceiverForFile } from './test-receiver.js';
 
-let receiver: TestReceiver;
+const receiver = testReceiverForFile();
 let sim: Simulator;
 let clock: ManualClock;
 const START = Date.UTC(2026, 0, 1);
 const YEAR = 365 * 24 * 60 * 60 * 1000;
 
-beforeAll(async () => {
-  receiver = await startTestReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
 beforeEach(async () => {
-  receiver.received.length = 0;
   clock = new ManualClock(START);
   sim = await startSimulator({ clock, locks: [{ id: 'L1', name: 'Front Door', doorSensor: true, keypad: true }] });
   const { accessToken } = await grant(sim);

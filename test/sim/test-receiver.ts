@@ -1,6 +1,7 @@
 // A callback receiver for tests of the simulator (and anyone else's): records every request with
 // its raw body, and answers with a status chosen per request.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedCallback {
@@ -47,4 +48,39 @@ export async function startTestReceiver(): Promise<TestReceiver> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   return Object.assign(state, { url: `http://127.0.0.1:${port}`, close: () => app.close() });
+}
+
+/**
+ * One receiver for the whole test file where it is called (registers its own beforeAll and afterAll),
+ * emptied and reset to its defaults before each test.
+ */
+export function testReceiverForFile(): TestReceiver {
+  let current: TestReceiver | undefined;
+  const receiver = (): TestReceiver => {
+    if (!current) throw new Error('the test receiver runs only while the file\'s tests do');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startTestReceiver();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  beforeEach(() => {
+    const r = receiver();
+    r.received.length = 0;
+    r.replies.length = 0;
+    r.defaultStatus = 200;
+    r.redirectTo = undefined;
+  });
+  return {
+    get url() { return receiver().url; },
+    get received() { return receiver().received; },
+    get replies() { return receiver().replies; },
+    get defaultStatus() { return receiver().defaultStatus; },
+    set defaultStatus(status) { receiver().defaultStatus = status; },
+    get redirectTo() { return receiver().redirectTo; },
+    set redirectTo(url) { receiver().redirectTo = url; },
+    close: () => receiver().close(),
+  };
 }
