@@ -6,32 +6,18 @@ import { join } from 'node:path';
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { characteristicId, HapController, type Subscription } from '../harness/hap.js';
-import { freePort, REPO_ROOT, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { E2eSession } from '../harness/e2e-session.js';
+import { characteristicId, type Subscription } from '../harness/hap.js';
+import { freePort, REPO_ROOT } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
 const { Service: S, Characteristic: C } = hap;
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
-let controller: HapController | undefined;
 let subscription: Subscription | undefined;
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function paired(): HapController {
-  if (!controller) throw new Error('not paired');
-  return controller;
-}
+const session = new E2eSession();
+const { eventually, paired } = session;
 
 const readValue = async (id: string, expected: unknown, what: string) =>
   eventually(async () => ((await paired().readOne(id)).value === expected ? true : undefined), `${what} = ${String(expected)}`);
@@ -39,7 +25,7 @@ const readValue = async (id: string, expected: unknown, what: string) =>
 beforeAll(async () => {
   sim = await startSimulator({ locks: [{ id: 'LOCK-1', name: 'Front Door', lockState: 'locked' }], doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }] });
   const listenPort = await freePort();
-  hb = await startHomebridge({
+  await session.start({
     flavour: 'homebridge1',
     platforms: [
       simPlatformConfig(sim, listenPort, {
@@ -50,19 +36,15 @@ beforeAll(async () => {
         refreshStateOnStart: false,
       }),
     ],
+    // The first events are fired as soon as the controller is paired; they reach the plugin only once both webhooks are registered.
+    registrations: { sim, atLeast: 2 },
   });
-  await hb.waitForLog(/Webhook listener ready/);
-  // The first events are fired as soon as the controller is paired; they reach the plugin only once both webhooks are registered.
-  await eventually(async () => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'both webhook registrations', 60_000);
-  controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
-  await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
+  await session.pair(3, 'the bridge and two accessories');
 }, 90_000);
 
 afterAll(async () => {
   await subscription?.close();
-  await controller?.close();
-  await hb?.stop();
-  await hb?.cleanup();
+  await session.close();
   await sim.close();
 });
 
@@ -98,7 +80,7 @@ describe('issue 7.6: Homebridge 1.x shows the same HomeKit accessories', () => {
     await sim.fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'hb1-press' });
     await subscription.waitFor((e) => e.id === press && e.value === 0, 'the press');
     await sim.fire('video-available', { doorbellId: 'BELL-1', dvrId: 'hb1-press' });
-    await hb?.waitForLog(/Front Doorbell: Recording available/);
+    await session.hb?.waitForLog(/Front Doorbell: Recording available/);
     expect(subscription.events.filter((e) => e.id === press)).toHaveLength(1);
     const image = await paired().image(bell.aid, 640, 360);
     expect(image.equals(await readFile(join(REPO_ROOT, 'dist', 'assets', 'placeholder.jpg')))).toBe(true);

@@ -6,18 +6,18 @@ import { join } from 'node:path';
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { characteristicId, HapController, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
-import { freePort, REPO_ROOT, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { E2eSession, type SessionStart } from '../harness/e2e-session.js';
+import { characteristicId, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
+import { freePort, REPO_ROOT } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
 const { Service: S, Characteristic: C } = hap;
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
-let controller: HapController | undefined;
 let listenPort: number;
-let bridge: { port: number; username: string; pin: string; storagePath: string } | undefined;
+const session = new E2eSession();
+const { eventually, paired } = session;
 
 function platformConfig(): Record<string, unknown> {
   return simPlatformConfig(sim, listenPort, {
@@ -32,36 +32,8 @@ function platformConfig(): Record<string, unknown> {
   });
 }
 
-async function start(): Promise<RunningHomebridge> {
-  hb = await startHomebridge({
-    platforms: [platformConfig()],
-    ...(bridge ? { storagePath: bridge.storagePath, bridgePort: bridge.port, username: bridge.username, pin: bridge.pin } : {}),
-  });
-  bridge = { port: hb.bridgePort, username: hb.username, pin: hb.pin, storagePath: hb.storagePath };
-  await hb.waitForLog(/Webhook listener ready/);
-  return hb;
-}
-
-/** Polls until the probe gives a value (the plugin works after acknowledging callbacks); not a timing assertion. */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(last)})\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function paired(): HapController {
-  if (!controller) throw new Error('not paired');
-  return controller;
-}
+/** Callbacks reach the plugin only once both locks' and the doorbell's webhooks are registered. */
+const homebridge = (): SessionStart => ({ platforms: [platformConfig()], registrations: { sim, atLeast: 3 } });
 
 async function accessory(name: string): Promise<HapAccessoryInfo> {
   return eventually(() => paired().accessory(name), `accessory ${name}`);
@@ -87,15 +59,12 @@ beforeAll(async () => {
     doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
   });
   listenPort = await freePort();
-  await start();
-  controller = await HapController.pair({ port: hb?.bridgePort ?? 0, username: hb?.username ?? '', pin: hb?.pin ?? '' });
-  await eventually(async () => ((await paired().accessories()).length >= 4 ? true : undefined), 'the bridge and three accessories');
+  await session.start(homebridge());
+  await session.pair(4, 'the bridge and three accessories');
 }, 90_000);
 
 afterAll(async () => {
-  await controller?.close();
-  await hb?.stop();
-  await hb?.cleanup();
+  await session.close();
   await sim.close();
 });
 
@@ -152,7 +121,7 @@ describe('design 7: every row of the mapping table, read through HAP', () => {
     await expectValue(contact, 1, 'ajar');
     await fire('door-init', { lockId: 'LOCK-1' });
     await fire('door-unknown', { lockId: 'LOCK-1' });
-    await hb?.waitForLog(/Front Door: Door state unknown/);
+    await session.hb?.waitForLog(/Front Door: Door state unknown/);
     expect((await paired().readOne(contact)).value).toBe(1);
   });
 
@@ -231,7 +200,7 @@ describe('design 7: control from Apple Home', () => {
     expect(await paired().write(target, 1)).toBe(0);
     await expectValue(current, 1, 'locked from the controller');
     expect(sim.lock('LOCK-1')?.lockState).toBe('locked');
-    await hb?.waitForLog(/Front Door: locked from Apple Home/);
+    await session.hb?.waitForLog(/Front Door: locked from Apple Home/);
   });
 
   it('a bridge-offline failure (422) reverts the target and the log says why', async () => {
@@ -241,7 +210,7 @@ describe('design 7: control from Apple Home', () => {
     sim.setBridge('LOCK-1', 'offline');
     try {
       expect(await paired().write(target, 0)).toBe(0);
-      const line = await hb?.waitForLog(/Front Door: could not unlock from Apple Home/);
+      const line = await session.hb?.waitForLog(/Front Door: could not unlock from Apple Home/);
       expect(line).toMatch(/offline \(422\)/);
       await expectValue(target, 1, 'target reverted');
       expect((await paired().readOne(current)).value).toBe(1);
@@ -269,7 +238,7 @@ describe('design 7: the doorbell', () => {
     await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-1' });
     // callbacks are handled in order: once a later one shows, the duplicate has been dealt with
     await fire('video-available', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-1' });
-    await hb?.waitForLog(/Front Doorbell: Recording available/);
+    await session.hb?.waitForLog(/Front Doorbell: Recording available/);
     expect(subscription.events.filter((e) => e.id === press)).toHaveLength(1);
   });
 
@@ -278,7 +247,7 @@ describe('design 7: the doorbell', () => {
     const press = characteristicId(bell, S.Doorbell.UUID, C.ProgrammableSwitchEvent.UUID);
     const before = subscription?.events.filter((e) => e.id === press).length ?? 0;
     await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-late', signature: { skewMs: -90_000 } });
-    await hb?.waitForLog(/Front Doorbell: Doorbell pressed, but it arrived more than 60 seconds late/);
+    await session.hb?.waitForLog(/Front Doorbell: Doorbell pressed, but it arrived more than 60 seconds late/);
     expect(subscription?.events.filter((e) => e.id === press)).toHaveLength(before);
   });
 
@@ -313,8 +282,7 @@ describe('design 7: state survives a Homebridge restart', () => {
     await expectValue(current, 1, 'locked before restart');
     // no bridge after the restart, so the start-up status request cannot be what restores the state
     sim.setBridge('LOCK-1', 'none');
-    await hb?.stop();
-    await start();
+    await session.restart(homebridge());
     // Homebridge keeps its pairings: the same controller connects again without pairing anew.
     await paired().reconnect();
     const after = await accessory('Front Door');

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { readMatterPairing } from '../../src/ui/matter-pairing.js';
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { E2eSession } from '../harness/e2e-session.js';
+import { freePort, type RunningHomebridge } from '../harness/homebridge.js';
 import { MatterTestController, pairingFromQr, type MatterEndpointView } from '../harness/matter.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
@@ -21,12 +22,11 @@ const LONG_ID = '0123456789ABCDEF0123456789ABCDEF';
 const LONG_NAME = 'The Very Long Garden Gate Lock Name';
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
+const session = new E2eSession();
 let controller: MatterTestController | undefined;
 let controllerStorage: string;
 let listenPort: number;
 let matterPort: number;
-let bridge: { port: number; username: string; pin: string; storagePath: string } | undefined;
 
 function platformConfig(): Record<string, unknown> {
   return simPlatformConfig(sim, listenPort, {
@@ -43,15 +43,14 @@ function platformConfig(): Record<string, unknown> {
   });
 }
 
+/** Starts Homebridge (again with the same identity after the first time) and waits for its Matter endpoints. */
 async function start(): Promise<RunningHomebridge> {
-  hb = await startHomebridge({
+  const hb = await session.start({
     platforms: [platformConfig()],
     // Matter needs an interface name to bind to; 127.0.0.1 makes its server fail to start.
     bridge: { bind: ['lo'], matter: { port: matterPort } },
-    ...(bridge ? { storagePath: bridge.storagePath, bridgePort: bridge.port, username: bridge.username, pin: bridge.pin } : {}),
+    listenerTimeoutMs: 60_000,
   });
-  bridge = { port: hb.bridgePort, username: hb.username, pin: hb.pin, storagePath: hb.storagePath };
-  await hb.waitForLog(/Webhook listener ready/, 60_000);
   await hb.waitForLog(/Matter: \d+ endpoints? ready/, 60_000);
   return hb;
 }
@@ -100,8 +99,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await controller?.close();
-  await hb?.stop();
-  await hb?.cleanup();
+  await session.close();
   await sim.close();
   await rm(controllerStorage, { recursive: true, force: true });
 }, 60_000);
@@ -210,14 +208,14 @@ describe('design 7c: lock and unlock from a Matter controller', () => {
     await endpoint('Front Door').invoke('doorLock', 'lockDoor');
     expect(sim.lock('LOCK-1')?.lockState).toBe('locked');
     await expectAttribute('Front Door', 'doorLock', 'lockState', 1, 'locked from Matter');
-    await hb?.waitForLog(/Front Door: locked from a Matter controller/);
+    await session.hb?.waitForLog(/Front Door: locked from a Matter controller/);
   });
 
   it('a bridge-offline failure (422) answers the controller with FAILURE and leaves lockState as it was', async () => {
     sim.setBridge('LOCK-1', 'offline');
     try {
       await expect(endpoint('Front Door').invoke('doorLock', 'unlockDoor')).rejects.toThrow(/Failure|code 1\b/);
-      const line = await hb?.waitForLog(/Front Door: could not unlock from a Matter controller/);
+      const line = await session.hb?.waitForLog(/Front Door: could not unlock from a Matter controller/);
       expect(line).toMatch(/offline \(422\)/);
       expect(sim.lock('LOCK-1')?.lockState).toBe('locked');
       expect(endpoint('Front Door').state('doorLock')?.lockState).toBe(1);
@@ -267,10 +265,10 @@ describe('design 7c: the doorbell', () => {
 describe('design 7c: restarts and removal', () => {
   it('after a restart the controller reconnects without commissioning, the endpoints keep their numbers and commands work', async () => {
     const before = new Map(matter().endpoints().map((e) => [e.label, e.number]));
-    await hb?.stop();
+    await session.hb?.stop();
     await start();
     await matter().reconnect();
-    expect(hb?.logs.some((line) => /Matter: 7 endpoints ready .*\(7 kept from the last run\)/.test(line))).toBe(true);
+    expect(session.hb?.logs.some((line) => /Matter: 7 endpoints ready .*\(7 kept from the last run\)/.test(line))).toBe(true);
     expect(new Map(matter().endpoints().map((e) => [e.label, e.number]))).toEqual(before);
     await expectAttribute('Front Door', 'doorLock', 'lockState', 1, 'last state after the restart');
     // Handlers are attached again: a command works (a restored endpoint without them answers FAILURE).
@@ -281,7 +279,7 @@ describe('design 7c: restarts and removal', () => {
 
   it('a lock that leaves the account (lock_user_remove on the user hook) loses its endpoint', async () => {
     await fire('lock-user-remove', { lockId: 'LOCK-2', subject: 'me' });
-    await hb?.waitForLog(/Matter: removed Back Door/);
+    await session.hb?.waitForLog(/Matter: removed Back Door/);
     await matter().waitFor(() => matter().endpoint('Back Door') === undefined, 'the Back Door endpoint to go');
     expect(matter().endpoint('Front Door')).toBeDefined();
   });

@@ -4,8 +4,9 @@
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { characteristicId, HapController, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { E2eSession } from '../harness/e2e-session.js';
+import { characteristicId, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
+import { freePort } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { manualOperation } from '../sim/payloads.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
@@ -16,8 +17,8 @@ const { Service: S, Characteristic: C } = hap;
 const NO_RESPONSE = -70402;
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
-let controller: HapController | undefined;
+const session = new E2eSession();
+const { eventually, paired } = session;
 
 beforeAll(async () => {
   sim = await startSimulator({
@@ -25,7 +26,7 @@ beforeAll(async () => {
     doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
   });
   const listenPort = await freePort();
-  hb = await startHomebridge({
+  await session.start({
     platforms: [simPlatformConfig(sim, listenPort, {
       locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true }],
       doorbells: [{ id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 1 }],
@@ -34,41 +35,16 @@ beforeAll(async () => {
       // nothing but the events of each test tells the plugin anything
       refreshStateOnStart: false,
     })],
+    // Callbacks flow once the webhooks are registered.
+    registrations: { sim, atLeast: 2 },
   });
-  await hb.waitForLog(/Webhook listener ready/);
-  controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
-  await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
-  // Callbacks flow once the webhooks are registered.
-  await eventually(() => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'registrations');
+  await session.pair(3, 'the bridge and two accessories');
 }, 90_000);
 
 afterAll(async () => {
-  await controller?.close();
-  await hb?.stop();
-  await hb?.cleanup();
+  await session.close();
   await sim.close();
 });
-
-/** Polls until the probe gives a value (the plugin works after acknowledging callbacks); not a timing assertion. */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(last)})\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function paired(): HapController {
-  if (!controller) throw new Error('not paired');
-  return controller;
-}
 
 const front = (): Promise<HapAccessoryInfo> => eventually(() => paired().accessory('Front Door'), 'the Front Door');
 const lockCurrent = async () => characteristicId(await front(), S.LockMechanism.UUID, C.LockCurrentState.UUID);
@@ -104,7 +80,7 @@ async function readsAre(outcome: 'failing' | 'working'): Promise<void> {
 }
 
 /** Lines of this Homebridge's log matching `pattern` so far. */
-const logCount = (pattern: RegExp): number => hb?.logs.filter((line) => pattern.test(line)).length ?? 0;
+const logCount = (pattern: RegExp): number => session.hb?.logs.filter((line) => pattern.test(line)).length ?? 0;
 
 describe('design 7: nothing unknown is shown as known', () => {
   it('a configured door sensor is not active before any door event; the first real position makes it active and init/unknown change nothing', async () => {
@@ -118,7 +94,7 @@ describe('design 7: nothing unknown is shown as known', () => {
     expect((await paired().readOne(contact)).value).toBe(0);
     await fire('door-init', { lockId: 'LOCK-1' });
     await fire('door-unknown', { lockId: 'LOCK-1' });
-    await hb?.waitForLog(/Front Door: Door state unknown/);
+    await session.hb?.waitForLog(/Front Door: Door state unknown/);
     expect(Number((await paired().readOne(active)).value)).toBe(1);
     expect((await paired().readOne(contact)).value).toBe(0);
   });
@@ -137,7 +113,7 @@ describe('design 7: nothing unknown is shown as known', () => {
 describe('design 6: state reports are applied every time they arrive', () => {
   it('a bridge that goes offline, online, offline, online (the same bodies each time) ends reachable', async () => {
     await play(bridgeFlapping({ lockId: 'LOCK-1' }));
-    await hb?.waitForLog(/Front Door: the lock's Wi-Fi bridge is back online/);
+    await session.hb?.waitForLog(/Front Door: the lock's Wi-Fi bridge is back online/);
     await readsAre('working');
     // and once more, ending offline: the last report wins
     await fire('bridge-offline', { lockId: 'LOCK-1' });
@@ -163,7 +139,7 @@ describe('design 7: No Response ends when the bridge is proven reachable', () =>
     await readsAre('failing');
     await fire('status', { lockId: 'LOCK-1' });
     await readsAre('working');
-    await hb?.waitForLog(/Front Door: the lock's Wi-Fi bridge answered a status request, so it is back online/);
+    await session.hb?.waitForLog(/Front Door: the lock's Wi-Fi bridge answered a status request, so it is back online/);
   });
 
   it('a successful remote command ends it', async () => {
@@ -194,7 +170,7 @@ describe('design 6: one-shot events have one effect', () => {
     // press A again, byte for byte: a redelivery, not a third visitor
     await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'press-a' });
     await fire('video-available', { doorbellId: 'BELL-1', dvrId: 'press-b' });
-    await hb?.waitForLog(/Front Doorbell: Recording available/);
+    await session.hb?.waitForLog(/Front Doorbell: Recording available/);
     expect(subscription.events.filter((e) => e.id === press)).toHaveLength(2);
   });
 
@@ -207,7 +183,7 @@ describe('design 6: one-shot events have one effect', () => {
     await expectValue(await lockCurrent(), 1, 'locked by hand');
     // a later event shows both deliveries have been handled
     await fire('door-open', { lockId: 'LOCK-1' });
-    await hb?.waitForLog(/Front Door: Door opened/);
+    await session.hb?.waitForLog(/Front Door: Door opened/);
     expect(logCount(/Front Door: Locked by hand\./) - before).toBe(1);
   });
 });

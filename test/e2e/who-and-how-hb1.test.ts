@@ -3,8 +3,9 @@
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { characteristicId, HapController, shortType, type Subscription } from '../harness/hap.js';
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { E2eSession } from '../harness/e2e-session.js';
+import { characteristicId, shortType, type Subscription } from '../harness/hap.js';
+import { freePort } from '../harness/homebridge.js';
 import { GUEST } from '../sim/events.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { lockOperation } from '../sim/payloads.js';
@@ -13,24 +14,9 @@ import { simPlatformConfig } from '../sim/plugin-config.js';
 const { Service: S, Characteristic: C } = hap;
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
-let controller: HapController | undefined;
 let subscription: Subscription | undefined;
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function paired(): HapController {
-  if (!controller) throw new Error('not paired');
-  return controller;
-}
+const session = new E2eSession();
+const { eventually, paired } = session;
 
 beforeAll(async () => {
   sim = await startSimulator({
@@ -40,7 +26,7 @@ beforeAll(async () => {
     ],
   });
   const listenPort = await freePort();
-  hb = await startHomebridge({
+  await session.start({
     flavour: 'homebridge1',
     platforms: [
       simPlatformConfig(sim, listenPort, {
@@ -51,19 +37,15 @@ beforeAll(async () => {
         refreshStateOnStart: false,
       }),
     ],
+    // Callbacks reach the plugin only once both locks' webhooks are registered.
+    registrations: { sim, atLeast: 2 },
   });
-  await hb.waitForLog(/Webhook listener ready/);
-  // Callbacks reach the plugin only once both locks' webhooks are registered.
-  await eventually(async () => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'both webhook registrations', 60_000);
-  controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
-  await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
+  await session.pair(3, 'the bridge and two accessories');
 }, 90_000);
 
 afterAll(async () => {
   await subscription?.close();
-  await controller?.close();
-  await hb?.stop();
-  await hb?.cleanup();
+  await session.close();
   await sim.close();
 });
 
@@ -90,7 +72,7 @@ describe('design 7b on Homebridge 1.x', () => {
     }, 'LockLastKnownAction after the manual lock');
     expect(subscription.events.filter((e) => e.id === press).map((e) => e.value)).toEqual([0]);
     // HAP-NodeJS 0.x accepts every service and characteristic without a warning.
-    expect(hb?.logs.filter((line) => /characteristic/i.test(line) && /warn|illegal|not in required/i.test(line))).toEqual([]);
+    expect(session.hb?.logs.filter((line) => /characteristic/i.test(line) && /warn|illegal|not in required/i.test(line))).toEqual([]);
   });
 
   it('a door-sensor-only lock: no LockMechanism or LockManagement, the contact sensor leads and follows door events', async () => {

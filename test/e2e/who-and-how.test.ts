@@ -3,8 +3,9 @@
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { characteristicId, HapController, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { E2eSession, type SessionStart } from '../harness/e2e-session.js';
+import { characteristicId, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
+import { freePort } from '../harness/homebridge.js';
 import { GUEST } from '../sim/events.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { lockOperation } from '../sim/payloads.js';
@@ -16,10 +17,9 @@ const HISTORY_REQUEST = 'E863F11C-079E-48FF-8F27-9C2605A29F52';
 const HISTORY_ENTRIES = 'E863F117-079E-48FF-8F27-9C2605A29F52';
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
-let controller: HapController | undefined;
 let listenPort: number;
-let bridge: { port: number; username: string; pin: string; storagePath: string } | undefined;
+const session = new E2eSession();
+const { eventually, paired } = session;
 const subscriptions: Subscription[] = [];
 
 function platformConfig(frontDoorSensorOnly: boolean): Record<string, unknown> {
@@ -35,43 +35,13 @@ function platformConfig(frontDoorSensorOnly: boolean): Record<string, unknown> {
   });
 }
 
-async function start(frontDoorSensorOnly = false): Promise<void> {
-  hb = await startHomebridge({
-    platforms: [platformConfig(frontDoorSensorOnly)],
-    ...(bridge ? { storagePath: bridge.storagePath, bridgePort: bridge.port, username: bridge.username, pin: bridge.pin } : {}),
-  });
-  bridge = { port: hb.bridgePort, username: hb.username, pin: hb.pin, storagePath: hb.storagePath };
-  await hb.waitForLog(/Webhook listener ready/);
-  // Callbacks reach the plugin only once both locks' webhooks are registered.
-  await eventually(async () => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'both webhook registrations', 60_000);
-}
+/** Callbacks reach the plugin only once both locks' webhooks are registered. */
+const homebridge = (frontDoorSensorOnly = false): SessionStart => ({ platforms: [platformConfig(frontDoorSensorOnly)], registrations: { sim, atLeast: 2 } });
 
 async function restart(frontDoorSensorOnly: boolean): Promise<void> {
   for (const subscription of subscriptions.splice(0)) await subscription.close();
-  await hb?.stop();
-  await start(frontDoorSensorOnly);
+  await session.restart(homebridge(frontDoorSensorOnly));
   await paired().reconnect();
-}
-
-/** Polls until the probe gives a value (the plugin works after acknowledging callbacks); not a timing assertion. */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(last)})\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function paired(): HapController {
-  if (!controller) throw new Error('not paired');
-  return controller;
 }
 
 const accessory = (name: string): Promise<HapAccessoryInfo> => eventually(() => paired().accessory(name), `accessory ${name}`);
@@ -119,16 +89,13 @@ beforeAll(async () => {
     ],
   });
   listenPort = await freePort();
-  await start();
-  controller = await HapController.pair({ port: hb?.bridgePort ?? 0, username: hb?.username ?? '', pin: hb?.pin ?? '' });
-  await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
+  await session.start(homebridge());
+  await session.pair(3, 'the bridge and two accessories');
 }, 90_000);
 
 afterAll(async () => {
   for (const subscription of subscriptions.splice(0)) await subscription.close();
-  await controller?.close();
-  await hb?.stop();
-  await hb?.cleanup();
+  await session.close();
   await sim.close();
 });
 
@@ -178,7 +145,7 @@ describe('design 7b: a person\'s trigger reaches a subscribed controller once pe
     await fire('status', { lockId: 'LOCK-1' });
     const { Timestamp: _t, timeStamp: _s, ...untimed } = lockOperation({ lockId: 'LOCK-1', event: 'unlock', device: 'keypad', user: GUEST, eventId: 'e2e-jamie-late' });
     await fire('raw', { lockId: 'LOCK-1', payload: untimed, signature: { skewMs: -90_000 } });
-    await hb?.waitForLog(/Front Door: Jamie's automation trigger stays quiet: it arrived more than 60 seconds late/);
+    await session.hb?.waitForLog(/Front Door: Jamie's automation trigger stays quiet: it arrived more than 60 seconds late/);
     // Alex unlocks from the app: only Alex's switch.
     await fire('unlock', { lockId: 'LOCK-1', by: 'app' });
     await alex.subscription.waitFor((e) => e.id === alex.id && e.value === 0, 'Alex unlocks');
@@ -243,6 +210,6 @@ describe('design 7b: doorSensorOnly', () => {
     await jamie.subscription.waitFor((e) => e.id === jamie.id && e.value === 1, 'Jamie locks after the switch back');
     await expectLastAction('Front Door', C.LockLastKnownAction.SECURED_BY_KEYPAD, 'keypad lock after switching back');
     // HAP-NodeJS accepted every service and characteristic without a warning, in every run.
-    expect(hb?.logs.filter((line) => /characteristic/i.test(line) && /warn|illegal|not in required/i.test(line))).toEqual([]);
+    expect(session.hb?.logs.filter((line) => /characteristic/i.test(line) && /warn|illegal|not in required/i.test(line))).toEqual([]);
   }, 180_000);
 });
