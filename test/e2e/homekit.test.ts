@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { E2eSession, type SessionStart } from '../harness/e2e-session.js';
+import { E2eSession, fireAccepted, type SessionStart } from '../harness/e2e-session.js';
 import { characteristicId, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
 import { freePort, REPO_ROOT } from '../harness/homebridge.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
+import { startSimulator, type FireOptions, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
 const { Service: S, Characteristic: C } = hap;
@@ -44,10 +44,7 @@ async function expectValue(id: string, expected: unknown, what: string): Promise
   await eventually(async () => ((await paired().readOne(id)).value === expected ? true : undefined), `${what} = ${String(expected)}`);
 }
 
-const fire = async (name: string, options: Parameters<Simulator['fire']>[1] = {}) => {
-  const results = await sim.fire(name, options);
-  expect(results.every((r) => r.status === 200)).toBe(true);
-};
+const fire = (name: string, options: FireOptions = {}) => fireAccepted(sim, name, options);
 
 beforeAll(async () => {
   sim = await startSimulator({

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { readMatterPairing } from '../../src/ui/matter-pairing.js';
-import { E2eSession } from '../harness/e2e-session.js';
+import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
 import { freePort, type RunningHomebridge } from '../harness/homebridge.js';
 import { MatterTestController, pairingFromQr, type MatterEndpointView } from '../harness/matter.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
+import { startSimulator, type FireOptions, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
 /** Matter device type ids (Matter Device Library). */
@@ -71,10 +71,7 @@ async function expectAttribute(label: string, cluster: string, attribute: string
   await matter().waitFor(() => JSON.stringify(matter().endpoint(label)?.state(cluster)?.[attribute]) === JSON.stringify(expected), `${what}: ${label} ${cluster}.${attribute} = ${JSON.stringify(expected)}`);
 }
 
-const fire = async (name: string, options: Parameters<Simulator['fire']>[1] = {}) => {
-  const results = await sim.fire(name, options);
-  expect(results.every((r) => r.status === 200)).toBe(true);
-};
+const fire = (name: string, options: FireOptions = {}) => fireAccepted(sim, name, options);
 
 beforeAll(async () => {
   sim = await startSimulator({

@@ -1,6 +1,9 @@
 // The set-up the end-to-end files share: one Homebridge with this plugin (restarted with the same
 // storage, port, username and pin, so pairings and the accessory cache survive), a paired HomeKit
 // controller when the file wants one, and a poller whose timeout shows the tail of Homebridge's log.
+import { expect } from 'vitest';
+
+import type { FireOptions, Simulator } from '../sim/index.js';
 import { HapController } from './hap.js';
 import { startHomebridge, type HomebridgeOptions, type RunningHomebridge } from './homebridge.js';
 
@@ -25,6 +28,13 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, what: s
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(last)})\n${logs().slice(-LOG_TAIL).join('\n')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Fires a simulator event and expects every delivery of it answered 200 (the plugin accepted it). */
+export async function fireAccepted(sim: Pick<Simulator, 'fire'>, name: string, options: FireOptions = {}): ReturnType<Simulator['fire']> {
+  const results = await sim.fire(name, options);
+  expect(results.every((r) => r.status === 200)).toBe(true);
+  return results;
 }
 
 export interface SessionStart extends Omit<HomebridgeOptions, 'storagePath' | 'bridgePort' | 'username' | 'pin'> {
