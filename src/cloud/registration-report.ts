@@ -28,6 +28,14 @@ export interface RegistrationStatus {
   lastError: string | undefined;
 }
 
+/** What an unlink did: how many registrations it deleted, and each one it could not (kept to retry after the next link). */
+export interface UnlinkOutcome {
+  deleted: number;
+  left: RegistrationStatus[];
+  /** The ledger could not be read or written: the list above may be incomplete. */
+  error?: string;
+}
+
 export function emptyReport(skipped: boolean): ReconcileReport {
   return { registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped };
 }

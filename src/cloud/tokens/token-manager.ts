@@ -184,6 +184,15 @@ export class TokenManager {
     return this.actions.unlink();
   }
 
+  /**
+   * Could a call authenticate now? An access token in hand (after a refused refresh it usually
+   * still works), or an unused refresh token of a link that was not undone.
+   */
+  canAuthenticate(): boolean {
+    const session = this.session;
+    return session.current !== undefined || (session.state !== 'unlinked' && session.refreshUsable());
+  }
+
   status(): TokenStatus {
     return this.session.status();
   }
