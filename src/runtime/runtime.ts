@@ -183,6 +183,10 @@ export class Runtime {
         onEvents: (events, context) => {
           router.route(events, context);
         },
+        // Refusals reach the status file within seconds, accepted callback or not (design 6).
+        onRejected: () => {
+          publisher.receiverStats();
+        },
       });
       log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${config.webhook.publicUrl}`);
       status.update({ receiver: { listening: true, listenAddress: `${config.webhook.listenHost}:${this.receiver.port}` } });
