@@ -16,7 +16,7 @@ const CAUSE_OF: Partial<Record<RejectionReason, RejectionCause>> = {
 
 export const REJECTION_WARNING_INTERVAL_MS = 60 * 60 * 1000;
 
-export function causeOf(reason: RejectionReason | string): RejectionCause | undefined {
+export function causeOf(reason: string): RejectionCause | undefined {
   return Object.hasOwn(CAUSE_OF, reason) ? CAUSE_OF[reason as RejectionReason] : undefined;
 }
 
