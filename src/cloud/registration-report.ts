@@ -1,6 +1,7 @@
 // What a reconcile run reports: to its caller (ReconcileReport), to the log (one line per run), and
 // per scope to the status page (RegistrationStatus, never the token).
 import type { Logger } from '../util/logger.js';
+import { withoutCredentials } from '../util/redact-url.js';
 import type { HookKind, LedgerEntry } from './registration-ledger.js';
 
 export interface ReconcileReport {
@@ -47,7 +48,7 @@ export function registrationStatus(entries: readonly LedgerEntry[]): Registratio
   return entries.map((entry) => ({
     kind: entry.kind,
     id: entry.id,
-    url: entry.url,
+    url: withoutCredentials(entry.url),
     state: STATUS_OF[entry.state],
     lastSuccessAt: entry.lastSuccessAt === undefined ? undefined : new Date(entry.lastSuccessAt).toISOString(),
     lastError: entry.lastError,

@@ -1,5 +1,6 @@
 // The doorbell's camera picture: the latest motion still, fetched once and cached; concurrent
-// requests share one fetch; the bundled placeholder when there is no still or the fetch failed.
+// requests share one fetch; a transient failure is tried again a few times with back-off within
+// the motion window; the bundled placeholder when there is no still (yet) or the fetch failed.
 // The download itself is handed in (src/runtime/image-fetch.ts), so this layer does no networking.
 import { readFile } from 'node:fs/promises';
 
@@ -8,7 +9,21 @@ import { errorText } from '../util/error-text.js';
 /** How long after a motion event its still is fetched (see setSource). */
 export const PREFETCH_DELAY_MS = 200;
 
+/** Back-off between attempts at one still: about 13 s in all, inside the default 30 s of motion. */
+export const STILL_RETRY_DELAYS_MS: readonly number[] = [1_000, 3_000, 9_000];
+
 export type FetchImage = (url: string) => Promise<Buffer>;
+
+/** A failed download; `transient` says whether trying again may help (any other error counts as transient). */
+export class ImageFetchError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = 'ImageFetchError';
+  }
+}
 
 let placeholderImage: Promise<Buffer> | undefined;
 
@@ -24,6 +39,9 @@ interface Still {
   fallbackUrl?: string;
   image?: Buffer;
   failed?: boolean;
+  /** Failed attempts so far; a retry is waiting while `retrying`. */
+  attempts?: number;
+  retrying?: boolean;
   inflight?: Promise<Buffer>;
 }
 
@@ -34,6 +52,7 @@ export class SnapshotCache {
     private readonly fetch: FetchImage,
     private readonly onFetchError: (message: string) => void,
     private readonly fallback: () => Promise<Buffer> = placeholder,
+    private readonly retryDelaysMs: readonly number[] = STILL_RETRY_DELAYS_MS,
   ) {}
 
   /** The URL of the current still, if any. */
@@ -66,7 +85,7 @@ export class SnapshotCache {
   /** The picture to show now. Never rejects. */
   async get(): Promise<Buffer> {
     const still = this.still;
-    if (!still || still.failed === true) return this.fallback();
+    if (!still || still.failed === true || still.retrying === true) return this.fallback();
     if (still.image) return still.image;
     still.inflight ??= this.load(still);
     return still.inflight;
@@ -81,8 +100,21 @@ export class SnapshotCache {
       still.image = image;
       return image;
     } catch (error) {
-      still.failed = true;
-      this.onFetchError(errorText(error));
+      const attempts = (still.attempts ?? 0) + 1;
+      still.attempts = attempts;
+      const delay = this.retryDelaysMs[attempts - 1];
+      if (delay !== undefined && (!(error instanceof ImageFetchError) || error.transient)) {
+        still.retrying = true;
+        const timer = setTimeout(() => {
+          still.retrying = false;
+          if (this.still === still) void this.get();
+        }, delay);
+        timer.unref();
+      } else {
+        // Given up on this still until the next motion: said once.
+        still.failed = true;
+        this.onFetchError(errorText(error));
+      }
       return await this.fallback();
     } finally {
       still.inflight = undefined;

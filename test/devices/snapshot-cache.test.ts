@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { placeholder, PREFETCH_DELAY_MS, SnapshotCache } from '../../src/devices/snapshot-cache.js';
+import { ImageFetchError, placeholder, PREFETCH_DELAY_MS, SnapshotCache, STILL_RETRY_DELAYS_MS } from '../../src/devices/snapshot-cache.js';
 import { fetchImage } from '../../src/runtime/image-fetch.js';
 
 describe('design 7: snapshot cache (latest still, or a bundled placeholder)', () => {
@@ -100,3 +100,66 @@ describe('design 7: snapshot cache (latest still, or a bundled placeholder)', ()
     expect(hits).toEqual(['/missing.jpg', '/still.jpg']);
   });
 });
+
+describe('design 7 and issue 13 item 10: a still that fails for a moment is tried again within the motion window', () => {
+  it('two transient failures, then success: the placeholder meanwhile, the still after the back-off, no warning', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let calls = 0;
+      const errors: string[] = [];
+      const cache = new SnapshotCache(() => {
+        calls += 1;
+        return calls <= 2 ? Promise.reject(new ImageFetchError('the image server answered 503', true)) : Promise.resolve(Buffer.from('jpeg-bytes'));
+      }, (message) => errors.push(message));
+      const blank = await placeholder();
+      cache.setSource('https://img/one.jpg');
+      await vi.advanceTimersByTimeAsync(PREFETCH_DELAY_MS);
+      expect(calls).toBe(1);
+      expect((await cache.get()).equals(blank)).toBe(true);
+      // Asking during the back-off does not hammer the server.
+      expect(calls).toBe(1);
+      await vi.advanceTimersByTimeAsync(STILL_RETRY_DELAYS_MS[0] ?? 0);
+      expect(calls).toBe(2);
+      await vi.advanceTimersByTimeAsync((STILL_RETRY_DELAYS_MS[1] ?? 0) - 1);
+      expect(calls).toBe(2);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toBe(3);
+      expect(String(await cache.get())).toBe('jpeg-bytes');
+      expect(errors).toEqual([]);
+      const total = STILL_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
+      expect(total).toBeLessThan(30_000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a failure that keeps up is given up after the last retry and reported once; a permanent one at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let calls = 0;
+      const errors: string[] = [];
+      const cache = new SnapshotCache(() => {
+        calls += 1;
+        return Promise.reject(new Error('fetch failed'));
+      }, (message) => errors.push(message));
+      cache.setSource('https://img/one.jpg');
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(calls).toBe(STILL_RETRY_DELAYS_MS.length + 1);
+      expect(errors).toEqual(['fetch failed']);
+
+      const refused: string[] = [];
+      let permanentCalls = 0;
+      const strict = new SnapshotCache(() => {
+        permanentCalls += 1;
+        return Promise.reject(new ImageFetchError('the image address is not http(s) (file:)', false));
+      }, (message) => refused.push(message));
+      strict.setSource('file:///etc/passwd');
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(permanentCalls).toBe(1);
+      expect(refused).toEqual(['the image address is not http(s) (file:)']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
