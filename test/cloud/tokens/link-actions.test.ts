@@ -121,6 +121,11 @@ describe('design 5: unlink deletes the tokens, and the unlink survives restarts 
     const restarted = bed.manager({ seeds: { refreshToken: seed } });
     expect(await restarted.start()).toBe('unlinked');
     expect(sim.stats.grants).toBe(grants);
+    // said once at start-up, without the token
+    const said = bed.log.text('warn').filter((line) => line.includes('is unlinked'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('tokens still in the plugin settings are not used again');
+    expect(said[0]).not.toContain(seed);
     expect(restarted.canAuthenticate()).toBe(false);
     await expect(restarted.refreshNow()).rejects.toBeInstanceOf(NotLinkedError);
     expect(sim.stats.grants).toBe(grants);
