@@ -103,7 +103,7 @@ describe('design 6: rejections are never silent (a wrong clock)', () => {
     expect(logLines(clockWarning)).toEqual([]);
     sim.faults.signatureSkewMs = -TEN_MINUTES_MS;
     try {
-      const statuses: number[] = [];
+      const statuses: (number | undefined)[] = [];
       for (const event of ['unlock', 'lock', 'unlock']) {
         statuses.push(...(await sim.fire(event, { lockId: 'LOCK-1', by: 'manual' })).map((r) => r.status));
       }
