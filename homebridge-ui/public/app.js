@@ -199,7 +199,13 @@
         say('account-result', 'Deleting the webhook registrations and the stored tokens…', 'info');
         const answer = await call('/unlink', { account: account() }, 'account-result');
         if (!answer) return;
-        say('account-result', answer.message, 'ok');
+        // Registrations the unlink could not delete are named, each with its reason.
+        const left = answer.left ?? [];
+        say('account-result', answer.message, left.length > 0 ? 'error' : 'ok');
+        if (left.length > 0) {
+          $('account-result').append(el('ul', { class: 'mb-0 ps-3', id: 'unlink-left' },
+            ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: `${row.scope}: ${row.error}` }))));
+        }
         await refresh();
       });
     });
@@ -220,6 +226,22 @@
     reauthorizationNeeded: ['Link again', 'bg-danger'],
     notConfigured: ['Not configured', 'bg-secondary'],
   };
+
+  // Why callbacks were refused, in words; the cause to fix comes first.
+  const REJECTION_WORDS = {
+    'stale-timestamp': 'Signature time too far off (check this machine\'s clock)',
+    'bad-signature': 'Signature does not match the API key',
+    'bad-token': 'Wrong webhook token (old registration?)',
+    'missing-token': 'No webhook token',
+    'missing-signature': 'No signature',
+    'malformed-signature': 'Unreadable signature',
+  };
+
+  function offsetWords(ms) {
+    const minutes = Math.round(Math.abs(ms) / 60000);
+    const size = minutes >= 120 ? `${Math.round(minutes / 60)} hours` : minutes >= 1 ? `${minutes} min` : `${Math.round(Math.abs(ms) / 1000)} s`;
+    return `${size} ${ms >= 0 ? 'ahead of' : 'behind'}`;
+  }
 
   function renderStatus(status) {
     const [words, colour] = LINK_WORDS[status.link.state] ?? [status.link.state, 'bg-secondary'];
@@ -250,8 +272,14 @@
       ? 'Not started yet.'
       : `${receiver.listening ? `Listening${receiver.listenAddress ? ` on ${receiver.listenAddress}` : ''}` : 'Not listening'}; ${receiver.accepted} accepted, ${receiver.duplicates} duplicates dropped.`;
     const rejected = Object.entries(receiver?.rejected ?? {});
+    const lastRejection = receiver?.lastRejection;
     $('rejected').replaceChildren(
-      rejected.length === 0 ? 'None.' : el('ul', { class: 'mb-0 ps-3' }, ...rejected.map(([reason, count]) => el('li', { text: `${reason}: ${count}` }))),
+      rejected.length === 0
+        ? 'None.'
+        : el('ul', { class: 'mb-0 ps-3' }, ...rejected.map(([reason, count]) => el('li', { 'data-reason': reason, text: `${REJECTION_WORDS[reason] ?? reason}: ${count}` }))),
+      ...(lastRejection?.clockOffsetMs === undefined
+        ? []
+        : [el('div', { class: 'text-danger', id: 'clock-offset', text: `This machine's clock is ${offsetWords(lastRejection.clockOffsetMs)} the service's (${when(lastRejection.at)}): callbacks are refused and lost. Set up time sync (NTP) on this machine.` })]),
     );
 
     const names = new Map((plugin?.devices ?? []).map((d) => [`${d.kind}:${d.id}`, d.name]));

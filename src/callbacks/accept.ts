@@ -98,6 +98,8 @@ export interface Rejected {
   reason: RejectionReason;
   /** What exactly was wrong, for a debug line; built from schema paths, never from secrets. */
   detail?: string;
+  /** A stale or future signature: this machine's time minus the signature's `t` (ms). */
+  offsetMs?: number;
 }
 
 function reject(status: Rejected['status'], reason: RejectionReason, detail?: string): Rejected {
@@ -111,7 +113,11 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
   if (raw.length > MAX_CALLBACK_BYTES) return reject(400, 'too-large');
 
   const signature = verifySignature({ header: request.signature, body: raw, apiKey: env.apiKey, toleranceSeconds: env.toleranceSeconds, now: receivedAt });
-  if (!signature.ok) return reject(SIGNATURE_FAILURE_STATUS[signature.reason], signature.reason);
+  if (!signature.ok) {
+    const rejected = reject(SIGNATURE_FAILURE_STATUS[signature.reason], signature.reason);
+    if (signature.offsetMs !== undefined) rejected.offsetMs = signature.offsetMs;
+    return rejected;
+  }
 
   const customHeader = checkCustomHeader(request.token, env.storedToken);
   if (!customHeader.ok) return reject(customHeader.status, customHeader.reason);

@@ -5,6 +5,7 @@ import type { Logger } from '../util/logger.js';
 import { errorText } from '../util/error-text.js';
 import type { CallbackRoute } from './payloads.js';
 import type { LastCallback, Rejected, Verdict } from './accept.js';
+import { RejectionNotices } from './rejection-notice.js';
 
 export interface ReceiverStats {
   accepted: number;
@@ -16,6 +17,8 @@ export interface ReceiverStats {
   lastCallbackAt: Record<string, number>;
   /** Times the event sink threw after a callback was acknowledged. */
   sinkErrors: number;
+  /** The last refused callback: when, and for a stale or future signature this clock's offset from it (ms). */
+  lastRejection?: { at: number; reason: string; clockOffsetMs?: number };
 }
 
 /** Bounds, so a sender inventing ids or kinds cannot grow memory or the log without limit. */
@@ -27,8 +30,12 @@ export class ReceiverTally {
   private readonly unknownKindsLogged = new Set<string>();
   // Counted rather than Object.keys(...).length on every callback.
   private lastCallbackKeys = 0;
+  private readonly notices = new RejectionNotices();
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** One answered callback: the verdict's counters, last-callback time and log line. */
   note(route: CallbackRoute, verdict: Verdict): void {
@@ -56,9 +63,13 @@ export class ReceiverTally {
     }
   }
 
-  /** A callback the pipeline refused. */
+  /** A callback the pipeline refused: counted, and a fixable cause warned about at most once an hour. */
   rejected(route: CallbackRoute, verdict: Rejected): void {
     this.countRejection(verdict.reason);
+    const at = this.now();
+    this.stats.lastRejection = verdict.offsetMs === undefined ? { at, reason: verdict.reason } : { at, reason: verdict.reason, clockOffsetMs: verdict.offsetMs };
+    const warning = this.notices.note(verdict.reason, at, verdict.offsetMs);
+    if (warning !== undefined) this.log.warn(warning);
     this.log.debug(`Webhook: ${route} callback refused with ${verdict.status} (${verdict.reason}${verdict.detail === undefined ? '' : `: ${verdict.detail}`}).`);
   }
 

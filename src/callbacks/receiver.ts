@@ -38,6 +38,8 @@ export interface ReceiverOptions {
   now?: () => number;
   /** False while the event sink cannot take events yet: callbacks get 503 and are retried. */
   isReady?: () => boolean;
+  /** After a refused callback was answered and counted (the status file shows counts within seconds). */
+  onRejected?: () => void;
 }
 
 export interface Receiver {
@@ -99,7 +101,7 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   const { log, isReady } = options;
   const prefix = listenerPrefix(options.webhook.publicUrl);
   const tls = readTls(options.webhook);
-  const tally = new ReceiverTally(log);
+  const tally = new ReceiverTally(log, now);
   const env: AcceptEnv = {
     apiKey: options.apiKey,
     toleranceSeconds: options.webhook.toleranceSeconds,
@@ -166,6 +168,15 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     }
   };
 
+  /** A listener failure must never turn into a failed answer or an unhandled error. */
+  const notifyRejected = (): void => {
+    try {
+      options.onRejected?.();
+    } catch (error) {
+      log.debug(`Webhook: the rejection listener failed: ${errorText(error)}`);
+    }
+  };
+
   // A plain (not async) handler that sends and returns nothing, so Fastify never sends twice.
   const handle = (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
     const receivedAt = now();
@@ -185,6 +196,7 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     }, env));
     tally.note(route, verdict);
     void reply.code(verdict.status).send(replyBody(verdict));
+    if (verdict.kind === 'rejected') notifyRejected();
     if (verdict.kind !== 'accepted') return;
     // The reply has been handed to the socket; HomeKit updates come after it.
     setImmediate(() => {

@@ -16,7 +16,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type SignatureFailure = 'missing-signature' | 'malformed-signature' | 'bad-signature' | 'stale-timestamp';
 
-export type SignatureResult = { ok: true; timestampMs: number } | { ok: false; reason: SignatureFailure };
+/** On a stale timestamp, `offsetMs` is now minus `t`: positive when this clock is ahead of the sender's. */
+export type SignatureResult = { ok: true; timestampMs: number } | { ok: false; reason: SignatureFailure; offsetMs?: number };
 
 export interface VerifyInput {
   /** The header value as Node gives it (duplicates may arrive as an array or joined by ", "). */
@@ -108,7 +109,7 @@ export function verifySignature(input: VerifyInput): SignatureResult {
     if (candidate !== undefined && candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
   }
   if (!matched) return { ok: false, reason: 'bad-signature' };
-  if (Math.abs(input.now - timestampMs) > input.toleranceSeconds * 1000) return { ok: false, reason: 'stale-timestamp' };
+  if (Math.abs(input.now - timestampMs) > input.toleranceSeconds * 1000) return { ok: false, reason: 'stale-timestamp', offsetMs: input.now - timestampMs };
   return { ok: true, timestampMs };
 }
 

@@ -1,6 +1,7 @@
 // What a reconcile run reports: to its caller (ReconcileReport), to the log (one line per run), and
 // per scope to the status page (RegistrationStatus, never the token).
 import type { Logger } from '../util/logger.js';
+import { withoutCredentials } from '../util/redact-url.js';
 import type { HookKind, LedgerEntry } from './registration-ledger.js';
 
 export interface ReconcileReport {
@@ -28,6 +29,14 @@ export interface RegistrationStatus {
   lastError: string | undefined;
 }
 
+/** What an unlink did: how many registrations it deleted, and each one it could not (kept to retry after the next link). */
+export interface UnlinkOutcome {
+  deleted: number;
+  left: RegistrationStatus[];
+  /** The ledger could not be read or written: the list above may be incomplete. */
+  error?: string;
+}
+
 export function emptyReport(skipped: boolean): ReconcileReport {
   return { registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped };
 }
@@ -39,7 +48,7 @@ export function registrationStatus(entries: readonly LedgerEntry[]): Registratio
   return entries.map((entry) => ({
     kind: entry.kind,
     id: entry.id,
-    url: entry.url,
+    url: withoutCredentials(entry.url),
     state: STATUS_OF[entry.state],
     lastSuccessAt: entry.lastSuccessAt === undefined ? undefined : new Date(entry.lastSuccessAt).toISOString(),
     lastError: entry.lastError,

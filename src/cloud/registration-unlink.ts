@@ -4,6 +4,7 @@
 import type { Logger } from '../util/logger.js';
 import { describeRegistrationError, type RegistrationCalls, type Run } from './registration-calls.js';
 import { type HookKind, type RegistrationLedger, scopeKey } from './registration-ledger.js';
+import { registrationStatus, type UnlinkOutcome } from './registration-report.js';
 import { describeScope } from './registration-requests.js';
 
 export interface DeleteAllOptions {
@@ -14,8 +15,8 @@ export interface DeleteAllOptions {
   now: () => number;
 }
 
-/** Rejects only when the ledger cannot be written; failed deletes are logged and kept. */
-export async function deleteAllRegistrations(ledger: RegistrationLedger, run: Run, options: DeleteAllOptions): Promise<void> {
+/** Rejects only when the ledger cannot be written; failed deletes are logged, kept and returned. */
+export async function deleteAllRegistrations(ledger: RegistrationLedger, run: Run, options: DeleteAllOptions): Promise<UnlinkOutcome> {
   const { calls, clientId, log, now } = options;
   const targets: { kind: HookKind; id: string; clientId: string }[] = ledger.all().map((entry) => ({ kind: entry.kind, id: entry.id, clientId: entry.clientId }));
   // The service may hold a user registration this ledger never saw (another install, a lost file).
@@ -23,12 +24,14 @@ export async function deleteAllRegistrations(ledger: RegistrationLedger, run: Ru
   for (const target of targets) ledger.update(scopeKey(target.kind, target.id), { state: 'deleting', lastAttemptAt: now() });
   await ledger.flush();
   const failures: string[] = [];
+  let deleted = 0;
   await Promise.all(
     targets.map(async (target) => {
       const key = scopeKey(target.kind, target.id);
       try {
         await calls.deleteOne(run, target.kind, target.id, target.clientId);
         ledger.remove(key);
+        deleted += 1;
       } catch (error) {
         ledger.update(key, { lastError: describeRegistrationError(error) });
         failures.push(`${describeScope(target.kind, target.id)}: ${describeRegistrationError(error)}`);
@@ -38,8 +41,9 @@ export async function deleteAllRegistrations(ledger: RegistrationLedger, run: Ru
   if (ledger.size === 0) {
     await ledger.erase();
     log.info('Unlinked: every webhook registration was deleted.');
-  } else {
-    await ledger.flush();
-    log.warn(`Unlinked, but ${failures.length} webhook registration(s) could not be deleted and are kept to retry after the next link: ${failures.slice(0, 5).join('; ')}`);
+    return { deleted, left: [] };
   }
+  await ledger.flush();
+  log.warn(`Unlinked, but ${failures.length} webhook registration(s) could not be deleted and are kept to retry after the next link: ${failures.slice(0, 5).join('; ')}`);
+  return { deleted, left: registrationStatus(ledger.all()) };
 }

@@ -10,14 +10,14 @@ import { RequestRejectedError } from './errors.js';
 import { describeRegistrationError, isAuthProblem, newRun, RegistrationCalls, type Run, Stopped, UnlinkInProgress } from './registration-calls.js';
 import { RegistrationLedger, scopeKey } from './registration-ledger.js';
 import { desiredRegistrations, nextRefreshAt, planReconcile, type PlannedAction, type WantedHooks } from './registration-plan.js';
-import { emptyReport, logOutcome, registrationStatus, type ReconcileReport, type RegistrationStatus } from './registration-report.js';
+import { emptyReport, logOutcome, registrationStatus, type ReconcileReport, type RegistrationStatus, type UnlinkOutcome } from './registration-report.js';
 import { describeScope, isSuccessAnswer, registerPath, registrationBody } from './registration-requests.js';
 import { deleteAllRegistrations } from './registration-unlink.js';
 import { backoffDelay, DEFAULT_RETRY, realSleep, type RetryOptions, type Sleep } from './retry.js';
 import type { WebhookSecret } from './webhook-secret.js';
 
 export type { WantedHooks } from './registration-plan.js';
-export type { ReconcileReport, RegistrationStatus } from './registration-report.js';
+export type { ReconcileReport, RegistrationStatus, UnlinkOutcome } from './registration-report.js';
 
 export interface RegistrarOptions {
   client: ApiClient;
@@ -133,18 +133,29 @@ export class WebhookRegistrar {
   /**
    * Deletes every registration in the ledger and the user registration, then the ledger. Runs
    * after (and cuts short) any reconcile in progress. Registrations that could not be deleted stay
-   * in the ledger, so the next link deletes them. Never rejects.
+   * in the ledger, so the next link deletes them, and in the outcome. Never rejects.
    */
-  unlinkAll(): Promise<void> {
+  unlinkAll(): Promise<UnlinkOutcome> {
     this.clearTimer();
     this.lastWanted = undefined;
     if (this.queued) this.queued.cancelled = true;
     if (this.activeRun) this.activeRun.abort = new UnlinkInProgress();
     const done = this.chain.then(() => this.runUnlink());
     this.chain = done.catch(() => undefined);
-    return done.catch((error: unknown) => {
-      this.log.error(`Unlinking could not finish: ${describeRegistrationError(error)}`);
+    return done.catch((error: unknown): UnlinkOutcome => {
+      const text = describeRegistrationError(error);
+      this.log.error(`Unlinking could not finish: ${text}`);
+      return { deleted: 0, left: this.status(), error: text };
     });
+  }
+
+  /** What an unlink would leave when no token can authenticate: every registration the ledger knows, untouched. */
+  async knownRegistrations(): Promise<RegistrationStatus[]> {
+    try {
+      return registrationStatus((await this.loadLedger()).all());
+    } catch {
+      return [];
+    }
   }
 
   /** Per registration scope, for the status page: never the token. */
@@ -264,12 +275,12 @@ export class WebhookRegistrar {
     });
   }
 
-  private async runUnlink(): Promise<void> {
+  private async runUnlink(): Promise<UnlinkOutcome> {
     const ledger = await this.loadLedger();
     const run = newRun();
     this.activeRun = run;
     try {
-      await deleteAllRegistrations(ledger, run, { calls: this.calls, clientId: this.clientId, log: this.log, now: this.now });
+      return await deleteAllRegistrations(ledger, run, { calls: this.calls, clientId: this.clientId, log: this.log, now: this.now });
     } finally {
       if (this.activeRun === run) this.activeRun = undefined;
     }

@@ -112,7 +112,8 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
       this.deps.log.info(`${this.entry.name}: ${result.text}.`);
     }
     // After HomeKit has been told: fetching the new still starts a download, which can wait.
-    if (result.snapshotUrl !== undefined) this.snapshots.setSource(result.snapshotUrl, result.snapshotFallbackUrl);
+    // Retries of a still that fails for a moment fit inside the motion window.
+    if (result.snapshotUrl !== undefined) this.snapshots.setSource(result.snapshotUrl, result.snapshotFallbackUrl, this.entry.motionTimeoutSeconds * 1000);
     this.store();
   }
 

@@ -1,5 +1,6 @@
 // The doorbell's camera picture: the latest motion still, fetched once and cached; concurrent
-// requests share one fetch; the bundled placeholder when there is no still or the fetch failed.
+// requests share one fetch; a transient failure is tried again a few times with back-off, fitted
+// inside the motion window; the bundled placeholder when there is no still (yet) or the fetch failed.
 // The download itself is handed in (src/runtime/image-fetch.ts), so this layer does no networking.
 import { readFile } from 'node:fs/promises';
 
@@ -8,7 +9,24 @@ import { errorText } from '../util/error-text.js';
 /** How long after a motion event its still is fetched (see setSource). */
 export const PREFETCH_DELAY_MS = 200;
 
+/**
+ * Back-off between attempts at one still: about 13 s in all, inside the default 30 s of motion.
+ * A shorter motion window scales it down (see setSource).
+ */
+export const STILL_RETRY_DELAYS_MS: readonly number[] = [1_000, 3_000, 9_000];
+
 export type FetchImage = (url: string) => Promise<Buffer>;
+
+/** A failed download; `transient` says whether trying again may help (any other error counts as transient). */
+export class ImageFetchError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = 'ImageFetchError';
+  }
+}
 
 let placeholderImage: Promise<Buffer> | undefined;
 
@@ -24,6 +42,13 @@ interface Still {
   fallbackUrl?: string;
   image?: Buffer;
   failed?: boolean;
+  /** Failed attempts so far; a retry is waiting while `retrying`. */
+  attempts?: number;
+  /** When its motion ends (epoch ms): no retry starts later. Unset for a still restored at start-up. */
+  retryDeadline?: number;
+  /** The back-off multiplied by this, so the whole schedule fits the motion window. */
+  retryScale?: number;
+  retrying?: boolean;
   inflight?: Promise<Buffer>;
 }
 
@@ -34,6 +59,7 @@ export class SnapshotCache {
     private readonly fetch: FetchImage,
     private readonly onFetchError: (message: string) => void,
     private readonly fallback: () => Promise<Buffer> = placeholder,
+    private readonly retryDelaysMs: readonly number[] = STILL_RETRY_DELAYS_MS,
   ) {}
 
   /** The URL of the current still, if any. */
@@ -46,10 +72,21 @@ export class SnapshotCache {
    * picture ready. Not at once: the motion notification goes out first, and the download (a
    * connection, then the picture) does not compete with it. A snapshot asked for meanwhile starts
    * the fetch itself.
+   *
+   * `motionWindowMs` (the doorbell's motionTimeoutSeconds): a retry after motion has ended would
+   * come too late to matter, so the back-off is scaled down to fit the window, and a retry that
+   * would still start after the window (slow attempts) is not made.
    */
-  setSource(url: string, fallbackUrl?: string): void {
+  setSource(url: string, fallbackUrl?: string, motionWindowMs?: number): void {
     if (this.still?.url === url) return;
     const still: Still = fallbackUrl === undefined ? { url } : { url, fallbackUrl };
+    if (motionWindowMs !== undefined) {
+      const total = this.retryDelaysMs.reduce((sum, delay) => sum + delay, 0);
+      // After the prefetch, and ending a moment before motion does (attempts take time too).
+      const room = Math.max(0, motionWindowMs - 2 * PREFETCH_DELAY_MS);
+      still.retryDeadline = Date.now() + motionWindowMs;
+      still.retryScale = total > room ? room / total : 1;
+    }
     this.still = still;
     const timer = setTimeout(() => {
       if (this.still === still) void this.get();
@@ -66,7 +103,7 @@ export class SnapshotCache {
   /** The picture to show now. Never rejects. */
   async get(): Promise<Buffer> {
     const still = this.still;
-    if (!still || still.failed === true) return this.fallback();
+    if (!still || still.failed === true || still.retrying === true) return this.fallback();
     if (still.image) return still.image;
     still.inflight ??= this.load(still);
     return still.inflight;
@@ -81,11 +118,33 @@ export class SnapshotCache {
       still.image = image;
       return image;
     } catch (error) {
-      still.failed = true;
-      this.onFetchError(errorText(error));
+      const attempts = (still.attempts ?? 0) + 1;
+      still.attempts = attempts;
+      const delay = this.retryDelay(still, attempts);
+      if (delay !== undefined && (!(error instanceof ImageFetchError) || error.transient)) {
+        still.retrying = true;
+        const timer = setTimeout(() => {
+          still.retrying = false;
+          if (this.still === still) void this.get();
+        }, delay);
+        timer.unref();
+      } else {
+        // Given up on this still until the next motion: said once.
+        still.failed = true;
+        this.onFetchError(errorText(error));
+      }
       return await this.fallback();
     } finally {
       still.inflight = undefined;
     }
+  }
+
+  /** The wait before retry number `attempts`, or undefined when none is left inside the motion window. */
+  private retryDelay(still: Still, attempts: number): number | undefined {
+    const base = this.retryDelaysMs[attempts - 1];
+    if (base === undefined) return undefined;
+    if (still.retryDeadline === undefined) return base;
+    const delay = Math.round(base * (still.retryScale ?? 1));
+    return Date.now() + delay < still.retryDeadline ? delay : undefined;
   }
 }

@@ -1,20 +1,69 @@
 // The doorbell's still-image download, built on the cloud layer's node:http fetch and handed to the
-// device layer as a plain function (src/devices does no networking of its own).
+// device layer as a plain function (src/devices does no networking of its own). The URL comes from
+// a signed callback, but is still only trusted so far: http(s) only, one deadline for the whole
+// download, a size cap, and redirects followed by hand and only within the same scheme.
 import { nodeFetch } from '../cloud/node-fetch.js';
-import type { FetchImage } from '../devices/snapshot-cache.js';
+import { ImageFetchError, type FetchImage } from '../devices/snapshot-cache.js';
+import { errorText } from '../util/error-text.js';
 
 /** Images bigger than this are refused: a still is tens of KiB, and HomeKit chokes on huge snapshots. */
 export const MAX_SNAPSHOT_BYTES = 5 * 1024 * 1024;
 export const SNAPSHOT_FETCH_TIMEOUT_MS = 5000;
+const MAX_IMAGE_REDIRECTS = 3;
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
-/** Plain fetch with a deadline and a size cap; the still URLs come from signed callbacks. */
-export const fetchImage: FetchImage = async (url) => {
-  const response = await nodeFetch(url, { signal: AbortSignal.timeout(SNAPSHOT_FETCH_TIMEOUT_MS), redirect: 'follow' });
-  if (!response.ok) throw new Error(`the image server answered ${response.status}`);
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > MAX_SNAPSHOT_BYTES) throw new Error('the image is too large');
-  const body = Buffer.from(await response.arrayBuffer());
-  if (body.length === 0) throw new Error('the image is empty');
-  if (body.length > MAX_SNAPSHOT_BYTES) throw new Error('the image is too large');
-  return body;
-};
+function httpUrl(text: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = base === undefined ? new URL(text) : new URL(text, base);
+  } catch {
+    throw new ImageFetchError('the image address is not a valid URL', false);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ImageFetchError(`the image address is not http(s) (${url.protocol})`, false);
+  return url;
+}
+
+/** A network failure in words without the address (it may carry credentials). */
+function networkFailure(error: unknown, signal: AbortSignal, timeoutMs: number): ImageFetchError {
+  if (signal.aborted) return new ImageFetchError(`the image server did not answer within ${timeoutMs / 1000} s`, true);
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const code = typeof cause?.code === 'string' ? cause.code : errorText(error);
+  return new ImageFetchError(`the image server could not be reached (${code})`, true);
+}
+
+/** A still fetcher with one deadline for the whole download (redirects included). */
+export function imageFetcher(timeoutMs = SNAPSHOT_FETCH_TIMEOUT_MS): FetchImage {
+  return (address) => fetchStill(address, timeoutMs);
+}
+
+/** Fetches a still. Rejects with an ImageFetchError that says whether trying again may help. */
+export const fetchImage: FetchImage = imageFetcher();
+
+async function fetchStill(address: string, timeoutMs: number): Promise<Buffer> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let url = httpUrl(address);
+  for (let hops = 0; ; hops++) {
+    const response = await nodeFetch(url, { signal, redirect: 'manual' }).catch((error: unknown) => {
+      throw networkFailure(error, signal, timeoutMs);
+    });
+    if (REDIRECT_STATUS.has(response.status)) {
+      const location = response.headers.get('location');
+      if (location === null) throw new ImageFetchError(`the image server answered ${response.status} without a location`, false);
+      const next = httpUrl(location, url);
+      if (next.protocol !== url.protocol) throw new ImageFetchError(`the image server redirected from ${url.protocol} to ${next.protocol}`, false);
+      if (hops >= MAX_IMAGE_REDIRECTS) throw new ImageFetchError('the image server redirected too often', false);
+      url = next;
+      continue;
+    }
+    if (!response.ok) {
+      const transient = response.status >= 500 || response.status === 408 || response.status === 429;
+      throw new ImageFetchError(`the image server answered ${response.status}`, transient);
+    }
+    const declared = Number(response.headers.get('content-length') ?? '0');
+    if (declared > MAX_SNAPSHOT_BYTES) throw new ImageFetchError('the image is too large', false);
+    const body = Buffer.from(await response.arrayBuffer());
+    if (body.length === 0) throw new ImageFetchError('the image is empty', true);
+    if (body.length > MAX_SNAPSHOT_BYTES) throw new ImageFetchError('the image is too large', false);
+    return body;
+  }
+}

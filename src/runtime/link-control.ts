@@ -2,13 +2,13 @@
 // deletion) deletes registrations and tokens and leaves the plugin idle; linking again brings a
 // fresh registrar and a first setup run. The registrar lives here because only linking creates it.
 import type { LinkState } from '../cloud/tokens/token-manager.js';
-import type { WebhookRegistrar } from '../cloud/registrations.js';
+import type { RegistrationStatus, WebhookRegistrar } from '../cloud/registrations.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import type { StatusPublisher } from './status-publisher.js';
 
 /** What linking and setup use of the webhook registrar. */
-export type Registrar = Pick<WebhookRegistrar, 'reconcile' | 'status' | 'unlinkAll' | 'stop'>;
+export type Registrar = Pick<WebhookRegistrar, 'reconcile' | 'status' | 'unlinkAll' | 'stop' | 'knownRegistrations'>;
 
 export interface LinkControlDeps {
   log: Logger;
@@ -37,20 +37,30 @@ export class LinkControl {
     return this.registrarNow;
   }
 
-  /** Deletes every registration and the tokens, then stays idle (UI unlink, or the account was deleted). */
+  /**
+   * Deletes every registration and the tokens, then stays idle (UI unlink, or the account was
+   * deleted). Never rejects: it runs from a callback nobody awaits, so a storage failure is logged.
+   */
   async unlink(reason: string): Promise<void> {
     if (this.idleNow) return;
     this.idleNow = true;
     const { log } = this.deps;
     const registrar = this.registrarNow;
     this.registrarNow = undefined;
+    let left: RegistrationStatus[] = [];
     try {
-      await registrar?.unlinkAll();
+      left = (await registrar?.unlinkAll())?.left ?? [];
     } catch (error) {
       log.warn(`Some webhook registrations could not be deleted (${errorText(error)}).`);
     }
-    await this.deps.forgetTokens();
-    this.deps.status.registrations([]);
+    // The status shows what is left behind at the service, so the settings page can say so.
+    this.deps.status.registrations(left);
+    try {
+      await this.deps.forgetTokens();
+    } catch (error) {
+      log.error(`Lock Access stopped, but could not save the unlink (${errorText(error)}): after a restart it would use the stored tokens again. Unlink again in the plugin settings.`);
+      return;
+    }
     log.warn(`Lock Access is unlinked because ${reason}: registrations and tokens are deleted and the plugin is idle. Link the account again in the plugin settings to resume.`);
   }
 
@@ -74,10 +84,21 @@ export class LinkControl {
       this.registrarNow?.stop();
       this.registrarNow = undefined;
       log.warn('Lock Access was unlinked in the plugin settings: the plugin is idle until the account is linked again.');
+      // What that process could not delete is in the ledger it left: the status shows it.
+      void this.showLeftBehind().catch(() => undefined);
     }
   }
 
   stop(): void {
     this.registrarNow?.stop();
+  }
+
+  /** Never rejects (knownRegistrations() does not). */
+  private async showLeftBehind(): Promise<void> {
+    const reader = this.deps.newRegistrar();
+    if (!reader) return;
+    reader.stop();
+    const left = await reader.knownRegistrations();
+    if (this.idleNow) this.deps.status.registrations(left);
   }
 }

@@ -22,6 +22,7 @@ import { EventLog } from '../ui/event-log.js';
 import { StatusWriter } from '../ui/status.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { withoutCredentials } from '../util/redact-url.js';
 import { AccessoryRegistry } from './accessory-registry.js';
 import { describeCommandFailure } from './command-failure.js';
 import { Convergence } from './convergence.js';
@@ -183,8 +184,12 @@ export class Runtime {
         onEvents: (events, context) => {
           router.route(events, context);
         },
+        // Refusals reach the status file within seconds, accepted callback or not (design 6).
+        onRejected: () => {
+          publisher.receiverStats();
+        },
       });
-      log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${config.webhook.publicUrl}`);
+      log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${withoutCredentials(config.webhook.publicUrl)}`);
       status.update({ receiver: { listening: true, listenAddress: `${config.webhook.listenHost}:${this.receiver.port}` } });
     } catch (error) {
       log.error(`The webhook listener could not start on ${config.webhook.listenHost}:${config.webhook.listenPort} (${errorText(error)}). Choose a free webhook.listenPort in the plugin settings; until then no events arrive.`);

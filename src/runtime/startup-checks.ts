@@ -7,6 +7,7 @@ import { checkPublicUrl } from '../cloud/self-check.js';
 import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { redactUrlIn, withoutCredentials } from '../util/redact-url.js';
 import type { StatusPublisher } from './status-publisher.js';
 
 /** State refreshes at start-up: a few at once is plenty and stays clear of rate limits. */
@@ -15,10 +16,13 @@ const STATUS_REFRESH_CONCURRENCY = 4;
 export async function runSelfCheck(options: { publicUrl: string; instanceNonce: string; log: Logger; status: StatusPublisher }): Promise<void> {
   const { publicUrl, instanceNonce, log, status } = options;
   const result = await checkPublicUrl({ publicUrl, instanceNonce });
-  const url = callbackUrls(publicUrl).health();
+  const health = callbackUrls(publicUrl).health();
+  // user:password of a proxy's basic auth in publicUrl never reaches the log or the status file.
+  const url = withoutCredentials(health);
+  const message = redactUrlIn(redactUrlIn(result.message, health), publicUrl);
   if (result.ok) log.info(`Self-check passed: ${url} reaches this webhook listener.`);
-  else log.warn(`Self-check failed: ${result.message}`);
-  status.update({ selfCheck: { state: result.ok ? 'ok' : 'failed', url, message: result.message, checkedAt: Date.now() } });
+  else log.warn(`Self-check failed: ${message}`);
+  status.update({ selfCheck: { state: result.ok ? 'ok' : 'failed', url, message, checkedAt: Date.now() } });
 }
 
 /** Asks every lock for its state; a lock that cannot be asked is logged and the others go on. */

@@ -28,7 +28,7 @@ export interface StatusPublisherDeps {
   /** The token manager's own words for the link state, when it has some. */
   linkMessage(): string | undefined;
   sourceOf(key: string): DeviceSource | undefined;
-  receiverStats(): { duplicates: number; rejected: Readonly<Record<string, number>> } | undefined;
+  receiverStats(): { duplicates: number; rejected: Readonly<Record<string, number>>; lastRejection?: { at: number; reason: string; clockOffsetMs?: number } } | undefined;
   now?: () => number;
 }
 
@@ -61,7 +61,7 @@ export class StatusPublisher {
 
   receiverStats(): void {
     const stats = this.deps.receiverStats();
-    if (stats) this.deps.status.receiverCounters(stats.duplicates, stats.rejected);
+    if (stats) this.deps.status.receiverCounters(stats.duplicates, stats.rejected, stats.lastRejection);
   }
 
   /** An event routed to a device (or the account), for the event log and the last-callback times. */

@@ -1,7 +1,8 @@
 // Linking the account from the settings page and undoing it, through the token file the plugin
 // shares: redeem an authorization code, spend a pasted refresh token once, test the link without
 // spending anything, and unlink (webhook registrations first, then the tokens).
-import { WebhookRegistrar } from '../cloud/registrations.js';
+import { WebhookRegistrar, type RegistrationStatus } from '../cloud/registrations.js';
+import { describeScope } from '../cloud/registration-requests.js';
 import { WebhookSecret } from '../cloud/webhook-secret.js';
 import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';
@@ -12,6 +13,20 @@ import { UiError } from './ui-error.js';
 export interface LinkAnswer {
   linked: true;
   message: string;
+}
+
+/** A registration unlink could not delete, in words the page shows. */
+export interface LeftRegistration {
+  kind: RegistrationStatus['kind'];
+  id: string;
+  /** e.g. "lock LOCK-1", "the user registration". */
+  scope: string;
+  error: string;
+}
+
+export interface UnlinkAnswer {
+  message: string;
+  left: LeftRegistration[];
 }
 
 export class AccountLink {
@@ -47,27 +62,44 @@ export class AccountLink {
     return this.session.withTokens(account, (tokens) => tokens.testConnection());
   }
 
-  /** Deletes every webhook registration, then the tokens. */
-  async unlink(account: Account): Promise<{ message: string }> {
-    let registrationsNote = '';
+  /**
+   * Deletes every webhook registration whenever any token can still authenticate (design 5; after
+   * a refused refresh the access token usually still works), then forgets the tokens. The answer
+   * names each registration left behind, which stays in the ledger for the next link.
+   */
+  async unlink(account: Account): Promise<UnlinkAnswer> {
+    let left: LeftRegistration[] = [];
+    let note = '';
     await this.session.withTokens(account, async (tokens) => {
-      if (tokens.state === 'linked' && account.publicUrl) {
-        const registrar = new WebhookRegistrar({
-          client: await this.session.client(account, tokens),
-          storage: this.session.storage,
-          clientId: account.clientId,
-          publicUrl: account.publicUrl,
-          secret: await WebhookSecret.load(this.session.storage),
-          log: this.session.log,
-        });
-        await registrar.unlinkAll();
-        const left = registrar.status();
-        if (left.length > 0) registrationsNote = ` ${left.length} webhook registration(s) could not be deleted now; they are deleted on the next link.`;
-      } else if (tokens.state !== 'linked') {
-        registrationsNote = ' The webhooks could not be deleted because the account link no longer works; the service stops them when the account is removed there.';
+      const registrar = new WebhookRegistrar({
+        client: await this.session.client(account, tokens),
+        storage: this.session.storage,
+        clientId: account.clientId,
+        publicUrl: account.publicUrl ?? '',
+        secret: await WebhookSecret.load(this.session.storage),
+        log: this.session.log,
+      });
+      if (tokens.canAuthenticate()) {
+        const outcome = await registrar.unlinkAll();
+        left = outcome.left.map(leftRow);
+        if (outcome.error !== undefined) note = ` The list of webhooks could not be updated (${outcome.error}).`;
+      } else {
+        left = (await registrar.knownRegistrations()).map((row) => ({ ...leftRow(row), error: 'no stored token can sign in to the service any more' }));
       }
-      await tokens.unlink();
+      registrar.stop();
+      try {
+        await tokens.unlink();
+      } catch (error) {
+        throw new UiError(`Unlinking failed: the token file could not be written (${errorText(error)}). Nothing was forgotten; try again.`);
+      }
     });
-    return { message: `Unlinked: the stored tokens were deleted.${registrationsNote}` };
+    if (left.length > 0) {
+      note += ` ${left.length} webhook registration(s) could not be deleted: ${left.map((row) => `${row.scope} (${row.error})`).join('; ')}. They are deleted after the next link; until then the service may keep sending to them.`;
+    }
+    return { message: `Unlinked: the stored tokens were deleted.${note}`, left };
   }
+}
+
+function leftRow(row: RegistrationStatus): LeftRegistration {
+  return { kind: row.kind, id: row.id, scope: describeScope(row.kind, row.id), error: row.lastError ?? 'not deleted' };
 }

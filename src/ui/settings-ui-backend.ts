@@ -7,7 +7,7 @@ import type { VideoEvent } from '../cloud/video.js';
 import { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
 import { nonEmpty, readSavedPlatform, resolveAccount, type Account } from './account-input.js';
-import { AccountLink, type LinkAnswer } from './account-link.js';
+import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.js';
 import { CloudSession, type ClientFactory } from './cloud-session.js';
 import type { EventLogEntry } from './event-log.js';
 import { AuthorizationCodeFlow } from './oauth-code-flow.js';
@@ -65,7 +65,7 @@ export class SettingsUiBackend {
   }
 
   /** Deletes every webhook registration, then the tokens. */
-  async unlink(input: { account?: unknown }): Promise<{ message: string }> {
+  async unlink(input: { account?: unknown }): Promise<UnlinkAnswer> {
     const account = await this.account(input.account);
     return this.link.unlink(account);
   }

@@ -60,9 +60,10 @@ export class SettingsViews {
     let link: UiLinkStatus;
     try {
       const record = await new TokenStore(storage).read();
-      link = record
-        ? { state: record.state, message: record.message ?? (record.state === 'linked' ? 'Linked.' : 'Link the account again.') }
-        : { state: 'unlinked', message: 'Not linked yet: link your Lock Access account below.' };
+      link =
+        record && record.state !== 'unlinked'
+          ? { state: record.state, message: record.message ?? (record.state === 'linked' ? 'Linked.' : 'Link the account again.') }
+          : { state: 'unlinked', message: record ? 'Unlinked: link your Lock Access account below to resume.' : 'Not linked yet: link your Lock Access account below.' };
     } catch (error) {
       link = { state: 'reauthorizationNeeded', message: `The stored tokens cannot be read (${errorText(error)}). Link the account again.` };
     }

@@ -57,8 +57,10 @@ export const receiverStatusSchema = z.object({
   listenAddress: z.string().optional(),
   accepted: z.number().int().nonnegative(),
   duplicates: z.number().int().nonnegative(),
-  /** Rejected callbacks counted by reason (e.g. "bad signature", "stale timestamp"). */
+  /** Rejected callbacks counted by reason (e.g. "bad-signature", "stale-timestamp"). */
   rejected: z.record(z.string(), z.number().int().nonnegative()),
+  /** The last refused callback; for a stale or future signature, this machine's clock minus its `t`. */
+  lastRejection: z.object({ at: z.number(), reason: z.string(), clockOffsetMs: z.number().optional() }).optional(),
   /** Keyed by "lock:ID", "doorbell:ID" or "user:". */
   lastCallbacks: z.record(z.string(), lastCallbackSchema),
 });
@@ -212,10 +214,15 @@ export class StatusWriter {
   }
 
   /** The receiver's own counters, written only when they changed (called for every callback). */
-  receiverCounters(duplicates: number, rejected: Readonly<Record<string, number>>): void {
+  receiverCounters(duplicates: number, rejected: Readonly<Record<string, number>>, lastRejection?: ReceiverStatus['lastRejection']): void {
     const receiver = this.current.receiver;
-    const changed = receiver.duplicates !== duplicates || Object.entries(rejected).some(([reason, n]) => receiver.rejected[reason] !== n);
-    if (changed) this.update({ receiver: { duplicates, rejected: { ...rejected } } });
+    const changed = receiver.duplicates !== duplicates
+      || Object.entries(rejected).some(([reason, n]) => receiver.rejected[reason] !== n)
+      || receiver.lastRejection?.at !== lastRejection?.at;
+    if (!changed) return;
+    const patch: Partial<ReceiverStatus> = { duplicates, rejected: { ...rejected } };
+    if (lastRejection !== undefined) patch.lastRejection = { ...lastRejection };
+    this.update({ receiver: patch });
   }
 
   /** Writes pending changes now (call on shutdown). */

@@ -75,3 +75,20 @@ describe('design 6: log lines for answered callbacks', () => {
     ]);
   });
 });
+
+describe('design 6: rejections are never silent (the tally)', () => {
+  it('a stale signature is counted, kept as the last rejection with the clock offset, and warned about once an hour', () => {
+    const lines: string[] = [];
+    const clock = { now: 1_000 };
+    const log = { info: () => undefined, warn: (m: string) => lines.push(m), error: () => undefined, debug: () => undefined };
+    const tally = new ReceiverTally(log, () => clock.now);
+    tally.note('lock', { kind: 'rejected', status: 401, reason: 'stale-timestamp', offsetMs: -900_000 });
+    clock.now = 2_000;
+    tally.note('lock', { kind: 'rejected', status: 401, reason: 'stale-timestamp', offsetMs: -900_000 });
+    expect(tally.stats.rejected).toEqual({ 'stale-timestamp': 2 });
+    expect(tally.stats.lastRejection).toEqual({ at: 2_000, reason: 'stale-timestamp', clockOffsetMs: -900_000 });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/15 min 0 s behind/);
+  });
+});
+

@@ -501,3 +501,26 @@ describe('design 6: real listener on 127.0.0.1:0', () => {
     expect(saved.entries.map(([key]) => key)).toContain(`lock/${LOCK_ID}:id:e-app-unlock`);
   });
 });
+
+describe('design 6: rejections are never silent (the listener)', () => {
+  it('a callback 10 minutes old: 401, one warning with the offset and time sync, and the rejection listener runs at once', async () => {
+    let told = 0;
+    const local = buildReceiverApp({ ...h.options, onRejected: () => (told += 1) });
+    const old = signed(fixtures.appUnlock, { t: Math.floor(NOW / 1000) - 600 });
+    for (let i = 0; i < 2; i++) expect((await local.inject({ method: 'POST', url: lockUrl, payload: old.body, headers: old.headers })).statusCode).toBe(401);
+    expect(told).toBe(2);
+    const warnings = h.lines.filter((line) => line.startsWith('warn '));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/clock is 10 min 0 s ahead of.*time sync/);
+    expect(local.receiverStats.lastRejection).toMatchObject({ reason: 'stale-timestamp', clockOffsetMs: 600_000 });
+    await local.close();
+  });
+
+  it('a throwing rejection listener changes no answer', async () => {
+    const local = buildReceiverApp({ ...h.options, onRejected: () => { throw new Error('boom'); } });
+    const req = signed(fixtures.appUnlock, { token: 'wrong-token-value' });
+    expect((await local.inject({ method: 'POST', url: lockUrl, payload: req.body, headers: req.headers })).statusCode).toBe(401);
+    expect(h.lines.some((line) => line.startsWith('warn ') && line.includes('x-lock-access-token'))).toBe(true);
+    await local.close();
+  });
+});

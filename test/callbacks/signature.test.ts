@@ -137,13 +137,13 @@ describe('design 6: two-sided tolerance |now - t| <= toleranceSeconds', () => {
   it('t at now-300 s and now+300 s are accepted (the bound is inclusive)', () => {
     for (const t of [String(NOW / 1000 - 300), String(NOW / 1000 + 300)]) expect(verify(`t=${t},v=${hex(t)}`).ok).toBe(true);
   });
-  it('t at now-301 s is stale', () => {
+  it('t at now-301 s is stale, with this clock 301 s ahead', () => {
     const t = String(NOW / 1000 - 301);
-    expect(verify(`t=${t},v=${hex(t)}`)).toEqual({ ok: false, reason: 'stale-timestamp' });
+    expect(verify(`t=${t},v=${hex(t)}`)).toEqual({ ok: false, reason: 'stale-timestamp', offsetMs: 301_000 });
   });
-  it('t at now+301 s is stale', () => {
+  it('t at now+301 s is stale, with this clock 301 s behind', () => {
     const t = String(NOW / 1000 + 301);
-    expect(verify(`t=${t},v=${hex(t)}`)).toEqual({ ok: false, reason: 'stale-timestamp' });
+    expect(verify(`t=${t},v=${hex(t)}`)).toEqual({ ok: false, reason: 'stale-timestamp', offsetMs: -301_000 });
   });
   it('a millisecond t (13 digits) is accepted', () => {
     const t = String(NOW - 1234);
@@ -151,7 +151,7 @@ describe('design 6: two-sided tolerance |now - t| <= toleranceSeconds', () => {
   });
   it('a millisecond t beyond the tolerance is stale', () => {
     const t = String(NOW - 300_001);
-    expect(verify(`t=${t},v=${hex(t)}`)).toEqual({ ok: false, reason: 'stale-timestamp' });
+    expect(verify(`t=${t},v=${hex(t)}`)).toEqual({ ok: false, reason: 'stale-timestamp', offsetMs: 300_001 });
   });
   it('t is seconds up to 10 digits and milliseconds at 13', () => {
     expect(timestampToMs('1')).toBe(1000);

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DoorbellDeps } from '../../src/devices/device-deps.js';
 import { DOORBELL_CONTEXT_KEY, DoorbellAccessory, doorbellCategory, doorbellUuid, LIVE_VIDEO_REFUSAL, type DoorbellChange } from '../../src/devices/doorbell-accessory.js';
 import type { DoorbellEvent } from '../../src/devices/events.js';
+import { ImageFetchError } from '../../src/devices/snapshot-cache.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 
 const placeholderBytes = await readFile(new URL('../../src/assets/placeholder.jpg', import.meta.url));
@@ -153,7 +154,7 @@ describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
     });
 
     it('a failed fetch falls back to the placeholder and the log says so', async () => {
-      const { doorbell, accessory, captured } = setup({ fetchImage: () => Promise.reject(new Error('the image server answered 404')) });
+      const { doorbell, accessory, captured } = setup({ fetchImage: () => Promise.reject(new ImageFetchError('the image server answered 404', false)) });
       doorbell.apply(motion('http://127.0.0.1/gone.jpg'), fresh);
       expect((await camera(accessory).handleSnapshotRequest(360, 640)).equals(placeholderBytes)).toBe(true);
       expect(captured.text('warn')).toMatch(/could not load the motion picture \(the image server answered 404\)/);

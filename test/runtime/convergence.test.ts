@@ -47,7 +47,8 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
       return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
     },
     status: () => [],
-    unlinkAll: () => Promise.resolve(),
+    unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
+    knownRegistrations: () => Promise.resolve([]),
     stop: () => undefined,
   };
   const publishers: DevicePublisher = {

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { fetchImage, MAX_SNAPSHOT_BYTES } from '../../src/runtime/image-fetch.js';
+import { ImageFetchError } from '../../src/devices/snapshot-cache.js';
+import { fetchImage, imageFetcher, MAX_SNAPSHOT_BYTES } from '../../src/runtime/image-fetch.js';
 
 describe('design 7: the motion still is downloaded with a size cap', () => {
   let server: Server;
@@ -14,6 +15,11 @@ describe('design 7: the motion still is downloaded with a size cap', () => {
       if (request.url === '/still.jpg') response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from('jpeg-bytes'));
       else if (request.url === '/moved.jpg') response.writeHead(302, { location: '/still.jpg' }).end();
       else if (request.url === '/empty.jpg') response.writeHead(200, { 'content-type': 'image/jpeg' }).end();
+      else if (request.url === '/to-ftp.jpg') response.writeHead(302, { location: 'ftp://127.0.0.1/still.jpg' }).end();
+      else if (request.url === '/to-https.jpg') response.writeHead(302, { location: `https://127.0.0.1:1/still.jpg` }).end();
+      else if (request.url === '/loop.jpg') response.writeHead(302, { location: '/loop.jpg' }).end();
+      else if (request.url === '/busy.jpg') response.writeHead(503).end();
+      else if (request.url === '/hang.jpg') return; // never answers
       else if (request.url === '/huge.jpg') response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.alloc(MAX_SNAPSHOT_BYTES + 1));
       else response.writeHead(404).end();
     });
@@ -35,5 +41,30 @@ describe('design 7: the motion still is downloaded with a size cap', () => {
     await expect(fetchImage(`${base}/missing.jpg`)).rejects.toThrow('the image server answered 404');
     await expect(fetchImage(`${base}/empty.jpg`)).rejects.toThrow('the image is empty');
     await expect(fetchImage(`${base}/huge.jpg`)).rejects.toThrow('the image is too large');
+  });
+
+  it('issue 13 item 10: only http(s), and no redirect to another scheme or without end', async () => {
+    for (const address of ['file:///etc/passwd', 'ftp://127.0.0.1/still.jpg', 'data:image/jpeg;base64,AAAA', 'not a url']) {
+      await expect(fetchImage(address)).rejects.toMatchObject({ transient: false });
+    }
+    await expect(fetchImage(`${base}/to-ftp.jpg`)).rejects.toThrow(/not http\(s\)/);
+    await expect(fetchImage(`${base}/to-https.jpg`)).rejects.toThrow('the image server redirected from http: to https:');
+    await expect(fetchImage(`${base}/loop.jpg`)).rejects.toThrow('the image server redirected too often');
+  });
+
+  it('issue 13 item 10: a 5xx or no answer in time is transient, a 404 is not; no message names the address or its credentials', async () => {
+    const withCredentials = base.replace('http://', 'http://user:s3cret-pass@');
+    const busy = await fetchImage(`${withCredentials}/busy.jpg`).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(ImageFetchError);
+    expect(busy).toMatchObject({ transient: true, message: 'the image server answered 503' });
+    await expect(fetchImage(`${base}/missing.jpg`)).rejects.toMatchObject({ transient: false });
+    const refused = await fetchImage('http://user:s3cret-pass@127.0.0.1:1/still.jpg').catch((error: unknown) => error);
+    expect(refused).toMatchObject({ transient: true });
+    expect((refused as Error).message).not.toMatch(/s3cret|user/);
+  });
+
+  it('issue 13 item 10: the whole download has one deadline', async () => {
+    const error = await imageFetcher(200)(`${base}/hang.jpg`).catch((error: unknown) => error);
+    expect(error).toMatchObject({ transient: true, message: 'the image server did not answer within 0.2 s' });
   });
 });

@@ -32,6 +32,8 @@ export interface FireOptions {
   /** `video-available`: buttonpush (default) or doorbell_motion_detected. */
   cause?: 'buttonpush' | 'doorbell_motion_detected';
   dvrId?: string;
+  /** `motion`: the still's address (as both Url and SecureURL) instead of the simulator's own picture. */
+  imageUrl?: string;
   /**
    * `clock-drift`: how far the lock's clock is off, ms (default: the lock's own offset, else +1 day).
    * `lock-clock-jump`: how far it jumps ahead (default +1 year); `lock-clock-reset`: where it is
@@ -246,8 +248,9 @@ const HANDLERS: Record<string, Handler> = {
   },
   motion: (core, o) => {
     const doorbellId = doorbellIdOf(core, o);
-    const url = `${core.url}/media/motion/${encodeURIComponent(doorbellId)}/${core.clock.now()}.jpg`;
-    return core.send(p.doorbellMotion({ doorbellId, url, width: MOTION_IMAGE.width, height: MOTION_IMAGE.height }), { doorbellId, signature: o.signature });
+    const url = o.imageUrl ?? `${core.url}/media/motion/${encodeURIComponent(doorbellId)}/${core.clock.now()}.jpg`;
+    const secureUrl = o.imageUrl === undefined ? {} : { secureUrl: o.imageUrl };
+    return core.send(p.doorbellMotion({ doorbellId, url, ...secureUrl, width: MOTION_IMAGE.width, height: MOTION_IMAGE.height }), { doorbellId, signature: o.signature });
   },
   'video-available': (core, o) => {
     const doorbellId = doorbellIdOf(core, o);

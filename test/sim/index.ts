@@ -72,6 +72,8 @@ export interface Simulator {
   readonly stats: SimStats;
   registrations(): SimRegistration[];
   faults: SimFaults;
+  /** Requests that reached a still image's path (query included), e.g. `/media/flaky/D1/a.jpg?fail=2`. */
+  imageRequests(path: string): number;
   send(payload: object, target: SendTarget): Promise<DeliveryResult[]>;
   deliveries: DeliveryRecord[];
   fire(name: string, options?: FireOptions): Promise<DeliveryResult[]>;
@@ -119,7 +121,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const app = createHttpApp(core);
   registerOAuthRoutes(app, core);
   registerApiRoutes(app, core);
-  registerMediaRoutes(app);
+  const media = registerMediaRoutes(app);
   const control = registerControlRoutes(app, { core, fire, state });
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address() as AddressInfo;
@@ -148,6 +150,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     get stats() { return core.stats; },
     registrations,
     faults: core.faults,
+    imageRequests: (path) => media.count(path),
     send: (payload, target) => core.send(payload, target),
     deliveries: core.engine.records,
     fire,

@@ -1,5 +1,7 @@
 // Media the service hosts: the HLS recording for any dvrID and the motion still image.
 // Served with permissive CORS so hls.js in a browser (the settings UI) can fetch them.
+// Two stills that misbehave, for the plugin's retries: one that fails its first N requests with a
+// 5xx, and one that redirects to another scheme (which the plugin must refuse).
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 
@@ -8,7 +10,18 @@ const read = (name: string): Buffer => readFileSync(new URL(name, assetsDir));
 
 const SEGMENTS = ['seg0.ts', 'seg1.ts', 'seg2.ts'];
 
-export function registerMediaRoutes(app: FastifyInstance): void {
+export interface MediaRequests {
+  /** How many requests reached this still's path (query included), e.g. `/media/flaky/D1/a.jpg?fail=2`. */
+  count(path: string): number;
+}
+
+export function registerMediaRoutes(app: FastifyInstance): MediaRequests {
+  const requests = new Map<string, number>();
+  const hit = (url: string): number => {
+    const count = (requests.get(url) ?? 0) + 1;
+    requests.set(url, count);
+    return count;
+  };
   const playlist = read('index.m3u8');
   // On disk as .mpegts: a .ts file would be taken for TypeScript by tsc and eslint.
   const segments = new Map(SEGMENTS.map((name) => [name, read(name.replace(/\.ts$/, '.mpegts'))]));
@@ -26,7 +39,27 @@ export function registerMediaRoutes(app: FastifyInstance): void {
     return reply.type('video/mp2t').send(data);
   });
   app.get('/media/motion/:doorbellID/:image', async (request, reply) => {
+    hit(request.url);
     if (!(request.params as { image: string }).image.endsWith('.jpg')) return reply.code(404).send({ message: 'Not Found' });
     return reply.type('image/jpeg').send(jpeg);
   });
+  // ?fail=N&status=5xx: the first N requests of this exact URL fail (503 by default), then the still.
+  app.get('/media/flaky/:doorbellID/:image', async (request, reply) => {
+    const count = hit(request.url);
+    const query = request.query as { fail?: string; status?: string };
+    const failures = Number(query.fail ?? '1');
+    const status = Number(query.status ?? '503');
+    if (!Number.isInteger(failures) || !Number.isInteger(status) || status < 500 || status > 599) return reply.code(400).send({ message: 'fail must be a count, status a 5xx' });
+    if (count <= failures) return reply.code(status).send({ message: 'Service Unavailable (simulated still failure)' });
+    return reply.type('image/jpeg').send(jpeg);
+  });
+  // ?scheme=https (default): a redirect to the same still under another scheme, on the same host.
+  app.get('/media/redirect/:doorbellID/:image', async (request, reply) => {
+    hit(request.url);
+    const { doorbellID, image } = request.params as { doorbellID: string; image: string };
+    const scheme = (request.query as { scheme?: string }).scheme ?? 'https';
+    const host = request.headers.host ?? '127.0.0.1';
+    return reply.redirect(`${scheme}://${host}/media/motion/${encodeURIComponent(doorbellID)}/${encodeURIComponent(image)}`, 302);
+  });
+  return { count: (path) => requests.get(path) ?? 0 };
 }

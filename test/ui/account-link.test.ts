@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { CloudHttpClient } from '../../src/cloud/http-client.js';
 import { WebhookRegistrar } from '../../src/cloud/registrations.js';
+import { TokenStore, type TokenRecord } from '../../src/cloud/tokens/token-store.js';
 import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
 import type { Account } from '../../src/ui/account-input.js';
 import { AccountLink } from '../../src/ui/account-link.js';
@@ -49,7 +49,8 @@ describe('design 4 / 5 / 8, README "Link your account": link, test and unlink fr
     expect(await link.test(account)).toMatchObject({ ok: false });
   });
 
-  it('unlink deletes every webhook registration at the service, then the tokens', async () => {
+  /** Links through the page and registers three webhooks, as the plugin would. */
+  async function linkAndRegister(): Promise<void> {
     await link.withRefreshToken(account, sim.issueRefreshToken());
     await session.withTokens(account, async (tokens) => {
       const registrar = new WebhookRegistrar({
@@ -60,13 +61,47 @@ describe('design 4 / 5 / 8, README "Link your account": link, test and unlink fr
       registrar.stop();
     });
     expect(sim.registrations()).toHaveLength(3);
-    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.' });
+  }
+
+  it('unlink deletes every webhook registration at the service, then the tokens', async () => {
+    await linkAndRegister();
+    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [] });
     expect(sim.registrations()).toEqual([]);
-    expect(existsSync(storage.file('tokens.json'))).toBe(false);
+    const record = await new TokenStore(storage).read();
+    expect(record).toMatchObject({ state: 'unlinked' });
+    expect(record?.refreshToken).toBeUndefined();
+    expect(record?.accessToken).toBeUndefined();
   });
 
-  it('without a working link the tokens are still deleted, and the page is told the webhooks were not', async () => {
-    const { message } = await link.unlink(account);
-    expect(message).toMatch(/^Unlinked: the stored tokens were deleted\. The webhooks could not be deleted because the account link no longer works/);
+  it('issue 13 item 7: after a refused refresh the access token still works, so unlink still deletes every registration', async () => {
+    await linkAndRegister();
+    const store = new TokenStore(storage);
+    const record = await store.read();
+    if (!record?.refreshToken) throw new Error('linked record expected');
+    sim.revokeRefreshToken(record.refreshToken);
+    const refused: TokenRecord = { ...record, state: 'reauthorizationNeeded', refreshTokenLost: 'rejected', message: 'refused' };
+    delete refused.refreshToken;
+    await store.write(refused, record);
+    const answer = await link.unlink(account);
+    expect(answer.left).toEqual([]);
+    expect(sim.registrations()).toEqual([]);
+  });
+
+  it('issue 13 item 7: when no token can authenticate, the page is told which registrations are left behind', async () => {
+    await linkAndRegister();
+    sim.revokeAccessTokens();
+    const store = new TokenStore(storage);
+    const record = await store.read();
+    if (!record?.refreshToken) throw new Error('linked record expected');
+    sim.revokeRefreshToken(record.refreshToken);
+    const answer = await link.unlink(account);
+    expect(answer.left.map((row) => row.scope).sort()).toEqual(['doorbell DOORBELL-FRONT', 'lock LOCK-FRONT-DOOR', 'the account (user webhook)']);
+    expect(answer.message).toMatch(/^Unlinked: the stored tokens were deleted\. 3 webhook registration\(s\) could not be deleted: .*lock LOCK-FRONT-DOOR \(.+\).*deleted after the next link/);
+    expect(sim.registrations()).toHaveLength(3);
+    expect(await store.read()).toMatchObject({ state: 'unlinked' });
+  });
+
+  it('without any link and nothing registered, unlink says only that the tokens are gone', async () => {
+    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [] });
   });
 });

@@ -276,7 +276,10 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await expect.poll(() => frame.locator('#unlink').textContent()).toMatch(/again/);
     await frame.locator('#unlink').press(' ');
     await expect.poll(() => frame.locator('#account-result').textContent(), { timeout: 30_000 }).toMatch(/^Unlinked/);
-    expect(existsSync(tokensFile())).toBe(false);
+    // Only a tombstone is left: no token, but the memory of the seeds (issue 13 item 6).
+    const left = JSON.parse(await readFile(tokensFile(), 'utf8')) as { state: string; refreshToken?: string; accessToken?: string };
+    expect(left).toMatchObject({ state: 'unlinked' });
+    expect(left.refreshToken ?? left.accessToken).toBeUndefined();
     expect(sim.registrations()).toEqual([]);
     await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state'), { timeout: 10_000 }).toBe('unlinked');
     await shot('7-unlinked');

@@ -7,7 +7,7 @@ import type { RefreshGrant } from './refresh-grant.js';
 import { safeErrorText } from './safe-error-text.js';
 import type { TokenCheck } from './token-check.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
-import { KEEP_ALIVE_INTERVAL_MS, refreshDueAt, retryDelayMs, timerDelay } from './token-schedule.js';
+import { DAY_MS, KEEP_ALIVE_INTERVAL_MS, refreshDueAt, refreshTokenDueAt, retryDelayMs, timerDelay } from './token-schedule.js';
 import type { TokenSession } from './token-session.js';
 
 /** A token nobody has checked yet (a new link, a waiting grant) is checked this soon. */
@@ -82,6 +82,7 @@ export class KeepAlive {
       due.push(session.lastAliveAt !== undefined ? session.lastAliveAt + KEEP_ALIVE_INTERVAL_MS : now + FIRST_CHECK_DELAY_MS);
       const refreshAt = refreshDueAt(session.current.expiresAt, session.current.issuedAt);
       if (refreshAt !== undefined && session.refreshUsable()) due.push(refreshAt);
+      if (session.refreshUsable()) due.push(refreshTokenDueAt(session.record));
     } else if (session.refreshUsable() && session.state !== 'unlinked') {
       due.push(now);
     }
@@ -162,6 +163,16 @@ export class KeepAlive {
       }
     }
     const current = session.current;
+    const record = session.record;
+    if (session.refreshUsable() && now >= refreshTokenDueAt(record)) {
+      // Header rotation kept the access token alive, so no grant ran; the refresh token nears its year.
+      const days = Math.floor((now - (record.lastRefreshAt ?? record.linkedAt)) / DAY_MS);
+      session.log.info(`Lock Access: the refresh token is ${days} days old and valid for one year at most, so it is spent now for a new one (the access token keeps working meanwhile).`);
+      await refresh.run('refreshTokenAge');
+      this.failures = 0;
+      this.retryAt = undefined;
+      return;
+    }
     const refreshAt = refreshDueAt(current.expiresAt, current.issuedAt);
     if (refreshAt === undefined || now < refreshAt) {
       this.failures = 0;

@@ -9,7 +9,7 @@ import type { KeepAlive } from './keep-alive.js';
 import { postTokenGrant } from './oauth.js';
 import type { GrantSettings, RefreshGrant } from './refresh-grant.js';
 import { safeErrorText } from './safe-error-text.js';
-import { newLinkRecord, type Seeds } from './seeds.js';
+import { newLinkRecord, unlinkedRecord, type Seeds } from './seeds.js';
 import type { TokenCheck } from './token-check.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
 import { expiryOf } from './token-schedule.js';
@@ -106,20 +106,25 @@ export class LinkActions {
     return { ok: false, message: `Could not reach the Lock Access service (${result.detail}). Try again later.` };
   }
 
-  /** Forgets the tokens (deletes tokens.json). */
+  /**
+   * Forgets the tokens: tokens.json becomes a tombstone that remembers every seed, so the unlink
+   * survives restarts with tokens still in config.json. Rejects (nothing forgotten) when the file
+   * cannot be written.
+   */
   async unlink(): Promise<void> {
     const { session, options } = this;
     await options.refresh.settle();
-    await session.track(
+    const tombstone = await session.track(
       session.store.locked(async () => {
-        await session.store.remove();
+        const fresh = await session.store.read().catch(() => undefined);
+        return session.store.write(unlinkedRecord(fresh ?? session.record, options.seeds, session.now()), fresh);
       }),
     );
-    session.record = undefined;
+    session.record = tombstone;
     session.current = undefined;
     session.lastAliveAt = undefined;
     options.keepAlive.forget();
     session.setState('unlinked', undefined);
-    session.log.info('Lock Access: account unlinked; the stored tokens were deleted.');
+    session.log.info('Lock Access: account unlinked; the stored tokens were deleted, and tokens still in the plugin settings are not used again.');
   }
 }

@@ -74,8 +74,8 @@ export class RefreshGrant {
     const session = this.session;
     let fresh = await session.store.read();
     fresh = await recoverInterrupted(session, fresh);
-    if (!fresh) {
-      session.adopt(undefined);
+    if (!fresh || fresh.state === 'unlinked') {
+      session.adopt(fresh);
       throw new NotLinkedError(NOT_LINKED_MESSAGE);
     }
     if (basis !== undefined && fresh.rotations !== basis) {

@@ -41,6 +41,27 @@ export function newLinkRecord(
 }
 
 /**
+ * The tombstone an unlink leaves (design 5): no token at all, but every seed seen so far, the
+ * config's included, so a token left in config.json never links again after a restart. Only a new
+ * seed or a link in the settings UI ends it.
+ */
+export function unlinkedRecord(previous: TokenRecord | undefined, seeds: Seeds | undefined, now: number): Omit<TokenRecord, 'generation'> {
+  const known = [...(previous?.knownSeedHashes ?? [])];
+  if (previous?.seedHash !== undefined) known.push(previous.seedHash);
+  for (const seed of [seeds?.refreshToken?.trim(), seeds?.accessToken?.trim()]) if (seed) known.push(hashSeed(seed));
+  if (previous?.refreshToken !== undefined) known.push(hashSeed(previous.refreshToken));
+  return {
+    version: 1,
+    rotations: (previous?.rotations ?? 0) + 1,
+    state: 'unlinked',
+    linkedAt: previous?.linkedAt ?? now,
+    unlinkedAt: now,
+    refreshTokenLost: 'none',
+    knownSeedHashes: dedupeTail(known, SEED_HASH_MEMORY),
+  };
+}
+
+/**
  * Links with the config's seed when it is one this store has not seen; otherwise the stored
  * tokens win. Call while holding the store lock, with the record just read.
  */

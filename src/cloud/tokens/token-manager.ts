@@ -19,6 +19,7 @@ import { recoverInterrupted, RefreshGrant, type GrantSettings, type RefreshStep 
 import { safeErrorText } from './safe-error-text.js';
 import { applySeeds, type Seeds } from './seeds.js';
 import { TokenCheck } from './token-check.js';
+import { UNLINKED_AT_START_MESSAGE } from './token-messages.js';
 import { TokenSession, type LinkState, type TokenStatus } from './token-session.js';
 import { TokenStore } from './token-store.js';
 
@@ -184,6 +185,15 @@ export class TokenManager {
     return this.actions.unlink();
   }
 
+  /**
+   * Could a call authenticate now? An access token in hand (after a refused refresh it usually
+   * still works), or an unused refresh token of a link that was not undone.
+   */
+  canAuthenticate(): boolean {
+    const session = this.session;
+    return session.current !== undefined || (session.state !== 'unlinked' && session.refreshUsable());
+  }
+
   status(): TokenStatus {
     return this.session.status();
   }
@@ -200,6 +210,8 @@ export class TokenManager {
       if (record?.pendingAccessToken) await this.check.validatePending(record, 'noAccessToken');
     });
     if (session.state === 'reauthorizationNeeded') session.logReauthorization(session.message ?? 'the stored link no longer works');
+    // A tombstone is silent otherwise: say why config tokens do nothing.
+    else if (session.record?.state === 'unlinked') this.options.log.warn(UNLINKED_AT_START_MESSAGE);
     if (session.state !== 'unlinked' && !session.current && session.refreshUsable()) {
       try {
         await this.refresh.run('noAccessToken');

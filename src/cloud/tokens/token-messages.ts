@@ -7,6 +7,10 @@ export const REAUTHORIZATION_ADVICE =
 
 export const NOT_LINKED_MESSAGE = 'Lock Access is not linked to an account: open the plugin settings in the Homebridge UI and link your account (or enter a refresh token).';
 
+/** Start-up after an unlink (the tombstone): why nothing links, although tokens may still be in the config. */
+export const UNLINKED_AT_START_MESSAGE =
+  'Lock Access is unlinked (in the plugin settings, or because the account was deleted) and stays idle: tokens still in the plugin settings are not used again. Link the account in the plugin settings (or enter a new refresh token) to resume.';
+
 export const UNCERTAIN_MESSAGE =
   'A token renewal got no usable answer (or Homebridge stopped while it ran). The service may have replaced the refresh token without the plugin receiving the new one, so the old one will never be sent again. The plugin keeps using the current access token, which stays valid, and keeps it alive every day.';
 

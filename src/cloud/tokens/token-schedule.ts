@@ -24,6 +24,21 @@ export function refreshDueAt(expiresAt: number | undefined, issuedAt: number | u
   return expiresAt - refreshMarginMs(lifetime);
 }
 
+/**
+ * A refresh token is valid for at most one year (spec). Header rotation can keep the access token
+ * alive for longer than that, so the grant would never run: the refresh token is spent once it is
+ * this old, with two months to spare for outages and retries.
+ */
+export const REFRESH_TOKEN_SPEND_AGE_MS = 300 * DAY_MS;
+
+/**
+ * When the refresh token must be spent for its age: from the last grant, else from the link (a
+ * seed's own issue time is unknown, so a seed counts from when it was linked).
+ */
+export function refreshTokenDueAt(record: { lastRefreshAt?: number | undefined; linkedAt: number }): number {
+  return (record.lastRefreshAt ?? record.linkedAt) + REFRESH_TOKEN_SPEND_AGE_MS;
+}
+
 /** Expiry from a token response: the JWT's own `exp` wins over `expires_in`. */
 export function expiryOf(jwtExpiresAt: number | undefined, expiresInSeconds: number | undefined, receivedAt: number): number | undefined {
   if (jwtExpiresAt !== undefined) return jwtExpiresAt;

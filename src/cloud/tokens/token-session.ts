@@ -9,7 +9,7 @@ import type { PendingAccessToken, TokenRecord, TokenStore } from './token-store.
 export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
 
 /** Why a refresh grant runs. */
-export type RefreshReason = 'expiry' | 'unauthorized' | 'link' | 'noAccessToken' | 'explicit';
+export type RefreshReason = 'expiry' | 'unauthorized' | 'link' | 'noAccessToken' | 'explicit' | 'refreshTokenAge';
 
 /** The access token in use, with the times the refresh schedule needs. */
 export interface CurrentToken {

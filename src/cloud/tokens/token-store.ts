@@ -25,7 +25,8 @@ export const tokenRecordSchema = z.object({
   generation: z.number().int(),
   /** Bumped by every new refresh token (grant, link): a changed value means someone else rotated. */
   rotations: z.number().int(),
-  state: z.enum(['linked', 'reauthorizationNeeded']),
+  /** 'unlinked': a tombstone (design 5): the user unlinked, and only a new seed or the UI links again. */
+  state: z.enum(['linked', 'reauthorizationNeeded', 'unlinked']),
   /** Plain-words note for the UI (never a secret). */
   message: z.string().optional(),
   /** Absent once spent without a known successor: structurally impossible to send twice. */
@@ -43,6 +44,8 @@ export const tokenRecordSchema = z.object({
   lastRefreshAt: z.number().optional(),
   lastKeepAliveAt: z.number().optional(),
   linkedAt: z.number(),
+  /** When the user unlinked (tombstones only). */
+  unlinkedAt: z.number().optional(),
   /** Hash of the config seed this link came from. */
   seedHash: z.string().optional(),
   /** Hashes of every seed already used or superseded, so an old seed left in config never re-links. */

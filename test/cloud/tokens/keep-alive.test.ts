@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { DAY_MS } from '../../../src/cloud/tokens/token-schedule.js';
 import type { TokenManager } from '../../../src/cloud/tokens/token-manager.js';
-import { tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
+import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 import type { Simulator } from '../../sim/index.js';
 
 const bed = tokenTestBed();
@@ -31,6 +31,27 @@ describe('design 4: daily keep-alive and expiry refresh (fake timers)', () => {
     expect(sim.stats.grants).toBe(1);
     expect(usersMeCalls(sim)).toBeGreaterThanOrEqual(150);
     expect(usersMeCalls(sim)).toBeLessThan(160);
+    expect(await tokenWorks(sim, await m.getAccessToken())).toBe(true);
+    expect(m.state).toBe('linked');
+  });
+
+  it('issue 13 item 9: the refresh token is spent (and saved first) well before its one-year limit, and the log says so', async () => {
+    const { sim, storage } = await bed.boot();
+    const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
+    await m.start();
+    const first = (await readTokens(storage))?.refreshToken ?? '';
+    await days(m, 299, DAY_MS);
+    expect(sim.stats.grants).toBe(1);
+    await days(m, 2, DAY_MS);
+    expect(sim.stats.grants).toBe(2);
+    expect(sim.refreshTokenState(first)).toBe('used');
+    expect(bed.log.text('info').some((line) => /refresh token is 300 days old.*one year at most/.test(line))).toBe(true);
+    // A year and more after the link, the link still renews on its own.
+    await days(m, 100, DAY_MS);
+    const stored = (await readTokens(storage))?.refreshToken ?? '';
+    expect(sim.refreshTokenState(stored)).toBe('issued');
+    sim.revokeAccessTokens();
+    await m.refreshNow();
     expect(await tokenWorks(sim, await m.getAccessToken())).toBe(true);
     expect(m.state).toBe('linked');
   });

@@ -94,15 +94,83 @@ describe('design 4: the settings UI links the account and tests the connection',
   });
 });
 
-describe('design 5: unlink deletes the tokens', () => {
-  it('unlink() deletes tokens.json and moves to unlinked', async () => {
+describe('design 5: unlink deletes the tokens, and the unlink survives restarts (issue 13 item 6)', () => {
+  it('unlink() leaves a tombstone without any token and moves to unlinked', async () => {
     const { sim, storage } = await bed.boot();
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
     await m.start();
     await m.unlink();
     expect(m.state).toBe('unlinked');
-    expect(await readTokens(storage)).toBeUndefined();
+    const record = await readTokens(storage);
+    expect(record).toMatchObject({ state: 'unlinked' });
+    expect(record?.refreshToken).toBeUndefined();
+    expect(record?.accessToken).toBeUndefined();
+    expect(record?.pendingAccessToken).toBeUndefined();
     await expect(m.getAccessToken()).rejects.toBeInstanceOf(NotLinkedError);
     expect(await m.testConnection()).toMatchObject({ ok: false });
+  });
+
+  it('a refresh token still in config.json neither links again nor is sent after a restart', async () => {
+    const { sim } = await bed.boot();
+    const seed = sim.issueRefreshToken();
+    const first = bed.manager({ seeds: { refreshToken: seed } });
+    await first.start();
+    await first.unlink();
+    first.stop();
+    const grants = sim.stats.grants;
+    const restarted = bed.manager({ seeds: { refreshToken: seed } });
+    expect(await restarted.start()).toBe('unlinked');
+    expect(sim.stats.grants).toBe(grants);
+    // said once at start-up, without the token
+    const said = bed.log.text('warn').filter((line) => line.includes('is unlinked'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('tokens still in the plugin settings are not used again');
+    expect(said[0]).not.toContain(seed);
+    expect(restarted.canAuthenticate()).toBe(false);
+    await expect(restarted.refreshNow()).rejects.toBeInstanceOf(NotLinkedError);
+    expect(sim.stats.grants).toBe(grants);
+  });
+
+  it('an access token seed still in config.json does not link again after a restart', async () => {
+    const { sim } = await bed.boot();
+    const first = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
+    await first.start();
+    const accessToken = await first.getAccessToken();
+    first.stop();
+    const withAccess = bed.manager({ seeds: { accessToken } });
+    expect(await withAccess.start()).toBe('linked');
+    await withAccess.unlink();
+    withAccess.stop();
+    const restarted = bed.manager({ seeds: { accessToken } });
+    expect(await restarted.start()).toBe('unlinked');
+    await expect(restarted.getAccessToken()).rejects.toBeInstanceOf(NotLinkedError);
+  });
+
+  it('a new seed in config.json, or a link in the settings, links again on purpose', async () => {
+    const { sim } = await bed.boot();
+    const first = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
+    await first.start();
+    await first.unlink();
+    first.stop();
+    const fresh = sim.issueRefreshToken();
+    const withNewSeed = bed.manager({ seeds: { refreshToken: fresh } });
+    expect(await withNewSeed.start()).toBe('linked');
+    expect(sim.refreshTokenState(fresh)).toBe('used');
+    await withNewSeed.unlink();
+    await withNewSeed.linkWithRefreshToken(sim.issueRefreshToken());
+    expect(withNewSeed.state).toBe('linked');
+  });
+
+  it('another process (the settings UI server) unlinking is taken over by syncWithStore', async () => {
+    const { sim } = await bed.boot();
+    const seed = sim.issueRefreshToken();
+    const plugin = bed.manager({ seeds: { refreshToken: seed } });
+    await plugin.start();
+    const ui = bed.manager({ seeds: { refreshToken: seed } });
+    await ui.start();
+    ui.stop();
+    await ui.unlink();
+    expect(await plugin.syncWithStore()).toBe('unlinked');
+    expect(plugin.canAuthenticate()).toBe(false);
   });
 });
