@@ -13,6 +13,7 @@ import { characteristicId, HapController, type HapAccessoryInfo } from '../harne
 import { freePort, REPO_ROOT, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
+import { eventually as pollUntil } from '../harness/e2e-session.js';
 
 const { Service: S, Characteristic: C } = hap;
 const TEN_MINUTES_MS = 10 * 60_000;
@@ -51,20 +52,8 @@ afterAll(async () => {
 });
 
 /** Polls until the probe gives a value (the plugin works after acknowledging callbacks); not a timing assertion. */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(last)})\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The shared poller, with this file's Homebridge log tail in its timeout message. */
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> => pollUntil(probe, what, timeoutMs, () => hb?.logs ?? []);
 
 function paired(): HapController {
   if (!controller) throw new Error('not paired');

@@ -11,6 +11,7 @@ import { SettingsUiBackend } from '../../src/ui/settings-ui-backend.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { eventually as pollUntil } from '../harness/e2e-session.js';
 
 let sim: Simulator;
 let hb: RunningHomebridge | undefined;
@@ -34,15 +35,12 @@ async function restart(overrides: Record<string, unknown> = {}): Promise<Running
 }
 
 /** Polls a condition (the plugin works asynchronously after acknowledging); not a timing assertion. */
-async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** The shared poller for probes that may answer at once or with false; this file's log tail on timeout. */
+const eventually = <T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 20_000): Promise<T> =>
+  pollUntil(async () => {
     const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${hb?.logs.slice(-30).join('\n') ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+    return value === false ? undefined : value;
+  }, what, timeoutMs, () => hb?.logs ?? []);
 
 async function readJson(name: string): Promise<unknown> {
   try {
