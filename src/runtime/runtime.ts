@@ -25,6 +25,7 @@ import type { Logger } from '../util/logger.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { AccessoryRegistry } from './accessory-registry.js';
 import { describeCommandFailure } from './command-failure.js';
+import { CommandReachability } from './command-reachability.js';
 import { Convergence } from './convergence.js';
 import { Publishers, type DevicePublisher } from './device-publisher.js';
 import { EventRouter } from './event-router.js';
@@ -123,6 +124,7 @@ export class Runtime {
       deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage, doorHistory },
     });
     const publishers = new Publishers(registry, log);
+    publishers.add(new CommandReachability({ lock: (id) => registry.lock(id), reachabilityChanged: () => { publisher.devices(registry); } }));
     for (const make of this.options.publishers ?? []) publishers.add(make(registry));
     this.publishers = publishers;
     const convergence = new Convergence({
