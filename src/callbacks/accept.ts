@@ -145,7 +145,7 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
   const dedupe = dedupeClass(events, route, raw);
   if (dedupe.oneShot) {
     if (!env.dedupe.ready) return reject(503, 'dedupe-not-ready');
-    if (env.dedupe.has(dedupe.key)) return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };
+    if (env.dedupe.has(dedupe.key) || dedupe.earlierKeys.some((key) => env.dedupe.has(key))) return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };
   }
 
   const context: CallbackContext = { route, receivedAt, signedAt: signature.timestampMs, toleranceMs: env.toleranceSeconds * 1000 };

@@ -15,7 +15,12 @@ import type { CallbackRoute } from './payloads.js';
 /** EventIDs longer than this are hashed, so the dedupe file stays bounded. */
 const MAX_PLAIN_ID_LENGTH = 128;
 
-export type DedupeClass = { oneShot: false } | { oneShot: true; key: string };
+/**
+ * `earlierKeys`: the keys earlier versions stored the same delivery under (route, then EventID or
+ * body hash, without the device). The store keeps keys for 72 h, so a redelivery that arrives just
+ * after an upgrade is still recognised by them; new keys are always stored in the current form.
+ */
+export type DedupeClass = { oneShot: false } | { oneShot: true; key: string; earlierKeys: readonly string[] };
 
 /** Whether applying the event twice would do something twice. */
 export function isOneShot(event: DeviceEvent): boolean {
@@ -53,7 +58,15 @@ function deviceOf(event: DeviceEvent): string {
  * exact raw body.
  */
 export function dedupeKey(route: CallbackRoute, device: string, eventId: string | undefined, rawBody: Buffer): string {
-  const scope = `${route}/${device}`;
+  return keyIn(`${route}/${device}`, eventId, rawBody);
+}
+
+/** The key as earlier versions wrote it: no device in the scope. */
+export function earlierDedupeKey(route: CallbackRoute, eventId: string | undefined, rawBody: Buffer): string {
+  return keyIn(route, eventId, rawBody);
+}
+
+function keyIn(scope: string, eventId: string | undefined, rawBody: Buffer): string {
   if (eventId !== undefined && eventId !== '') {
     const id = eventId.length <= MAX_PLAIN_ID_LENGTH ? eventId : createHash('sha256').update(eventId).digest('hex');
     return `${scope}:id:${id}`;
@@ -65,5 +78,5 @@ export function dedupeKey(route: CallbackRoute, device: string, eventId: string 
 export function dedupeClass(events: readonly DeviceEvent[], route: CallbackRoute, rawBody: Buffer): DedupeClass {
   const oneShot = events.find(isOneShot);
   if (oneShot === undefined) return { oneShot: false };
-  return { oneShot: true, key: dedupeKey(route, deviceOf(oneShot), oneShot.eventId, rawBody) };
+  return { oneShot: true, key: dedupeKey(route, deviceOf(oneShot), oneShot.eventId, rawBody), earlierKeys: [earlierDedupeKey(route, oneShot.eventId, rawBody)] };
 }

@@ -1,6 +1,7 @@
 // The acceptance pipeline without Fastify: every status-code rule of design section 6 as a verdict.
 // The duplicate store is the real one (loaded from an empty folder); accept() only reads it, so the
 // tests record accepted keys the way the adapter does.
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +121,15 @@ describe('design 6: 200 duplicate', () => {
     }
     expect(lock(fixtures.offline).kind).toBe('accepted');
     expect(store.size).toBe(0);
+  });
+  it('a redelivery recorded by an earlier version (its key had no device) is still a duplicate after the upgrade', () => {
+    const withId = fixtures.appUnlock as { EventID: string };
+    store.checkAndSet(`lock:id:${withId.EventID}`);
+    expect(lock(fixtures.appUnlock).kind).toBe('duplicate');
+    const raw = signed(fixtures.keypadLock, {}).body;
+    store.checkAndSet(`lock:sha256:${createHash('sha256').update(raw).digest('hex')}`);
+    expect(lock(fixtures.keypadLock).kind).toBe('duplicate');
+    expect(lock(fixtures.manualUnlock).kind).toBe('accepted');
   });
   it('the same EventID on another route is not a duplicate', () => {
     recordAccepted(lock({ ...fixtures.userAdd, EventID: 'shared' }));
