@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { launchDemoUi, prepareDemoUi, type DemoUi } from './demo-ui.js';
-import { readEventLog, type EventLogEntry } from '../src/ui/event-log.js';
+import { readEventLog, type EventLogEntry } from '../src/status/event-log.js';
 import { Storage } from '../src/storage.js';
 import { freePort } from '../test/harness/homebridge.js';
 import { demoDevices } from '../test/sim/devices.js';

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { readMatterPairing } from '../../src/ui/matter-pairing.js';
+import { readMatterPairing } from '../../src/settings-ui/matter-pairing.js';
 import { freePort, startHomebridge, type RunningHomebridge } from '../../test/harness/homebridge.js';
 import { MatterTestController, pairingFromQr } from '../../test/harness/matter.js';
 import { manualOperation } from '../../test/sim/payloads.js';

@@ -3,7 +3,7 @@
 // adapter (receiver.ts) answers with the verdict's status, records what it says, then hands the
 // events on. Order: size -> signature on the raw bytes -> custom header -> JSON -> kind -> schema
 // -> route and path id -> readiness -> dedupe.
-import type { DeviceEvent } from '../devices/events.js';
+import type { DeviceEvent } from '../model/events.js';
 import { MAX_CALLBACK_BYTES } from '../settings.js';
 import { checkCustomHeader, exemptFromToken } from './custom-header.js';
 import { dedupeClass } from './dedupe-rule.js';

@@ -9,7 +9,7 @@
 // the store. Pure.
 import { createHash } from 'node:crypto';
 
-import type { DeviceEvent } from '../devices/events.js';
+import type { DeviceEvent } from '../model/events.js';
 import type { CallbackRoute } from './payloads.js';
 
 /** EventIDs longer than this are hashed, so the dedupe file stays bounded. */

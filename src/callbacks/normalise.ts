@@ -1,7 +1,7 @@
 // Pure mapping of validated callback payloads to the device layer's DeviceEvent vocabulary
-// (src/devices/events.ts), including the battery table of design section 7 and the route/path id
+// (src/model/events.ts), including the battery table of design section 7 and the route/path id
 // rules of section 6. No I/O.
-import type { Actor, DeviceEvent, LockEvent } from '../devices/events.js';
+import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
 import { ROUTE_KINDS } from './payloads.js';
 

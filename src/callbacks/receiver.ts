@@ -10,7 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 
 import type { WebhookConfig } from '../config.js';
 import { listenerPrefix } from '../config.js';
-import type { DeviceEvent } from '../devices/events.js';
+import type { DeviceEvent } from '../model/events.js';
 import { CALLBACK_TOKEN_HEADER, MAX_CALLBACK_BYTES, SIGNATURE_HEADER } from '../settings.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';

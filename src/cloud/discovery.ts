@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { DoorbellEntry, LockEntry } from '../config.js';
 import { DEFAULT_MOTION_TIMEOUT_SECONDS } from '../settings.js';
 import { errorText } from '../util/error-text.js';
-import type { ApiClient } from './api.js';
+import type { ApiClient } from './http/api.js';
 
 export interface DiscoveredDevice {
   id: string;

@@ -1,7 +1,7 @@
 // Remote operate (public API knowledge; the spec only refers to it): PUT /remoteoperate/{lockID}/{action}.
 // `status` makes the service send `status` callbacks with the current state to every listener.
-import type { ApiClient } from './api.js';
-import { BRIDGE_STATUS, BridgeError, CloudError } from './errors.js';
+import type { ApiClient } from './http/api.js';
+import { BRIDGE_STATUS, BridgeError, CloudError } from './http/errors.js';
 
 export type RemoteAction = 'lock' | 'unlock' | 'status';
 

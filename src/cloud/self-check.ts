@@ -3,7 +3,7 @@
 // one plain sentence saying what to fix. Never throws.
 import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';
-import { nodeFetch } from './node-fetch.js';
+import { nodeFetch } from './http/node-fetch.js';
 
 export type SelfCheckProblem = 'invalid-url' | 'unreachable' | 'timeout' | 'tls' | 'redirect' | 'http-status' | 'not-json' | 'other-instance';
 

@@ -1,7 +1,7 @@
 // Video event lookup: GET /doorbells/{id}/videoevent?dvrID= answers { url } (an .m3u8 playlist).
 import { z } from 'zod';
 
-import type { ApiClient } from './api.js';
+import type { ApiClient } from './http/api.js';
 
 const videoAnswerSchema = z.object({
   url: z.string().refine((value) => {

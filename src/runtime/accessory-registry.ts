@@ -2,10 +2,10 @@
 // wanted device list, and unregisters in one sweep what is no longer wanted.
 import type { API, PlatformAccessory } from 'homebridge';
 
-import type { DeviceDeps } from '../devices/device-deps.js';
-import { DoorbellAccessory, doorbellUuid } from '../devices/doorbell-accessory.js';
-import { LockAccessory, lockUuid } from '../devices/lock-accessory.js';
-import type { Person } from '../devices/person-triggers.js';
+import type { DeviceDeps } from '../homekit/device-deps.js';
+import { DoorbellAccessory, doorbellUuid } from '../homekit/doorbell-accessory.js';
+import { LockAccessory, lockUuid } from '../homekit/lock-accessory.js';
+import type { Person } from '../model/person-triggers.js';
 import type { Logger } from '../util/logger.js';
 import type { DevicePublisher } from './device-publisher.js';
 import { wantedDeviceSchema, type DeviceKind, type WantedDevice } from './wanted-device.js';

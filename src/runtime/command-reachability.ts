@@ -1,7 +1,7 @@
 // A command that succeeds proves an offline bridge reachable (design 7), and the lock accessory
 // clears "No Response" itself. Events reach the status file through the router; a command does not,
 // so this follower tells the status file when a command changed a lock's reachability.
-import type { LockChange } from '../devices/lock-accessory.js';
+import type { LockChange } from '../homekit/lock-accessory.js';
 import type { DevicePublisher } from './device-publisher.js';
 import type { DeviceKind, WantedDevice } from './wanted-device.js';
 

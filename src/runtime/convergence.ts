@@ -1,7 +1,7 @@
 // Brings the plugin in line with the account: discovery, the device set, every publisher's sync,
 // webhook registration, and on the first run the self-check and the state refresh. One run at a
 // time; a request during a run repeats it once afterwards.
-import type { ApiClient } from '../cloud/api.js';
+import type { ApiClient } from '../cloud/http/api.js';
 import { discoverDevices } from '../cloud/discovery.js';
 import type { LockAccessConfig } from '../config.js';
 import { errorText } from '../util/error-text.js';

@@ -2,10 +2,10 @@
 // accessory (which applies and logs them) and to the event log and status. What an event means
 // beyond its device (a membership change, the account's deletion, a bridge going on- or offline) is
 // passed to functions the runtime injects, so the router knows no registry, cloud or status file.
-import type { DeliveryContext } from '../devices/event-time.js';
-import { describeEvent } from '../devices/event-words.js';
-import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../devices/events.js';
-import { reachabilityProof } from '../devices/reachability.js';
+import type { DeliveryContext } from '../model/event-time.js';
+import { describeEvent } from '../model/event-words.js';
+import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../model/events.js';
+import { reachabilityProof } from '../model/reachability.js';
 import type { Logger } from '../util/logger.js';
 import type { DeviceKind } from './wanted-device.js';
 

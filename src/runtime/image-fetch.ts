@@ -2,8 +2,8 @@
 // device layer as a plain function (src/devices does no networking of its own). The URL comes from
 // a signed callback, but is still only trusted so far: http(s) only, one deadline for the whole
 // download, a size cap, and redirects followed by hand and only within the same scheme.
-import { nodeFetch } from '../cloud/node-fetch.js';
-import { ImageFetchError, type FetchImage } from '../devices/snapshot-cache.js';
+import { nodeFetch } from '../cloud/http/node-fetch.js';
+import { ImageFetchError, type FetchImage } from '../homekit/snapshot-cache.js';
 import { errorText } from '../util/error-text.js';
 
 /** Images bigger than this are refused: a still is tens of KiB, and HomeKit chokes on huge snapshots. */

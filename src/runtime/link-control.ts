@@ -2,7 +2,7 @@
 // deletion) deletes registrations and tokens and leaves the plugin idle; linking again brings a
 // fresh registrar and a first setup run. The registrar lives here because only linking creates it.
 import type { LinkState } from '../cloud/tokens/token-manager.js';
-import type { RegistrationStatus, WebhookRegistrar } from '../cloud/registrations.js';
+import type { RegistrationStatus, WebhookRegistrar } from '../cloud/registrations/registrations.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import type { StatusPublisher } from './status-publisher.js';

@@ -4,7 +4,7 @@
 // bridge without Matter nothing is logged above debug.
 import type { API, MatterAPI } from 'homebridge';
 
-import { MatterPublisher } from '../devices/matter/matter-publisher.js';
+import { MatterPublisher } from '../matter/matter-publisher.js';
 import type { DevicePublisher } from './device-publisher.js';
 import { MatterRegistry, type MatterRegistryOptions } from './matter-registry.js';
 

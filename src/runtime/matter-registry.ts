@@ -7,13 +7,13 @@ import type { API, MatterAPI, MatterAccessory } from 'homebridge';
 
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
-import { MatterDevice } from '../devices/matter/matter-device.js';
-import type { EndpointPlan } from '../devices/matter/matter-endpoints.js';
-import { MatterPublisher } from '../devices/matter/matter-publisher.js';
-import { doorbellSource, lockSource, type MatterSource } from '../devices/matter/matter-sources.js';
-import type { DoorbellAccessory } from '../devices/doorbell-accessory.js';
-import type { LockAccessory } from '../devices/lock-accessory.js';
-import { CommandSupersededError, type LockAction } from '../devices/lock-commands.js';
+import { MatterDevice } from '../matter/matter-device.js';
+import type { EndpointPlan } from '../matter/matter-endpoints.js';
+import { MatterPublisher } from '../matter/matter-publisher.js';
+import { doorbellSource, lockSource, type MatterSource } from '../matter/matter-sources.js';
+import type { DoorbellAccessory } from '../homekit/doorbell-accessory.js';
+import type { LockAccessory } from '../homekit/lock-accessory.js';
+import { CommandSupersededError, type LockAction } from '../model/lock-commands.js';
 import type { DevicePublisher } from './device-publisher.js';
 import { deviceKey, type DeviceKind, type WantedDevice } from './wanted-device.js';
 

@@ -1,8 +1,8 @@
 // The first setup run's two extra steps: the self-check of the public URL, and asking every lock for
 // its state (the service answers with `status` callbacks).
-import type { ApiClient } from '../cloud/api.js';
+import type { ApiClient } from '../cloud/http/api.js';
 import { operateLock } from '../cloud/remote-operate.js';
-import { ConcurrencyPool, realSleep } from '../cloud/retry.js';
+import { ConcurrencyPool, realSleep } from '../cloud/http/retry.js';
 import { checkPublicUrl } from '../cloud/self-check.js';
 import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';

@@ -1,9 +1,9 @@
 // What the settings UI reads about the running plugin: the status file (link, devices,
 // registrations, receiver counters, self-check) and the event log. One place writes them all.
 import type { LinkState } from '../cloud/tokens/token-manager.js';
-import type { LockState } from '../devices/lock-state.js';
-import type { EventLog } from '../ui/event-log.js';
-import type { RegistrationStatus, StatusPatch, StatusWriter } from '../ui/status.js';
+import type { LockState } from '../model/lock-state.js';
+import type { EventLog } from '../status/event-log.js';
+import type { RegistrationStatus, StatusPatch, StatusWriter } from '../status/status.js';
 import type { RoutedEvent } from './event-router.js';
 import type { DeviceSource } from './device-set.js';
 import { deviceKey, type DeviceKind } from './wanted-device.js';

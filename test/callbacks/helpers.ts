@@ -8,7 +8,7 @@ import { DedupeStore } from '../../src/callbacks/dedupe.js';
 import type { CallbackContext, ReceiverOptions } from '../../src/callbacks/receiver.js';
 import { signatureHeader } from '../../src/callbacks/signature.js';
 import type { WebhookConfig } from '../../src/config.js';
-import type { DeviceEvent } from '../../src/devices/events.js';
+import type { DeviceEvent } from '../../src/model/events.js';
 import { CALLBACK_TOKEN_HEADER } from '../../src/settings.js';
 import { Storage } from '../../src/storage.js';
 import type { Logger } from '../../src/util/logger.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BATTERY_TABLE, actorOf, checkRoute, normalise } from '../../src/callbacks/normalise.js';
 import { classifyPayload } from '../../src/callbacks/payloads.js';
 import type { CallbackPayload, CallbackRoute } from '../../src/callbacks/payloads.js';
-import type { DeviceEvent } from '../../src/devices/events.js';
+import type { DeviceEvent } from '../../src/model/events.js';
 import { DOORBELL_ID, LOCK_ID, T0, fixtures } from './fixtures.js';
 
 function parse(body: unknown): CallbackPayload {

@@ -6,7 +6,7 @@ import { DedupeStore } from '../../src/callbacks/dedupe.js';
 import { startReceiver } from '../../src/callbacks/receiver.js';
 import type { CallbackContext, Receiver } from '../../src/callbacks/receiver.js';
 import { callbackUrls } from '../../src/config.js';
-import type { DeviceEvent } from '../../src/devices/events.js';
+import type { DeviceEvent } from '../../src/model/events.js';
 import { CALLBACK_TOKEN_HEADER, DOORBELL_NOTIFICATION_TYPES, LOCK_NOTIFICATION_TYPES, USER_NOTIFICATION_TYPES } from '../../src/settings.js';
 import { Storage } from '../../src/storage.js';
 import { ManualClock, RETRY_DELAYS_MS, startSimulator } from '../sim/index.js';

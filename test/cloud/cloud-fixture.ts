@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { ApiClient, HttpMethod, RequestOptions } from '../../src/cloud/api.js';
-import { CloudHttpClient } from '../../src/cloud/http-client.js';
+import type { ApiClient, HttpMethod, RequestOptions } from '../../src/cloud/http/api.js';
+import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
 import { TokenManager } from '../../src/cloud/tokens/token-manager.js';
 import { Storage } from '../../src/storage.js';
 import { captureLog, type CapturedLog } from '../fixtures/token-harness.js';

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { BridgeError, RequestRejectedError, TransientError } from '../../src/cloud/errors.js';
-import { WebhookRegistrar } from '../../src/cloud/registrations.js';
+import { BridgeError, RequestRejectedError, TransientError } from '../../src/cloud/http/errors.js';
+import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
 import { operateLock } from '../../src/cloud/remote-operate.js';
-import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
+import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 
 describe('design 7: remote operate (PUT /remoteoperate/{lockID}/{action})', () => {

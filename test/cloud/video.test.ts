@@ -1,7 +1,7 @@
 // The video of a doorbell event (spec "Video event lookup").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { RequestRejectedError } from '../../src/cloud/errors.js';
+import { RequestRejectedError } from '../../src/cloud/http/errors.js';
 import { lookupVideo } from '../../src/cloud/video.js';
 import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { readMatterPairing } from '../../src/ui/matter-pairing.js';
+import { readMatterPairing } from '../../src/settings-ui/matter-pairing.js';
 import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
 import { freePort, type RunningHomebridge } from '../harness/homebridge.js';
 import { MatterTestController, pairingFromQr, type MatterEndpointView } from '../harness/matter.js';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { CloudHttpClient } from '../../src/cloud/http-client.js';
-import { SettingsUiBackend } from '../../src/ui/settings-ui-backend.js';
+import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
+import { SettingsUiBackend } from '../../src/settings-ui/settings-ui-backend.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { BridgeError, RequestRejectedError, TransientError } from '../../src/cloud/errors.js';
+import { BridgeError, RequestRejectedError, TransientError } from '../../src/cloud/http/errors.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 
 describe('design 7: a failed command from Apple Home says which problem, and what to do', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import type { LockChange } from '../../src/devices/lock-accessory.js';
-import { initialLockState, type LockState } from '../../src/devices/lock-state.js';
+import type { LockChange } from '../../src/homekit/lock-accessory.js';
+import { initialLockState, type LockState } from '../../src/model/lock-state.js';
 import { CommandReachability, type FollowedLock } from '../../src/runtime/command-reachability.js';
 import type { WantedDevice } from '../../src/runtime/wanted-device.js';
 

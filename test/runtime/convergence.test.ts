@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { ApiClient } from '../../src/cloud/api.js';
+import type { ApiClient } from '../../src/cloud/http/api.js';
 import { Convergence, type ConvergenceDeps } from '../../src/runtime/convergence.js';
 import type { DevicePublisher } from '../../src/runtime/device-publisher.js';
 import type { Registrar } from '../../src/runtime/link-control.js';

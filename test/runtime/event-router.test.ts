@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { DeviceEvent, DoorbellEvent, LockEvent } from '../../src/devices/events.js';
+import type { DeviceEvent, DoorbellEvent, LockEvent } from '../../src/model/events.js';
 import { EventRouter, type EventRouterDeps, type EventSink, type RoutedEvent } from '../../src/runtime/event-router.js';
 
 const NOW = 1_700_000_000_000;

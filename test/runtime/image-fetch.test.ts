@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { ImageFetchError } from '../../src/devices/snapshot-cache.js';
+import { ImageFetchError } from '../../src/homekit/snapshot-cache.js';
 import { fetchImage, imageFetcher, MAX_SNAPSHOT_BYTES } from '../../src/runtime/image-fetch.js';
 
 describe('design 7: the motion still is downloaded with a size cap', () => {

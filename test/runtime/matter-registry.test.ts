@@ -3,16 +3,16 @@
 import type { API, MatterAccessory } from 'homebridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import type { LockAction } from '../../src/devices/lock-commands.js';
-import { BridgeError } from '../../src/cloud/errors.js';
+import type { LockAction } from '../../src/model/lock-commands.js';
+import { BridgeError } from '../../src/cloud/http/errors.js';
 import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { Publishers } from '../../src/runtime/device-publisher.js';
 import { matterOf, matterPublisher } from '../../src/runtime/matter-gate.js';
 import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/runtime/matter-registry.js';
 import type { WantedDevice } from '../../src/runtime/wanted-device.js';
-import { captureLog, hapEnvs } from '../devices/hap-env.js';
-import { FakeFailure, FakeMatter } from '../devices/matter/fake-matter.js';
+import { captureLog, hapEnvs } from '../homekit/hap-env.js';
+import { FakeFailure, FakeMatter } from '../matter/fake-matter.js';
 
 const [hb2, hb1] = hapEnvs;
 if (!hb2 || !hb1) throw new Error('no Homebridge environments');

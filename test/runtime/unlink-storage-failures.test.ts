@@ -7,17 +7,17 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { CloudHttpClient } from '../../src/cloud/http-client.js';
-import { WebhookRegistrar } from '../../src/cloud/registrations.js';
+import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
+import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
 import { TokenManager } from '../../src/cloud/tokens/token-manager.js';
 import { TOKENS_FILE } from '../../src/cloud/tokens/token-store.js';
-import { WebhookSecret } from '../../src/cloud/webhook-secret.js';
+import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import { LinkControl } from '../../src/runtime/link-control.js';
 import { Storage, StorageError } from '../../src/storage.js';
-import type { Account } from '../../src/ui/account-input.js';
-import { AccountLink } from '../../src/ui/account-link.js';
-import { CloudSession } from '../../src/ui/cloud-session.js';
-import { UiError } from '../../src/ui/ui-error.js';
+import type { Account } from '../../src/settings-ui/account-input.js';
+import { AccountLink } from '../../src/settings-ui/account-link.js';
+import { CloudSession } from '../../src/settings-ui/cloud-session.js';
+import { UiError } from '../../src/settings-ui/ui-error.js';
 import { captureLog, type CapturedLog } from '../fixtures/token-harness.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 

@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { REPO_ROOT } from '../harness/homebridge.js';
-import { browserTestsUnavailable, launchBrowser, openPluginSettings } from '../ui/host.js';
+import { browserTestsUnavailable, launchBrowser, openPluginSettings } from '../settings-ui/host.js';
 
 interface DemoRun {
   child: ChildProcessWithoutNullStreams;

@@ -1,5 +1,5 @@
 // A failed token-endpoint outcome as the typed error callers decide by, in words for the user.
-import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../errors.js';
+import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import type { GrantOutcome } from './oauth.js';
 
 /** `what` names the attempt, e.g. "The token renewal failed". */

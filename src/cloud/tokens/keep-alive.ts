@@ -1,7 +1,7 @@
 // The timer that keeps the link alive for years (design 4): a daily GET /users/me instead of
 // spending the refresh token, the refresh grant only near expiry, a look at the store for links the
 // settings UI server made, and back-off after failures. Timer rounds never throw.
-import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../errors.js';
+import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
 import { safeErrorText } from './safe-error-text.js';

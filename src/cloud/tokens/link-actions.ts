@@ -1,7 +1,7 @@
 // What the settings UI does with the tokens: link with a pasted refresh token, link through the
 // OAuth authorization code, test the connection, unlink. Each waits for a refresh in flight, and
 // changes tokens.json only while holding its lock.
-import { RequestRejectedError } from '../errors.js';
+import { RequestRejectedError } from '../http/errors.js';
 import type { AccessTokens } from './access-tokens.js';
 import { grantError } from './grant-error.js';
 import { decodeJwtTimes } from './jwt.js';

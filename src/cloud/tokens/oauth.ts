@@ -4,8 +4,8 @@
 // differently from "the request never left this machine".
 import { z } from 'zod';
 
-import { describeNetworkError, networkErrorCode } from '../network-error.js';
-import { parseRetryAfter } from '../retry-after.js';
+import { describeNetworkError, networkErrorCode } from '../http/network-error.js';
+import { parseRetryAfter } from '../http/retry-after.js';
 
 export const tokenResponseSchema = z.object({
   access_token: z.string().min(1),

@@ -2,8 +2,8 @@
 // token before the old one is discarded (design 4), and the current one for the daily keep-alive
 // and the settings' connection test. The call goes out through the shared service request.
 import { ACCESS_TOKEN_HEADER } from '../../settings.js';
-import { describeNetworkError } from '../network-error.js';
-import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from '../service-request.js';
+import { describeNetworkError } from '../http/network-error.js';
+import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from '../http/service-request.js';
 import { currentFromPending, type RefreshReason, type TokenSession } from './token-session.js';
 import type { TokenRecord } from './token-store.js';
 

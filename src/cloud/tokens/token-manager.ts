@@ -9,7 +9,7 @@
 //   link-actions    what the settings UI does
 import type { Storage } from '../../storage.js';
 import type { Logger } from '../../util/logger.js';
-import { nodeFetch } from '../node-fetch.js';
+import { nodeFetch } from '../http/node-fetch.js';
 import { AccessTokens } from './access-tokens.js';
 import type { FileLockOptions } from './file-lock.js';
 import { HeaderTokens } from './header-token.js';

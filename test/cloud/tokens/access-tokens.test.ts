@@ -2,8 +2,8 @@
 // 400: state 're-authorization needed', logged once with what to do").
 import { describe, expect, it } from 'vitest';
 
-import { AuthorizationLostError, NotLinkedError, TransientError } from '../../../src/cloud/errors.js';
-import { CloudHttpClient } from '../../../src/cloud/http-client.js';
+import { AuthorizationLostError, NotLinkedError, TransientError } from '../../../src/cloud/http/errors.js';
+import { CloudHttpClient } from '../../../src/cloud/http/http-client.js';
 import { REAUTHORIZATION_ADVICE, type LinkState } from '../../../src/cloud/tokens/token-manager.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 

@@ -2,7 +2,7 @@
 // needed"; the rest is "try again later" or a setting to fix).
 import { describe, expect, it } from 'vitest';
 
-import { RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../../../src/cloud/errors.js';
+import { RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../../../src/cloud/http/errors.js';
 import { grantError } from '../../../src/cloud/tokens/grant-error.js';
 
 describe('design 4: what each failed grant means to the caller', () => {

@@ -2,7 +2,7 @@
 // memory at once and persisted at most once per 24 h").
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { CloudHttpClient } from '../../../src/cloud/http-client.js';
+import { CloudHttpClient } from '../../../src/cloud/http/http-client.js';
 import { readTokens, tokenTestBed } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();

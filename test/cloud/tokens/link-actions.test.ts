@@ -2,7 +2,7 @@
 // test the connection (design 4), and unlink (design 5: "User unlink ... deletes ... the tokens").
 import { describe, expect, it } from 'vitest';
 
-import { NotLinkedError, RefreshRejectedError, RequestRejectedError } from '../../../src/cloud/errors.js';
+import { NotLinkedError, RefreshRejectedError, RequestRejectedError } from '../../../src/cloud/http/errors.js';
 import type { LinkState } from '../../../src/cloud/tokens/token-manager.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 

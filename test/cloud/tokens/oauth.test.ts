@@ -2,7 +2,7 @@
 // outcome that tells whether the refresh token may have been spent.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { nodeFetch } from '../../../src/cloud/node-fetch.js';
+import { nodeFetch } from '../../../src/cloud/http/node-fetch.js';
 import { postTokenGrant, type GrantOutcome, type GrantRequest } from '../../../src/cloud/tokens/oauth.js';
 import { closedPort, startLocalServer, type LocalServer } from '../local-server.js';
 

@@ -2,7 +2,7 @@
 // outcome of the token endpoint the right answer to "was the refresh token spent?".
 import { describe, expect, it } from 'vitest';
 
-import { RefreshRejectedError, TransientError } from '../../../src/cloud/errors.js';
+import { RefreshRejectedError, TransientError } from '../../../src/cloud/http/errors.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();

@@ -1,7 +1,7 @@
 // Error text for logs and the UI (design 4 / issue 4.5: no secret in any log line or error message).
 import { describe, expect, it } from 'vitest';
 
-import { RefreshRejectedError } from '../../../src/cloud/errors.js';
+import { RefreshRejectedError } from '../../../src/cloud/http/errors.js';
 import { FileLockTimeoutError } from '../../../src/cloud/tokens/file-lock.js';
 import { safeErrorText } from '../../../src/cloud/tokens/safe-error-text.js';
 import { StorageError } from '../../../src/storage.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { NotLinkedError } from '../../../src/cloud/errors.js';
+import { NotLinkedError } from '../../../src/cloud/http/errors.js';
 import { newLinkRecord, SEED_HASH_MEMORY } from '../../../src/cloud/tokens/seeds.js';
 import { hashSeed, type TokenRecord } from '../../../src/cloud/tokens/token-store.js';
 import { Storage } from '../../../src/storage.js';

@@ -2,7 +2,7 @@
 // GET {baseUrl}/users/me before the old one is discarded").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { nodeFetch } from '../../../src/cloud/node-fetch.js';
+import { nodeFetch } from '../../../src/cloud/http/node-fetch.js';
 import { checkToken } from '../../../src/cloud/tokens/token-check.js';
 import { readTokens, tokenTestBed } from '../../fixtures/token-harness.js';
 import { closedPort, startLocalServer, type LocalServer } from '../local-server.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { CloudHttpClient } from '../../../src/cloud/http-client.js';
+import { CloudHttpClient } from '../../../src/cloud/http/http-client.js';
 import { Storage } from '../../../src/storage.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 import { captureLog, managerFor, readTokens, tempDir, type CapturedLog } from '../../fixtures/token-harness.js';

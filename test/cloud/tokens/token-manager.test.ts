@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 
 import { describe, expect, it } from 'vitest';
 
-import { NotLinkedError } from '../../../src/cloud/errors.js';
+import { NotLinkedError } from '../../../src/cloud/http/errors.js';
 import { TOKENS_FILE } from '../../../src/cloud/tokens/token-store.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 

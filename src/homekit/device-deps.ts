@@ -1,0 +1,27 @@
+// What the device layer needs from outside, handed in by the runtime: Homebridge's API, the log, and
+// the cloud's abilities as plain functions, so nothing in src/devices imports src/cloud.
+import type { API } from 'homebridge';
+
+import type { Logger } from '../util/logger.js';
+import type { DoorHistorySource } from './door-history-store.js';
+import type { LockAction } from '../model/lock-commands.js';
+import type { FetchImage } from './snapshot-cache.js';
+
+export interface DeviceDeps {
+  api: API;
+  log: Logger;
+  /** Sends a remote command to a lock; rejects when the service or the lock's bridge refused it. */
+  operate: (lockId: string, action: LockAction) => Promise<void>;
+  /** Plain words for why a command failed, with what to do where the cause has advice; ends with a full stop. */
+  describeCommandFailure: (error: unknown) => string;
+  /** Loads a motion still; deadlines and size limits are the fetcher's job. */
+  fetchImage: FetchImage;
+  /** Keeps each door's Eve history on disk; without it the history lives in memory only. */
+  doorHistory?: DoorHistorySource;
+  /** Epoch ms now (Date.now when absent): the door history's clock, and what saved ordering marks are checked against. */
+  now?: () => number;
+}
+
+/** What each accessory uses of the shared dependencies. */
+export type LockDeps = Pick<DeviceDeps, 'api' | 'log' | 'operate' | 'describeCommandFailure' | 'doorHistory' | 'now'>;
+export type DoorbellDeps = Pick<DeviceDeps, 'api' | 'log' | 'fetchImage' | 'now'>;

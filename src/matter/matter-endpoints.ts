@@ -1,0 +1,143 @@
+// Which Matter endpoints a device has and what they show (design 7c), as plain data: the publisher
+// turns a plan into a Homebridge MatterAccessory and pushes the `state` part whenever it changes.
+import type { LockState } from '../model/lock-state.js';
+import {
+  doorAttributes,
+  doorLockAttributes,
+  occupancyAttributes,
+  powerSourceAttributes,
+} from './matter-attributes.js';
+import { matterLabel, matterSerial, matterUuidSeed, type MatterPart } from './matter-identity.js';
+
+/** The Matter device type of an endpoint, by Homebridge's `api.matter.deviceTypes` name. */
+export type MatterDeviceKind = 'DoorLock' | 'ContactSensor' | 'GenericSwitch' | 'MotionSensor';
+
+/** Attribute values by cluster name (Homebridge's `clusterNames` spelling). */
+export type ClusterValues = Record<string, Record<string, unknown>>;
+
+export interface EndpointPlan {
+  /** Seed of the endpoint's UUID; stable for as long as the endpoint keeps its clusters. */
+  seed: string;
+  /** `lock:<id>` or `doorbell:<id>`: the device the endpoint belongs to. */
+  device: string;
+  deviceType: MatterDeviceKind;
+  label: string;
+  serial: string;
+  model: string;
+  /** Attributes set once at registration (configuration, not state). */
+  fixed: ClusterValues;
+  /** Attributes that follow the device state; the first cluster confirms a registration. */
+  state: ClusterValues;
+  /** BridgedDeviceBasicInformation.reachable: false while the lock's bridge is offline. */
+  reachable: boolean;
+}
+
+export interface MatterLockView {
+  id: string;
+  /** The name HomeKit shows (config, discovery or lock_name_changed). */
+  name: string;
+  doorSensor: boolean;
+  /** Design 7b: the lock is in HomeKit on its own; only its door sensor is published. */
+  doorSensorOnly?: boolean;
+}
+
+export interface MatterDoorbellView {
+  id: string;
+  name: string;
+}
+
+/** DoorLock.LockType DeadBolt; Homebridge's DoorLock needs type, actuator and operating mode up front. */
+const DOOR_LOCK_FIXED = { lockType: 0, actuatorEnabled: true, operatingMode: 0 };
+
+/** A momentary button with a released (0) and a pressed (1) position. */
+const SWITCH_FIXED = { numberOfPositions: 2, currentPosition: 0 };
+
+function deviceKey(kind: 'lock' | 'doorbell', id: string): string {
+  return `${kind}:${id}`;
+}
+
+function identity(kind: 'lock' | 'doorbell', id: string, name: string, part?: MatterPart, seedPart?: string) {
+  return {
+    seed: matterUuidSeed(kind, id, seedPart ?? part),
+    device: deviceKey(kind, id),
+    label: matterLabel(name, part),
+    serial: matterSerial(id, part),
+  };
+}
+
+/**
+ * A lock: a DoorLock carrying the lock battery as its PowerSource, and a ContactSensor once the lock
+ * has a door sensor (configured, or a door event arrived). A door-sensor-only lock has no DoorLock;
+ * its ContactSensor carries the battery instead (another UUID: Homebridge keeps a cached endpoint's
+ * clusters, so an endpoint that gains a cluster must be a new one).
+ */
+export function lockEndpoints(view: MatterLockView, state: LockState): EndpointPlan[] {
+  const plans: EndpointPlan[] = [];
+  const battery = { powerSource: { ...powerSourceAttributes(state.battery) } };
+  const doorOnly = view.doorSensorOnly === true;
+  if (!doorOnly) {
+    plans.push({
+      ...identity('lock', view.id, view.name),
+      deviceType: 'DoorLock',
+      model: 'Smart Lock',
+      fixed: { doorLock: DOOR_LOCK_FIXED },
+      state: { doorLock: { ...doorLockAttributes(state) }, ...battery },
+      reachable: state.online,
+    });
+  }
+  if (doorOnly || view.doorSensor || state.doorSensorSeen) {
+    const door = doorAttributes(state);
+    plans.push({
+      ...identity('lock', view.id, view.name, 'door', doorOnly ? 'door-battery' : undefined),
+      deviceType: 'ContactSensor',
+      model: 'Door Sensor',
+      fixed: {},
+      // Until a real position arrives the sensor claims none: it is unreachable, and reads open.
+      state: { booleanState: { stateValue: door?.stateValue ?? false }, ...(doorOnly ? battery : {}) },
+      reachable: state.online && door !== undefined,
+    });
+  }
+  return plans;
+}
+
+/** A doorbell: a GenericSwitch (one press per ring) and an OccupancySensor for motion. */
+export function doorbellEndpoints(view: MatterDoorbellView, motion: boolean): EndpointPlan[] {
+  return [
+    {
+      ...identity('doorbell', view.id, view.name),
+      deviceType: 'GenericSwitch',
+      model: 'Video Doorbell',
+      fixed: { switch: SWITCH_FIXED },
+      // A press is an event (initialPress, shortRelease), not state: nothing to follow here.
+      state: {},
+      reachable: true,
+    },
+    {
+      ...identity('doorbell', view.id, view.name, 'motion'),
+      deviceType: 'MotionSensor',
+      model: 'Motion Sensor',
+      fixed: {},
+      state: { occupancySensing: { ...occupancyAttributes(motion) } },
+      reachable: true,
+    },
+  ];
+}
+
+/** The cluster that shows whether a registration took: Homebridge has no state for an endpoint that failed. */
+export function confirmingCluster(plan: EndpointPlan): string {
+  return Object.keys(plan.state)[0] ?? Object.keys(plan.fixed)[0] ?? 'identify';
+}
+
+/**
+ * What changed between two plans of the same endpoint, by cluster (only changed attributes), and
+ * whether reachable or the label changed. Attribute values are compared as JSON (all plain data).
+ */
+export function planChanges(before: EndpointPlan, after: EndpointPlan): { state: ClusterValues; reachable: boolean; label: boolean } {
+  const state: ClusterValues = {};
+  for (const [cluster, values] of Object.entries(after.state)) {
+    const old = before.state[cluster] ?? {};
+    const changed = Object.entries(values).filter(([attribute, value]) => JSON.stringify(old[attribute]) !== JSON.stringify(value));
+    if (changed.length > 0) state[cluster] = Object.fromEntries(changed);
+  }
+  return { state, reachable: before.reachable !== after.reachable, label: before.label !== after.label };
+}

@@ -1,0 +1,101 @@
+// What the settings UI's server (homebridge-ui/server.js) does, typed and testable without the
+// Homebridge UI: one method per request of the page. It checks the page's input and hands each job
+// to its own file: account-input (which account), oauth-code-flow and account-link (link, test,
+// unlink), settings-views (status, events, recordings, devices). Every answer is safe to show in a
+// browser: no API key, client secret, token or callback token ever leaves these modules.
+import type { VideoEvent } from '../cloud/video.js';
+import { Storage } from '../storage.js';
+import type { Logger } from '../util/logger.js';
+import { nonEmpty, readSavedPlatform, resolveAccount, type Account } from './account-input.js';
+import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.js';
+import { CloudSession, type ClientFactory } from './cloud-session.js';
+import type { EventLogEntry } from '../status/event-log.js';
+import { AuthorizationCodeFlow } from './oauth-code-flow.js';
+import { SettingsViews, type FoundDevices, type UiStatus } from './settings-views.js';
+import { UiError } from './ui-error.js';
+
+export interface BackendOptions {
+  storagePath: string;
+  createClient: ClientFactory;
+  /** Homebridge's config.json: the saved account settings. */
+  configPath: string | undefined;
+  log: Logger;
+  now?: () => number;
+  fetch?: typeof fetch;
+}
+
+export class SettingsUiBackend {
+  private readonly flow: AuthorizationCodeFlow;
+  private readonly link: AccountLink;
+  private readonly views: SettingsViews;
+
+  constructor(private readonly options: BackendOptions) {
+    const now = options.now ?? Date.now;
+    const session = new CloudSession({ storage: Storage.under(options.storagePath), createClient: options.createClient, log: options.log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+    this.flow = new AuthorizationCodeFlow(now);
+    this.link = new AccountLink(session);
+    this.views = new SettingsViews(session, now);
+  }
+
+  /** Step 1 of the OAuth authorization-code flow: the address the user opens. */
+  async startAuthorization(input: { account?: unknown; redirectUri?: unknown }): Promise<{ url: string }> {
+    const account = await this.account(input.account);
+    return this.flow.start(account, input.redirectUri);
+  }
+
+  /** Step 2: the user pasted the address the service sent the browser to; exchange its code. */
+  async finishAuthorization(input: { account?: unknown; redirectUrl?: unknown }): Promise<LinkAnswer> {
+    const grant = this.flow.redeem(input.redirectUrl);
+    const account = await this.account(input.account);
+    return this.link.redeem(account, grant);
+  }
+
+  /** Links with a refresh token pasted into the page (spent once, through the shared token store). */
+  async linkWithRefreshToken(input: { account?: unknown; refreshToken?: unknown }): Promise<LinkAnswer> {
+    const token = nonEmpty(input.refreshToken);
+    if (!token) throw new UiError('Paste a refresh token first.');
+    const account = await this.account(input.account);
+    return this.link.withRefreshToken(account, token);
+  }
+
+  /** GET /users/me through the shared token store: never spends a refresh token the plugin then lacks. */
+  async testConnection(input: { account?: unknown }): Promise<{ ok: boolean; message: string }> {
+    const account = await this.account(input.account);
+    return this.link.test(account);
+  }
+
+  /** Deletes every webhook registration, then the tokens. */
+  async unlink(input: { account?: unknown }): Promise<UnlinkAnswer> {
+    const account = await this.account(input.account);
+    return this.link.unlink(account);
+  }
+
+  /** Link state from the token file (no network), and the plugin's snapshot. */
+  status(): Promise<UiStatus> {
+    return this.views.status();
+  }
+
+  events(): Promise<EventLogEntry[]> {
+    return this.views.events();
+  }
+
+  /** The recording's playlist address for the page's player. */
+  async video(input: { account?: unknown; doorbellId?: unknown; dvrId?: unknown }): Promise<VideoEvent> {
+    const doorbellId = nonEmpty(input.doorbellId);
+    const dvrId = nonEmpty(input.dvrId);
+    if (!doorbellId || !dvrId) throw new UiError('This event has no recording.');
+    const account = await this.account(input.account);
+    return this.views.video(account, doorbellId, dvrId);
+  }
+
+  /** Asks the service for the account's locks and doorbells. */
+  async discover(input: { account?: unknown }): Promise<FoundDevices> {
+    const account = await this.account(input.account);
+    return this.views.discover(account);
+  }
+
+  /** Unsaved edits from the page win over the saved config; what is still missing is named. */
+  private async account(input: unknown): Promise<Account> {
+    return resolveAccount(input, await readSavedPlatform(this.options.configPath));
+  }
+}

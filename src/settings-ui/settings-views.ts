@@ -1,0 +1,102 @@
+// What the settings page only reads: the link state and the plugin's status snapshot (files, no
+// network), the event log, a recording's playlist and the account's device list (one cloud call
+// each). Nothing here changes the link or the plugin.
+import { kill } from 'node:process';
+
+import { discoverDevices } from '../cloud/discovery.js';
+import type { LinkState } from '../cloud/tokens/token-manager.js';
+import { TokenStore } from '../cloud/tokens/token-store.js';
+import { lookupVideo, type VideoEvent } from '../cloud/video.js';
+import { errorText } from '../util/error-text.js';
+import type { Account } from './account-input.js';
+import type { CloudSession } from './cloud-session.js';
+import { readEventLog, type EventLogEntry } from '../status/event-log.js';
+import { readStatus, type Status } from '../status/status.js';
+import { UiError } from './ui-error.js';
+
+/** The plugin rewrites status.json at least this often while it runs; older means "not running". */
+export const STATUS_STALE_MS = 10 * 60 * 1000;
+
+export interface UiLinkStatus {
+  state: LinkState;
+  message: string;
+}
+
+export interface UiStatus {
+  link: UiLinkStatus;
+  /** The plugin's own snapshot; undefined until the plugin has run once. */
+  plugin: Status | undefined;
+  /** Whether the process that wrote the snapshot still runs. */
+  pluginRunning: boolean;
+}
+
+export interface FoundDevices {
+  locks: { id: string; name?: string }[];
+  doorbells: { id: string; name?: string }[];
+}
+
+/** Whether the process that wrote `status` still runs (a snapshot without a pid trusts its age). */
+export function isPluginRunning(status: Status, now: number): boolean {
+  if (now - status.updatedAt > STATUS_STALE_MS && status.pid === undefined) return false;
+  if (status.pid === undefined) return true;
+  try {
+    kill(status.pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class SettingsViews {
+  constructor(
+    private readonly session: CloudSession,
+    private readonly now: () => number,
+  ) {}
+
+  /** Link state from the token file (no network), and the plugin's snapshot. */
+  async status(): Promise<UiStatus> {
+    const storage = this.session.storage;
+    let link: UiLinkStatus;
+    try {
+      const record = await new TokenStore(storage).read();
+      link =
+        record && record.state !== 'unlinked'
+          ? { state: record.state, message: record.message ?? (record.state === 'linked' ? 'Linked.' : 'Link the account again.') }
+          : { state: 'unlinked', message: record ? 'Unlinked: link your Lock Access account below to resume.' : 'Not linked yet: link your Lock Access account below.' };
+    } catch (error) {
+      link = { state: 'reauthorizationNeeded', message: `The stored tokens cannot be read (${errorText(error)}). Link the account again.` };
+    }
+    const plugin = await readStatus(storage);
+    return { link, plugin, pluginRunning: plugin !== undefined && isPluginRunning(plugin, this.now()) };
+  }
+
+  /** Newest first. */
+  events(): Promise<EventLogEntry[]> {
+    return readEventLog(this.session.storage);
+  }
+
+  /** The recording's playlist address for the page's player. */
+  video(account: Account, doorbellId: string, dvrId: string): Promise<VideoEvent> {
+    return this.session.withTokens(account, async (tokens) => {
+      try {
+        return await lookupVideo(await this.session.client(account, tokens), doorbellId, dvrId);
+      } catch (error) {
+        throw new UiError(`The recording could not be found: ${errorText(error)}`);
+      }
+    });
+  }
+
+  /** Asks the service for the account's locks and doorbells. */
+  discover(account: Account): Promise<FoundDevices> {
+    return this.session.withTokens(account, async (tokens) => {
+      try {
+        const found = await discoverDevices(await this.session.client(account, tokens));
+        const plain = (list: { id: string; name: string | undefined }[]) => list.map((d) => (d.name === undefined ? { id: d.id } : { id: d.id, name: d.name }));
+        return { locks: plain(found.locks), doorbells: plain(found.doorbells) };
+      } catch (error) {
+        throw new UiError(`Could not list your devices: ${errorText(error)}`);
+      }
+    });
+  }
+}

@@ -1,0 +1,168 @@
+// The event log the settings UI shows: the last events per device in plain words (`events.json`).
+// Bounded per device, written atomically through Storage and debounced, so a burst of callbacks
+// costs one write. It holds no secrets: words, ids, names, times, recording ids and still-image URLs.
+import { z } from 'zod';
+
+import type { DeviceEvent } from '../model/events.js';
+import { describeEvent, eventPerson } from '../model/event-words.js';
+import type { Storage } from '../storage.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { QuietWriter } from '../util/quiet-writer.js';
+
+export { describeEvent } from '../model/event-words.js';
+
+export const EVENT_LOG_FILE = 'events.json';
+export const DEFAULT_EVENTS_PER_DEVICE = 50;
+export const DEFAULT_EVENT_LOG_DEBOUNCE_MS = 1000;
+/** While events keep coming, the file is still written this often. */
+const MAX_WRITE_DELAY_MS = 10_000;
+
+export const eventLogEntrySchema = z.object({
+  deviceKind: z.enum(['lock', 'doorbell', 'account']),
+  deviceId: z.string(),
+  deviceName: z.string(),
+  /** The DeviceEvent kind, e.g. "lockState" or "videoAvailable". */
+  kind: z.string(),
+  /** Epoch milliseconds. */
+  at: z.number(),
+  text: z.string(),
+  /** Recording id of a doorbell press or recording, for "play recording". */
+  dvrId: z.string().optional(),
+  /** The still image of a motion event. */
+  imageUrl: z.string().optional(),
+  /** The person the event is about (the settings UI lists people and filters by them). */
+  userId: z.string().optional(),
+  userName: z.string().optional(),
+});
+
+export const eventLogFileSchema = z.object({
+  version: z.literal(1),
+  /** Oldest first. */
+  entries: z.array(eventLogEntrySchema),
+});
+
+export type EventLogEntry = z.infer<typeof eventLogEntrySchema>;
+
+export interface EventLogRecord {
+  deviceKind: 'lock' | 'doorbell' | 'account';
+  deviceId: string;
+  deviceName: string;
+  event: DeviceEvent;
+  /** When it happened (epoch ms): the event's own time, or when it arrived. */
+  at: number;
+}
+
+export interface EventLogOptions {
+  perDevice?: number;
+  debounceMs?: number;
+  log?: Pick<Logger, 'warn'>;
+}
+
+/** Turns a record into the stored entry (pure). */
+export function toEntry(record: EventLogRecord): EventLogEntry {
+  const { event } = record;
+  const entry: EventLogEntry = {
+    deviceKind: record.deviceKind,
+    deviceId: record.deviceId,
+    deviceName: record.deviceName,
+    kind: event.kind,
+    at: record.at,
+    text: describeEvent(event, record.deviceName),
+  };
+  if ((event.kind === 'doorbellPress' || event.kind === 'videoAvailable') && event.dvrId) entry.dvrId = event.dvrId;
+  if (event.kind === 'motion' && event.imageUrl) entry.imageUrl = event.imageUrl;
+  const person = eventPerson(event);
+  if (person) entry.userId = person.userId;
+  if (person?.name !== undefined) entry.userName = person.name;
+  return entry;
+}
+
+/**
+ * The newest `perDevice` entries of every device, in arrival order (pure, no I/O). Each device has
+ * its own short list, so adding is constant time however many devices there are: this runs for
+ * every accepted callback. The whole list is put together only when it is written or read.
+ */
+export class BoundedEntries {
+  private readonly byDevice = new Map<string, { seq: number; entry: EventLogEntry }[]>();
+  private seq = 0;
+
+  constructor(private readonly perDevice: number, entries: readonly EventLogEntry[] = []) {
+    for (const entry of entries) this.add(entry);
+  }
+
+  add(entry: EventLogEntry): void {
+    const key = `${entry.deviceKind}:${entry.deviceId}`;
+    let list = this.byDevice.get(key);
+    if (!list) {
+      list = [];
+      this.byDevice.set(key, list);
+    }
+    list.push({ seq: this.seq++, entry });
+    // At most one over the bound, so one shift of a short list keeps it there.
+    if (list.length > this.perDevice) list.shift();
+  }
+
+  /** Oldest first. */
+  list(): EventLogEntry[] {
+    const all: { seq: number; entry: EventLogEntry }[] = [];
+    for (const list of this.byDevice.values()) all.push(...list);
+    return all.sort((a, b) => a.seq - b.seq).map((item) => item.entry);
+  }
+}
+
+/** Reads the log for the UI: newest first; an absent or unreadable file is an empty log. */
+export async function readEventLog(storage: Storage): Promise<EventLogEntry[]> {
+  try {
+    const file = await storage.read(EVENT_LOG_FILE, eventLogFileSchema);
+    return file ? [...file.entries].reverse() : [];
+  } catch {
+    return [];
+  }
+}
+
+export class EventLog {
+  private readonly kept: BoundedEntries;
+  private readonly saver: QuietWriter;
+
+  private constructor(
+    private readonly storage: Storage,
+    entries: EventLogEntry[],
+    private readonly options: EventLogOptions,
+  ) {
+    this.kept = new BoundedEntries(Math.max(1, options.perDevice ?? DEFAULT_EVENTS_PER_DEVICE), entries);
+    this.saver = new QuietWriter({
+      // Compact: up to 50 entries per device, written a second after a change while events flow.
+      write: () => this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.kept.list() }, { compact: true }),
+      quietMs: options.debounceMs ?? DEFAULT_EVENT_LOG_DEBOUNCE_MS,
+      maxDelayMs: MAX_WRITE_DELAY_MS,
+      onError: (error) => this.options.log?.warn(`The event log could not be saved (${errorText(error)}); it will be retried with the next event.`),
+    });
+  }
+
+  /** Loads the existing log; a broken file starts a fresh log (and is replaced on the next write). */
+  static async open(storage: Storage, options: EventLogOptions = {}): Promise<EventLog> {
+    let entries: EventLogEntry[] = [];
+    try {
+      entries = (await storage.read(EVENT_LOG_FILE, eventLogFileSchema))?.entries ?? [];
+    } catch (error) {
+      options.log?.warn(`The event log could not be read and starts empty (${errorText(error)}).`);
+    }
+    return new EventLog(storage, entries, options);
+  }
+
+  record(record: EventLogRecord): void {
+    this.kept.add(toEntry(record));
+    this.saver.touch();
+  }
+
+  /** Newest first. */
+  entries(): EventLogEntry[] {
+    return this.kept.list().reverse();
+  }
+
+  /** Writes pending entries now (call on shutdown). */
+  flush(): Promise<void> {
+    return this.saver.flush();
+  }
+}

@@ -1,0 +1,48 @@
+// Unlink against the simulator (design 5: "User unlink ... deletes every registration").
+import { describe, expect, it } from 'vitest';
+
+import { LEDGER_FILE } from '../../../src/cloud/registrations/registration-ledger.js';
+import { DEFAULT_RETRY } from '../../../src/cloud/http/retry.js';
+import { ALL_HOOKS, registrarTestBed } from './registrar-harness.js';
+
+describe('design 5: unlinkAll deletes every registration', () => {
+  const bed = registrarTestBed();
+
+  it('"unlinkAll deletes everything and callbacks stop": sim.send delivers to nobody, the ledger is gone', async () => {
+    const { registrar: r } = await bed.registrar();
+    await r.reconcile(ALL_HOOKS);
+    await r.unlinkAll();
+    expect(bed.fx.sim.registrations()).toEqual([]);
+    expect(bed.fx.sim.stats.byRoute['DELETE /api/webhook/user/:clientID']).toBe(1);
+    expect(await bed.fx.sim.send({ EventType: 'operation', Event: 'lock', LockID: 'LOCK-000' }, { lockId: 'LOCK-000', user: true })).toEqual([]);
+    expect(await bed.fx.storage.readText(LEDGER_FILE)).toBeUndefined();
+    expect(r.status()).toEqual([]);
+  });
+
+  it('"unlinkAll" also deletes a user registration the ledger does not know about', async () => {
+    const other = await bed.registrar();
+    await other.registrar.reconcile({ locks: [], doorbells: [], user: true });
+    await bed.fx.storage.remove(LEDGER_FILE);
+    const fresh = await bed.registrar();
+    await fresh.registrar.unlinkAll();
+    expect(bed.fx.sim.registrations()).toEqual([]);
+  });
+});
+
+describe('design 5: registrations that could not be deleted are kept for the next link', () => {
+  const bed = registrarTestBed();
+
+  it('a delete that keeps failing stays in the ledger with its error, with a warning; the rest are gone', async () => {
+    const { registrar: r } = await bed.registrar();
+    await r.reconcile(ALL_HOOKS);
+    // Every attempt for one lock fails.
+    bed.fx.sim.faults.failNext(DEFAULT_RETRY.maxAttempts, 503, `DELETE /webhook/LOCK-001/${bed.fx.sim.account.clientId}`);
+    const unlinker = await bed.registrar();
+    await unlinker.registrar.unlinkAll();
+    expect(bed.fx.sim.registrations().map((reg) => reg.scope)).toEqual(['LOCK-001']);
+    const left = JSON.parse((await bed.fx.storage.readText(LEDGER_FILE)) ?? '{}') as { entries: { id: string; state: string; lastError?: string }[] };
+    expect(left.entries).toHaveLength(1);
+    expect(left.entries[0]).toMatchObject({ id: 'LOCK-001', state: 'deleting', lastError: expect.stringContaining('503') as string });
+    expect(bed.fx.log.text('warn').some((line) => line.startsWith('Unlinked, but 1 webhook registration(s) could not be deleted'))).toBe(true);
+  });
+});

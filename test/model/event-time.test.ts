@@ -1,0 +1,109 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { DEFAULT_TOLERANCE_MS, isOlder, order, orderingTime, repairMarks } from '../../src/model/event-time.js';
+
+const T = 1_767_225_600_000;
+const TOL = 300_000;
+const ctx = { receivedAt: T + 40, signedAt: T, toleranceMs: TOL };
+
+describe('design 6: "an event time is evidence, not truth"', () => {
+  it('a time up to the signature\'s t plus the tolerance is kept as it is', () => {
+    expect(orderingTime(T - 5_000, ctx)).toBe(T - 5_000);
+    expect(orderingTime(T, ctx)).toBe(T);
+    expect(orderingTime(T + TOL, ctx)).toBe(T + TOL);
+  });
+
+  it('"a time later than the signature\'s t plus the tolerance is treated as now" (the signature\'s t)', () => {
+    expect(orderingTime(T + TOL + 1, ctx)).toBe(T);
+    expect(orderingTime(T + 365 * 86_400_000, ctx)).toBe(T);
+  });
+
+  it('without a time there is nothing to bound', () => {
+    expect(orderingTime(undefined, ctx)).toBeUndefined();
+  });
+
+  it('uses the default tolerance when the delivery does not name one', () => {
+    expect(orderingTime(T + DEFAULT_TOLERANCE_MS, { receivedAt: T, signedAt: T })).toBe(T + DEFAULT_TOLERANCE_MS);
+    expect(orderingTime(T + DEFAULT_TOLERANCE_MS + 1, { receivedAt: T, signedAt: T })).toBe(T);
+  });
+
+  it('never orders an event after its signature plus the tolerance (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 1_000, max: 3_600_000 }), (at, signedAt, toleranceMs) => {
+        const time = orderingTime(at, { receivedAt: signedAt, signedAt, toleranceMs });
+        expect(time).toBeDefined();
+        expect(time as number).toBeLessThanOrEqual(signedAt + toleranceMs);
+        // times within the bound are never changed
+        if (at <= signedAt + toleranceMs) expect(time).toBe(at);
+      }),
+    );
+  });
+});
+
+describe('design 6: "an event older than the last applied one changes nothing"', () => {
+  it('older only when both times exist and the event\'s is earlier', () => {
+    expect(isOlder(1, 2)).toBe(true);
+    expect(isOlder(2, 2)).toBe(false);
+    expect(isOlder(3, 2)).toBe(false);
+    expect(isOlder(undefined, 2)).toBe(false);
+    expect(isOlder(1, undefined)).toBe(false);
+  });
+});
+
+describe('design 6: saved ordering marks in the future are repaired at start-up', () => {
+  it('a mark beyond now plus the tolerance becomes now; others stay', () => {
+    const repaired = repairMarks({ lock: T + 86_400_000, door: T - 10, battery: T + TOL, online: undefined }, T, TOL);
+    expect(repaired).toEqual({ lock: T, door: T - 10, battery: T + TOL, online: undefined });
+  });
+
+  it('says so when nothing needed repair (undefined), leaving the marks untouched', () => {
+    const marks = { lock: T - 1, door: T };
+    expect(repairMarks(marks, T, TOL)).toBeUndefined();
+    expect(repairMarks({}, T)).toBeUndefined();
+  });
+
+  it('no repaired mark lies beyond now plus the tolerance, and marks in the past are never moved (property)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('lock', 'door', 'battery', 'keypadBattery', 'online'), fc.integer({ min: 0, max: 4_000_000_000_000 })), (marks) => {
+        const repaired = repairMarks(marks, T, TOL) ?? marks;
+        for (const [key, mark] of Object.entries(marks)) {
+          const after = repaired[key];
+          expect(after).toBeLessThanOrEqual(T + TOL);
+          if (mark <= T + TOL) expect(after).toBe(mark);
+        }
+      }),
+    );
+  });
+});
+
+describe('design 6: the ordering rule for one aspect', () => {
+  it('"events without a time apply in arrival order" and leave the mark alone', () => {
+    expect(order(undefined, T - 1, ctx)).toEqual({ stale: false, mark: T - 1 });
+    expect(order(undefined, undefined, ctx)).toEqual({ stale: false, mark: undefined });
+  });
+
+  it('an older time changes nothing; the same or a newer one applies and becomes the mark', () => {
+    expect(order(T - 10, T - 5, ctx)).toEqual({ stale: true, mark: T - 5 });
+    expect(order(T - 5, T - 5, ctx)).toEqual({ stale: false, mark: T - 5 });
+    expect(order(T - 1, T - 5, ctx)).toEqual({ stale: false, mark: T - 1 });
+  });
+
+  it('a time beyond t plus the tolerance applies as now: the mark moves to t, never backwards', () => {
+    expect(order(T + 10 * TOL, undefined, ctx)).toEqual({ stale: false, mark: T });
+    expect(order(T + 10 * TOL, T - 900, ctx)).toEqual({ stale: false, mark: T });
+    // t is whole seconds: a real event sent a moment earlier may carry a later millisecond time
+    expect(order(T + 10 * TOL, T + 400, ctx)).toEqual({ stale: false, mark: T + 400 });
+  });
+
+  it('never stale for an event stamped beyond its signature, and the mark never passes t plus the tolerance (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.option(fc.integer({ min: 0, max: T + TOL }), { nil: undefined }), (at, mark) => {
+        const result = order(at, mark, ctx);
+        if (at > T + TOL) expect(result.stale).toBe(false);
+        if (result.mark !== undefined) expect(result.mark).toBeLessThanOrEqual(T + TOL);
+        if (result.stale) expect(result.mark).toBe(mark);
+      }),
+    );
+  });
+});

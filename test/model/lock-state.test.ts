@@ -1,0 +1,343 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import type { LockEvent } from '../../src/model/events.js';
+import {
+  commandSucceeded,
+  initialLockState,
+  lockDisplayName,
+  parseLockState,
+  RECENT_EVENTS,
+  reduceLock,
+  repairLockMarks,
+  withEntryName,
+  type LockState,
+} from '../../src/model/lock-state.js';
+
+const person = { kind: 'person', userId: 'u1', firstName: 'Ada', lastName: 'Lovelace' } as const;
+
+const locked = (at: number | undefined, source: 'operation' | 'status' = 'operation'): LockEvent => ({
+  lockId: 'L1', at, kind: 'lockState', state: 'locked', source, device: 'lock', actor: person,
+});
+const unlocked = (at: number | undefined): LockEvent => ({
+  lockId: 'L1', at, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'lock', actor: person,
+});
+const door = (state: 'open' | 'closed' | 'ajar' | 'init' | 'unknown', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'doorState', state });
+const battery = (device: 'lock' | 'keypad', level: number, low: boolean, at?: number): LockEvent => ({
+  lockId: 'L1', at, kind: 'battery', device, level, low, raw: `raw-${level}`,
+});
+const online = (value: boolean, at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'online', online: value });
+
+/** Signed well after every event time in these tests, so no time here is bounded by the signature. */
+const SIGNED = 1_767_225_600_000;
+const delivered = (receivedAt: number) => ({ receivedAt, signedAt: SIGNED });
+
+function run(events: LockEvent[], start: LockState = initialLockState()): LockState {
+  return events.reduce((state, event, index) => reduceLock(state, event, delivered(1_000 + index)).state, start);
+}
+
+describe('design 7: lock state before any event', () => {
+  it('starts UNKNOWN with no door, battery or keypad known and the bridge online', () => {
+    const state = initialLockState();
+    expect(state.lock).toBe('unknown');
+    expect(state.door).toBe('unknown');
+    expect(state.battery).toBeNull();
+    expect(state.keypadSeen).toBe(false);
+    expect(state.online).toBe(true);
+  });
+});
+
+describe('design 7: mapping of lock events onto state', () => {
+  it('operation/status lock and unlock set the lock state', () => {
+    expect(run([locked(1)]).lock).toBe('locked');
+    expect(run([locked(1), unlocked(2)]).lock).toBe('unlocked');
+    expect(run([unlocked(1), locked(2, 'status')]).lock).toBe('locked');
+  });
+
+  it('door closed, open and ajar set the door; "init/unknown change nothing" but reveal a door sensor', () => {
+    expect(run([door('closed', 1)]).door).toBe('closed');
+    expect(run([door('closed', 1), door('ajar', 2)]).door).toBe('ajar');
+    const afterInit = run([door('open', 1), door('init', 2), door('unknown', 3)]);
+    expect(afterInit.door).toBe('open');
+    expect(run([door('init')]).doorSensorSeen).toBe(true);
+    expect(run([door('init')]).door).toBe('unknown');
+  });
+
+  it('lock and keypad batteries are kept apart; a keypad battery event reveals the keypad', () => {
+    const state = run([battery('lock', 15, true, 1), battery('keypad', 20, true, 1)]);
+    expect(state.battery).toEqual({ level: 15, low: true, raw: 'raw-15' });
+    expect(state.keypadBattery).toEqual({ level: 20, low: true, raw: 'raw-20' });
+    expect(state.keypadSeen).toBe(true);
+    expect(run([battery('lock', 100, false)]).keypadSeen).toBe(false);
+  });
+
+  it('systemstatus offline and online follow each other', () => {
+    expect(run([online(false, 1)]).online).toBe(false);
+    expect(run([online(false, 1), online(true, 2)]).online).toBe(true);
+  });
+
+  it('privacy, vacation and keypad-enabled flags, and lock_name_changed, are kept in state', () => {
+    const state = run([
+      { lockId: 'L1', at: 1, kind: 'configFlag', flag: 'privacyMode', value: true },
+      { lockId: 'L1', at: 2, kind: 'configFlag', flag: 'keypadEnabled', value: false },
+      { lockId: 'L1', at: 3, kind: 'lockName', name: 'Back Door' },
+    ]);
+    expect(state.flags).toEqual({ privacyMode: true, keypadEnabled: false });
+    expect(state.eventName).toBe('Back Door');
+  });
+});
+
+describe('design 6: ordering per device and aspect', () => {
+  it('"an event older than the last applied one changes nothing"', () => {
+    const result = reduceLock(run([locked(2_000)]), unlocked(1_000), delivered(5_000));
+    expect(result.applied).toBe(false);
+    expect(result.state.lock).toBe('locked');
+    expect(result.state.recent.at(-1)).toMatchObject({ kind: 'lockState', applied: false });
+  });
+
+  it('an event with the same time as the last applied one is not older, so it applies', () => {
+    expect(run([locked(2_000), unlocked(2_000)]).lock).toBe('unlocked');
+  });
+
+  it('"events without a time apply in arrival order"', () => {
+    expect(run([locked(2_000), unlocked(undefined)]).lock).toBe('unlocked');
+    expect(run([unlocked(undefined), locked(undefined)]).lock).toBe('locked');
+    // and an untimed event does not move the ordering mark
+    expect(run([locked(2_000), unlocked(undefined), locked(1_000)]).lock).toBe('unlocked');
+  });
+
+  it('aspects are ordered independently: a newer lock event does not block an older battery event', () => {
+    const state = run([locked(5_000), online(false, 5_000), battery('lock', 5, true, 1_000), door('open', 1_000), online(true, 4_000)]);
+    expect(state.battery?.level).toBe(5);
+    expect(state.door).toBe('open');
+    expect(state.online).toBe(false);
+  });
+
+  it('keypad battery and lock battery are separate aspects', () => {
+    const state = run([battery('lock', 100, false, 5_000), battery('keypad', 5, true, 1_000)]);
+    expect(state.keypadBattery?.level).toBe(5);
+  });
+
+  it('whatever the arrival order of timed lock events, the newest one wins (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 20 }), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }), (times, lockFlags) => {
+        const events = times.map((at, i) => (lockFlags[i] === true ? locked(at) : unlocked(at)));
+        const newest = events.reduce((a, b) => ((a.at ?? 0) >= (b.at ?? 0) ? a : b));
+        const expected = newest.kind === 'lockState' ? newest.state : 'unknown';
+        expect(run(events).lock).toBe(expected);
+        expect(run([...events].reverse()).lock).toBe(expected);
+      }),
+    );
+  });
+});
+
+describe('design 7: state is plain JSON kept in accessory.context', () => {
+  it('survives a JSON round trip and validates when read back', () => {
+    const state = run([locked(1), door('open', 2), battery('keypad', 20, true, 3), online(false, 4)]);
+    expect(parseLockState(JSON.parse(JSON.stringify(state)))).toEqual(state);
+  });
+
+  it('"a bad context starts fresh": anything that does not validate reads as nothing', () => {
+    expect(parseLockState(undefined)).toBeUndefined();
+    expect(parseLockState({ version: 1, lock: 'half-open' })).toBeUndefined();
+    expect(parseLockState('locked')).toBeUndefined();
+  });
+
+  it('keeps only the last few events', () => {
+    const state = run(Array.from({ length: RECENT_EVENTS + 5 }, (_, i) => locked(i + 1)));
+    expect(state.recent).toHaveLength(RECENT_EVENTS);
+    expect(state.recent.at(-1)?.at).toBe(RECENT_EVENTS + 5);
+  });
+});
+
+describe('design 7: names from config, discovery or lock_name_changed', () => {
+  it('lock_name_changed wins until config or discovery give a different name', () => {
+    let state = withEntryName(initialLockState(), 'Front Door');
+    state = reduceLock(state, { lockId: 'L1', at: 1, kind: 'lockName', name: 'Main Entrance' }, delivered(1)).state;
+    expect(lockDisplayName(state, 'Front Door')).toBe('Main Entrance');
+    // a restart with the same config keeps the event's name
+    state = withEntryName(state, 'Front Door');
+    expect(lockDisplayName(state, 'Front Door')).toBe('Main Entrance');
+    // a new config name wins
+    state = withEntryName(state, 'Porch');
+    expect(lockDisplayName(state, 'Porch')).toBe('Porch');
+  });
+});
+
+describe('design 7: a successful remote command', () => {
+  it('sets the lock state without moving the ordering mark', () => {
+    const state = commandSucceeded(run([locked(5_000)]), 'unlocked');
+    expect(state.lock).toBe('unlocked');
+    expect(state.lastAt.lock).toBe(5_000);
+    expect(reduceLock(state, locked(6_000), delivered(1)).state.lock).toBe('locked');
+  });
+});
+
+const drift = (at: number): LockEvent => ({ lockId: 'L1', at, kind: 'clockDrift', warningLevel: 'warning', driftedTo: Date.UTC(2000, 0, 1) });
+const TOLERANCE = 300_000;
+/** Delivered when the service signed it: t = `signedAt`, received 50 ms later. */
+const signedAt = (t: number) => ({ receivedAt: t + 50, signedAt: t, toleranceMs: TOLERANCE });
+
+describe('design 6: a future-stamped event must never freeze a lock', () => {
+  const now = Date.UTC(2026, 5, 1);
+
+  it('an event stamped beyond t plus the tolerance applies and counts as sent now, so later real events still apply', () => {
+    const jumped = reduceLock(initialLockState(), locked(now + 365 * 86_400_000), signedAt(now));
+    expect(jumped.applied).toBe(true);
+    expect(jumped.state.lastAt.lock).toBe(now);
+    const real = reduceLock(jumped.state, unlocked(now + 60_000), signedAt(now + 60_000));
+    expect(real.applied).toBe(true);
+    expect(real.state.lock).toBe('unlocked');
+  });
+
+  it('a future-stamped event right after a real one applies, though t (whole seconds) is older than the real one', () => {
+    const real = reduceLock(initialLockState(), locked(now + 400), signedAt(now));
+    const jumped = reduceLock(real.state, unlocked(now + 365 * 86_400_000), signedAt(now));
+    expect(jumped.applied).toBe(true);
+    expect(jumped.state.lastAt.lock).toBe(now + 400);
+    expect(reduceLock(jumped.state, locked(now + 600), signedAt(now)).state.lock).toBe('locked');
+  });
+
+  it('a time within the tolerance is trusted as it is (the service and lock clocks differ a little)', () => {
+    const ahead = reduceLock(initialLockState(), locked(now + TOLERANCE), signedAt(now));
+    expect(ahead.state.lastAt.lock).toBe(now + TOLERANCE);
+    expect(reduceLock(ahead.state, unlocked(now + 1_000), signedAt(now + 1_000)).applied).toBe(false);
+  });
+
+  it('with one event of a run stamped years ahead, the last event sent still decides the state (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 600_000 }), fc.boolean()), { minLength: 1, maxLength: 25 }),
+        fc.nat(),
+        fc.integer({ min: TOLERANCE + 1, max: 20 * 365 * 86_400_000 }),
+        (steps, pick, jump) => {
+          const corrupt = pick % steps.length;
+          let t = now;
+          let state = initialLockState();
+          for (const [index, [gap, lock]] of steps.entries()) {
+            t += gap;
+            const stamped = index === corrupt ? t + jump : t;
+            state = reduceLock(state, lock ? locked(stamped) : unlocked(stamped), signedAt(t)).state;
+          }
+          expect(state.lock).toBe(steps.at(-1)?.[1] === true ? 'locked' : 'unlocked');
+        },
+      ),
+    );
+  });
+
+  it('marks saved from a future-stamped event (older versions) are repaired to now at start-up', () => {
+    const saved: LockState = { ...initialLockState(), lock: 'locked', lastAt: { lock: now + 365 * 86_400_000, door: now - 1_000 } };
+    const repaired = repairLockMarks(saved, now);
+    expect(repaired.lastAt).toEqual({ lock: now, door: now - 1_000 });
+    expect(reduceLock(repaired, unlocked(now + 1_000), signedAt(now + 1_000)).state.lock).toBe('unlocked');
+    // nothing to repair: the very same state comes back
+    expect(repairLockMarks(repaired, now)).toBe(repaired);
+  });
+});
+
+describe('design 6: lock_log_timestamp_drifted resets the lock\'s ordering marks', () => {
+  const now = Date.UTC(2026, 5, 1);
+  const reset = Date.UTC(2000, 0, 1);
+
+  it('without the notice, events from a lock whose clock was reset look older and change nothing', () => {
+    const before = run([locked(now), door('closed', now)]);
+    expect(reduceLock(before, unlocked(reset + 5_000), signedAt(now + 60_000)).applied).toBe(false);
+  });
+
+  it('after the notice, the reset lock\'s manual and keypad operations and door events apply in arrival order', () => {
+    let state = run([locked(now), door('closed', now), battery('lock', 100, false, now)]);
+    state = reduceLock(state, drift(now + 10_000), signedAt(now + 10_000)).state;
+    expect(state.lastAt).toEqual({});
+    state = reduceLock(state, unlocked(reset + 5_000), signedAt(now + 20_000)).state;
+    expect(state.lock).toBe('unlocked');
+    state = reduceLock(state, door('open', reset + 6_000), signedAt(now + 21_000)).state;
+    expect(state.door).toBe('open');
+    state = reduceLock(state, locked(reset + 9_000), signedAt(now + 30_000)).state;
+    expect(state.lock).toBe('locked');
+    // "in arrival order": what comes last wins, whatever the reset clock says
+    expect(reduceLock(state, unlocked(reset + 7_000), signedAt(now + 31_000)).state.lock).toBe('unlocked');
+  });
+
+  it('a status report stamped by the service after the notice does not make the reset clock\'s events look older', () => {
+    let state = reduceLock(run([locked(now)]), drift(now + 10_000), signedAt(now + 10_000)).state;
+    state = reduceLock(state, locked(now + 20_000, 'status'), signedAt(now + 20_000)).state;
+    state = reduceLock(state, unlocked(reset + 1_000), signedAt(now + 30_000)).state;
+    expect(state.lock).toBe('unlocked');
+  });
+
+  it('a retried delivery stamped before the notice, arriving after it, does not freeze the lock either', () => {
+    let state = reduceLock(run([locked(now)]), drift(now + 10_000), signedAt(now + 10_000)).state;
+    state = reduceLock(state, unlocked(now + 5_000), signedAt(now + 40_000)).state;
+    state = reduceLock(state, locked(reset + 1_000), signedAt(now + 50_000)).state;
+    expect(state.lock).toBe('locked');
+  });
+
+  it('once the lock\'s clock is set right, its events are ordered by time again', () => {
+    let state = reduceLock(run([locked(now)]), drift(now + 10_000), signedAt(now + 10_000)).state;
+    state = reduceLock(state, unlocked(now + 60_000), signedAt(now + 60_000)).state;
+    expect(reduceLock(state, locked(now + 50_000), signedAt(now + 70_000)).applied).toBe(false);
+    expect(state.clockResetAt).toBe(now + 10_000);
+  });
+
+  it('after the notice, whatever the reset clock reads, the last event sent decides (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: now - 86_400_000 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 20 }), (lockClock, locks) => {
+        let state = run([locked(now - 1_000), unlocked(now)]);
+        state = reduceLock(state, drift(now), signedAt(now)).state;
+        for (const [i, lock] of locks.entries()) {
+          state = reduceLock(state, lock ? locked(lockClock + i) : unlocked(lockClock + i), signedAt(now + i * 1_000)).state;
+        }
+        expect(state.lock).toBe(locks.at(-1) === true ? 'locked' : 'unlocked');
+      }),
+    );
+  });
+});
+
+describe('design 6: state reports are applied every time they arrive', () => {
+  it('offline, online, offline, online ends online; a battery that goes low, fine, low ends low', () => {
+    expect(run([online(false), online(true), online(false), online(true)]).online).toBe(true);
+    const low = battery('lock', 5, true);
+    const fine = battery('lock', 100, false);
+    expect(run([low, fine, low]).battery).toEqual({ level: 5, low: true, raw: 'raw-5' });
+  });
+
+  it('for any run of reachability and battery reports, the last one of each wins (property)', () => {
+    const report = fc.oneof(fc.boolean().map((v) => online(v)), fc.constantFrom(5, 10, 15, 100).map((level) => battery('lock', level, level < 100)));
+    fc.assert(
+      fc.property(fc.array(report, { minLength: 1, maxLength: 30 }), (reports) => {
+        const state = run(reports);
+        const lastOnline = reports.filter((e) => e.kind === 'online').at(-1);
+        const lastBattery = reports.filter((e) => e.kind === 'battery').at(-1);
+        expect(state.online).toBe(lastOnline?.kind === 'online' ? lastOnline.online : true);
+        expect(state.battery?.level).toBe(lastBattery?.kind === 'battery' ? lastBattery.level : undefined);
+      }),
+    );
+  });
+});
+
+describe('design 7: No Response until the bridge is proven reachable', () => {
+  const status = (at: number): LockEvent => locked(at, 'status');
+
+  it('a status callback clears offline', () => {
+    const state = run([online(false), status(5_000)]);
+    expect(state.online).toBe(true);
+    expect(state.lock).toBe('locked');
+  });
+
+  it('a successful remote command clears offline', () => {
+    expect(commandSucceeded(run([online(false)]), 'locked').online).toBe(true);
+  });
+
+  it('an operation callback does not: its log may have come over Bluetooth, not through the bridge', () => {
+    expect(run([online(false), unlocked(5_000), door('open', 5_000)]).online).toBe(false);
+  });
+
+  it('a status report that ordering ignores changes nothing, reachability included', () => {
+    expect(run([locked(9_000), online(false), status(5_000)]).online).toBe(false);
+  });
+
+  it('a status report older than a timed offline notice does not clear it', () => {
+    expect(run([online(false, 9_000), status(5_000)]).online).toBe(false);
+    expect(run([online(false, 4_000), status(5_000)]).online).toBe(true);
+  });
+});

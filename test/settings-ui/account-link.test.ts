@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
+import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
+import { TokenStore, type TokenRecord } from '../../src/cloud/tokens/token-store.js';
+import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
+import type { Account } from '../../src/settings-ui/account-input.js';
+import { AccountLink } from '../../src/settings-ui/account-link.js';
+import { CloudSession } from '../../src/settings-ui/cloud-session.js';
+import { UiError } from '../../src/settings-ui/ui-error.js';
+import { Storage } from '../../src/storage.js';
+import { demoDevices } from '../sim/devices.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+const PUBLIC_URL = 'http://127.0.0.1:9/lock-access';
+
+describe('design 4 / 5 / 8, README "Link your account": link, test and unlink from the settings page', () => {
+  let sim: Simulator;
+  let dir: string;
+  let storage: Storage;
+  let session: CloudSession;
+  let link: AccountLink;
+  let account: Account;
+  beforeEach(async () => {
+    sim = await startSimulator({ ...demoDevices() });
+    dir = await mkdtemp(join(tmpdir(), 'account-link-'));
+    storage = Storage.under(dir);
+    session = new CloudSession({
+      storage, log: quiet, now: Date.now,
+      createClient: (a, tokens) => new CloudHttpClient({ baseUrl: a.baseUrl, apiKey: a.apiKey, tokens }),
+    });
+    link = new AccountLink(session);
+    account = { apiKey: sim.account.apiKey, clientId: sim.account.clientId, clientSecret: sim.account.clientSecret, baseUrl: sim.baseUrl, authUrl: sim.authUrl, publicUrl: PUBLIC_URL };
+  });
+  afterEach(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a refused refresh token is a UiError saying linking failed, and nothing is linked', async () => {
+    const failure = link.withRefreshToken(account, 'not-a-token-the-service-issued');
+    await expect(failure).rejects.toBeInstanceOf(UiError);
+    await expect(failure).rejects.toThrow(/^Linking failed: /);
+    expect(await link.test(account)).toMatchObject({ ok: false });
+  });
+
+  /** Links through the page and registers three webhooks, as the plugin would. */
+  async function linkAndRegister(): Promise<void> {
+    await link.withRefreshToken(account, sim.issueRefreshToken());
+    await session.withTokens(account, async (tokens) => {
+      const registrar = new WebhookRegistrar({
+        client: await session.client(account, tokens), storage, clientId: account.clientId, publicUrl: PUBLIC_URL,
+        secret: await WebhookSecret.load(storage), log: quiet,
+      });
+      await registrar.reconcile({ locks: ['LOCK-FRONT-DOOR'], doorbells: ['DOORBELL-FRONT'], user: true });
+      registrar.stop();
+    });
+    expect(sim.registrations()).toHaveLength(3);
+  }
+
+  it('unlink deletes every webhook registration at the service, then the tokens', async () => {
+    await linkAndRegister();
+    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [] });
+    expect(sim.registrations()).toEqual([]);
+    const record = await new TokenStore(storage).read();
+    expect(record).toMatchObject({ state: 'unlinked' });
+    expect(record?.refreshToken).toBeUndefined();
+    expect(record?.accessToken).toBeUndefined();
+  });
+
+  it('issue 13 item 7: after a refused refresh the access token still works, so unlink still deletes every registration', async () => {
+    await linkAndRegister();
+    const store = new TokenStore(storage);
+    const record = await store.read();
+    if (!record?.refreshToken) throw new Error('linked record expected');
+    sim.revokeRefreshToken(record.refreshToken);
+    const refused: TokenRecord = { ...record, state: 'reauthorizationNeeded', refreshTokenLost: 'rejected', message: 'refused' };
+    delete refused.refreshToken;
+    await store.write(refused, record);
+    const answer = await link.unlink(account);
+    expect(answer.left).toEqual([]);
+    expect(sim.registrations()).toEqual([]);
+  });
+
+  it('issue 13 item 7: when no token can authenticate, the page is told which registrations are left behind', async () => {
+    await linkAndRegister();
+    sim.revokeAccessTokens();
+    const store = new TokenStore(storage);
+    const record = await store.read();
+    if (!record?.refreshToken) throw new Error('linked record expected');
+    sim.revokeRefreshToken(record.refreshToken);
+    const answer = await link.unlink(account);
+    expect(answer.left.map((row) => row.scope).sort()).toEqual(['doorbell DOORBELL-FRONT', 'lock LOCK-FRONT-DOOR', 'the account (user webhook)']);
+    expect(answer.message).toMatch(/^Unlinked: the stored tokens were deleted\. 3 webhook registration\(s\) could not be deleted: .*lock LOCK-FRONT-DOOR \(.+\).*deleted after the next link/);
+    expect(sim.registrations()).toHaveLength(3);
+    expect(await store.read()).toMatchObject({ state: 'unlinked' });
+  });
+
+  it('without any link and nothing registered, unlink says only that the tokens are gone', async () => {
+    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [] });
+  });
+});
