@@ -2,6 +2,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /** End-to-end files with a Matter controller in the test process: matter.js keeps process-wide state. */
 const MATTER_E2E = ['test/e2e/matter*.test.ts'];
+/**
+ * Tests that start a real Homebridge, a browser, the demo or `npm pack`: the full gate runs them,
+ * the fast lane (`npm run test:fast`) leaves them out.
+ */
+const SLOW = ['test/e2e/**/*.test.ts', 'test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts', 'test/sim/cli.test.ts'];
 
 export default defineConfig({
   test: {
@@ -14,7 +19,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...MATTER_E2E] },
+        // Unit and property tests: pure code, local servers on port 0, child node processes at most.
+        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] },
+      },
+      {
+        extends: true,
+        test: { name: 'slow', include: SLOW, exclude: [...configDefaults.exclude, ...MATTER_E2E] },
       },
       {
         extends: true,
