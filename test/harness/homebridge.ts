@@ -54,14 +54,34 @@ export interface RunningHomebridge {
   cleanup(): Promise<void>;
 }
 
+/**
+ * A port for a server that another process will open (Homebridge's bridge, the plugin's listener).
+ * Never from the kernel's ephemeral range (32768-60999 here), which outgoing connections draw their
+ * source ports from: a port that listen(0) handed out and closed can be taken by any connection
+ * before the child binds it. Each vitest worker draws from its own block, no port is handed out twice
+ * in a process, and the port is checked free on 127.0.0.1 before it is handed out.
+ */
+const handedOut = new Set<number>();
+const PORT_BLOCK = 1_000;
+const PORT_BASE = 20_000;
 export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+  const worker = Number(process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? '0') % 12;
+  const first = PORT_BASE + worker * PORT_BLOCK;
+  for (let tries = 0; tries < PORT_BLOCK; tries++) {
+    const port = first + Math.floor(Math.random() * PORT_BLOCK);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${first} and ${first + PORT_BLOCK - 1}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => { resolvePort(port); });
+    server.once('error', () => { resolveFree(false); });
+    server.listen(port, '127.0.0.1', () => {
+      server.close(() => { resolveFree(true); });
     });
   });
 }
