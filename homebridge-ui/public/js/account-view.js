@@ -51,14 +51,14 @@ export function wireAccountForm() {
     node.addEventListener('change', () => {
       // Problems show in the result box of the card the control sits in.
       const box = node.closest('.card')?.querySelector('[id$="-result"]')?.id ?? 'account-result';
-      void changeConfig((draft) => { setPath(draft, node.dataset.field ?? '', valueOf(node)); }, box);
+      void changeConfig((draft) => { setPath(draft, node.dataset.field ?? '', valueOf(node)); }, box, node);
     });
   }
   for (const node of secrets()) {
     node.addEventListener('change', () => {
       // Empty keeps the saved secret; only a typed value replaces it.
       const value = node.value.trim();
-      void changeConfig((draft) => { if (value !== '') draft[node.dataset.secret ?? ''] = value; }, 'account-result');
+      void changeConfig((draft) => { if (value !== '') draft[node.dataset.secret ?? ''] = value; }, 'account-result', node);
     });
   }
   redirectUri().addEventListener('change', () => { localStorage.setItem(REDIRECT_KEY, redirectUri().value.trim()); });

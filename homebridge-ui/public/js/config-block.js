@@ -3,7 +3,7 @@
 // Every change goes through changeConfig, which lets the settings server check it with the
 // plugin's own config rules first: a value the plugin would refuse is never handed to the
 // Homebridge UI, so "Save" cannot write it.
-import { clearProblems, showProblems } from './field-problems.js';
+import { problemSolved, showProblems } from './field-problems.js';
 import { call, hb } from './requests.js';
 
 /** @typedef {import('../../types/page.js').ConfigBlock} ConfigBlock */
@@ -95,18 +95,21 @@ export function account() {
  * are shown next to their fields (and in `resultBox`).
  * @param {(draft: ConfigBlock) => void} change
  * @param {string} resultBox id of the result box of the card that made the change
+ * @param {Element} [control] the control the change was made with (its refusal mark goes when accepted)
  * @returns {Promise<boolean>} whether the change was accepted
  */
-export function changeConfig(change, resultBox) {
-  queue = queue.then(() => apply(change, resultBox), () => apply(change, resultBox));
+export function changeConfig(change, resultBox, control) {
+  const run = () => apply(change, resultBox, control);
+  queue = queue.then(run, run);
   return queue;
 }
 
 /**
  * @param {(draft: ConfigBlock) => void} change
  * @param {string} resultBox
+ * @param {Element | undefined} control
  */
-async function apply(change, resultBox) {
+async function apply(change, resultBox, control) {
   const draft = /** @type {ConfigBlock} */ (structuredClone(current));
   change(draft);
   const answer = /** @type {{ problems: FieldProblem[] } | undefined} */ (await call('/config/check', { config: draft }, resultBox));
@@ -115,7 +118,7 @@ async function apply(change, resultBox) {
     showProblems(answer.problems, draft, resultBox);
     return false;
   }
-  clearProblems();
+  problemSolved(control);
   current = draft;
   await hb().updatePluginConfig([current]);
   return true;

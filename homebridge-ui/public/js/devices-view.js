@@ -27,14 +27,15 @@ export function setPluginDevices(devices) {
  * @param {string} id
  * @param {string} key
  * @param {unknown} value undefined, '' and false remove the option
+ * @param {Event} event the change event of the option's control
  */
-async function changeDevice(kind, id, key, value) {
+async function changeDevice(kind, id, key, value, event) {
   const accepted = await changeConfig((draft) => {
     const entry = entryFor(draft, kind, id, true);
     if (!entry) return;
     if (value === undefined || value === '' || value === false) Reflect.deleteProperty(entry, key);
     else entry[key] = value;
-  }, 'devices-result');
+  }, 'devices-result', inputOf(event));
   if (accepted) say('devices-result', 'Changed: click "Save settings" (or Save below), then restart Homebridge.', 'info');
 }
 
@@ -67,16 +68,16 @@ function optionsCell(d) {
     return el('div', {},
       el('label', { class: 'form-check-label d-block' },
         el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensor', checked: entry.doorSensor === true,
-          onchange: (e) => changeDevice('lock', d.id, 'doorSensor', inputOf(e).checked) }), 'Door sensor'),
+          onchange: (e) => changeDevice('lock', d.id, 'doorSensor', inputOf(e).checked, e) }), 'Door sensor'),
       el('label', { class: 'form-check-label d-block', title: 'For a lock already in HomeKit on its own: no lock here, only its door sensor, batteries and person triggers' },
         el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensorOnly', checked: entry.doorSensorOnly === true,
-          onchange: (e) => changeDevice('lock', d.id, 'doorSensorOnly', inputOf(e).checked) }), 'Door sensor only'));
+          onchange: (e) => changeDevice('lock', d.id, 'doorSensorOnly', inputOf(e).checked, e) }), 'Door sensor only'));
   }
   return el('label', {},
     'Motion stays on for ',
     el('input', { type: 'number', min: 1, max: 3600, class: 'form-control form-control-sm d-inline-block la-seconds', 'data-option': 'motionTimeoutSeconds',
       value: entry.motionTimeoutSeconds ?? '', placeholder: '30',
-      onchange: (e) => changeDevice('doorbell', d.id, 'motionTimeoutSeconds', inputOf(e).value === '' ? undefined : Number(inputOf(e).value)) }),
+      onchange: (e) => changeDevice('doorbell', d.id, 'motionTimeoutSeconds', inputOf(e).value === '' ? undefined : Number(inputOf(e).value), e) }),
     ' s');
 }
 
@@ -88,11 +89,11 @@ function deviceRow(d) {
     el('td', {}, el('div', { text: `${d.kind === 'lock' ? 'Lock' : 'Doorbell'}${d.serviceName ? `: ${d.serviceName}` : ''}` }), el('div', { class: 'text-muted', text: d.id })),
     el('td', {}, el('input', { type: 'text', class: 'form-control form-control-sm', 'data-option': 'name', value: entry.name ?? '', placeholder: label,
       'aria-label': `Name in Home for ${label}`,
-      onchange: (e) => changeDevice(d.kind, d.id, 'name', inputOf(e).value.trim()) })),
+      onchange: (e) => changeDevice(d.kind, d.id, 'name', inputOf(e).value.trim(), e) })),
     el('td', {}, optionsCell(d)),
     el('td', {}, el('input', { type: 'checkbox', class: 'form-check-input', 'data-option': 'hidden', checked: entry.hidden === true, title: 'Leave this device out of HomeKit',
       'aria-label': `Hide ${label} from HomeKit`,
-      onchange: (e) => changeDevice(d.kind, d.id, 'hidden', inputOf(e).checked) })));
+      onchange: (e) => changeDevice(d.kind, d.id, 'hidden', inputOf(e).checked, e) })));
 }
 
 export function renderDevices() {

@@ -1,10 +1,13 @@
 // @ts-check
 // Shows what the plugin's config rules refused, in words, next to the field that holds the value
-// (marked aria-invalid and described by the message), and in the card's result box.
-import { el, say } from './dom.js';
+// (marked aria-invalid and described by the message), and in the card's result box. A mark stays
+// while its field still shows the refused value: it goes when that field's next change is accepted.
+import { $, el, say } from './dom.js';
 
 /** @typedef {import('../../types/page.js').ConfigBlock} ConfigBlock */
 /** @typedef {import('../../types/page.js').FieldProblem} FieldProblem */
+
+let nextId = 0;
 
 /**
  * The control that holds the value at `path` of `draft`, if the page shows one.
@@ -28,13 +31,29 @@ function controlFor(path, draft) {
   return document.querySelector(`[data-field="${key}"], [data-secret="${key}"]`) ?? undefined;
 }
 
-/** Removes every mark and message of an earlier refusal. */
-export function clearProblems() {
-  for (const node of document.querySelectorAll('.la-problem')) node.remove();
-  for (const node of document.querySelectorAll('[aria-invalid="true"]')) {
-    node.removeAttribute('aria-invalid');
-    node.removeAttribute('aria-describedby');
-    node.classList.remove('is-invalid');
+/**
+ * Removes the mark and message of one control.
+ * @param {Element} control
+ */
+function unmark(control) {
+  const id = control.getAttribute('aria-describedby');
+  if (id) document.getElementById(id)?.remove();
+  control.removeAttribute('aria-invalid');
+  control.removeAttribute('aria-describedby');
+  control.classList.remove('is-invalid');
+}
+
+/**
+ * A change made with `control` was accepted: its mark goes, and once no field is marked any more,
+ * so do the "Not saved" lines of the result boxes.
+ * @param {Element | undefined} control
+ */
+export function problemSolved(control) {
+  if (control?.getAttribute('aria-invalid') === 'true') unmark(control);
+  if (document.querySelector('.la-problem')) return;
+  for (const box of document.querySelectorAll('[data-refused]')) {
+    box.removeAttribute('data-refused');
+    box.textContent = '';
   }
 }
 
@@ -44,17 +63,19 @@ export function clearProblems() {
  * @param {string} resultBox
  */
 export function showProblems(problems, draft, resultBox) {
-  clearProblems();
-  problems.forEach((problem, index) => {
+  for (const problem of problems) {
     const control = controlFor(problem.path, draft);
-    if (!control) return;
-    const id = `la-problem-${index}`;
+    if (!control) continue;
+    unmark(control);
+    nextId += 1;
+    const id = `la-problem-${nextId}`;
     control.setAttribute('aria-invalid', 'true');
     control.setAttribute('aria-describedby', id);
     control.classList.add('is-invalid');
     // After the label that wraps an inline control, so the message is not read as part of its name.
     const anchor = control.closest('label') ?? control;
     anchor.after(el('div', { class: 'invalid-feedback d-block la-problem', id, 'data-problem-for': problem.path.join('.'), text: problem.message }));
-  });
+  }
   say(resultBox, `Not saved: ${problems.map((p) => p.message).join('; ')}.`, 'error');
+  $(resultBox).dataset.refused = 'true';
 }

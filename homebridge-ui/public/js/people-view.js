@@ -35,8 +35,9 @@ function allPeople() {
 /**
  * @param {PersonRow} person
  * @param {boolean} on
+ * @param {Element} control
  */
-async function setTrigger(person, on) {
+async function setTrigger(person, on, control) {
   const accepted = await changeConfig((draft) => {
     const people = configuredPeople(draft);
     const index = people.findIndex((p) => p.userId === person.userId);
@@ -44,7 +45,7 @@ async function setTrigger(person, on) {
     if (!on && index >= 0) people.splice(index, 1);
     if (people.length === 0) Reflect.deleteProperty(draft, 'people');
     else draft.people = people;
-  }, 'people-result');
+  }, 'people-result', control);
   if (accepted) say('people-result', `${on ? 'Trigger on' : 'Trigger off'} for ${person.name || person.userId}: click "Save settings", then restart Homebridge.`, 'info');
 }
 
@@ -63,7 +64,7 @@ export function renderPeople() {
       el('td', {}, el('div', { class: 'form-check form-switch mb-0' },
         el('input', { type: 'checkbox', role: 'switch', class: 'form-check-input', id: `trigger-${p.userId}`, 'data-trigger': p.userId,
           checked: configured.has(p.userId), 'aria-label': `Automation trigger for ${label}`,
-          onchange: (e) => setTrigger(p, inputOf(e).checked) }))));
+          onchange: (e) => setTrigger(p, inputOf(e).checked, inputOf(e)) }))));
   }));
   const select = /** @type {HTMLSelectElement} */ ($('events-person'));
   const chosen = select.value;
