@@ -175,7 +175,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await expect.poll(() => frame.locator(`#last-callbacks tr[data-device="lock:${lockId}"]`).count(), { timeout: 15_000 }).toBe(1);
     expect(await frame.locator('#receiver').textContent()).toMatch(/\d+ accepted/);
     await shot('4-events');
-    // The README's picture of the settings page: `UPDATE_DOCS_SCREENSHOT=1 npx vitest run test/ui/settings-ui.test.ts`.
+    // The README's picture of the settings page: `UPDATE_DOCS_SCREENSHOT=1 npx vitest run test/settings-ui/settings-ui.test.ts`.
     if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
       // Tall enough for the whole dialog (status, account, devices, event log) without scrolling.
       await page.setViewportSize({ width: 1100, height: 3400 });
@@ -231,6 +231,10 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await frame.locator('#listenPort').dispatchEvent('change');
     await expect.poll(() => frame.locator('.la-problem[data-problem-for="webhook.listenPort"]').textContent(), { timeout: 15_000 }).toBe('webhook.listenPort must be 1 to 65535');
     expect(await frame.locator('#listenPort').getAttribute('aria-invalid')).toBe('true');
+    await shot('6b-refused');
+    // The messages themselves are readable (contrast) and tied to their fields for screen readers.
+    const violations = await axeViolations(frame);
+    expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
 
     // "Save settings" writes the config as it was: neither refused value reaches config.json.
     await frame.locator('#save').click();
