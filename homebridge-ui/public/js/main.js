@@ -6,7 +6,7 @@
 // How the page is put together, and how to add a card:
 // - One file per card ("view") in this folder, named <card>-view.js, owning that card's markup ids
 //   in index.html. A view exports wire<Card>() to attach its listeners once at start-up and, when
-//   it shows server data, render<Card>(answer), which draws only from that answer (cheap to call again).
+//   it shows server data, render<Card>(answer) to draw it (safe to call again with a new answer).
 // - Views change the config only through changeConfig (config-block.js): it checks the change with
 //   the plugin's own rules on the server first and shows refusals next to the field.
 // - This file wires the views: start() calls every wire function, refresh() fetches what the cards
