@@ -3,6 +3,7 @@
 // built, typed SettingsUiBackend (../dist/settings-ui/settings-ui-backend.js). Answers never carry secrets.
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 
+import { configProblems } from '../dist/settings-ui/config-check.js';
 import { readMatterPairing } from '../dist/settings-ui/matter-pairing.js';
 import { peopleSeen } from '../dist/status/people-seen.js';
 import { SettingsUiBackend } from '../dist/settings-ui/settings-ui-backend.js';
@@ -41,7 +42,10 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     this.handle('/unlink', (body) => this.backend.unlink(body));
     this.handle('/video', (body) => this.backend.video(body));
     this.handle('/discover', (body) => this.backend.discover(body));
-    // Matter (design 7c): on or off for this bridge, and Homebridge's pairing code when on.
+    // Before the page hands a changed config block to the Homebridge UI: the plugin's own config
+    // rules, one problem per field, so a value the plugin would refuse is never saved.
+    this.handle('/config/check', (body) => ({ problems: configProblems(body.config) }));
+    // Matter: on or off for this bridge, and Homebridge's pairing code when on.
     this.handle('/matter', () => readMatterPairing({ storagePath: this.homebridgeStoragePath, configPath: this.homebridgeConfigPath }));
 
     this.ready();

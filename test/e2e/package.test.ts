@@ -55,7 +55,7 @@ afterAll(async () => {
 
 describe('design 2: the tarball holds what the plugin needs and nothing else', () => {
   it('ships the built plugin, the settings UI with its player, the schema and the docs', () => {
-    for (const file of ['package.json', 'dist/index.js', 'dist/assets/placeholder.jpg', 'config.schema.json', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html', 'homebridge-ui/public/app.js', 'homebridge-ui/public/vendor/hls.light.min.js', 'README.md', 'LICENSE']) {
+    for (const file of ['package.json', 'dist/index.js', 'dist/assets/placeholder.jpg', 'config.schema.json', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html', 'homebridge-ui/public/js/main.js', 'homebridge-ui/public/vendor/hls.light.min.js', 'README.md', 'LICENSE']) {
       expect(packed().files, file).toContain(file);
     }
   });

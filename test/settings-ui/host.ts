@@ -136,14 +136,18 @@ export interface AxeViolation {
   nodes: string[];
 }
 
-/** axe-core (WCAG 2 A and AA rules) over the settings page; only serious and critical findings. */
+/**
+ * axe-core (WCAG 2 A and AA rules, best practices) over the whole document of the settings frame,
+ * as the user's browser gets it from the Homebridge UI (its wrapper page around our index.html
+ * included); only serious and critical findings.
+ */
 export async function axeViolations(frame: Frame): Promise<AxeViolation[]> {
   const loaded = await frame.evaluate(() => 'axe' in window);
   if (!loaded) await frame.addScriptTag({ path: join(REPO_ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
   const found = await frame.evaluate(async () => {
     interface AxeResult { violations: { id: string; impact?: string | null; help: string; nodes: { target: unknown[]; html: string; failureSummary?: string }[] }[] }
     const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<AxeResult> } }).axe;
-    const result = await axe.run(document.querySelector('#la-root') ?? document, {
+    const result = await axe.run(document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
       resultTypes: ['violations'],
     });

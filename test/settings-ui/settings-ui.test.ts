@@ -96,6 +96,8 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(await frame.locator('#apiKey').inputValue()).toBe('');
     expect(await frame.locator('#apiKey').getAttribute('placeholder')).toMatch(/Saved/);
     expect(await frame.locator('#clientId').inputValue()).toBe(sim.account.clientId);
+    // The Homebridge UI wraps index.html in a document that names no language; the page names its own.
+    expect(await frame.evaluate(() => document.documentElement.lang)).toBe('en');
     const violations = await axeViolations(frame);
     expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
     await shot('1-unlinked');
@@ -173,7 +175,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await expect.poll(() => frame.locator(`#last-callbacks tr[data-device="lock:${lockId}"]`).count(), { timeout: 15_000 }).toBe(1);
     expect(await frame.locator('#receiver').textContent()).toMatch(/\d+ accepted/);
     await shot('4-events');
-    // The README's picture of the settings page: `UPDATE_DOCS_SCREENSHOT=1 npx vitest run test/ui/settings-ui.test.ts`.
+    // The README's picture of the settings page: `UPDATE_DOCS_SCREENSHOT=1 npx vitest run test/settings-ui/settings-ui.test.ts`.
     if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
       // Tall enough for the whole dialog (status, account, devices, event log) without scrolling.
       await page.setViewportSize({ width: 1100, height: 3400 });
@@ -211,6 +213,46 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(block.apiKey).toBe(sim.account.apiKey);
     expect(block.clientSecret).toBe(sim.account.clientSecret);
     await shot('6-devices');
+  }, 120_000);
+
+  it('a value the plugin would refuse is never saved: the page says why next to the field', async () => {
+    const before = await configBlock();
+    const seconds = frame.locator(`#devices tr[data-kind="doorbell"][data-id="${doorbellId}"] input[data-option="motionTimeoutSeconds"]`);
+    await seconds.fill('0');
+    await seconds.dispatchEvent('change');
+    const problem = frame.locator('.la-problem[data-problem-for="doorbells.0.motionTimeoutSeconds"]');
+    await expect.poll(() => problem.textContent(), { timeout: 15_000 }).toBe('motionTimeoutSeconds must be at least 1');
+    expect(await seconds.getAttribute('aria-invalid')).toBe('true');
+    expect(await seconds.getAttribute('aria-describedby')).toBe(await problem.getAttribute('id'));
+    expect(await frame.locator('#devices-result').textContent()).toMatch(/^Not saved: motionTimeoutSeconds must be at least 1/);
+
+    // An account field too: the listener port the plugin would refuse.
+    await frame.locator('#listenPort').fill('70000');
+    await frame.locator('#listenPort').dispatchEvent('change');
+    await expect.poll(() => frame.locator('.la-problem[data-problem-for="webhook.listenPort"]').textContent(), { timeout: 15_000 }).toBe('webhook.listenPort must be 1 to 65535');
+    expect(await frame.locator('#listenPort').getAttribute('aria-invalid')).toBe('true');
+    await shot('6b-refused');
+    // The messages themselves are readable (contrast) and tied to their fields for screen readers.
+    const violations = await axeViolations(frame);
+    expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
+
+    // "Save settings" writes the config as it was: neither refused value reaches config.json.
+    await frame.locator('#save').click();
+    await expect.poll(async () => (await page.locator('.toast-success, .toast-message').allTextContents()).join(' '), { timeout: 15_000 }).toMatch(/Settings saved/);
+    expect(await configBlock()).toEqual(before);
+
+    // Fixing the fields takes the messages away and saves the fixed values.
+    await seconds.fill('45');
+    await seconds.dispatchEvent('change');
+    await expect.poll(() => seconds.getAttribute('aria-invalid'), { timeout: 15_000 }).toBeNull();
+    expect(await problem.count()).toBe(0);
+    await frame.locator('#listenPort').fill(String((before.webhook as { listenPort: number }).listenPort));
+    await frame.locator('#listenPort').dispatchEvent('change');
+    await expect.poll(() => frame.locator('.la-problem').count(), { timeout: 15_000 }).toBe(0);
+    await frame.locator('#save').click();
+    await expect.poll(async () => JSON.stringify((await configBlock()).doorbells), { timeout: 15_000 }).toContain('45');
+    expect((await configBlock()).doorbells).toEqual([{ id: doorbellId, hidden: true, motionTimeoutSeconds: 45 }]);
+    expect(await frame.locator('#devices-result').textContent()).not.toMatch(/Not saved/);
   }, 120_000);
 
   it('issue 17.5: every action works from the keyboard: Tab reaches each control, Enter and Space act', async () => {

@@ -1,0 +1,162 @@
+// @ts-check
+// The Account card: the account fields of the config block, linking (OAuth sign-in or a refresh
+// token), "Test connection", "Unlink account" and "Save settings".
+import { account, block, changeConfig, getPath, pushConfig, setPath } from './config-block.js';
+import { $, busy, el, say } from './dom.js';
+import { call, hb } from './requests.js';
+
+/** @typedef {import('../../types/page.js').LinkAnswer} LinkAnswer */
+
+const REDIRECT_KEY = 'lock-access-redirect-uri';
+const DEFAULT_REDIRECT = 'https://localhost/lock-access/linked';
+
+/** @returns {NodeListOf<HTMLInputElement>} */
+const fields = () => document.querySelectorAll('input[data-field]');
+/** @returns {NodeListOf<HTMLInputElement>} */
+const secrets = () => document.querySelectorAll('input[data-secret]');
+
+/** Shows the block's values; saved secrets only as "Saved", never their value. */
+export function fillAccountForm() {
+  const current = block();
+  for (const node of fields()) {
+    const value = getPath(current, node.dataset.field ?? '');
+    if (node.dataset.type === 'boolean') node.checked = value === undefined ? node.dataset.default === 'true' : Boolean(value);
+    else node.value = value === undefined || value === null ? '' : String(/** @type {string | number} */ (value));
+  }
+  for (const node of secrets()) {
+    const saved = current[node.dataset.secret ?? ''];
+    node.value = '';
+    node.placeholder = typeof saved === 'string' && saved !== '' ? 'Saved (leave empty to keep it)' : 'Not set';
+  }
+  redirectUri().value = localStorage.getItem(REDIRECT_KEY) || DEFAULT_REDIRECT;
+}
+
+function redirectUri() {
+  return /** @type {HTMLInputElement} */ ($('redirectUri'));
+}
+
+/**
+ * Every `data-field` control (also the switches of other cards) writes its value back; a
+ * `data-secret` field replaces the saved secret only when something is typed.
+ * @param {HTMLInputElement} node
+ */
+function valueOf(node) {
+  if (node.dataset.type === 'boolean') return node.checked;
+  if (node.dataset.type === 'number') return node.value === '' ? undefined : Number(node.value);
+  return node.value.trim();
+}
+
+export function wireAccountForm() {
+  for (const node of fields()) {
+    node.addEventListener('change', () => {
+      // Problems show in the result box of the card the control sits in.
+      const box = node.closest('.card')?.querySelector('[id$="-result"]')?.id ?? 'account-result';
+      void changeConfig((draft) => { setPath(draft, node.dataset.field ?? '', valueOf(node)); }, box, node);
+    });
+  }
+  for (const node of secrets()) {
+    node.addEventListener('change', () => {
+      // Empty keeps the saved secret; only a typed value replaces it.
+      const value = node.value.trim();
+      void changeConfig((draft) => { if (value !== '') draft[node.dataset.secret ?? ''] = value; }, 'account-result', node);
+    });
+  }
+  redirectUri().addEventListener('change', () => { localStorage.setItem(REDIRECT_KEY, redirectUri().value.trim()); });
+}
+
+/**
+ * A linking answer: the message, a toast, and a refresh of the status.
+ * @param {LinkAnswer} answer
+ * @param {() => Promise<void>} refresh
+ */
+async function linked(answer, refresh) {
+  say('account-result', answer.message, 'ok');
+  hb().toast.success('Account linked', 'Lock Access');
+  await refresh();
+}
+
+/** @param {() => Promise<void>} refresh re-reads status and events after a change of the link */
+export function wireAccountActions(refresh) {
+  $('oauth-start').addEventListener('click', (event) => busy(event.currentTarget, async () => {
+    const redirect = redirectUri().value.trim();
+    localStorage.setItem(REDIRECT_KEY, redirect);
+    /** @type {LinkAnswer | undefined} */
+    const answer = await call('/oauth/start', { account: account(), redirectUri: redirect }, 'account-result');
+    if (!answer?.url) return;
+    const link = el('a', { href: answer.url, target: '_blank', rel: 'noopener', id: 'oauth-url', text: 'Sign in to Lock Access' });
+    $('oauth-link').replaceChildren('If no new tab opened: ', link, '. Then paste the address you end up on below.');
+    window.open(answer.url, '_blank', 'noopener');
+    say('account-result', 'Allow access on the Lock Access page, then paste the address you end up on.', 'info');
+  }));
+
+  $('oauth-finish').addEventListener('click', (event) => busy(event.currentTarget, async () => {
+    const pasted = /** @type {HTMLInputElement} */ ($('redirectUrl'));
+    /** @type {LinkAnswer | undefined} */
+    const answer = await call('/oauth/finish', { account: account(), redirectUrl: pasted.value }, 'account-result');
+    if (!answer) return;
+    pasted.value = '';
+    $('oauth-link').replaceChildren();
+    await linked(answer, refresh);
+  }));
+
+  $('link-token').addEventListener('click', (event) => busy(event.currentTarget, async () => {
+    const token = /** @type {HTMLInputElement} */ ($('refreshToken'));
+    /** @type {LinkAnswer | undefined} */
+    const answer = await call('/link/refresh-token', { account: account(), refreshToken: token.value }, 'account-result');
+    token.value = '';
+    if (answer) await linked(answer, refresh);
+  }));
+
+  $('test-connection').addEventListener('click', (event) => busy(event.currentTarget, async () => {
+    say('account-result', 'Testing…', 'info');
+    /** @type {LinkAnswer | undefined} */
+    const answer = await call('/test-connection', { account: account() }, 'account-result');
+    if (answer) say('account-result', answer.message, answer.ok ? 'ok' : 'error');
+  }));
+
+  wireUnlink(refresh);
+
+  $('save').addEventListener('click', (event) => busy(event.currentTarget, async () => {
+    if (!await pushConfig('account-result')) return;
+    await hb().savePluginConfig();
+    hb().toast.success('Settings saved. Restart Homebridge to apply them.', 'Lock Access');
+    fillAccountForm();
+  }));
+}
+
+/**
+ * Two clicks instead of a dialog: a dialog inside the settings iframe is easy to miss.
+ * @param {() => Promise<void>} refresh
+ */
+function wireUnlink(refresh) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let armed;
+  const button = /** @type {HTMLButtonElement} */ ($('unlink'));
+  button.addEventListener('click', () => {
+    if (!armed) {
+      button.textContent = 'Click again to unlink';
+      armed = setTimeout(() => {
+        armed = undefined;
+        button.textContent = 'Unlink account';
+      }, 5000);
+      return;
+    }
+    clearTimeout(armed);
+    armed = undefined;
+    button.textContent = 'Unlink account';
+    void busy(button, async () => {
+      say('account-result', 'Deleting the webhook registrations and the stored tokens…', 'info');
+      /** @type {LinkAnswer | undefined} */
+      const answer = await call('/unlink', { account: account() }, 'account-result');
+      if (!answer) return;
+      // Registrations the unlink could not delete are named, each with its reason.
+      const left = answer.left ?? [];
+      say('account-result', answer.message, left.length > 0 ? 'error' : 'ok');
+      if (left.length > 0) {
+        $('account-result').append(el('ul', { class: 'mb-0 ps-3', id: 'unlink-left' },
+          ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: `${row.scope}: ${row.error}` }))));
+      }
+      await refresh();
+    });
+  });
+}

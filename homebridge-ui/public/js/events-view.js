@@ -1,0 +1,95 @@
+// @ts-check
+// The Event log card: the plugin's last events in plain words, filtered by person, with the
+// motion still image and a player for doorbell recordings (hls.js, vendored at build time).
+import { account } from './config-block.js';
+import { $, busy, el, when } from './dom.js';
+import { call } from './requests.js';
+
+/** @typedef {import('../../types/page.js').EventLogEntry} EventLogEntry */
+
+/** The event log as last fetched, newest first: kept to re-filter it by person. @type {EventLogEntry[]} */
+let lastEvents = [];
+/** @type {InstanceType<NonNullable<Window['Hls']>> | undefined} */
+let hls;
+
+function personFilter() {
+  return /** @type {HTMLSelectElement} */ ($('events-person'));
+}
+
+/** @param {EventLogEntry} e */
+function whatCell(e) {
+  const what = el('td', {}, el('div', { text: e.text }));
+  if (e.imageUrl) {
+    const img = el('img', { src: e.imageUrl, alt: `Still image: ${e.text}`, class: 'la-still mt-1' });
+    // The service sends the same still as SecureURL (https) and Url (http); the plugin keeps the
+    // https one. If it does not load (e.g. a certificate problem), try the plain address once.
+    img.addEventListener('error', () => {
+      if (img.src.startsWith('https:')) img.src = `http:${img.src.slice('https:'.length)}`;
+    });
+    what.append(img);
+  }
+  return what;
+}
+
+/** @param {EventLogEntry[]} all newest first */
+export function renderEvents(all) {
+  lastEvents = all;
+  const person = personFilter().value;
+  const entries = person === '' ? all : all.filter((e) => e.userId === person);
+  $('events-empty').hidden = entries.length > 0;
+  $('events-empty').textContent = all.length > 0 ? 'No events of this person in the log.' : 'No events yet.';
+  $('events').querySelector('tbody')?.replaceChildren(...entries.map((e) => {
+    const action = e.deviceKind === 'doorbell' && e.dvrId
+      ? el('button', { type: 'button', class: 'btn btn-sm btn-outline-primary', 'data-dvr': e.dvrId, text: 'Play recording',
+        onclick: (event) => busy(event.currentTarget, () => play(e)) })
+      : undefined;
+    return el('tr', { 'data-kind': e.kind, 'data-device': `${e.deviceKind}:${e.deviceId}`, 'data-user': e.userId },
+      el('td', { class: 'text-nowrap', text: when(e.at) }),
+      el('td', { text: e.deviceName }),
+      whatCell(e),
+      el('td', {}, action));
+  }));
+}
+
+/** @param {EventLogEntry} entry a doorbell event with a recording (dvrId) */
+async function play(entry) {
+  const status = $('player-status');
+  const video = /** @type {HTMLVideoElement} */ ($('player'));
+  $('player-box').hidden = false;
+  status.textContent = `Looking up the recording of ${entry.deviceName}…`;
+  /** @type {{ url: string } | undefined} */
+  const answer = await call('/video', { account: account(), doorbellId: entry.deviceId, dvrId: entry.dvrId }, 'player-status');
+  if (!answer) return;
+  if (hls) {
+    hls.destroy();
+    hls = undefined;
+  }
+  video.dataset.source = answer.url;
+  video.onloadeddata = () => {
+    status.textContent = `Playing the recording of ${entry.deviceName} (${when(entry.at)}).`;
+    status.dataset.state = 'playing';
+  };
+  status.dataset.state = 'loading';
+  const Hls = window.Hls;
+  if (Hls?.isSupported()) {
+    hls = new Hls();
+    hls.on(Hls.Events.ERROR, (_event, data) => {
+      if (data.fatal) {
+        status.textContent = `The recording could not be played (${data.details}).`;
+        status.dataset.state = 'error';
+      }
+    });
+    hls.loadSource(answer.url);
+    hls.attachMedia(video);
+  } else if (video.canPlayType('application/vnd.apple.mpegurl')) {
+    video.src = answer.url;
+  } else {
+    status.textContent = 'This browser cannot play recordings.';
+    return;
+  }
+  video.play().catch(() => undefined);
+}
+
+export function wireEvents() {
+  personFilter().addEventListener('change', () => { renderEvents(lastEvents); });
+}

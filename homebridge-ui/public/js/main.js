@@ -1,0 +1,100 @@
+// @ts-check
+// The Lock Access settings page, started inside the Homebridge UI's iframe (window.homebridge is
+// injected by @homebridge/plugin-ui-utils). Everything shown comes from our settings server
+// (homebridge-ui/server.js), which never returns a secret.
+//
+// How the page is put together, and how to add a card:
+// - One file per card ("view") in this folder, named <card>-view.js, owning that card's markup ids
+//   in index.html. A view exports wire<Card>() to attach its listeners once at start-up and, when
+//   it shows server data, render<Card>(answer) to draw it (safe to call again with a new answer).
+// - Views change the config only through changeConfig (config-block.js): it checks the change with
+//   the plugin's own rules on the server first and shows refusals next to the field.
+// - This file wires the views: start() calls every wire function, refresh() fetches what the cards
+//   show and calls the render functions when an answer changed. A new card adds its markup to
+//   index.html, its <card>-view.js, and one line in start() (and in refresh() if it polls).
+import { loadBlock } from './config-block.js';
+import { fillAccountForm, wireAccountActions, wireAccountForm } from './account-view.js';
+import { renderDevices, setPluginDevices, wireDevices } from './devices-view.js';
+import { renderEvents, wireEvents } from './events-view.js';
+import { renderMatter } from './matter-view.js';
+import { renderPeople, setSeenPeople } from './people-view.js';
+import { hb, quietly } from './requests.js';
+import { renderStatus } from './status-view.js';
+
+/** @typedef {import('../../types/page.js').UiStatus} UiStatus */
+/** @typedef {import('../../types/page.js').EventLogEntry} EventLogEntry */
+/** @typedef {import('../../types/page.js').MatterPairingInfo} MatterPairingInfo */
+/** @typedef {import('../../types/page.js').PersonSeen} PersonSeen */
+
+const POLL_MS = 3000;
+
+/** The last answer drawn per server path, so an unchanged answer does not redraw its card. @type {Map<string, string>} */
+const drawn = new Map();
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let pollTimer;
+
+/**
+ * Whether `answer` differs from what was last drawn for `path` (and remembers it).
+ * @param {string} path
+ * @param {unknown} answer
+ */
+function changed(path, answer) {
+  if (answer === undefined) return false;
+  const json = JSON.stringify(answer);
+  if (drawn.get(path) === json) return false;
+  drawn.set(path, json);
+  return true;
+}
+
+/** Fetches what the cards show and redraws the cards whose answers changed. */
+async function refresh() {
+  const [status, events, matter] = await Promise.all([
+    /** @type {Promise<UiStatus | undefined>} */ (quietly('/status')),
+    /** @type {Promise<EventLogEntry[] | undefined>} */ (quietly('/events')),
+    /** @type {Promise<MatterPairingInfo | undefined>} */ (quietly('/matter')),
+  ]);
+  if (matter && changed('/matter', matter)) renderMatter(matter);
+  if (status && changed('/status', status)) {
+    renderStatus(status);
+    setPluginDevices(status.plugin?.devices ?? []);
+    renderDevices();
+  }
+  if (events && changed('/events', events)) {
+    // The people list changes only with the log.
+    /** @type {PersonSeen[] | undefined} */
+    const people = await quietly('/people');
+    if (people) setSeenPeople(people);
+    renderPeople();
+    renderEvents(events);
+  }
+}
+
+function poll() {
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(() => {
+    void refresh().finally(poll);
+  }, POLL_MS);
+}
+
+async function start() {
+  await loadBlock();
+  fillAccountForm();
+  wireAccountForm();
+  wireAccountActions(refresh);
+  wireDevices();
+  wireEvents();
+  renderDevices();
+  renderPeople();
+  await refresh();
+  poll();
+}
+
+// The Homebridge UI puts index.html into a document of its own that names no language; every word
+// of this page is English, so screen readers are told so (WCAG 3.1.1).
+document.documentElement.lang = 'en';
+
+if ('homebridge' in window) {
+  hb().addEventListener('ready', () => {
+    void start();
+  });
+}

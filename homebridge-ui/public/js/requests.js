@@ -1,0 +1,42 @@
+// @ts-check
+// Talking to the settings server (homebridge-ui/server.js) through the Homebridge UI.
+import { say } from './dom.js';
+
+/** The Homebridge UI's helper object, injected into this frame by @homebridge/plugin-ui-utils. */
+export function hb() {
+  return window.homebridge;
+}
+
+/**
+ * Asks the settings server. A refusal is shown in words (in `resultBox`, else as a toast) and
+ * yields undefined, so callers only handle the answer.
+ * @template T
+ * @param {string} path
+ * @param {unknown} body
+ * @param {string} [resultBox] id of the result box for the error
+ * @returns {Promise<T | undefined>}
+ */
+export async function call(path, body, resultBox) {
+  try {
+    return /** @type {T} */ (await hb().request(path, body));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : typeof error === 'object' && error && 'message' in error ? String(error.message) : String(error);
+    if (resultBox) say(resultBox, message, 'error');
+    else hb().toast.error(message, 'Lock Access');
+    return undefined;
+  }
+}
+
+/**
+ * Asks the settings server and yields undefined on any failure (for the quiet background refresh).
+ * @template T
+ * @param {string} path
+ * @returns {Promise<T | undefined>}
+ */
+export async function quietly(path) {
+  try {
+    return /** @type {T} */ (await hb().request(path));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+// Types for the settings page's scripts (homebridge-ui/public/js, checked by tsconfig.ui.json).
+// The shapes come from the plugin's own sources, so the page and the settings server cannot drift apart.
+import type {} from '@homebridge/plugin-ui-utils/ui.interface';
+import type { z } from 'zod';
+
+import type { configSchema, webhookSchema } from '../../src/config.js';
+import type { FieldProblem } from '../../src/settings-ui/config-check.js';
+import type { MatterPairingInfo } from '../../src/settings-ui/matter-pairing.js';
+import type { FoundDevices, UiStatus } from '../../src/settings-ui/settings-views.js';
+import type { EventLogEntry } from '../../src/status/event-log.js';
+import type { PersonSeen } from '../../src/status/people-seen.js';
+import type { DeviceStatus } from '../../src/status/status.js';
+import type { LeftRegistration } from '../../src/settings-ui/account-link.js';
+
+export type { EventLogEntry, FieldProblem, FoundDevices, LeftRegistration, MatterPairingInfo, PersonSeen, UiStatus, DeviceStatus };
+
+type ConfigInput = z.input<typeof configSchema>;
+
+/** The plugin's config block as the Homebridge UI holds it: anything may be missing or wrong until checked. */
+export type ConfigBlock = Partial<Omit<ConfigInput, 'webhook' | 'platform'>> & {
+  platform: string;
+  webhook?: Partial<z.input<typeof webhookSchema>>;
+  [key: string]: unknown;
+};
+
+export type DeviceKind = 'lock' | 'doorbell';
+
+/** A lock or doorbell entry of the config block (an override of what the service lists). */
+export interface DeviceEntry {
+  id: string;
+  name?: string;
+  hidden?: boolean;
+  doorSensor?: boolean;
+  doorSensorOnly?: boolean;
+  motionTimeoutSeconds?: number;
+  [key: string]: unknown;
+}
+
+/** What the settings server answers after signing in, linking or unlinking. */
+export interface LinkAnswer {
+  message: string;
+  ok?: boolean;
+  url?: string;
+  left?: LeftRegistration[];
+}
+
+declare global {
+  interface Window {
+    /** hls.js (vendor/hls.light.min.js), absent where the vendored file failed to load. */
+    Hls?: typeof import('hls.js').default;
+  }
+}

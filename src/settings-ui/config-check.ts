@@ -1,0 +1,42 @@
+// The settings page's check before it hands a changed config block to the Homebridge UI: the
+// plugin's own config rules, answered per field so the page can show each problem next to the
+// field that holds the value. Fields not filled in yet are no problem here: the page is also used
+// to fill them in one at a time, and the plugin names what is still missing when it starts.
+import { configSchema, REQUIRED_FIELDS } from '../config.js';
+
+export interface FieldProblem {
+  /** Where the value sits in the block, e.g. ['doorbells', 0, 'motionTimeoutSeconds']. */
+  path: (string | number)[];
+  /** What is wrong, in words a user can act on; never the value itself (it may be a secret). */
+  message: string;
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+function valueAt(raw: unknown, path: readonly (string | number)[]): unknown {
+  let value: unknown = raw;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string | number, unknown>)[key];
+  }
+  return value;
+}
+
+/** The problems the plugin would refuse `raw` for, one per field; empty when it accepts it. */
+export function configProblems(raw: unknown): FieldProblem[] {
+  const parsed = configSchema.safeParse(raw);
+  if (parsed.success) return [];
+  const problems: FieldProblem[] = [];
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.map((part) => (typeof part === 'number' ? part : String(part)));
+    const dotted = path.join('.');
+    // A required field not filled in yet (or the missing object that would hold it).
+    if (isBlank(valueAt(raw, path)) && REQUIRED_FIELDS.some((field) => field === dotted || field.startsWith(`${dotted}.`))) continue;
+    const field = path.filter((part): part is string => typeof part === 'string').at(-1) ?? '';
+    const message = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
+    problems.push({ path, message });
+  }
+  return problems;
+}

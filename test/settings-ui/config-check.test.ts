@@ -1,0 +1,67 @@
+// The settings page's check before a save (/config/check): the plugin's own config rules, one
+// problem per field with where it sits, while fields not filled in yet are no reason to refuse.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { checkConfig } from '../../src/config.js';
+import { configProblems } from '../../src/settings-ui/config-check.js';
+
+const complete = {
+  platform: 'LockAccess', name: 'Lock Access',
+  apiKey: 'key-1', clientId: 'client-1', clientSecret: 'secret-1',
+  baseUrl: 'https://api.example.com', authUrl: 'https://auth.example.com',
+  webhook: { publicUrl: 'https://home.example.net/lock-access', listenPort: 8582 },
+  locks: [{ id: 'LOCK-1', name: 'Front' }],
+  doorbells: [{ id: 'BELL-1', motionTimeoutSeconds: 30 }],
+};
+
+describe('the settings page saves only what the plugin accepts', () => {
+  it('a complete, valid block has no problems', () => {
+    expect(configProblems(complete)).toEqual([]);
+  });
+
+  it('a block being filled in (no account fields yet) has no problems: the plugin names those when it starts', () => {
+    expect(configProblems({ platform: 'LockAccess', name: 'Lock Access' })).toEqual([]);
+    expect(configProblems({ platform: 'LockAccess', clientId: 'client-1', webhook: { listenPort: 8600 } })).toEqual([]);
+  });
+
+  it('motionTimeoutSeconds outside 1 to 3600 is refused at its doorbell, in words', () => {
+    expect(configProblems({ ...complete, doorbells: [{ id: 'BELL-1', motionTimeoutSeconds: 0 }] })).toEqual([
+      { path: ['doorbells', 0, 'motionTimeoutSeconds'], message: 'motionTimeoutSeconds must be at least 1' },
+    ]);
+    expect(configProblems({ ...complete, doorbells: [{ id: 'BELL-1' }, { id: 'BELL-2', motionTimeoutSeconds: 3601 }] })).toEqual([
+      { path: ['doorbells', 1, 'motionTimeoutSeconds'], message: 'motionTimeoutSeconds must be at most 3600' },
+    ]);
+  });
+
+  it('an empty lock id and a listener port out of range are refused where they sit', () => {
+    expect(configProblems({ ...complete, locks: [{ id: '' }] })).toEqual([{ path: ['locks', 0, 'id'], message: 'a lock id is empty' }]);
+    expect(configProblems({ ...complete, webhook: { ...complete.webhook, listenPort: 70000 } })).toEqual([
+      { path: ['webhook', 'listenPort'], message: 'webhook.listenPort must be 1 to 65535' },
+    ]);
+  });
+
+  it('a filled-in value that is wrong is refused even for a required field, and the message never holds the value', () => {
+    const problems = configProblems({ ...complete, apiKey: ' key-with-space', baseUrl: 'not an address' });
+    expect(problems.map((p) => p.path)).toEqual([['apiKey'], ['baseUrl']]);
+    expect(problems[0]?.message).toMatch(/apiKey has spaces/);
+    expect(JSON.stringify(problems)).not.toContain('key-with-space');
+    expect(problems[1]?.message).toMatch(/baseUrl must be a full http\(s\) address/);
+  });
+
+  it('a wrong type without its own words still names the field', () => {
+    const [problem] = configProblems({ ...complete, discoverDevices: 'yes' });
+    expect(problem?.path).toEqual(['discoverDevices']);
+    expect(problem?.message).toMatch(/^discoverDevices: /);
+  });
+
+  it('for complete blocks it agrees with the plugin\'s own checkConfig: no problems exactly when the plugin accepts', () => {
+    fc.assert(fc.property(
+      fc.integer({ min: -10, max: 4000 }), fc.integer({ min: -5, max: 70_000 }), fc.string({ maxLength: 3 }),
+      (motion, port, lockId) => {
+        const block = { ...complete, webhook: { ...complete.webhook, listenPort: port }, locks: [{ id: lockId }], doorbells: [{ id: 'BELL-1', motionTimeoutSeconds: motion }] };
+        expect(configProblems(block).length === 0).toBe(checkConfig(block).ok);
+      },
+    ));
+  });
+});
