@@ -3,6 +3,7 @@
 // token), "Test connection", "Unlink account" and "Save settings".
 import { account, block, changeConfig, getPath, pushConfig, setPath } from './config-block.js';
 import { $, busy, el, say } from './dom.js';
+import { problemSolved } from './field-problems.js';
 import { call, hb } from './requests.js';
 
 /** @typedef {import('../../types/page.js').LinkAnswer} LinkAnswer */
@@ -15,9 +16,10 @@ const fields = () => document.querySelectorAll('input[data-field]');
 /** @returns {NodeListOf<HTMLInputElement>} */
 const secrets = () => document.querySelectorAll('input[data-secret]');
 
-/** Shows the block's values; saved secrets only as "Saved", never their value. */
+/** Shows the block's values (a refused value shown before is replaced, so its mark goes too); saved secrets only as "Saved", never their value. */
 export function fillAccountForm() {
   const current = block();
+  for (const node of [...fields(), ...secrets()]) problemSolved(node);
   for (const node of fields()) {
     const value = getPath(current, node.dataset.field ?? '');
     if (node.dataset.type === 'boolean') node.checked = value === undefined ? node.dataset.default === 'true' : Boolean(value);
