@@ -19,7 +19,7 @@ function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const withoutFences = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
   for (const match of withoutFences.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const text = match[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const text = (match[1] ?? '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
     const base = text
       .toLowerCase()
       .replace(/[^\p{L}\p{N}\s_-]/gu, '')
@@ -33,7 +33,7 @@ function anchorsOf(markdown: string): Set<string> {
 
 /** Relative link targets of a page (inline links and images), without web, mail or bare-anchor ones. */
 function relativeLinks(markdown: string): string[] {
-  const targets = [...prose(markdown).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
+  const targets = [...prose(markdown).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? '');
   return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
 }
 
