@@ -141,7 +141,8 @@ export class KeepAlive {
           return;
         }
         if (fresh.rotations !== session.record?.rotations) session.adopt(fresh);
-        await check.validatePending(fresh, 'expiry');
+        // Renewed tokens not on disk yet: their waiting access token is the one in memory.
+        await check.validatePending(session.saver.unsaved && session.record ? session.record : fresh, 'expiry');
       });
     }
     if (!session.current) {

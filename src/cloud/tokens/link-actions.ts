@@ -70,7 +70,8 @@ export class LinkActions {
         link.pendingAccessToken = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt };
         if (expiresAt !== undefined) link.pendingAccessToken.expiresAt = expiresAt;
         link.lastRefreshAt = receivedAt;
-        const written = await session.store.write(link, fresh);
+        // The code is spent: these tokens exist nowhere else, so a storage fault must not lose them.
+        const written = await session.saver.persist(link, fresh);
         session.adopt(written);
         session.current = undefined;
         await options.check.validatePending(written, 'link');

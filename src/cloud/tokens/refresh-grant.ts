@@ -72,6 +72,11 @@ export class RefreshGrant {
 
   private async runLocked(reason: RefreshReason, basis: number | undefined): Promise<void> {
     const session = this.session;
+    // Renewed tokens still only in memory: save them first. Their marker is still on disk, and
+    // reading it as an interrupted grant would drop the refresh token they replaced.
+    if (session.saver.unsaved && !(await session.saver.flushLocked())) {
+      throw new TransientError('The renewed tokens are not saved yet, so no new renewal starts; the current access token stays in use.');
+    }
     let fresh = await session.store.read();
     fresh = await recoverInterrupted(session, fresh);
     if (!fresh || fresh.state === 'unlinked') {
@@ -126,8 +131,10 @@ export class RefreshGrant {
       delete next.refreshInFlight;
       delete next.refreshTokenLost;
       delete next.message;
-      // First thing after the body: the single-use successor is on disk before anything else.
-      const written = await session.store.write(next, marked);
+      delete next.settingsProblem;
+      // First thing after the body: the single-use successor is on disk before anything else. A
+      // storage fault keeps it in memory and retries (the saver): it is the only copy there is.
+      const written = await session.saver.persist(next, marked);
       session.record = written;
       if (onStep) await onStep('tokensWritten');
       session.log.info('Lock Access: access token renewed; the new refresh token is saved.');
@@ -163,11 +170,17 @@ export class RefreshGrant {
       }
       default: {
         // Nothing was consumed: keep the refresh token for a later attempt.
-        session.record = await session.store.write(cleared, marked);
         const error = grantError(outcome, 'The token renewal failed');
         if (outcome.kind === 'clientRejected') {
-          session.message = error.message;
-          session.log.error(`Lock Access: ${error.message}`);
+          // Our own settings are wrong (RFC 6749 5.2 client errors): the refresh token was never
+          // looked at, so it stays; the file and the status say which setting to fix.
+          const advice = error.message.replace(/^The token renewal failed: /, '');
+          session.record = await session.saver.persist({ ...cleared, settingsProblem: outcome.setting, message: advice }, marked);
+          session.noteSettingsProblem(advice);
+        } else {
+          // Through the saver: a marker left on disk would later read as an interrupted grant and
+          // drop this unspent refresh token.
+          session.record = await session.saver.persist(cleared, marked);
         }
         throw error;
       }

@@ -61,7 +61,7 @@ export class TokenCheck {
       if (pending.expiresAt !== undefined) next.accessTokenExpiresAt = pending.expiresAt;
       else delete next.accessTokenExpiresAt;
       delete next.pendingAccessToken;
-      const written = await session.store.write(next, record);
+      const written = await session.saver.persist(next, record);
       session.adopt(written);
       session.current = currentFromPending(pending);
       if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken);
@@ -73,7 +73,7 @@ export class TokenCheck {
       session.rememberRejected(pending.token);
       const next: TokenRecord = { ...record };
       delete next.pendingAccessToken;
-      session.adopt(await session.store.write(next, record));
+      session.adopt(await session.saver.persist(next, record));
       session.log.warn('Lock Access: the service refused the access token it had just issued; the previous access token stays in use.');
       return;
     }

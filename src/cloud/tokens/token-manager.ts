@@ -44,7 +44,7 @@ export interface TokenManagerOptions {
 // What callers of the manager also need, from the one module they import.
 export type { RefreshStep } from './refresh-grant.js';
 export { REAUTHORIZATION_ADVICE } from './token-messages.js';
-export type { LinkState, TokenStatus } from './token-session.js';
+export type { LinkState, TokenProblem, TokenStatus } from './token-session.js';
 
 export class TokenManager {
   private readonly session: TokenSession;
@@ -106,6 +106,11 @@ export class TokenManager {
     return this.session.onStateChange(listener);
   }
 
+  /** Anything status() shows changed: the state, its message, or a problem (settings, unsaved tokens). */
+  onStatusChange(listener: () => void): () => void {
+    return this.session.onStatusChange(listener);
+  }
+
   /** Loads the store, applies config seeds, schedules keep-alive and expiry refresh. Never throws for network problems. */
   async start(): Promise<LinkState> {
     this.keepAlive.start();
@@ -127,8 +132,9 @@ export class TokenManager {
   }
 
   /** Resolves once no keep-alive, refresh or token write started by this manager is running. */
-  settled(): Promise<void> {
-    return this.session.settled();
+  async settled(): Promise<void> {
+    await this.session.settled();
+    await this.session.saver.idle();
   }
 
   getAccessToken(): Promise<string> {
@@ -212,7 +218,9 @@ export class TokenManager {
     if (session.state === 'reauthorizationNeeded') session.logReauthorization(session.message ?? 'the stored link no longer works');
     // A tombstone is silent otherwise: say why config tokens do nothing.
     else if (session.record?.state === 'unlinked') this.options.log.warn(UNLINKED_AT_START_MESSAGE);
-    if (session.state !== 'unlinked' && !session.current && session.refreshUsable()) {
+    // A setting the service refused may be fixed now: the kept refresh token shows it at once.
+    const settingsToRetry = session.record?.settingsProblem !== undefined;
+    if (session.state !== 'unlinked' && (!session.current || settingsToRetry) && session.refreshUsable()) {
       try {
         await this.refresh.run('noAccessToken');
       } catch (error) {

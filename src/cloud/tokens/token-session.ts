@@ -3,7 +3,8 @@
 // listeners, and the work still running. Each job changes it only through the store it carries.
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from './safe-error-text.js';
-import { REAUTHORIZATION_ADVICE } from './token-messages.js';
+import { notSavedMessage, REAUTHORIZATION_ADVICE } from './token-messages.js';
+import { TokenSaver } from './token-saver.js';
 import type { PendingAccessToken, TokenRecord, TokenStore } from './token-store.js';
 
 export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
@@ -18,8 +19,15 @@ export interface CurrentToken {
   issuedAt?: number;
 }
 
+/**
+ * Something the user must know although the link state did not change: the token endpoint blamed
+ * our own settings, or renewed tokens are not on disk yet.
+ */
+export type TokenProblem = 'settings' | 'notSaved';
+
 export interface TokenStatus {
   state: LinkState;
+  problem?: TokenProblem;
   accessTokenExpiresAt?: number;
   lastRefreshAt?: number;
   lastKeepAliveAt?: number;
@@ -44,6 +52,11 @@ export class TokenSession {
 
   private linkState: LinkState = 'unlinked';
   private readonly listeners = new Set<(state: LinkState) => void>();
+  private readonly statusListeners = new Set<() => void>();
+  /** Bumped by every unlink: work that began before one must not bring a token back. */
+  private unlinks = 0;
+  private settingsLogged = false;
+  readonly saver: TokenSaver;
   private readonly rejectedTokens = new Set<string>();
   private readonly busy = new Set<Promise<unknown>>();
   private reauthorizationLogged = false;
@@ -52,7 +65,61 @@ export class TokenSession {
     readonly store: TokenStore,
     readonly log: Logger,
     readonly now: () => number,
-  ) {}
+  ) {
+    this.saver = new TokenSaver({
+      store,
+      log,
+      onSaved: (record, superseded) => {
+        if (superseded) this.adopt(superseded);
+        else if (record) this.record = record;
+      },
+      onUnsavedChange: () => {
+        this.notifyStatus();
+      },
+    });
+  }
+
+  /** Counts unlinks: compare before and after an await to tell whether an unlink happened meanwhile. */
+  get unlinkCount(): number {
+    return this.unlinks;
+  }
+
+  /** Called by the unlink, before anything is awaited: everything in flight from now on is stale. */
+  markUnlinked(): void {
+    this.unlinks += 1;
+    this.saver.clear();
+    this.current = undefined;
+    this.lastAliveAt = undefined;
+  }
+
+  /** Listeners for anything the status shows: the link state, its message, a problem. */
+  onStatusChange(listener: () => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  notifyStatus(): void {
+    for (const listener of this.statusListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.log.debug(`Lock Access: a status listener failed: ${safeErrorText(error)}`);
+      }
+    }
+  }
+
+  /**
+   * The token endpoint blamed our settings: the refresh token stays, the user is told once which
+   * setting to fix, and the status shows it until a grant succeeds.
+   */
+  noteSettingsProblem(message: string): void {
+    this.message = message;
+    if (!this.settingsLogged) {
+      this.settingsLogged = true;
+      this.log.warn(`Lock Access: the token renewal failed: ${message}`);
+    }
+    this.notifyStatus();
+  }
 
   get state(): LinkState {
     return this.linkState;
@@ -65,6 +132,14 @@ export class TokenSession {
 
   /** Takes a record as the truth: the access token follows it unless the service refused that one. */
   adopt(record: TokenRecord | undefined): void {
+    const unsaved = this.saver.unsaved;
+    if (unsaved && record !== unsaved.record) {
+      // Our renewed tokens are newer than the file that still holds the grant's starting point; only
+      // an unlink or a new link made elsewhere replaces them.
+      if (record === undefined || (record.state !== 'unlinked' && record.rotations === unsaved.diskRotations)) return;
+      this.saver.clear();
+      this.notifyStatus();
+    }
     const previous = this.record;
     this.record = record;
     if (!record) {
@@ -87,8 +162,13 @@ export class TokenSession {
   }
 
   setState(state: LinkState, message: string | undefined): void {
+    const messageChanged = this.message !== message;
     this.message = message;
-    if (state === this.linkState) return;
+    if (this.record?.settingsProblem === undefined) this.settingsLogged = false;
+    if (state === this.linkState) {
+      if (messageChanged) this.notifyStatus();
+      return;
+    }
     if (state !== 'reauthorizationNeeded') this.reauthorizationLogged = false;
     this.linkState = state;
     for (const listener of this.listeners) {
@@ -98,6 +178,7 @@ export class TokenSession {
         this.log.debug(`Lock Access: a link-state listener failed: ${safeErrorText(error)}`);
       }
     }
+    this.notifyStatus();
   }
 
   /** Once per loss of the link: the user needs one clear line, not one per failed call. */
@@ -147,7 +228,14 @@ export class TokenSession {
     if (expiresAt !== undefined) status.accessTokenExpiresAt = expiresAt;
     if (this.record?.lastRefreshAt !== undefined) status.lastRefreshAt = this.record.lastRefreshAt;
     if (this.lastAliveAt !== undefined) status.lastKeepAliveAt = this.lastAliveAt;
-    if (this.message !== undefined) status.message = this.message;
+    const unsaved = this.saver.unsaved;
+    if (unsaved) {
+      status.problem = 'notSaved';
+      status.message = notSavedMessage(unsaved.reason);
+    } else {
+      if (this.record?.settingsProblem !== undefined && this.linkState !== 'unlinked') status.problem = 'settings';
+      if (this.message !== undefined) status.message = this.message;
+    }
     return status;
   }
 }

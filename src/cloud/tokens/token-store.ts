@@ -29,6 +29,11 @@ export const tokenRecordSchema = z.object({
   state: z.enum(['linked', 'reauthorizationNeeded', 'unlinked']),
   /** Plain-words note for the UI (never a secret). */
   message: z.string().optional(),
+  /**
+   * The token endpoint blamed our own settings (wrong client id or secret): the refresh token is
+   * kept unused, and this names what the user must fix. Cleared by the next successful grant.
+   */
+  settingsProblem: z.enum(['clientSecret', 'clientId', 'clientId and clientSecret']).optional(),
   /** Absent once spent without a known successor: structurally impossible to send twice. */
   refreshToken: z.string().optional(),
   /** Why there is no refresh token: the server refused it, or it may have been spent without us getting the answer. */
