@@ -11,6 +11,21 @@ import type { Logger } from '../../util/logger.js';
 export const SAVE_RETRY_FIRST_MS = 5_000;
 export const SAVE_RETRY_MAX_MS = 10 * 60_000;
 
+/** What the user can do about a file system error, by its code; the raw message could name paths. */
+const STORAGE_FAULTS: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full (ENOSPC)',
+  EDQUOT: 'the disk quota is used up (EDQUOT)',
+  EROFS: 'the file system is read-only (EROFS)',
+  EIO: 'the disk reported an input/output error (EIO)',
+  EACCES: 'permission denied on the plugin\'s storage folder (EACCES)',
+  EPERM: 'permission denied on the plugin\'s storage folder (EPERM)',
+};
+
+export function describeStorageFault(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' ? STORAGE_FAULTS[code] : undefined) ?? safeErrorText(error);
+}
+
 export function saveRetryDelayMs(failures: number): number {
   return Math.min(SAVE_RETRY_MAX_MS, SAVE_RETRY_FIRST_MS * 2 ** Math.max(0, failures - 1));
 }
@@ -59,13 +74,13 @@ export class TokenSaver {
       const record: TokenRecord = { ...next, generation: (base?.generation ?? 0) + 1 };
       // No file before: any file that appears meanwhile was written by someone else.
       const diskRotations = this.pending?.diskRotations ?? base?.rotations ?? NO_FILE;
-      this.fail(record, diskRotations, error);
+      this.fail(record, diskRotations, error, false);
       return record;
     }
   }
 
   /** Tries the write now (call holding the store lock). True when nothing is left unsaved. */
-  async flushLocked(): Promise<boolean> {
+  async flushLocked(fromRetry = false): Promise<boolean> {
     const pending = this.pending;
     if (!pending) return true;
     try {
@@ -83,7 +98,7 @@ export class TokenSaver {
       this.settle();
       return true;
     } catch (error) {
-      this.fail(pending.record, pending.diskRotations, error);
+      this.fail(pending.record, pending.diskRotations, error, fromRetry);
       return false;
     }
   }
@@ -101,15 +116,19 @@ export class TokenSaver {
     this.timer = undefined;
   }
 
-  private fail(record: TokenRecord, diskRotations: number, error: unknown): void {
-    const reason = safeErrorText(error);
-    const first = this.pending === undefined;
+  /** Only the timer's own attempts count for the back-off; others in between leave it as it is. */
+  private fail(record: TokenRecord, diskRotations: number, error: unknown, fromRetry: boolean): void {
+    const reason = describeStorageFault(error);
     const changed = this.pending?.reason !== reason;
     this.pending = { record, diskRotations, reason };
-    this.failures += 1;
-    if (first || changed) this.host.log.warn(`Lock Access: ${notSavedMessage(reason)}`);
-    if (changed) this.host.onUnsavedChange();
-    this.scheduleRetry();
+    if (changed) {
+      this.host.log.warn(`Lock Access: ${notSavedMessage(reason)}`);
+      this.host.onUnsavedChange();
+    }
+    if (fromRetry || this.timer === undefined) {
+      this.failures += 1;
+      this.scheduleRetry();
+    }
   }
 
   private settle(): void {
@@ -127,12 +146,12 @@ export class TokenSaver {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.retrying ??= this.host.store
-        .locked(() => this.flushLocked())
+        .locked(() => this.flushLocked(true))
         .then(
           () => undefined,
           (error: unknown) => {
             // The lock itself could not be taken (the folder is read-only, say): try again later.
-            if (this.pending) this.fail(this.pending.record, this.pending.diskRotations, error);
+            if (this.pending) this.fail(this.pending.record, this.pending.diskRotations, error, true);
           },
         )
         .finally(() => {
