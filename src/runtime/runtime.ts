@@ -110,7 +110,7 @@ export class Runtime {
       log,
       status: publisher,
       newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: config.webhook.publicUrl, secret, log }),
-      forgetTokens: () => tokens.unlink(),
+      tokens,
       converge: (asFirstRun) => this.convergence?.request(asFirstRun),
     });
     this.link = link;

@@ -13,7 +13,14 @@ export class AccessTokens {
     private readonly refresh: RefreshGrant,
   ) {}
 
+  /** The token for a request; remembered as one of this link's, so its answer's header counts. */
   async get(): Promise<string> {
+    const token = await this.find();
+    this.session.noteLive(token);
+    return token;
+  }
+
+  private async find(): Promise<string> {
     const session = this.session;
     if (session.current) return session.current.token;
     await this.refresh.settle();
@@ -29,6 +36,12 @@ export class AccessTokens {
 
   /** After a 401 with `rejectedToken`: one refresh (shared by all callers), else AuthorizationLostError. */
   async afterUnauthorized(rejectedToken: string): Promise<string> {
+    const token = await this.renewAfter(rejectedToken);
+    this.session.noteLive(token);
+    return token;
+  }
+
+  private async renewAfter(rejectedToken: string): Promise<string> {
     const session = this.session;
     if (session.current && session.current.token !== rejectedToken) return session.current.token;
     // A 401 means the authorization behind this token is gone (spec), so the stored token of the

@@ -11,11 +11,16 @@ export class HeaderTokens {
 
   constructor(private readonly session: TokenSession) {}
 
-  /** An answer carried `token`: the service accepted the call, so the current token is alive. */
-  note(token: string): void {
+  /**
+   * An answer carried `token`: the service accepted the call, so the current token is alive.
+   * `sentWith` is the token the request went out with: an answer to a request of a link that was
+   * undone meanwhile must not bring a token back.
+   */
+  note(token: string, sentWith?: string): void {
     const session = this.session;
     const now = session.now();
-    if (token === '' || session.isRejected(token)) return;
+    if (token === '' || session.isRejected(token) || !session.acceptsHeaderFrom(sentWith)) return;
+    session.noteLive(token);
     session.lastAliveAt = now;
     if (session.current?.token !== token) {
       // Header tokens extend the expiry; the issue time stays the grant's, so "10% of the lifetime"

@@ -18,7 +18,7 @@ export interface KeepAliveOptions {
   refresh: RefreshGrant;
   access: AccessTokens;
   /** A newer token from an answer's header (the manager's noteResponseToken). */
-  onHeaderToken: (token: string) => void;
+  onHeaderToken: (token: string, sentWith?: string) => void;
 }
 
 function formatDate(epochMs: number): string {
@@ -153,7 +153,9 @@ export class KeepAlive {
       const token = session.current.token;
       const result = await check.check(token);
       if (result.kind === 'ok') {
-        this.options.onHeaderToken(result.headerToken ?? token);
+        // An unlink while the check was under way: its answer keeps nothing alive.
+        if (!session.acceptsHeaderFrom(token)) return;
+        this.options.onHeaderToken(result.headerToken ?? token, token);
         session.lastAliveAt = now;
         session.log.debug('Lock Access: daily keep-alive call succeeded.');
       } else if (result.kind === 'unauthorized') {

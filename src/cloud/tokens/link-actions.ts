@@ -24,7 +24,7 @@ export interface LinkActionsOptions {
   access: AccessTokens;
   keepAlive: KeepAlive;
   /** A newer token from an answer's header (the manager's noteResponseToken). */
-  onHeaderToken: (token: string) => void;
+  onHeaderToken: (token: string, sentWith?: string) => void;
 }
 
 export class LinkActions {
@@ -100,7 +100,7 @@ export class LinkActions {
       result = await check.check(token);
     }
     if (result.kind === 'ok') {
-      this.options.onHeaderToken(result.headerToken ?? token);
+      this.options.onHeaderToken(result.headerToken ?? token, token);
       return { ok: true, message: 'Connected: the Lock Access service accepted the access token.' };
     }
     if (result.kind === 'unauthorized') return { ok: false, message: `The service refused the access token. ${REAUTHORIZATION_ADVICE}` };
@@ -108,13 +108,19 @@ export class LinkActions {
   }
 
   /**
-   * Forgets the tokens: tokens.json becomes a tombstone that remembers every seed, so the unlink
-   * survives restarts with tokens still in config.json. Rejects (nothing forgotten) when the file
-   * cannot be written.
+   * Forgets the tokens: at once in memory (answers still in flight can no longer bring one back),
+   * then on disk as a tombstone that remembers every seed, so the unlink survives restarts with
+   * tokens still in config.json. Rejects when the tombstone cannot be written; this process stays
+   * unlinked all the same.
    */
   async unlink(): Promise<void> {
     const { session, options } = this;
+    session.markUnlinked();
+    options.keepAlive.forget();
+    session.setState('unlinked', undefined);
     await options.refresh.settle();
+    // A grant that was running may have adopted its tokens meanwhile: forget them too.
+    session.markUnlinked();
     const tombstone = await session.track(
       session.store.locked(async () => {
         const fresh = await session.store.read().catch(() => undefined);
@@ -122,9 +128,6 @@ export class LinkActions {
       }),
     );
     session.record = tombstone;
-    session.current = undefined;
-    session.lastAliveAt = undefined;
-    options.keepAlive.forget();
     session.setState('unlinked', undefined);
     session.log.info('Lock Access: account unlinked; the stored tokens were deleted, and tokens still in the plugin settings are not used again.');
   }

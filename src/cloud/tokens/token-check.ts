@@ -34,7 +34,7 @@ export interface TokenCheckOptions {
   endpoint: ServiceEndpoint;
   timeoutMs: number;
   /** A newer token from an answer's header (the manager's noteResponseToken). */
-  onHeaderToken: (token: string) => void;
+  onHeaderToken: (token: string, sentWith?: string) => void;
 }
 
 export class TokenCheck {
@@ -64,7 +64,7 @@ export class TokenCheck {
       const written = await session.saver.persist(next, record);
       session.adopt(written);
       session.current = currentFromPending(pending);
-      if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken);
+      if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken, pending.token);
       else session.lastAliveAt = session.now();
       session.log.debug('Lock Access: the new access token works.');
       return;

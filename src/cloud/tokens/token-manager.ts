@@ -67,8 +67,8 @@ export class TokenManager {
       fetch: fetchFn,
       now,
     };
-    const onHeaderToken = (token: string): void => {
-      this.noteResponseToken(token);
+    const onHeaderToken = (token: string, sentWith?: string): void => {
+      this.noteResponseToken(token, sentWith);
     };
     this.session = new TokenSession(new TokenStore(options.storage, options.lockOptions), options.log, now);
     this.headerTokens = new HeaderTokens(this.session);
@@ -141,9 +141,13 @@ export class TokenManager {
     return this.access.get();
   }
 
-  /** A response's `x-svc-access-token`: used at once, written to disk at most once per 24 h. */
-  noteResponseToken(token: string): void {
-    this.headerTokens.note(token);
+  /**
+   * A response's `x-svc-access-token`: used at once, written to disk at most once per 24 h.
+   * `sentWith` (the token the request carried) lets an answer that was in flight during an unlink
+   * be ignored.
+   */
+  noteResponseToken(token: string, sentWith?: string): void {
+    this.headerTokens.note(token, sentWith);
     if (this.keepAlive.running) this.keepAlive.schedule();
   }
 

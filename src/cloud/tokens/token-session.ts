@@ -34,6 +34,9 @@ export interface TokenStatus {
   message?: string;
 }
 
+/** Access tokens of the current link remembered at most (header rotation adds one per answer). */
+const LIVE_MEMORY = 64;
+
 /** Refused tokens remembered at most (a few per grant is the most that ever happens). */
 const REJECTED_MEMORY = 16;
 
@@ -53,9 +56,9 @@ export class TokenSession {
   private linkState: LinkState = 'unlinked';
   private readonly listeners = new Set<(state: LinkState) => void>();
   private readonly statusListeners = new Set<() => void>();
-  /** Bumped by every unlink: work that began before one must not bring a token back. */
-  private unlinks = 0;
   private settingsLogged = false;
+  /** Tokens of the current link (see acceptsHeaderFrom). */
+  private readonly liveTokens = new Set<string>();
   readonly saver: TokenSaver;
   private readonly rejectedTokens = new Set<string>();
   private readonly busy = new Set<Promise<unknown>>();
@@ -79,17 +82,27 @@ export class TokenSession {
     });
   }
 
-  /** Counts unlinks: compare before and after an await to tell whether an unlink happened meanwhile. */
-  get unlinkCount(): number {
-    return this.unlinks;
-  }
-
   /** Called by the unlink, before anything is awaited: everything in flight from now on is stale. */
   markUnlinked(): void {
-    this.unlinks += 1;
     this.saver.clear();
+    this.liveTokens.clear();
     this.current = undefined;
     this.lastAliveAt = undefined;
+  }
+
+  /** An access token handed to a caller or taken from an answer during the current link. */
+  noteLive(token: string): void {
+    if (this.liveTokens.size >= LIVE_MEMORY) this.liveTokens.clear();
+    this.liveTokens.add(token);
+  }
+
+  /**
+   * May an answer's header token be used? Never while unlinked, and never when the request was
+   * sent with a token of a link that an unlink ended since (it was in flight during the unlink).
+   */
+  acceptsHeaderFrom(sentWith: string | undefined): boolean {
+    if (this.linkState === 'unlinked' || this.record?.state === 'unlinked') return false;
+    return sentWith === undefined || this.liveTokens.has(sentWith) || this.current?.token === sentWith;
   }
 
   /** Listeners for anything the status shows: the link state, its message, a problem. */
@@ -144,8 +157,20 @@ export class TokenSession {
     this.record = record;
     if (!record) {
       this.current = undefined;
+      this.liveTokens.clear();
       this.setState('unlinked', undefined);
       return;
+    }
+    if (record.state === 'unlinked' || (record.unlinks ?? 0) > (previous?.unlinks ?? 0)) {
+      // An unlink happened (here, or in the settings server): in-flight answers of the old link
+      // must not bring its tokens back.
+      this.liveTokens.clear();
+      this.current = undefined;
+      if (record.state !== 'unlinked' && previous !== undefined && previous.state !== 'unlinked' && this.linkState !== 'unlinked') {
+        // Unlinked and linked again before this process looked: pass through "unlinked" so the
+        // registrations are treated as deleted and every webhook is registered again.
+        this.setState('unlinked', undefined);
+      }
     }
     const changed = previous?.accessToken !== record.accessToken || previous?.rotations !== record.rotations;
     if (changed || this.current === undefined) {

@@ -49,6 +49,12 @@ export const tokenRecordSchema = z.object({
   lastRefreshAt: z.number().optional(),
   lastKeepAliveAt: z.number().optional(),
   linkedAt: z.number(),
+  /**
+   * How many unlinks this store has seen; a new link carries it over. A record with a higher count
+   * than the one a process knows means an unlink happened in between, even when a new link already
+   * replaced the tombstone (the plugin looks at the file only every few seconds).
+   */
+  unlinks: z.number().int().optional(),
   /** When the user unlinked (tombstones only). */
   unlinkedAt: z.number().optional(),
   /** Hash of the config seed this link came from. */
