@@ -10,6 +10,7 @@ export type MachineLink = 'unlinked' | 'linked' | 'reauthorizationNeeded';
 export interface MachineAccess {
   token: string;
   expiresAt?: number;
+  issuedAt?: number;
 }
 
 export interface MachineState {
