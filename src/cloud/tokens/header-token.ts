@@ -19,7 +19,7 @@ export class HeaderTokens {
   note(token: string, sentWith?: string): void {
     const session = this.session;
     const now = session.now();
-    if (token === '' || session.isRejected(token) || !session.acceptsHeaderFrom(sentWith)) return;
+    if (token === '' || session.isRejected(token) || !session.acceptsHeaderFrom(sentWith, token)) return;
     session.noteLive(token);
     session.lastAliveAt = now;
     if (session.current?.token !== token) {

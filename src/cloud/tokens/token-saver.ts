@@ -3,6 +3,7 @@
 // with back-off until it succeeds, and the link status says they are not saved yet and why. A
 // refresh token the service just issued exists nowhere else, so dropping it would end the link.
 import { safeErrorText } from './safe-error-text.js';
+import { step, type MachineState } from './token-machine.js';
 import { notSavedMessage } from './token-messages.js';
 import type { TokenRecord, TokenStore } from './token-store.js';
 import type { Logger } from '../../util/logger.js';
@@ -119,7 +120,9 @@ export class TokenSaver {
   /** Only the timer's own attempts count for the back-off; others in between leave it as it is. */
   private fail(record: TokenRecord, diskRotations: number, error: unknown, fromRetry: boolean): void {
     const reason = describeStorageFault(error);
-    const changed = this.pending?.reason !== reason;
+    // The token machine decides what a failed write means: a warning when the reason is new.
+    const decided = step(this.view(), { type: 'writeFailed', reason });
+    const changed = decided.effects.some((effect) => effect.type === 'warn');
     this.pending = { record, diskRotations, reason };
     if (changed) {
       this.host.log.warn(`Lock Access: ${notSavedMessage(reason)}`);
@@ -132,12 +135,19 @@ export class TokenSaver {
   }
 
   private settle(): void {
-    const was = this.pending;
+    const decided = step(this.view(), { type: 'writeSucceeded' });
     this.clear();
-    if (was) {
+    if (decided.effects.some((effect) => effect.type === 'info')) {
       this.host.log.info('Lock Access: the renewed tokens are saved now.');
       this.host.onUnsavedChange();
     }
+  }
+
+  /** The part of the machine's state the saver knows: whether and why tokens are unsaved. */
+  private view(): MachineState {
+    const view: MachineState = { link: 'linked', granting: false, unlinks: 0 };
+    if (this.pending) view.unsaved = this.pending.reason;
+    return view;
   }
 
   private scheduleRetry(): void {

@@ -4,6 +4,7 @@
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from './safe-error-text.js';
 import { notSavedMessage, REAUTHORIZATION_ADVICE } from './token-messages.js';
+import { step, type MachineState } from './token-machine.js';
 import { TokenSaver } from './token-saver.js';
 import type { PendingAccessToken, TokenRecord, TokenStore } from './token-store.js';
 
@@ -57,8 +58,10 @@ export class TokenSession {
   private readonly listeners = new Set<(state: LinkState) => void>();
   private readonly statusListeners = new Set<() => void>();
   private settingsLogged = false;
-  /** Tokens of the current link (see acceptsHeaderFrom). */
-  private readonly liveTokens = new Set<string>();
+  /** Access tokens handed out or received, with the unlink count they belong to (see acceptsHeaderFrom). */
+  private readonly liveTokens = new Map<string, number>();
+  /** Unlinks this process has seen: a token of an earlier count belongs to a link that was undone. */
+  private unlinks = 0;
   readonly saver: TokenSaver;
   private readonly rejectedTokens = new Set<string>();
   private readonly busy = new Set<Promise<unknown>>();
@@ -85,7 +88,7 @@ export class TokenSession {
   /** Called by the unlink, before anything is awaited: everything in flight from now on is stale. */
   markUnlinked(): void {
     this.saver.clear();
-    this.liveTokens.clear();
+    this.forgetLink();
     this.current = undefined;
     this.lastAliveAt = undefined;
   }
@@ -93,16 +96,25 @@ export class TokenSession {
   /** An access token handed to a caller or taken from an answer during the current link. */
   noteLive(token: string): void {
     if (this.liveTokens.size >= LIVE_MEMORY) this.liveTokens.clear();
-    this.liveTokens.add(token);
+    this.liveTokens.set(token, this.unlinks);
+  }
+
+  /** The link ends: every token handed out so far belongs to the past. */
+  private forgetLink(): void {
+    this.unlinks += 1;
+    this.liveTokens.clear();
   }
 
   /**
    * May an answer's header token be used? Never while unlinked, and never when the request was
    * sent with a token of a link that an unlink ended since (it was in flight during the unlink).
    */
-  acceptsHeaderFrom(sentWith: string | undefined): boolean {
-    if (this.linkState === 'unlinked' || this.record?.state === 'unlinked') return false;
-    return sentWith === undefined || this.liveTokens.has(sentWith) || this.current?.token === sentWith;
+  acceptsHeaderFrom(sentWith: string | undefined, token = sentWith ?? ''): boolean {
+    const view: MachineState = { link: this.record?.state === 'unlinked' ? 'unlinked' : this.linkState, granting: false, unlinks: this.unlinks };
+    if (this.current) view.access = { token: this.current.token };
+    const sentIn = sentWith === undefined || this.current?.token === sentWith ? this.unlinks : (this.liveTokens.get(sentWith) ?? -1);
+    // The token machine decides: used only while linked, and only from a request of this link.
+    return step(view, { type: 'headerToken', token, unlinksWhenSent: sentIn }).state.access?.token === token;
   }
 
   /** Listeners for anything the status shows: the link state, its message, a problem. */
@@ -157,14 +169,14 @@ export class TokenSession {
     this.record = record;
     if (!record) {
       this.current = undefined;
-      this.liveTokens.clear();
+      this.forgetLink();
       this.setState('unlinked', undefined);
       return;
     }
     if (record.state === 'unlinked' || (record.unlinks ?? 0) > (previous?.unlinks ?? 0)) {
       // An unlink happened (here, or in the settings server): in-flight answers of the old link
       // must not bring its tokens back.
-      this.liveTokens.clear();
+      if (previous?.state !== 'unlinked' || record.state !== 'unlinked') this.forgetLink();
       this.current = undefined;
       if (record.state !== 'unlinked' && previous !== undefined && previous.state !== 'unlinked' && this.linkState !== 'unlinked') {
         // Unlinked and linked again before this process looked: pass through "unlinked" so the
