@@ -6,7 +6,9 @@
 //   seeds           config tokens as seeds          refresh-grant  the refresh grant
 //   token-check     GET /users/me checks            header-token   tokens from answers' headers
 //   access-tokens   tokens for callers, 401s        keep-alive     the timer
-//   link-actions    what the settings UI does
+//   link-actions    what the settings UI does       token-saver    writes that must not lose tokens
+//   token-machine   the rules as one pure (state, event) -> (state, effects) function; the grant,
+//                   the new token's check, header tokens and the saver ask it what to do
 import type { Storage } from '../../storage.js';
 import type { Logger } from '../../util/logger.js';
 import { nodeFetch } from '../http/node-fetch.js';
