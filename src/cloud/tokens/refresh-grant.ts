@@ -1,7 +1,7 @@
 // The refresh grant (design 4): one at a time within the process (a shared promise) and across
 // processes (the store's lock), a marker on disk before the request, the single-use successor on
 // disk before anything else, and for every outcome a plain answer to "was the refresh token spent?".
-import { CloudError, NotLinkedError, RefreshRejectedError, TransientError } from '../http/errors.js';
+import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { grantError } from './grant-error.js';
 import { decodeJwtTimes } from './jwt.js';
 import { postTokenGrant, type GrantOutcome, type GrantRequest } from './oauth.js';
@@ -168,6 +168,10 @@ export class RefreshGrant {
     }
     if (outcome.kind === 'rejected') throw new RefreshRejectedError(REFUSED_MESSAGE, outcome.oauthError);
     if (outcome.kind === 'lost') throw new TransientError(`The token renewal got no usable answer (${outcome.detail}).`);
+    if (outcome.kind === 'clientRejected') {
+      // Callers log their failures on every attempt; the instruction itself is in the one warning.
+      throw new RequestRejectedError(`The token renewal failed: the service refused the plugin's ${outcome.setting} (${outcome.oauthError ?? outcome.status}); the refresh token is kept, see the warning that says what to fix.`, outcome.status);
+    }
     throw error;
   }
 
