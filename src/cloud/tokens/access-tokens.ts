@@ -3,6 +3,7 @@
 // helps, "re-authorization needed" with a plain "link again".
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
 import type { RefreshGrant } from './refresh-grant.js';
+import { step, type MachineState } from './token-machine.js';
 import { NOT_LINKED_MESSAGE, RELINK_MESSAGE } from './token-messages.js';
 import type { TokenSession } from './token-session.js';
 import type { TokenRecord } from './token-store.js';
@@ -43,12 +44,16 @@ export class AccessTokens {
 
   private async renewAfter(rejectedToken: string): Promise<string> {
     const session = this.session;
-    if (session.current && session.current.token !== rejectedToken) return session.current.token;
-    // A 401 means the authorization behind this token is gone (spec), so the stored token of the
-    // same grant is no better: only a token from a newer grant is worth trying.
+    // The token machine decides: a newer token already in use answers at once; the refused one is
+    // dropped. A 401 means the authorization behind this token is gone (spec), so the stored
+    // token of the same grant is no better: only a token from a newer grant is worth trying.
+    const view: MachineState = { link: session.state, granting: false, unlinks: 0 };
+    if (session.current) view.access = { token: session.current.token };
+    const decided = step(view, { type: 'unauthorized', token: rejectedToken });
+    if (decided.state.access !== undefined) return decided.state.access.token;
     session.rememberRejected(rejectedToken);
     if (session.record?.accessToken !== undefined) session.rememberRejected(session.record.accessToken);
-    if (session.current?.token === rejectedToken) session.current = undefined;
+    session.current = undefined;
     let failure: unknown;
     try {
       await this.refresh.run('unauthorized');

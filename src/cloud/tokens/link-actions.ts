@@ -12,6 +12,8 @@ import { safeErrorText } from './safe-error-text.js';
 import { newLinkRecord, unlinkedRecord, type Seeds } from './seeds.js';
 import type { TokenCheck } from './token-check.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
+import { initialState, step } from './token-machine.js';
+import { machineFromRecord } from './token-machine-record.js';
 import { expiryOf } from './token-schedule.js';
 import type { TokenSession } from './token-session.js';
 
@@ -124,7 +126,11 @@ export class LinkActions {
     const tombstone = await session.track(
       session.store.locked(async () => {
         const fresh = await session.store.read().catch(() => undefined);
-        return session.store.write(unlinkedRecord(fresh ?? session.record, options.seeds, session.now()), fresh);
+        const previous = fresh ?? session.record;
+        // The token machine's unlink: no token of any kind, and one more unlink counted, which
+        // is how another process tells an unlink from a renewal.
+        const decided = step(previous ? machineFromRecord(previous, false) : initialState, { type: 'unlinked' });
+        return session.store.write({ ...unlinkedRecord(previous, options.seeds, session.now()), unlinks: decided.state.unlinks }, fresh);
       }),
     );
     session.record = tombstone;
