@@ -53,7 +53,7 @@ export class AccessTokens {
     if (decided.state.access !== undefined) return decided.state.access.token;
     session.rememberRejected(rejectedToken);
     if (session.record?.accessToken !== undefined) session.rememberRejected(session.record.accessToken);
-    session.current = undefined;
+    session.dropAccess();
     let failure: unknown;
     try {
       await this.refresh.run('unauthorized');
@@ -92,7 +92,7 @@ export class AccessTokens {
         delete next.accessTokenExpiresAt;
         delete next.accessTokenIssuedAt;
         session.adopt(await session.store.write(next, fresh));
-        session.current = undefined;
+        session.dropAccess();
       }),
     );
     // Another process stored a token we have not seen rejected: worth one more try.

@@ -156,7 +156,7 @@ export class KeepAlive {
         // An unlink while the check was under way: its answer keeps nothing alive.
         if (!session.acceptsHeaderFrom(token)) return;
         this.options.onHeaderToken(result.headerToken ?? token, token);
-        session.lastAliveAt = now;
+        session.aliveAt(now);
         session.log.debug('Lock Access: daily keep-alive call succeeded.');
       } else if (result.kind === 'unauthorized') {
         await access.afterUnauthorized(token);

@@ -45,7 +45,7 @@ export class LinkActions {
       session.store.locked(async () => {
         const fresh = await session.store.read();
         session.adopt(await session.store.write(newLinkRecord(fresh, { refreshToken }, options.seeds, session.now()), fresh));
-        session.current = undefined;
+        session.dropAccess();
       }),
     );
     session.log.info('Lock Access: linking with the pasted refresh token.');
@@ -75,7 +75,7 @@ export class LinkActions {
         // The code is spent: these tokens exist nowhere else, so a storage fault must not lose them.
         const written = await session.saver.persist(link, fresh);
         session.adopt(written);
-        session.current = undefined;
+        session.dropAccess();
         await options.check.validatePending(written, 'link');
       }),
     );
@@ -133,7 +133,7 @@ export class LinkActions {
         return session.store.write({ ...unlinkedRecord(previous, options.seeds, session.now()), unlinks: decided.state.unlinks }, fresh);
       }),
     );
-    session.record = tombstone;
+    session.stored(tombstone);
     session.setState('unlinked', undefined);
     session.log.info('Lock Access: account unlinked; the stored tokens were deleted, and tokens still in the plugin settings are not used again.');
   }

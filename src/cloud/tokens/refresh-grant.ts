@@ -114,7 +114,7 @@ export class RefreshGrant {
 
     // Write-ahead: the marker (with the old token still in place) is on disk before the grant is sent.
     const marked = await session.store.write({ ...fresh, refreshInFlight: { pid: process.pid, nonce: `${session.now()}-${Math.random()}`, startedAt: session.now() } }, fresh);
-    session.record = marked;
+    session.stored(marked);
     session.log.debug(`Lock Access: renewing the access token (${reason}).`);
     const onStep = this.options.onStep;
     if (onStep) await onStep('markerWritten');
@@ -137,7 +137,7 @@ export class RefreshGrant {
       // disk before anything else. A storage fault keeps it in memory and retries (the saver): it
       // is the only copy there is.
       const written = await session.saver.persist(next, marked);
-      session.record = written;
+      session.stored(written);
       if (onStep) await onStep('tokensWritten');
       session.log.info('Lock Access: access token renewed; the new refresh token is saved.');
       this.options.onRenewed();
@@ -189,13 +189,13 @@ export class RefreshGrant {
         // Our own settings are wrong (RFC 6749 5.2 client errors): the refresh token was never
         // looked at, so it stays; the file and the status say which setting to fix.
         // Shown on every failure, logged once per start (the machine warns once per record).
-        session.record = await session.saver.persist({ ...next, message: settingsText(error) }, marked);
+        session.stored(await session.saver.persist({ ...next, message: settingsText(error) }, marked));
         session.noteSettingsProblem(settingsText(error));
         return;
       default:
         // Nothing was consumed. Through the saver: a marker left on disk would later read as an
         // interrupted grant and drop this unspent refresh token.
-        session.record = await session.saver.persist(next, marked);
+        session.stored(await session.saver.persist(next, marked));
     }
   }
 

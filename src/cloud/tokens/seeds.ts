@@ -89,6 +89,6 @@ export async function applySeeds(session: TokenSession, seeds: Seeds | undefined
       : 'Lock Access: linking with the tokens from the plugin settings; from now on the plugin keeps them fresh on its own.',
   );
   const written = await session.store.write(link, record);
-  session.current = undefined;
+  session.dropAccess();
   return written;
 }

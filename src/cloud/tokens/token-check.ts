@@ -72,9 +72,9 @@ export class TokenCheck {
       else delete next.accessTokenExpiresAt;
       const written = persist ? await session.saver.persist(next, record) : record;
       session.adopt(written);
-      session.current = currentFromPending(pending);
+      session.useAccess(currentFromPending(pending));
       if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken, pending.token);
-      else session.lastAliveAt = session.now();
+      else session.aliveAt(session.now());
       session.log.debug('Lock Access: the new access token works.');
       return;
     }
@@ -85,7 +85,7 @@ export class TokenCheck {
       return;
     }
     // No answer: keep both; the new one is used only when there is nothing better.
-    if (decided.state.access?.token === pending.token) session.current = currentFromPending(pending);
+    if (decided.state.access?.token === pending.token) session.useAccess(currentFromPending(pending));
     session.log.debug(`Lock Access: could not check the new access token yet (${result.detail}); checking again later.`);
   }
 

@@ -218,7 +218,7 @@ export class TokenManager {
       record = await recoverInterrupted(session, record);
       record = await applySeeds(session, this.options.seeds, record);
       session.adopt(record);
-      session.lastAliveAt = record?.lastKeepAliveAt;
+      session.aliveAt(record?.lastKeepAliveAt);
       if (record?.pendingAccessToken) await this.check.validatePending(record, 'noAccessToken');
     });
     if (session.state === 'reauthorizationNeeded') session.logReauthorization(session.message ?? 'the stored link no longer works');

@@ -46,13 +46,52 @@ export function currentFromPending(pending: PendingAccessToken): CurrentToken {
 }
 
 export class TokenSession {
+  // The jobs read these through getters and change them only through the named methods below,
+  // so every change of what is known happens in this file.
+  private recordNow: TokenRecord | undefined;
+  private currentNow: CurrentToken | undefined;
+  private aliveNow: number | undefined;
+  private messageNow: string | undefined;
+
   /** tokens.json as this process last read or wrote it. */
-  record: TokenRecord | undefined;
-  current: CurrentToken | undefined;
+  get record(): TokenRecord | undefined {
+    return this.recordNow;
+  }
+
+  /** The access token in use. */
+  get current(): CurrentToken | undefined {
+    return this.currentNow;
+  }
+
   /** Last time the service accepted the current token (keep-alive or any answer with a header token). */
-  lastAliveAt: number | undefined;
+  get lastAliveAt(): number | undefined {
+    return this.aliveNow;
+  }
+
   /** Plain-words note for the UI (never a secret). */
-  message: string | undefined;
+  get message(): string | undefined {
+    return this.messageNow;
+  }
+
+  /** This process wrote (or is about to write) `record`: it is what is known now. */
+  stored(record: TokenRecord): void {
+    this.recordNow = record;
+  }
+
+  /** Use `token` for calls from now on (a checked grant token, a header token). */
+  useAccess(token: CurrentToken): void {
+    this.currentNow = token;
+  }
+
+  /** The token in use is refused or belongs to a link that was replaced: use none until a new one comes. */
+  dropAccess(): void {
+    this.currentNow = undefined;
+  }
+
+  /** The service accepted the current token at `at` (undefined: not known since the last start). */
+  aliveAt(at: number | undefined): void {
+    this.aliveNow = at;
+  }
 
   private linkState: LinkState = 'unlinked';
   private readonly listeners = new Set<(state: LinkState) => void>();
@@ -77,7 +116,7 @@ export class TokenSession {
       log,
       onSaved: (record, superseded) => {
         if (superseded) this.adopt(superseded);
-        else if (record) this.record = record;
+        else if (record) this.recordNow = record;
       },
       onUnsavedChange: () => {
         this.notifyStatus();
@@ -89,8 +128,8 @@ export class TokenSession {
   markUnlinked(): void {
     this.saver.clear();
     this.forgetLink();
-    this.current = undefined;
-    this.lastAliveAt = undefined;
+    this.currentNow = undefined;
+    this.aliveNow = undefined;
   }
 
   /** An access token handed to a caller or taken from an answer during the current link. */
@@ -110,9 +149,9 @@ export class TokenSession {
    * sent with a token of a link that an unlink ended since (it was in flight during the unlink).
    */
   acceptsHeaderFrom(sentWith: string | undefined, token = sentWith ?? ''): boolean {
-    const view: MachineState = { link: this.record?.state === 'unlinked' ? 'unlinked' : this.linkState, granting: false, unlinks: this.unlinks };
-    if (this.current) view.access = { token: this.current.token };
-    const sentIn = sentWith === undefined || this.current?.token === sentWith ? this.unlinks : (this.liveTokens.get(sentWith) ?? -1);
+    const view: MachineState = { link: this.recordNow?.state === 'unlinked' ? 'unlinked' : this.linkState, granting: false, unlinks: this.unlinks };
+    if (this.currentNow) view.access = { token: this.currentNow.token };
+    const sentIn = sentWith === undefined || this.currentNow?.token === sentWith ? this.unlinks : (this.liveTokens.get(sentWith) ?? -1);
     // The token machine decides: used only while linked, and only from a request of this link.
     return step(view, { type: 'headerToken', token, unlinksWhenSent: sentIn }).state.access?.token === token;
   }
@@ -138,7 +177,7 @@ export class TokenSession {
    * setting to fix, and the status shows it until a grant succeeds.
    */
   noteSettingsProblem(message: string): void {
-    this.message = message;
+    this.messageNow = message;
     if (!this.settingsLogged) {
       this.settingsLogged = true;
       this.log.warn(`Lock Access: the token renewal failed: ${message}`);
@@ -165,10 +204,10 @@ export class TokenSession {
       this.saver.clear();
       this.notifyStatus();
     }
-    const previous = this.record;
-    this.record = record;
+    const previous = this.recordNow;
+    this.recordNow = record;
     if (!record) {
-      this.current = undefined;
+      this.currentNow = undefined;
       this.forgetLink();
       this.setState('unlinked', undefined);
       return;
@@ -177,7 +216,7 @@ export class TokenSession {
       // An unlink happened (here, or in the settings server): in-flight answers of the old link
       // must not bring its tokens back.
       if (previous?.state !== 'unlinked' || record.state !== 'unlinked') this.forgetLink();
-      this.current = undefined;
+      this.currentNow = undefined;
       if (record.state !== 'unlinked' && previous !== undefined && previous.state !== 'unlinked' && this.linkState !== 'unlinked') {
         // Unlinked and linked again before this process looked: pass through "unlinked" so the
         // registrations are treated as deleted and every webhook is registered again.
@@ -185,23 +224,23 @@ export class TokenSession {
       }
     }
     const changed = previous?.accessToken !== record.accessToken || previous?.rotations !== record.rotations;
-    if (changed || this.current === undefined) {
+    if (changed || this.currentNow === undefined) {
       if (record.accessToken !== undefined && !this.rejectedTokens.has(record.accessToken)) {
         const current: CurrentToken = { token: record.accessToken };
         if (record.accessTokenExpiresAt !== undefined) current.expiresAt = record.accessTokenExpiresAt;
         if (record.accessTokenIssuedAt !== undefined) current.issuedAt = record.accessTokenIssuedAt;
-        this.current = current;
+        this.currentNow = current;
       } else if (changed) {
-        this.current = undefined;
+        this.currentNow = undefined;
       }
     }
     this.setState(record.state, record.message);
   }
 
   setState(state: LinkState, message: string | undefined): void {
-    const messageChanged = this.message !== message;
-    this.message = message;
-    if (this.record?.settingsProblem === undefined) this.settingsLogged = false;
+    const messageChanged = this.messageNow !== message;
+    this.messageNow = message;
+    if (this.recordNow?.settingsProblem === undefined) this.settingsLogged = false;
     if (state === this.linkState) {
       if (messageChanged) this.notifyStatus();
       return;
@@ -227,7 +266,7 @@ export class TokenSession {
 
   /** Read through a method: the field changes across awaits, which narrowing does not see. */
   currentToken(): string | undefined {
-    return this.current?.token;
+    return this.currentNow?.token;
   }
 
   rememberRejected(token: string): void {
@@ -241,7 +280,7 @@ export class TokenSession {
 
   /** Is there a refresh token that has never been sent? */
   refreshUsable(): boolean {
-    return this.record?.refreshToken !== undefined;
+    return this.recordNow?.refreshToken !== undefined;
   }
 
   /** Counts `promise` as running work until it settles (see settled()). */
@@ -261,17 +300,17 @@ export class TokenSession {
 
   status(): TokenStatus {
     const status: TokenStatus = { state: this.linkState };
-    const expiresAt = this.current?.expiresAt;
+    const expiresAt = this.currentNow?.expiresAt;
     if (expiresAt !== undefined) status.accessTokenExpiresAt = expiresAt;
-    if (this.record?.lastRefreshAt !== undefined) status.lastRefreshAt = this.record.lastRefreshAt;
-    if (this.lastAliveAt !== undefined) status.lastKeepAliveAt = this.lastAliveAt;
+    if (this.recordNow?.lastRefreshAt !== undefined) status.lastRefreshAt = this.recordNow.lastRefreshAt;
+    if (this.aliveNow !== undefined) status.lastKeepAliveAt = this.aliveNow;
     const unsaved = this.saver.unsaved;
     if (unsaved) {
       status.problem = 'notSaved';
       status.message = notSavedMessage(unsaved.reason);
     } else {
-      if (this.record?.settingsProblem !== undefined && this.linkState !== 'unlinked') status.problem = 'settings';
-      if (this.message !== undefined) status.message = this.message;
+      if (this.recordNow?.settingsProblem !== undefined && this.linkState !== 'unlinked') status.problem = 'settings';
+      if (this.messageNow !== undefined) status.message = this.messageNow;
     }
     return status;
   }
