@@ -2,8 +2,8 @@
 // deletion) deletes registrations and tokens and leaves the plugin idle; linking again brings a
 // fresh registrar and a first setup run. The registrar lives here because only linking creates it.
 import type { LinkState } from '../cloud/tokens/token-manager.js';
-import type { RegistrationStatus, WebhookRegistrar } from '../cloud/registrations/registrations.js';
-import { errorText } from '../util/error-text.js';
+import type { WebhookRegistrar } from '../cloud/registrations/registrations.js';
+import { unlinkAccount, type UnlinkTokens } from '../cloud/account-unlink.js';
 import type { Logger } from '../util/logger.js';
 import type { StatusPublisher } from './status-publisher.js';
 
@@ -14,8 +14,8 @@ export interface LinkControlDeps {
   log: Logger;
   status: Pick<StatusPublisher, 'link' | 'registrations'>;
   newRegistrar(): Registrar | undefined;
-  /** Deletes the stored tokens (the token manager's unlink). */
-  forgetTokens(): Promise<void>;
+  /** The token manager: whether a token can still sign in, and forgetting the tokens. */
+  tokens: UnlinkTokens;
   /** Runs discovery and registration again; `asFirstRun` repeats the self-check and state refresh. */
   converge(asFirstRun: boolean): void;
 }
@@ -38,8 +38,9 @@ export class LinkControl {
   }
 
   /**
-   * Deletes every registration and the tokens, then stays idle (UI unlink, or the account was
-   * deleted). Never rejects: it runs from a callback nobody awaits, so a storage failure is logged.
+   * Deletes every registration (whenever any token can still sign in) and the tokens, then stays
+   * idle (the account was deleted). The same unlink as the settings page's; never rejects: it runs
+   * from a callback nobody awaits, so what could not be done is logged.
    */
   async unlink(reason: string): Promise<void> {
     if (this.idleNow) return;
@@ -47,20 +48,10 @@ export class LinkControl {
     const { log } = this.deps;
     const registrar = this.registrarNow;
     this.registrarNow = undefined;
-    let left: RegistrationStatus[] = [];
-    try {
-      left = (await registrar?.unlinkAll())?.left ?? [];
-    } catch (error) {
-      log.warn(`Some webhook registrations could not be deleted (${errorText(error)}).`);
-    }
+    const result = await unlinkAccount(this.deps.tokens, registrar, log);
     // The status shows what is left behind at the service, so the settings page can say so.
-    this.deps.status.registrations(left);
-    try {
-      await this.deps.forgetTokens();
-    } catch (error) {
-      log.error(`Lock Access stopped, but could not save the unlink (${errorText(error)}): after a restart it would use the stored tokens again. Unlink again in the plugin settings.`);
-      return;
-    }
+    this.deps.status.registrations(result.left);
+    if (result.tokensNotSaved !== undefined) return; // already logged with what to do
     log.warn(`Lock Access is unlinked because ${reason}: registrations and tokens are deleted and the plugin is idle. Link the account again in the plugin settings to resume.`);
   }
 

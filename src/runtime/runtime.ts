@@ -101,6 +101,7 @@ export class Runtime {
       status,
       eventLog,
       linkMessage: () => tokens.status().message,
+      linkProblem: () => tokens.status().problem,
       sourceOf: (key) => this.convergence?.sourceOf(key),
       receiverStats: () => this.receiver?.stats,
     });
@@ -109,7 +110,7 @@ export class Runtime {
       log,
       status: publisher,
       newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: config.webhook.publicUrl, secret, log }),
-      forgetTokens: () => tokens.unlink(),
+      tokens,
       converge: (asFirstRun) => this.convergence?.request(asFirstRun),
     });
     this.link = link;
@@ -200,6 +201,10 @@ export class Runtime {
 
     tokens.onStateChange((state) => {
       link.onLinkState(state);
+    });
+    // A setting to fix or tokens not saved yet change the message, not the state.
+    tokens.onStatusChange(() => {
+      publisher.link(tokens.state);
     });
     const state = await tokens.start();
     // The settings UI server links and unlinks in its own process, through the same token file.

@@ -1,6 +1,6 @@
 // What the settings UI reads about the running plugin: the status file (link, devices,
 // registrations, receiver counters, self-check) and the event log. One place writes them all.
-import type { LinkState } from '../cloud/tokens/token-manager.js';
+import type { LinkState, TokenProblem } from '../cloud/tokens/token-manager.js';
 import type { LockState } from '../model/lock-state.js';
 import type { EventLog } from '../status/event-log.js';
 import type { RegistrationStatus, StatusPatch, StatusWriter } from '../status/status.js';
@@ -27,6 +27,8 @@ export interface StatusPublisherDeps {
   eventLog: EventLog;
   /** The token manager's own words for the link state, when it has some. */
   linkMessage(): string | undefined;
+  /** Something the link state alone does not say (a setting to fix, tokens not saved yet). */
+  linkProblem?(): TokenProblem | undefined;
   sourceOf(key: string): DeviceSource | undefined;
   receiverStats(): { duplicates: number; rejected: Readonly<Record<string, number>>; lastRejection?: { at: number; reason: string; clockOffsetMs?: number } } | undefined;
   now?: () => number;
@@ -39,9 +41,14 @@ export class StatusPublisher {
     this.deps.status.update(patch);
   }
 
+  /** Also called when only the message or problem changed: `since` then keeps the state's start. */
   link(state: LinkState): void {
     const now = this.deps.now ?? Date.now;
-    this.deps.status.update({ link: { state, message: this.deps.linkMessage() ?? LINK_MESSAGES[state], since: now() } });
+    // A wrong client id or secret gets its own state, so the page does not call the link healthy.
+    const shown = this.deps.linkProblem?.() === 'settings' ? 'checkSettings' : state;
+    const previous = this.deps.status.status.link;
+    const since = previous.state === shown && previous.since !== undefined ? previous.since : now();
+    this.deps.status.update({ link: { state: shown, message: this.deps.linkMessage() ?? LINK_MESSAGES[state], since } });
   }
 
   devices(shown: ShownDevices): void {

@@ -1,6 +1,7 @@
 // Linking the account from the settings page and undoing it, through the token file the plugin
 // shares: redeem an authorization code, spend a pasted refresh token once, test the link without
 // spending anything, and unlink (webhook registrations first, then the tokens).
+import { unlinkAccount } from '../cloud/account-unlink.js';
 import { WebhookRegistrar, type RegistrationStatus } from '../cloud/registrations/registrations.js';
 import { describeScope } from '../cloud/registrations/registration-requests.js';
 import { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
@@ -27,6 +28,8 @@ export interface LeftRegistration {
 export interface UnlinkAnswer {
   message: string;
   left: LeftRegistration[];
+  /** False when the tombstone could not be written (the message says what to do). */
+  saved: boolean;
 }
 
 export class AccountLink {
@@ -63,14 +66,13 @@ export class AccountLink {
   }
 
   /**
-   * Deletes every webhook registration whenever any token can still authenticate (design 5; after
-   * a refused refresh the access token usually still works), then forgets the tokens. The answer
-   * names each registration left behind, which stays in the ledger for the next link.
+   * The plugin's own unlink (one implementation for both): every webhook registration deleted
+   * whenever any token can still sign in, then the tokens forgotten behind a tombstone. Never
+   * fails: the answer names each registration left behind (kept in the ledger for the next link)
+   * and says so when the unlink could not be saved.
    */
   async unlink(account: Account): Promise<UnlinkAnswer> {
-    let left: LeftRegistration[] = [];
-    let note = '';
-    await this.session.withTokens(account, async (tokens) => {
+    const result = await this.session.withTokens(account, async (tokens) => {
       const registrar = new WebhookRegistrar({
         client: await this.session.client(account, tokens),
         storage: this.session.storage,
@@ -79,24 +81,21 @@ export class AccountLink {
         secret: await WebhookSecret.load(this.session.storage),
         log: this.session.log,
       });
-      if (tokens.canAuthenticate()) {
-        const outcome = await registrar.unlinkAll();
-        left = outcome.left.map(leftRow);
-        if (outcome.error !== undefined) note = ` The list of webhooks could not be updated (${outcome.error}).`;
-      } else {
-        left = (await registrar.knownRegistrations()).map((row) => ({ ...leftRow(row), error: 'no stored token can sign in to the service any more' }));
-      }
-      registrar.stop();
-      try {
-        await tokens.unlink();
-      } catch (error) {
-        throw new UiError(`Unlinking failed: the token file could not be written (${errorText(error)}). Nothing was forgotten; try again.`);
-      }
+      return unlinkAccount(tokens, registrar, this.session.log);
     });
+    const left = result.left.map(leftRow);
+    let note = result.listError !== undefined ? ` The list of webhooks could not be updated (${result.listError}).` : '';
     if (left.length > 0) {
       note += ` ${left.length} webhook registration(s) could not be deleted: ${left.map((row) => `${row.scope} (${row.error})`).join('; ')}. They are deleted after the next link; until then the service may keep sending to them.`;
     }
-    return { message: `Unlinked: the stored tokens were deleted.${note}`, left };
+    if (result.tokensNotSaved !== undefined) {
+      return {
+        message: `Unlinked for now, but the token file could not be written (${result.tokensNotSaved}): after a restart the stored tokens would be used again. Free disk space or fix the folder's permissions, then unlink again.${note}`,
+        left,
+        saved: false,
+      };
+    }
+    return { message: `Unlinked: the stored tokens were deleted.${note}`, left, saved: true };
   }
 }
 

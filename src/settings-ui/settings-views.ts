@@ -18,7 +18,8 @@ import { UiError } from './ui-error.js';
 export const STATUS_STALE_MS = 10 * 60 * 1000;
 
 export interface UiLinkStatus {
-  state: LinkState;
+  /** 'checkSettings': the token service refused the client id or secret (the refresh token is kept). */
+  state: LinkState | 'checkSettings';
   message: string;
 }
 
@@ -62,7 +63,7 @@ export class SettingsViews {
       const record = await new TokenStore(storage).read();
       link =
         record && record.state !== 'unlinked'
-          ? { state: record.state, message: record.message ?? (record.state === 'linked' ? 'Linked.' : 'Link the account again.') }
+          ? { state: record.settingsProblem !== undefined ? 'checkSettings' : record.state, message: record.message ?? (record.state === 'linked' ? 'Linked.' : 'Link the account again.') }
           : { state: 'unlinked', message: record ? 'Unlinked: link your Lock Access account below to resume.' : 'Not linked yet: link your Lock Access account below.' };
     } catch (error) {
       link = { state: 'reauthorizationNeeded', message: `The stored tokens cannot be read (${errorText(error)}). Link the account again.` };

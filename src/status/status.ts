@@ -15,7 +15,8 @@ export const DEFAULT_STATUS_DEBOUNCE_MS = 500;
 const MAX_WRITE_DELAY_MS = 10_000;
 
 export const linkStatusSchema = z.object({
-  state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded']),
+  /** 'checkSettings': the token service refused the client id or secret; the refresh token is kept. */
+  state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded', 'checkSettings']),
   /** Plain words, including what to do when something is wrong. */
   message: z.string(),
   since: z.number().optional(),

@@ -30,9 +30,12 @@ function setup() {
       registrations: (list) => calls.push(`status registrations ${String(list.length)}`),
     },
     newRegistrar: () => fakeRegistrar(`registrar${String(++made)}`, calls),
-    forgetTokens: () => {
-      calls.push('forget tokens');
-      return Promise.resolve();
+    tokens: {
+      canAuthenticate: () => true,
+      unlink: () => {
+        calls.push('forget tokens');
+        return Promise.resolve();
+      },
     },
     converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
   };
@@ -44,7 +47,7 @@ describe('design 5: user unlink deletes every registration and the tokens', () =
     const { link, calls, warnings } = setup();
     expect(link.idle).toBe(false);
     await link.unlink('the Lock Access account was deleted');
-    expect(calls).toEqual(['registrar1 unlinkAll', 'status registrations 0', 'forget tokens']);
+    expect(calls).toEqual(['registrar1 unlinkAll', 'registrar1 stop', 'forget tokens', 'status registrations 0']);
     expect(link.idle).toBe(true);
     expect(link.registrar).toBeUndefined();
     expect(warnings.at(-1)).toMatch(/unlinked because the Lock Access account was deleted.*Link the account again/);

@@ -17,7 +17,6 @@ import { Storage, StorageError } from '../../src/storage.js';
 import type { Account } from '../../src/settings-ui/account-input.js';
 import { AccountLink } from '../../src/settings-ui/account-link.js';
 import { CloudSession } from '../../src/settings-ui/cloud-session.js';
-import { UiError } from '../../src/settings-ui/ui-error.js';
 import { captureLog, type CapturedLog } from '../fixtures/token-harness.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 
@@ -103,7 +102,7 @@ describe('design 5 and issue 13 item 8: storage failures in unlink and token wri
       log,
       status: { link: () => undefined, registrations: (rows) => shown.push(rows) },
       newRegistrar: () => registrar,
-      forgetTokens: () => tokens.unlink(),
+      tokens,
       converge: () => undefined,
     });
   }
@@ -128,7 +127,7 @@ describe('design 5 and issue 13 item 8: storage failures in unlink and token wri
     expect(log.text('error').some((line) => line.startsWith('Unlinking could not finish'))).toBe(true);
   });
 
-  it('the settings UI\'s unlink with the token file unwritable: a UiError the page shows, the link unchanged', async () => {
+  it('the settings UI\'s unlink with the token file unwritable: an answer (never a rejection) that says the unlink is not saved', async () => {
     await registeredRegistrar();
     const session = new CloudSession({
       storage,
@@ -139,8 +138,12 @@ describe('design 5 and issue 13 item 8: storage failures in unlink and token wri
     const account: Account = { apiKey: sim.account.apiKey, clientId: sim.account.clientId, clientSecret: sim.account.clientSecret, baseUrl: sim.baseUrl, authUrl: sim.authUrl };
     storage.broken.add(TOKENS_FILE);
     storage.broken.add(LEDGER);
-    await expect(new AccountLink(session).unlink(account)).rejects.toBeInstanceOf(UiError);
-    expect(await tokens.syncWithStore()).toBe('linked');
+    const answer = await new AccountLink(session).unlink(account);
+    expect(answer.saved).toBe(false);
+    expect(answer.message).toContain('could not be written');
+    expect(answer.message).toContain('unlink again');
+    // The ledger was unwritable too: the answer says the list could not be updated.
+    expect(answer.message).toContain('The list of webhooks could not be updated');
   });
 
   it('token writes from a timer (keep-alive, header token save, expiry refresh) with the disk failing: logged, never thrown', async () => {
@@ -153,8 +156,11 @@ describe('design 5 and issue 13 item 8: storage failures in unlink and token wri
     await tokens.settled();
     // The explicit paths reject to their caller with a typed error.
     await expect(tokens.refreshNow()).rejects.toThrow(/could not run/);
-    await expect(tokens.unlink()).rejects.toBeInstanceOf(StorageError);
     await expect(tokens.linkWithRefreshToken(sim.issueRefreshToken())).rejects.toBeInstanceOf(StorageError);
     expect(tokens.state).toBe('linked');
+    // The unlink rejects to its caller, but this process forgets the tokens all the same.
+    await expect(tokens.unlink()).rejects.toBeInstanceOf(StorageError);
+    expect(tokens.state).toBe('unlinked');
+    expect(tokens.canAuthenticate()).toBe(false);
   });
 });

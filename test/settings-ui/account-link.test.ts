@@ -65,7 +65,7 @@ describe('design 4 / 5 / 8, README "Link your account": link, test and unlink fr
 
   it('unlink deletes every webhook registration at the service, then the tokens', async () => {
     await linkAndRegister();
-    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [] });
+    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [], saved: true });
     expect(sim.registrations()).toEqual([]);
     const record = await new TokenStore(storage).read();
     expect(record).toMatchObject({ state: 'unlinked' });
@@ -102,6 +102,6 @@ describe('design 4 / 5 / 8, README "Link your account": link, test and unlink fr
   });
 
   it('without any link and nothing registered, unlink says only that the tokens are gone', async () => {
-    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [] });
+    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [], saved: true });
   });
 });

@@ -25,7 +25,8 @@ export interface AccessTokenSource {
   /** After a 401 with `rejectedToken`: a token worth one retry, or a typed error. */
   handleUnauthorized(rejectedToken: string): Promise<string>;
   /** A response's rotated `x-svc-access-token`. */
-  noteResponseToken(token: string): void;
+  /** `sentWith`: the token the request carried (an answer from before an unlink is ignored). */
+  noteResponseToken(token: string, sentWith?: string): void;
 }
 
 export interface CloudHttpClientOptions {
@@ -106,7 +107,7 @@ export class CloudHttpClient implements ApiClient {
     this.options.log?.debug(`Lock Access: ${label(method, path)} -> ${response.status} (${this.now() - started} ms)`);
     if (response.status !== 401) {
       const rotated = response.headers.get(ACCESS_TOKEN_HEADER);
-      if (rotated !== null && rotated !== '') this.options.tokens.noteResponseToken(rotated);
+      if (rotated !== null && rotated !== '') this.options.tokens.noteResponseToken(rotated, token);
     }
     return response;
   }

@@ -3,6 +3,7 @@
 // helps, "re-authorization needed" with a plain "link again".
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
 import type { RefreshGrant } from './refresh-grant.js';
+import { step, type MachineState } from './token-machine.js';
 import { NOT_LINKED_MESSAGE, RELINK_MESSAGE } from './token-messages.js';
 import type { TokenSession } from './token-session.js';
 import type { TokenRecord } from './token-store.js';
@@ -13,7 +14,14 @@ export class AccessTokens {
     private readonly refresh: RefreshGrant,
   ) {}
 
+  /** The token for a request; remembered as one of this link's, so its answer's header counts. */
   async get(): Promise<string> {
+    const token = await this.find();
+    this.session.noteLive(token);
+    return token;
+  }
+
+  private async find(): Promise<string> {
     const session = this.session;
     if (session.current) return session.current.token;
     await this.refresh.settle();
@@ -29,13 +37,23 @@ export class AccessTokens {
 
   /** After a 401 with `rejectedToken`: one refresh (shared by all callers), else AuthorizationLostError. */
   async afterUnauthorized(rejectedToken: string): Promise<string> {
+    const token = await this.renewAfter(rejectedToken);
+    this.session.noteLive(token);
+    return token;
+  }
+
+  private async renewAfter(rejectedToken: string): Promise<string> {
     const session = this.session;
-    if (session.current && session.current.token !== rejectedToken) return session.current.token;
-    // A 401 means the authorization behind this token is gone (spec), so the stored token of the
-    // same grant is no better: only a token from a newer grant is worth trying.
+    // The token machine decides: a newer token already in use answers at once; the refused one is
+    // dropped. A 401 means the authorization behind this token is gone (spec), so the stored
+    // token of the same grant is no better: only a token from a newer grant is worth trying.
+    const view: MachineState = { link: session.state, granting: false, unlinks: 0 };
+    if (session.current) view.access = { token: session.current.token };
+    const decided = step(view, { type: 'unauthorized', token: rejectedToken });
+    if (decided.state.access !== undefined) return decided.state.access.token;
     session.rememberRejected(rejectedToken);
     if (session.record?.accessToken !== undefined) session.rememberRejected(session.record.accessToken);
-    if (session.current?.token === rejectedToken) session.current = undefined;
+    session.dropAccess();
     let failure: unknown;
     try {
       await this.refresh.run('unauthorized');
@@ -74,7 +92,7 @@ export class AccessTokens {
         delete next.accessTokenExpiresAt;
         delete next.accessTokenIssuedAt;
         session.adopt(await session.store.write(next, fresh));
-        session.current = undefined;
+        session.dropAccess();
       }),
     );
     // Another process stored a token we have not seen rejected: worth one more try.

@@ -1,6 +1,7 @@
 // A failed token-endpoint outcome as the typed error callers decide by, in words for the user.
 import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import type { GrantOutcome } from './oauth.js';
+import { settingsAdvice } from './token-messages.js';
 
 /** `what` names the attempt, e.g. "The token renewal failed". */
 export function grantError(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, what: string): CloudError {
@@ -8,7 +9,7 @@ export function grantError(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, w
     case 'rejected':
       return new RefreshRejectedError(`${what}: the service refused it${outcome.oauthError ? ` (${outcome.oauthError})` : ''}.`, outcome.oauthError);
     case 'clientRejected':
-      return new RequestRejectedError(`${what}: the service refused the client id or client secret (${outcome.status}); check both in the plugin settings.`, outcome.status);
+      return new RequestRejectedError(`${what}: ${settingsAdvice(outcome.setting, outcome.oauthError ?? String(outcome.status))}`, outcome.status);
     case 'rateLimited':
       return new RateLimitedError(`${what}: the service asked to slow down.`, outcome.retryAfterMs);
     case 'unavailable':

@@ -11,12 +11,17 @@ export class HeaderTokens {
 
   constructor(private readonly session: TokenSession) {}
 
-  /** An answer carried `token`: the service accepted the call, so the current token is alive. */
-  note(token: string): void {
+  /**
+   * An answer carried `token`: the service accepted the call, so the current token is alive.
+   * `sentWith` is the token the request went out with: an answer to a request of a link that was
+   * undone meanwhile must not bring a token back.
+   */
+  note(token: string, sentWith?: string): void {
     const session = this.session;
     const now = session.now();
-    if (token === '' || session.isRejected(token)) return;
-    session.lastAliveAt = now;
+    if (token === '' || session.isRejected(token) || !session.acceptsHeaderFrom(sentWith, token)) return;
+    session.noteLive(token);
+    session.aliveAt(now);
     if (session.current?.token !== token) {
       // Header tokens extend the expiry; the issue time stays the grant's, so "10% of the lifetime"
       // keeps meaning the lifetime the service granted.
@@ -26,7 +31,7 @@ export class HeaderTokens {
       const issuedAt = session.current?.issuedAt ?? times.issuedAt;
       if (expiresAt !== undefined) next.expiresAt = expiresAt;
       if (issuedAt !== undefined) next.issuedAt = issuedAt;
-      session.current = next;
+      session.useAccess(next);
     }
     const record = session.record;
     if (record && !this.saving && record.accessToken !== token) {
@@ -60,7 +65,7 @@ export class HeaderTokens {
       if (current.expiresAt !== undefined) next.accessTokenExpiresAt = current.expiresAt;
       if (current.issuedAt !== undefined) next.accessTokenIssuedAt = current.issuedAt;
       if (session.lastAliveAt !== undefined) next.lastKeepAliveAt = session.lastAliveAt;
-      session.record = await session.store.write(next, fresh);
+      session.stored(await session.store.write(next, fresh));
       session.log.debug('Lock Access: saved the updated access token.');
     });
   }

@@ -18,7 +18,7 @@ export interface KeepAliveOptions {
   refresh: RefreshGrant;
   access: AccessTokens;
   /** A newer token from an answer's header (the manager's noteResponseToken). */
-  onHeaderToken: (token: string) => void;
+  onHeaderToken: (token: string, sentWith?: string) => void;
 }
 
 function formatDate(epochMs: number): string {
@@ -141,7 +141,8 @@ export class KeepAlive {
           return;
         }
         if (fresh.rotations !== session.record?.rotations) session.adopt(fresh);
-        await check.validatePending(fresh, 'expiry');
+        // Renewed tokens not on disk yet: their waiting access token is the one in memory.
+        await check.validatePending(session.saver.unsaved && session.record ? session.record : fresh, 'expiry');
       });
     }
     if (!session.current) {
@@ -152,8 +153,10 @@ export class KeepAlive {
       const token = session.current.token;
       const result = await check.check(token);
       if (result.kind === 'ok') {
-        this.options.onHeaderToken(result.headerToken ?? token);
-        session.lastAliveAt = now;
+        // An unlink while the check was under way: its answer keeps nothing alive.
+        if (!session.acceptsHeaderFrom(token)) return;
+        this.options.onHeaderToken(result.headerToken ?? token, token);
+        session.aliveAt(now);
         session.log.debug('Lock Access: daily keep-alive call succeeded.');
       } else if (result.kind === 'unauthorized') {
         await access.afterUnauthorized(token);

@@ -12,6 +12,8 @@ import { safeErrorText } from './safe-error-text.js';
 import { newLinkRecord, unlinkedRecord, type Seeds } from './seeds.js';
 import type { TokenCheck } from './token-check.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
+import { initialState, step } from './token-machine.js';
+import { machineFromRecord } from './token-machine-record.js';
 import { expiryOf } from './token-schedule.js';
 import type { TokenSession } from './token-session.js';
 
@@ -24,7 +26,7 @@ export interface LinkActionsOptions {
   access: AccessTokens;
   keepAlive: KeepAlive;
   /** A newer token from an answer's header (the manager's noteResponseToken). */
-  onHeaderToken: (token: string) => void;
+  onHeaderToken: (token: string, sentWith?: string) => void;
 }
 
 export class LinkActions {
@@ -43,7 +45,7 @@ export class LinkActions {
       session.store.locked(async () => {
         const fresh = await session.store.read();
         session.adopt(await session.store.write(newLinkRecord(fresh, { refreshToken }, options.seeds, session.now()), fresh));
-        session.current = undefined;
+        session.dropAccess();
       }),
     );
     session.log.info('Lock Access: linking with the pasted refresh token.');
@@ -70,9 +72,10 @@ export class LinkActions {
         link.pendingAccessToken = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt };
         if (expiresAt !== undefined) link.pendingAccessToken.expiresAt = expiresAt;
         link.lastRefreshAt = receivedAt;
-        const written = await session.store.write(link, fresh);
+        // The code is spent: these tokens exist nowhere else, so a storage fault must not lose them.
+        const written = await session.saver.persist(link, fresh);
         session.adopt(written);
-        session.current = undefined;
+        session.dropAccess();
         await options.check.validatePending(written, 'link');
       }),
     );
@@ -99,7 +102,7 @@ export class LinkActions {
       result = await check.check(token);
     }
     if (result.kind === 'ok') {
-      this.options.onHeaderToken(result.headerToken ?? token);
+      this.options.onHeaderToken(result.headerToken ?? token, token);
       return { ok: true, message: 'Connected: the Lock Access service accepted the access token.' };
     }
     if (result.kind === 'unauthorized') return { ok: false, message: `The service refused the access token. ${REAUTHORIZATION_ADVICE}` };
@@ -107,23 +110,30 @@ export class LinkActions {
   }
 
   /**
-   * Forgets the tokens: tokens.json becomes a tombstone that remembers every seed, so the unlink
-   * survives restarts with tokens still in config.json. Rejects (nothing forgotten) when the file
-   * cannot be written.
+   * Forgets the tokens: at once in memory (answers still in flight can no longer bring one back),
+   * then on disk as a tombstone that remembers every seed, so the unlink survives restarts with
+   * tokens still in config.json. Rejects when the tombstone cannot be written; this process stays
+   * unlinked all the same.
    */
   async unlink(): Promise<void> {
     const { session, options } = this;
+    session.markUnlinked();
+    options.keepAlive.forget();
+    session.setState('unlinked', undefined);
     await options.refresh.settle();
+    // A grant that was running may have adopted its tokens meanwhile: forget them too.
+    session.markUnlinked();
     const tombstone = await session.track(
       session.store.locked(async () => {
         const fresh = await session.store.read().catch(() => undefined);
-        return session.store.write(unlinkedRecord(fresh ?? session.record, options.seeds, session.now()), fresh);
+        const previous = fresh ?? session.record;
+        // The token machine's unlink: no token of any kind, and one more unlink counted, which
+        // is how another process tells an unlink from a renewal.
+        const decided = step(previous ? machineFromRecord(previous, false) : initialState, { type: 'unlinked' });
+        return session.store.write({ ...unlinkedRecord(previous, options.seeds, session.now()), unlinks: decided.state.unlinks }, fresh);
       }),
     );
-    session.record = tombstone;
-    session.current = undefined;
-    session.lastAliveAt = undefined;
-    options.keepAlive.forget();
+    session.stored(tombstone);
     session.setState('unlinked', undefined);
     session.log.info('Lock Access: account unlinked; the stored tokens were deleted, and tokens still in the plugin settings are not used again.');
   }

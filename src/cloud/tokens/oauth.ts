@@ -18,10 +18,16 @@ export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 export type GrantOutcome =
   /** 2xx with a usable body. */
   | { kind: 'tokens'; tokens: TokenResponse; receivedAt: number }
-  /** 400: the grant was refused (refresh token used, expired or revoked; or a bad code). Nothing was consumed. */
+  /**
+   * 400 with `invalid_grant` or without a readable `error`: the refresh token (or code) is spent,
+   * expired or revoked.
+   */
   | { kind: 'rejected'; status: number; oauthError?: string }
-  /** 401/403: the client id or secret is wrong. Nothing was consumed. */
-  | { kind: 'clientRejected'; status: number; oauthError?: string }
+  /**
+   * 400 with `invalid_client`, `unauthorized_client` or `invalid_request`, or 401/403: our own
+   * client id, client secret or request is wrong, so the refresh token was not consumed.
+   */
+  | { kind: 'clientRejected'; status: number; oauthError?: string; setting: SettingToFix }
   /** 429: come back later. Nothing was consumed. */
   | { kind: 'rateLimited'; retryAfterMs?: number }
   /**
@@ -45,6 +51,31 @@ export interface GrantRequest {
   now: () => number;
   /** Called when response headers arrived, before the body is read (crash tests pause here). */
   onResponse?: () => Promise<void>;
+}
+
+/** The plugin setting a client error points at, named as in the plugin's config. */
+export type SettingToFix = 'clientSecret' | 'clientId' | 'clientId and clientSecret';
+
+/**
+ * RFC 6749 section 5.2 errors that blame the client, not the grant: the service did not look at
+ * the refresh token, so it is still unused. `invalid_client` is failed client authentication,
+ * which with a known client id is nearly always the secret; `unauthorized_client` means this
+ * client id may not use the grant; `invalid_request` is a missing or malformed parameter, such as
+ * an empty or pasted-with-spaces id or secret.
+ */
+const CLIENT_ERRORS: Readonly<Record<string, SettingToFix>> = {
+  invalid_client: 'clientSecret',
+  unauthorized_client: 'clientId',
+  invalid_request: 'clientId and clientSecret',
+};
+
+/** Reads a 4xx answer of the token endpoint by its OAuth `error` (RFC 6749 section 5.2). */
+export function classifyRefusal(status: number, oauthError: string | undefined): Extract<GrantOutcome, { kind: 'rejected' | 'clientRejected' }> {
+  const setting = oauthError !== undefined ? CLIENT_ERRORS[oauthError] : undefined;
+  if (setting !== undefined) return { kind: 'clientRejected', status, oauthError, setting };
+  if (status === 400) return oauthError !== undefined ? { kind: 'rejected', status, oauthError } : { kind: 'rejected', status };
+  // 401/403 without a client error word: client authentication failed (RFC 6749 section 5.2).
+  return { kind: 'clientRejected', status, ...(oauthError !== undefined ? { oauthError } : {}), setting: 'clientId and clientSecret' };
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
@@ -80,9 +111,8 @@ export async function postTokenGrant(request: GrantRequest): Promise<GrantOutcom
   }
   if (request.onResponse) await request.onResponse();
 
-  if (response.status === 400) return { kind: 'rejected', status: 400, oauthError: await oauthErrorOf(response) };
-  if (response.status === 401 || response.status === 403) {
-    return { kind: 'clientRejected', status: response.status, oauthError: await oauthErrorOf(response) };
+  if (response.status === 400 || response.status === 401 || response.status === 403) {
+    return classifyRefusal(response.status, await oauthErrorOf(response));
   }
   if (response.status === 429) {
     await response.body?.cancel().catch(() => undefined);

@@ -1,16 +1,25 @@
 // The refresh grant (design 4): one at a time within the process (a shared promise) and across
 // processes (the store's lock), a marker on disk before the request, the single-use successor on
 // disk before anything else, and for every outcome a plain answer to "was the refresh token spent?".
-import { CloudError, NotLinkedError, RefreshRejectedError, TransientError } from '../http/errors.js';
+import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { grantError } from './grant-error.js';
 import { decodeJwtTimes } from './jwt.js';
-import { postTokenGrant, type GrantRequest } from './oauth.js';
+import { postTokenGrant, type GrantOutcome, type GrantRequest } from './oauth.js';
 import { safeErrorText } from './safe-error-text.js';
 import type { TokenCheck } from './token-check.js';
+import { step } from './token-machine.js';
+import { grantFailureOf, machineFromRecord, recordFromMachine } from './token-machine-record.js';
 import { NOT_LINKED_MESSAGE, UNCERTAIN_MESSAGE } from './token-messages.js';
 import { expiryOf } from './token-schedule.js';
 import type { RefreshReason, TokenSession } from './token-session.js';
 import type { TokenRecord } from './token-store.js';
+
+const REFUSED_MESSAGE = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
+
+/** The advice part of a client-error message (the log line adds its own lead). */
+function settingsText(error: Error): string {
+  return error.message.replace(/^The token renewal failed: /, '');
+}
 
 /** Points inside a refresh where the crash tests pause the process (see test/fixtures/token-child.ts). */
 export type RefreshStep = 'markerWritten' | 'responseReceived' | 'responseRead' | 'tokensWritten';
@@ -72,6 +81,11 @@ export class RefreshGrant {
 
   private async runLocked(reason: RefreshReason, basis: number | undefined): Promise<void> {
     const session = this.session;
+    // Renewed tokens still only in memory: save them first. Their marker is still on disk, and
+    // reading it as an interrupted grant would drop the refresh token they replaced.
+    if (session.saver.unsaved && !(await session.saver.flushLocked())) {
+      throw new TransientError('The renewed tokens are not saved yet, so no new renewal starts; the current access token stays in use.');
+    }
     let fresh = await session.store.read();
     fresh = await recoverInterrupted(session, fresh);
     if (!fresh || fresh.state === 'unlinked') {
@@ -100,7 +114,7 @@ export class RefreshGrant {
 
     // Write-ahead: the marker (with the old token still in place) is on disk before the grant is sent.
     const marked = await session.store.write({ ...fresh, refreshInFlight: { pid: process.pid, nonce: `${session.now()}-${Math.random()}`, startedAt: session.now() } }, fresh);
-    session.record = marked;
+    session.stored(marked);
     session.log.debug(`Lock Access: renewing the access token (${reason}).`);
     const onStep = this.options.onStep;
     if (onStep) await onStep('markerWritten');
@@ -115,62 +129,82 @@ export class RefreshGrant {
       if (onStep) await onStep('responseRead');
       const times = decodeJwtTimes(tokens.access_token);
       const expiresAt = expiryOf(times.expiresAt, tokens.expires_in, receivedAt);
-      const next: TokenRecord = {
-        ...marked,
-        refreshToken: tokens.refresh_token,
-        rotations: marked.rotations + 1,
-        state: 'linked',
-        lastRefreshAt: receivedAt,
-        pendingAccessToken: { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt, ...(expiresAt !== undefined ? { expiresAt } : {}) },
-      };
-      delete next.refreshInFlight;
-      delete next.refreshTokenLost;
+      const access = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt, ...(expiresAt !== undefined ? { expiresAt } : {}) };
+      const decided = step(machineFromRecord(marked, true), { type: 'grantSucceeded', refreshToken: tokens.refresh_token, access });
+      const next: TokenRecord = { ...recordFromMachine(marked, decided.state), rotations: marked.rotations + 1, lastRefreshAt: receivedAt };
       delete next.message;
-      // First thing after the body: the single-use successor is on disk before anything else.
-      const written = await session.store.write(next, marked);
-      session.record = written;
+      // First thing after the body (the machine's first effect): the single-use successor is on
+      // disk before anything else. A storage fault keeps it in memory and retries (the saver): it
+      // is the only copy there is.
+      const written = await session.saver.persist(next, marked);
+      session.stored(written);
       if (onStep) await onStep('tokensWritten');
       session.log.info('Lock Access: access token renewed; the new refresh token is saved.');
       this.options.onRenewed();
-      await this.options.check.validatePending(written, reason);
+      // The machine's second effect: check the new access token before the old one is dropped.
+      if (decided.effects.some((effect) => effect.type === 'checkToken')) await this.options.check.validatePending(written, reason);
       if (session.state !== 'linked') session.setState('linked', undefined);
       return;
     }
 
-    const cleared: TokenRecord = { ...marked };
-    delete cleared.refreshInFlight;
+    if (outcome.kind === 'rejected') {
+      // Re-read before declaring the link lost: a racing process may have rotated after all.
+      const again = await session.store.read();
+      if (again && again.rotations !== marked.rotations) {
+        session.adopt(again);
+        return;
+      }
+    }
+    const decided = step(machineFromRecord(marked, true), { type: 'grantFailed', failure: grantFailureOf(outcome) });
+    const next = recordFromMachine(marked, decided.state);
+    const error = grantError(outcome, 'The token renewal failed');
+    for (const effect of decided.effects) {
+      if (effect.type === 'persist') {
+        await this.persistFailure(outcome, next, marked, error);
+      } else if (effect.type === 'warn') {
+        this.warn(effect.about, outcome, error);
+      }
+      // scheduleRetry: the error thrown below is the caller's cue to retry with back-off.
+    }
+    if (outcome.kind === 'rejected') throw new RefreshRejectedError(REFUSED_MESSAGE, outcome.oauthError);
+    if (outcome.kind === 'lost') throw new TransientError(`The token renewal got no usable answer (${outcome.detail}).`);
+    if (outcome.kind === 'clientRejected') {
+      // Callers log their failures on every attempt; the instruction itself is in the one warning.
+      throw new RequestRejectedError(`The token renewal failed: the service refused the plugin's ${outcome.setting} (${outcome.oauthError ?? outcome.status}); the refresh token is kept, see the warning that says what to fix.`, outcome.status);
+    }
+    throw error;
+  }
+
+  /** Writes what the machine decided after a failed grant, with the words for the user. */
+  private async persistFailure(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, next: TokenRecord, marked: TokenRecord, error: Error): Promise<void> {
+    const session = this.session;
     switch (outcome.kind) {
-      case 'rejected': {
-        // Re-read before declaring the link lost: a racing process may have rotated after all.
-        const again = await session.store.read();
-        if (again && again.rotations !== marked.rotations) {
-          session.adopt(again);
-          return;
-        }
-        const message = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
-        const next: TokenRecord = { ...cleared, refreshTokenLost: 'rejected', state: 'reauthorizationNeeded', message };
-        delete next.refreshToken;
-        session.adopt(await session.store.write(next, marked));
-        session.logReauthorization(message);
-        throw new RefreshRejectedError(message, outcome.oauthError);
-      }
-      case 'lost': {
-        const next: TokenRecord = { ...cleared, refreshTokenLost: 'uncertain', message: UNCERTAIN_MESSAGE };
-        delete next.refreshToken;
-        session.adopt(await session.store.write(next, marked));
-        session.log.warn(`Lock Access: ${UNCERTAIN_MESSAGE} (${outcome.detail}). If Lock Access later says it needs you to link again, do so in the plugin settings.`);
-        throw new TransientError(`The token renewal got no usable answer (${outcome.detail}).`);
-      }
-      default: {
-        // Nothing was consumed: keep the refresh token for a later attempt.
-        session.record = await session.store.write(cleared, marked);
-        const error = grantError(outcome, 'The token renewal failed');
-        if (outcome.kind === 'clientRejected') {
-          session.message = error.message;
-          session.log.error(`Lock Access: ${error.message}`);
-        }
-        throw error;
-      }
+      case 'rejected':
+        session.adopt(await session.store.write({ ...next, message: REFUSED_MESSAGE }, marked));
+        return;
+      case 'lost':
+        session.adopt(await session.store.write({ ...next, message: UNCERTAIN_MESSAGE }, marked));
+        return;
+      case 'clientRejected':
+        // Our own settings are wrong (RFC 6749 5.2 client errors): the refresh token was never
+        // looked at, so it stays; the file and the status say which setting to fix.
+        // Shown on every failure, logged once per start (the machine warns once per record).
+        session.stored(await session.saver.persist({ ...next, message: settingsText(error) }, marked));
+        session.noteSettingsProblem(settingsText(error));
+        return;
+      default:
+        // Nothing was consumed. Through the saver: a marker left on disk would later read as an
+        // interrupted grant and drop this unspent refresh token.
+        session.stored(await session.saver.persist(next, marked));
+    }
+  }
+
+  private warn(about: 'settings' | 'notSaved' | 'reauthorization' | 'uncertain', outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, error: Error): void {
+    const session = this.session;
+    if (about === 'reauthorization') session.logReauthorization(REFUSED_MESSAGE);
+    else if (about === 'settings') session.noteSettingsProblem(settingsText(error));
+    else if (about === 'uncertain' && outcome.kind === 'lost') {
+      session.log.warn(`Lock Access: ${UNCERTAIN_MESSAGE} (${outcome.detail}). If Lock Access later says it needs you to link again, do so in the plugin settings.`);
     }
   }
 }

@@ -35,6 +35,7 @@ export function newLinkRecord(
     linkedAt: now,
     knownSeedHashes: dedupeTail(known, SEED_HASH_MEMORY),
   };
+  if (previous?.unlinks !== undefined) link.unlinks = previous.unlinks;
   if (tokens.refreshToken !== undefined) link.refreshToken = tokens.refreshToken;
   else link.refreshTokenLost = 'none';
   return link;
@@ -56,6 +57,7 @@ export function unlinkedRecord(previous: TokenRecord | undefined, seeds: Seeds |
     state: 'unlinked',
     linkedAt: previous?.linkedAt ?? now,
     unlinkedAt: now,
+    unlinks: (previous?.unlinks ?? 0) + 1,
     refreshTokenLost: 'none',
     knownSeedHashes: dedupeTail(known, SEED_HASH_MEMORY),
   };
@@ -87,6 +89,6 @@ export async function applySeeds(session: TokenSession, seeds: Seeds | undefined
       : 'Lock Access: linking with the tokens from the plugin settings; from now on the plugin keeps them fresh on its own.',
   );
   const written = await session.store.write(link, record);
-  session.current = undefined;
+  session.dropAccess();
   return written;
 }

@@ -4,6 +4,8 @@
 import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { describeNetworkError } from '../http/network-error.js';
 import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from '../http/service-request.js';
+import { step } from './token-machine.js';
+import { machineFromRecord, recordFromMachine } from './token-machine-record.js';
 import { currentFromPending, type RefreshReason, type TokenSession } from './token-session.js';
 import type { TokenRecord } from './token-store.js';
 
@@ -34,7 +36,7 @@ export interface TokenCheckOptions {
   endpoint: ServiceEndpoint;
   timeoutMs: number;
   /** A newer token from an answer's header (the manager's noteResponseToken). */
-  onHeaderToken: (token: string) => void;
+  onHeaderToken: (token: string, sentWith?: string) => void;
 }
 
 export class TokenCheck {
@@ -56,30 +58,35 @@ export class TokenCheck {
     const pending = record.pendingAccessToken;
     if (!pending) return;
     const result = await this.check(pending.token);
+    // The token machine decides; its view holds the access token in use (not the one on disk),
+    // and none for a new link, whose token must win over anything left from before.
+    const view = machineFromRecord(record, false);
+    delete view.access;
+    const inUse = session.current;
+    if (inUse && !session.isRejected(inUse.token) && reason !== 'link') view.access = { token: inUse.token };
+    const decided = step(view, { type: 'checked', token: pending.token, result: result.kind });
+    const persist = decided.effects.some((effect) => effect.type === 'persist');
     if (result.kind === 'ok') {
-      const next: TokenRecord = { ...record, accessToken: pending.token, accessTokenIssuedAt: pending.issuedAt, headerTokenSavedAt: session.now() };
+      const next: TokenRecord = { ...recordFromMachine(record, decided.state), accessToken: pending.token, accessTokenIssuedAt: pending.issuedAt, headerTokenSavedAt: session.now() };
       if (pending.expiresAt !== undefined) next.accessTokenExpiresAt = pending.expiresAt;
       else delete next.accessTokenExpiresAt;
-      delete next.pendingAccessToken;
-      const written = await session.store.write(next, record);
+      const written = persist ? await session.saver.persist(next, record) : record;
       session.adopt(written);
-      session.current = currentFromPending(pending);
-      if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken);
-      else session.lastAliveAt = session.now();
+      session.useAccess(currentFromPending(pending));
+      if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken, pending.token);
+      else session.aliveAt(session.now());
       session.log.debug('Lock Access: the new access token works.');
       return;
     }
     if (result.kind === 'unauthorized') {
       session.rememberRejected(pending.token);
-      const next: TokenRecord = { ...record };
-      delete next.pendingAccessToken;
-      session.adopt(await session.store.write(next, record));
+      if (persist) session.adopt(await session.saver.persist(recordFromMachine(record, decided.state), record));
       session.log.warn('Lock Access: the service refused the access token it had just issued; the previous access token stays in use.');
       return;
     }
-    // No answer: keep both; use the new one only when there is nothing better.
-    const oldUsable = session.current !== undefined && !session.isRejected(session.current.token) && reason !== 'link';
-    if (!oldUsable) session.current = currentFromPending(pending);
+    // No answer: keep both; the new one is used only when there is nothing better.
+    if (decided.state.access?.token === pending.token) session.useAccess(currentFromPending(pending));
     session.log.debug(`Lock Access: could not check the new access token yet (${result.detail}); checking again later.`);
   }
+
 }

@@ -6,7 +6,9 @@
 //   seeds           config tokens as seeds          refresh-grant  the refresh grant
 //   token-check     GET /users/me checks            header-token   tokens from answers' headers
 //   access-tokens   tokens for callers, 401s        keep-alive     the timer
-//   link-actions    what the settings UI does
+//   link-actions    what the settings UI does       token-saver    writes that must not lose tokens
+//   token-machine   the rules as one pure (state, event) -> (state, effects) function; the grant,
+//                   the new token's check, header tokens and the saver ask it what to do
 import type { Storage } from '../../storage.js';
 import type { Logger } from '../../util/logger.js';
 import { nodeFetch } from '../http/node-fetch.js';
@@ -44,7 +46,7 @@ export interface TokenManagerOptions {
 // What callers of the manager also need, from the one module they import.
 export type { RefreshStep } from './refresh-grant.js';
 export { REAUTHORIZATION_ADVICE } from './token-messages.js';
-export type { LinkState, TokenStatus } from './token-session.js';
+export type { LinkState, TokenProblem, TokenStatus } from './token-session.js';
 
 export class TokenManager {
   private readonly session: TokenSession;
@@ -67,8 +69,8 @@ export class TokenManager {
       fetch: fetchFn,
       now,
     };
-    const onHeaderToken = (token: string): void => {
-      this.noteResponseToken(token);
+    const onHeaderToken = (token: string, sentWith?: string): void => {
+      this.noteResponseToken(token, sentWith);
     };
     this.session = new TokenSession(new TokenStore(options.storage, options.lockOptions), options.log, now);
     this.headerTokens = new HeaderTokens(this.session);
@@ -106,6 +108,11 @@ export class TokenManager {
     return this.session.onStateChange(listener);
   }
 
+  /** Anything status() shows changed: the state, its message, or a problem (settings, unsaved tokens). */
+  onStatusChange(listener: () => void): () => void {
+    return this.session.onStatusChange(listener);
+  }
+
   /** Loads the store, applies config seeds, schedules keep-alive and expiry refresh. Never throws for network problems. */
   async start(): Promise<LinkState> {
     this.keepAlive.start();
@@ -127,17 +134,22 @@ export class TokenManager {
   }
 
   /** Resolves once no keep-alive, refresh or token write started by this manager is running. */
-  settled(): Promise<void> {
-    return this.session.settled();
+  async settled(): Promise<void> {
+    await this.session.settled();
+    await this.session.saver.idle();
   }
 
   getAccessToken(): Promise<string> {
     return this.access.get();
   }
 
-  /** A response's `x-svc-access-token`: used at once, written to disk at most once per 24 h. */
-  noteResponseToken(token: string): void {
-    this.headerTokens.note(token);
+  /**
+   * A response's `x-svc-access-token`: used at once, written to disk at most once per 24 h.
+   * `sentWith` (the token the request carried) lets an answer that was in flight during an unlink
+   * be ignored.
+   */
+  noteResponseToken(token: string, sentWith?: string): void {
+    this.headerTokens.note(token, sentWith);
     if (this.keepAlive.running) this.keepAlive.schedule();
   }
 
@@ -206,13 +218,15 @@ export class TokenManager {
       record = await recoverInterrupted(session, record);
       record = await applySeeds(session, this.options.seeds, record);
       session.adopt(record);
-      session.lastAliveAt = record?.lastKeepAliveAt;
+      session.aliveAt(record?.lastKeepAliveAt);
       if (record?.pendingAccessToken) await this.check.validatePending(record, 'noAccessToken');
     });
     if (session.state === 'reauthorizationNeeded') session.logReauthorization(session.message ?? 'the stored link no longer works');
     // A tombstone is silent otherwise: say why config tokens do nothing.
     else if (session.record?.state === 'unlinked') this.options.log.warn(UNLINKED_AT_START_MESSAGE);
-    if (session.state !== 'unlinked' && !session.current && session.refreshUsable()) {
+    // A setting the service refused may be fixed now: the kept refresh token shows it at once.
+    const settingsToRetry = session.record?.settingsProblem !== undefined;
+    if (session.state !== 'unlinked' && (!session.current || settingsToRetry) && session.refreshUsable()) {
       try {
         await this.refresh.run('noAccessToken');
       } catch (error) {

@@ -16,3 +16,22 @@ export const UNCERTAIN_MESSAGE =
 
 /** What callers are told once the link is lost for good. */
 export const RELINK_MESSAGE = `Lock Access needs you to link your account again. ${REAUTHORIZATION_ADVICE}`;
+
+/**
+ * The token endpoint blamed our own settings (RFC 6749 `invalid_client`, `unauthorized_client`,
+ * `invalid_request`): which setting to fix, and that nothing was lost. `code` is the OAuth error
+ * word or the HTTP status, never anything the service echoed.
+ */
+export function settingsAdvice(setting: 'clientSecret' | 'clientId' | 'clientId and clientSecret', code: string): string {
+  const what = setting === 'clientSecret'
+    ? 'the service did not accept the client credentials, which usually means clientSecret is wrong (or clientId belongs to another client)'
+    : setting === 'clientId'
+      ? 'the service says this client may not renew tokens, so clientId is probably wrong'
+      : 'the service found the renewal request malformed, so check clientId and clientSecret for missing characters or stray spaces';
+  return `${what} (${code}). Fix ${setting === 'clientId and clientSecret' ? 'them' : setting} in the plugin settings and restart Homebridge: the refresh token was not used and links again as it is.`;
+}
+
+/** Storage faults right after a grant: the new tokens are in use but not on disk yet. */
+export function notSavedMessage(reason: string): string {
+  return `The renewed tokens are in use but not saved yet (${reason}). The plugin keeps retrying the save; free disk space or fix the folder's permissions, and do not restart Homebridge until a later line says the tokens are saved.`;
+}

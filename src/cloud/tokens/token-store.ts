@@ -29,6 +29,11 @@ export const tokenRecordSchema = z.object({
   state: z.enum(['linked', 'reauthorizationNeeded', 'unlinked']),
   /** Plain-words note for the UI (never a secret). */
   message: z.string().optional(),
+  /**
+   * The token endpoint blamed our own settings (wrong client id or secret): the refresh token is
+   * kept unused, and this names what the user must fix. Cleared by the next successful grant.
+   */
+  settingsProblem: z.enum(['clientSecret', 'clientId', 'clientId and clientSecret']).optional(),
   /** Absent once spent without a known successor: structurally impossible to send twice. */
   refreshToken: z.string().optional(),
   /** Why there is no refresh token: the server refused it, or it may have been spent without us getting the answer. */
@@ -44,6 +49,12 @@ export const tokenRecordSchema = z.object({
   lastRefreshAt: z.number().optional(),
   lastKeepAliveAt: z.number().optional(),
   linkedAt: z.number(),
+  /**
+   * How many unlinks this store has seen; a new link carries it over. A record with a higher count
+   * than the one a process knows means an unlink happened in between, even when a new link already
+   * replaced the tombstone (the plugin looks at the file only every few seconds).
+   */
+  unlinks: z.number().int().optional(),
   /** When the user unlinked (tombstones only). */
   unlinkedAt: z.number().optional(),
   /** Hash of the config seed this link came from. */

@@ -16,11 +16,15 @@ describe('design 4: what each failed grant means to the caller', () => {
     expect(grantError({ kind: 'rejected', status: 400 }, what).message).toBe('The token renewal failed: the service refused it.');
   });
 
-  it('401/403 names the settings to check', () => {
-    const error = grantError({ kind: 'clientRejected', status: 401 }, what);
+  it('a client error names the setting to fix and says the refresh token was not used', () => {
+    const error = grantError({ kind: 'clientRejected', status: 400, oauthError: 'invalid_client', setting: 'clientSecret' }, what);
     expect(error).toBeInstanceOf(RequestRejectedError);
-    expect(error.status).toBe(401);
-    expect(error.message).toContain('check both in the plugin settings');
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('Fix clientSecret in the plugin settings');
+    expect(error.message).toContain('(invalid_client)');
+    expect(error.message).toContain('refresh token was not used');
+    expect(grantError({ kind: 'clientRejected', status: 400, oauthError: 'unauthorized_client', setting: 'clientId' }, what).message).toContain('Fix clientId');
+    expect(grantError({ kind: 'clientRejected', status: 403, setting: 'clientId and clientSecret' }, what).message).toContain('check clientId and clientSecret');
   });
 
   it('429 keeps the Retry-After; 503 and no answer are transient', () => {

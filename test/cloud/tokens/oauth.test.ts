@@ -59,11 +59,27 @@ describe('design 4: every answer says whether the refresh token may have been sp
 
   it('401 and 403 are the client credentials; 429 and 503 carry Retry-After; nothing was spent', async () => {
     answer(401, '{"error":"invalid_client"}');
-    expect(await grant()).toEqual({ kind: 'clientRejected', status: 401, oauthError: 'invalid_client' });
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 401, oauthError: 'invalid_client', setting: 'clientSecret' });
+    answer(403, '');
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 403, setting: 'clientId and clientSecret' });
     answer(429, '', { 'retry-after': '30' });
     expect(await grant()).toEqual({ kind: 'rateLimited', retryAfterMs: 30_000 });
     answer(503, '', { 'retry-after': '5' });
     expect(await grant()).toEqual({ kind: 'unavailable', retryAfterMs: 5_000 });
+  });
+
+  it('RFC 6749 5.2: a 400 that blames the client is no verdict on the refresh token, and names the setting', async () => {
+    answer(400, '{"error":"invalid_client","error_description":"client authentication failed"}');
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 400, oauthError: 'invalid_client', setting: 'clientSecret' });
+    answer(400, '{"error":"unauthorized_client"}');
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 400, oauthError: 'unauthorized_client', setting: 'clientId' });
+    answer(400, '{"error":"invalid_request"}');
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 400, oauthError: 'invalid_request', setting: 'clientId and clientSecret' });
+    // Only invalid_grant, or no readable error, means the token is spent.
+    answer(400, '{"error":"invalid_grant"}');
+    expect((await grant()).kind).toBe('rejected');
+    answer(400, 'not json');
+    expect((await grant()).kind).toBe('rejected');
   });
 
   it('a refused connection provably never reached the server: "notSent"', async () => {

@@ -56,7 +56,7 @@ describe('design 4: the record on disk decides which access token is in use', ()
 
   it('the same record again keeps a newer token from a header; a new rotation replaces it', () => {
     session.adopt(record());
-    session.current = { token: 'from-a-header', expiresAt: 3_000 };
+    session.useAccess({ token: 'from-a-header', expiresAt: 3_000 });
     session.adopt(record({ generation: 2 }));
     expect(session.currentToken()).toBe('from-a-header');
     session.adopt(record({ generation: 3, rotations: 2, accessToken: 'access-2' }));
