@@ -142,9 +142,9 @@ describe('callbacks reach the event log in plain words (design section 6)', () =
     // Callbacks are handled in arrival order: once a real one that follows is logged, the forged
     // one would have been logged before it.
     await sim.fire('unlock', { lockId: 'LOCK-1', by: 'manual' });
-    const after = await pollUntil(async () => {
+    const after = await pollUntil(() => {
       const lines = hb?.logs.slice(before) ?? [];
-      return lines.some((l) => /Front Door: Unlocked .*by hand/i.test(l)) ? lines : undefined;
+      return Promise.resolve(lines.some((l) => /Front Door: Unlocked .*by hand/i.test(l)) ? lines : undefined);
     }, 'the real callback that follows the forged one');
     expect(after.some((l) => /Front Door: Locked/.test(l))).toBe(false);
   });
