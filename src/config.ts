@@ -29,31 +29,50 @@ const httpUrl = (field: string, example: string) =>
       }
     }, { message: `${field} must be a full http(s) address such as ${example}` });
 
+/** A device id: spaces around it are a paste slip, so they are trimmed; an empty one is refused. */
+const deviceId = (kind: string) =>
+  z
+    .string({ error: `each ${kind} needs an id: copy it from the Lock Access app or use Find my devices in the plugin settings` })
+    .trim()
+    // After trimming, "has a character that is not a space" is "not empty"; as a pattern the
+    // settings form, which cannot trim, refuses an id of spaces alike.
+    .regex(/\S/, `the ${kind} id is empty: copy it from the Lock Access app or use Find my devices in the plugin settings`);
+
+/**
+ * Callback paths are appended to the public address, so it may carry no query string or fragment:
+ * `https://host/la?key=abc` would register `https://host/la?key=abc/lock/ID`, which reaches the
+ * listener as path `/la` with a query, and every callback would get 404.
+ */
+export const PUBLIC_URL_PATTERN = '^[^?#]*$';
+
 export const lockEntrySchema = z.object({
-  id: z.string({ error: 'each lock needs an id: copy it from the Lock Access app or the plugin settings' }).min(1, 'a lock id is empty'),
+  id: deviceId('lock'),
   name: z.string().optional(),
   doorSensor: z.boolean().default(false),
-  /** For a lock already in HomeKit on its own: only its door sensor (design 7b). Off when absent. */
+  /** For a lock already in HomeKit on its own: only its door sensor. Off when absent. */
   doorSensorOnly: z.boolean().optional(),
   hidden: z.boolean().default(false),
 });
 
-/** Someone whose unlocks and locks become an automation trigger on every lock (design 7b). */
+/** Someone whose unlocks and locks become an automation trigger on every lock. */
 export const personEntrySchema = z.object({
-  userId: z.string({ error: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().min(1, 'a person\'s userId is empty'),
+  userId: z.string({ error: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().regex(/\S/, 'a person\'s userId is empty'),
   /** Shown in Apple Home; the userId stands in when it is left empty. */
   name: z.string().trim().optional(),
 });
 
 export const doorbellEntrySchema = z.object({
-  id: z.string({ error: 'each doorbell needs an id: copy it from the Lock Access app or the plugin settings' }).min(1, 'a doorbell id is empty'),
+  id: deviceId('doorbell'),
   name: z.string().optional(),
   motionTimeoutSeconds: z.number().int().min(1, 'motionTimeoutSeconds must be at least 1').max(3600, 'motionTimeoutSeconds must be at most 3600').default(DEFAULT_MOTION_TIMEOUT_SECONDS),
   hidden: z.boolean().default(false),
 });
 
 export const webhookSchema = z.object({
-  publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access'),
+  publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access').regex(
+    new RegExp(PUBLIC_URL_PATTERN),
+    'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
+  ),
   listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
   listenPort: z.number({ error: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
   toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
@@ -78,7 +97,7 @@ export const configSchema = z.object({
   userWebhook: z.boolean().default(true),
   discoverDevices: z.boolean().default(true),
   refreshStateOnStart: z.boolean().default(true),
-  /** Design 7c: publish Matter endpoints too when the bridge runs Matter (Homebridge 2). */
+  /** Publish Matter endpoints too when the bridge runs Matter (Homebridge 2). */
   matter: z.boolean().default(true),
 });
 
@@ -88,8 +107,14 @@ export type DoorbellEntry = z.infer<typeof doorbellEntrySchema>;
 export type WebhookConfig = z.infer<typeof webhookSchema>;
 
 export type ConfigCheck =
-  | { ok: true; config: LockAccessConfig; warnings: string[] }
+  /** `disabled`: one sentence per device or person entry left out for a mistake inside it. */
+  | { ok: true; config: LockAccessConfig; warnings: string[]; disabled: string[] }
   | { ok: false; missing: string[]; problems: string[] };
+
+/** The lists whose entries stand alone: a mistake inside one disables that entry, not the plugin. */
+const ENTRY_LISTS = { locks: 'lock', doorbells: 'doorbell', people: 'person' } as const;
+type EntryList = keyof typeof ENTRY_LISTS;
+const isEntryList = (key: unknown): key is EntryList => typeof key === 'string' && key in ENTRY_LISTS;
 
 /** Fields a user must fill before the plugin does anything. */
 export const REQUIRED_FIELDS = ['apiKey', 'clientId', 'clientSecret', 'baseUrl', 'authUrl', 'webhook.publicUrl'] as const;
@@ -107,28 +132,70 @@ function lookup(raw: unknown, path: string): unknown {
   return value;
 }
 
+/** "Lock 2 (id "ABC", Front Door)": how a log line names an entry a user typed. */
+function entryName(list: EntryList, index: number, entry: unknown): string {
+  const kind = ENTRY_LISTS[list];
+  const fields = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+  const id = list === 'people' ? fields.userId : fields.id;
+  const known = [typeof id === 'string' && id.trim() !== '' ? `id "${id.trim()}"` : '', typeof fields.name === 'string' && fields.name.trim() !== '' ? fields.name.trim() : ''].filter(Boolean);
+  return `${kind.charAt(0).toUpperCase()}${kind.slice(1)} ${index + 1} of ${list}${known.length > 0 ? ` (${known.join(', ')})` : ''}`;
+}
+
+/** The problems of one refused parse, as sentences. */
+function problemSentences(issues: readonly z.core.$ZodIssue[], skip: (where: string) => boolean): string[] {
+  return issues
+    .filter((issue) => !skip(pathOf(issue.path)))
+    .map((issue) => {
+      const where = pathOf(issue.path);
+      return issue.message.startsWith(where.split('[')[0] ?? '') || where === '' ? issue.message : `${where}: ${issue.message}`;
+    });
+}
+
 /**
- * Parses the raw platform config. Never throws: a broken config yields the missing field names and
- * one readable sentence per problem, so the platform can log what to fix and stay idle.
+ * Parses the raw platform config. Never throws. A mistake in the account or webhook settings
+ * yields the missing field names and one readable sentence per problem, so the platform can log
+ * what to fix and stay idle. A mistake inside one lock, doorbell or person entry leaves that entry
+ * out, with a sentence naming the entry, the field and the fix, and everything else runs.
  */
 export function checkConfig(raw: unknown): ConfigCheck {
   const missing = REQUIRED_FIELDS.filter((field) => {
     const value = lookup(raw, field);
     return value === undefined || value === null || value === '';
   });
-  const parsed = configSchema.safeParse(raw);
+  const isMissing = (where: string) => missing.some((field) => field === where || field.startsWith(`${where}.`));
+  let parsed = configSchema.safeParse(raw);
+  const disabled: string[] = [];
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .filter((issue) => {
-        // A missing required field (or its missing parent object) is already named in `missing`.
-        const where = pathOf(issue.path);
-        return !missing.some((field) => field === where || field.startsWith(`${where}.`));
-      })
-      .map((issue) => {
-        const where = pathOf(issue.path);
-        return issue.message.startsWith(where.split('[')[0] ?? '') || where === '' ? issue.message : `${where}: ${issue.message}`;
-      });
-    return { ok: false, missing: [...missing], problems };
+    // Entry mistakes alone: parse again without the entries (or lists) that hold them.
+    const inEntry = (issue: z.core.$ZodIssue) => isEntryList(issue.path[0]);
+    if (missing.length > 0 || !parsed.error.issues.every(inEntry)) {
+      return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues.filter((issue) => !inEntry(issue)), isMissing) };
+    }
+    const record = raw as Record<string, unknown>;
+    const pruned: Record<string, unknown> = { ...record };
+    for (const list of Object.keys(ENTRY_LISTS) as EntryList[]) {
+      const issues = parsed.error.issues.filter((issue) => issue.path[0] === list);
+      if (issues.length === 0) continue;
+      const entries = record[list];
+      if (!Array.isArray(entries)) {
+        disabled.push(`${list} must be a list of ${ENTRY_LISTS[list]} entries; it is ignored until you fix it in the plugin settings.`);
+        pruned[list] = [];
+        continue;
+      }
+      const bad = new Map<number, string[]>();
+      for (const issue of issues) {
+        const index = typeof issue.path[1] === 'number' ? issue.path[1] : -1;
+        const field = issue.path.slice(2).map(String).join('.');
+        const text = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
+        bad.set(index, [...(bad.get(index) ?? []), text]);
+      }
+      for (const [index, texts] of bad) {
+        disabled.push(`${entryName(list, index, entries[index])} is left out until you fix it in the plugin settings: ${texts.join('; ')}. Everything else runs.`);
+      }
+      pruned[list] = entries.filter((_entry, index) => !bad.has(index));
+    }
+    parsed = configSchema.safeParse(pruned);
+    if (!parsed.success) return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues, isMissing) };
   }
   const warnings: string[] = [];
   if (new URL(parsed.data.webhook.publicUrl).protocol === 'http:') {
@@ -140,7 +207,7 @@ export function checkConfig(raw: unknown): ConfigCheck {
   if (peopleOf(parsed.data).length < parsed.data.people.length) {
     warnings.push('people lists the same userId more than once; the first entry is used.');
   }
-  return { ok: true, config: parsed.data, warnings };
+  return { ok: true, config: parsed.data, warnings, disabled };
 }
 
 /** The people of the config: the first entry per userId, each with a name (the userId when none is given). */
@@ -161,7 +228,7 @@ export function listenerPrefix(publicUrl: string): string {
   return path === '/' ? '' : path;
 }
 
-/** Callback URLs registered with the service (design section 3). */
+/** Callback URLs registered with the service: the public address plus /lock/ID, /doorbell/ID, /user. */
 export function callbackUrls(publicUrl: string) {
   const base = publicUrl.replace(/\/+$/, '');
   return {

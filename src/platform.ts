@@ -1,6 +1,7 @@
 // Homebridge lifecycle, as in the plugin template: the constructor checks the config,
 // configureAccessory only caches, didFinishLaunching starts the runtime, shutdown stops it.
-// A broken config logs what to fix and does nothing else.
+// A broken account or webhook setting logs what to fix and does nothing else; a mistake inside one
+// device or person entry leaves that entry out and everything else runs.
 import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig } from './config.js';
@@ -12,7 +13,7 @@ import { errorText } from './util/error-text.js';
 
 export class LockAccessPlatform implements DynamicPlatformPlugin {
   private readonly cached: PlatformAccessory[] = [];
-  /** Matter endpoints Homebridge 2 restored from its cache (design 7c); registered again on start. */
+  /** Matter endpoints Homebridge 2 restored from its cache; registered again on start. */
   private readonly cachedMatter: MatterAccessory[] = [];
   private runtime: Runtime | undefined;
 
@@ -31,10 +32,11 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
       return;
     }
     for (const warning of check.warnings) this.log.warn(warning);
+    for (const entry of check.disabled) this.log.error(entry);
     const config = check.config;
 
     api.on('didFinishLaunching', () => {
-      // Matter (design 7c) shows the same device set as HomeKit, synced after HomeKit's registry.
+      // Matter shows the same device set as HomeKit, synced after HomeKit's registry.
       const matter = (registry: ServedAccessories) =>
         matterPublisher({ api, log, registry, cached: this.cachedMatter, wanted: config.matter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME });
       const runtime = new Runtime({ api, log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, publishers: [matter] });

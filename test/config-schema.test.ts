@@ -14,6 +14,7 @@ interface JsonNode {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  pattern?: string;
   required?: boolean | string[];
   properties?: Record<string, JsonNode>;
   items?: JsonNode;
@@ -25,6 +26,8 @@ interface Flat {
   enum?: unknown[];
   minimum?: number;
   maximum?: number;
+  minLength?: number;
+  pattern?: string;
   required: boolean;
 }
 
@@ -38,6 +41,8 @@ function flatten(node: JsonNode, requiredOf: (parent: JsonNode, key: string, chi
       enum: child.enum ?? (child.const === undefined ? undefined : [child.const]),
       minimum: child.minimum,
       maximum: child.maximum,
+      minLength: child.minLength,
+      pattern: child.pattern,
       required: requiredOf(node, key, child),
     });
     if (child.type === 'object') flatten(child, requiredOf, path, out);
@@ -54,7 +59,7 @@ const fromZod = flatten(zodJson, (parent, key) => Array.isArray(parent.required)
 // Homebridge writes `platform` itself; the form never shows it.
 fromZod.delete('platform');
 
-describe('config.schema.json and src/config.ts agree (design section 3)', () => {
+describe('config.schema.json and src/config.ts agree: the settings form cannot save what the plugin refuses', () => {
   it('declares the platform alias and type of the design', () => {
     expect(form.pluginAlias).toBe('LockAccess');
     expect(form.pluginType).toBe('platform');
@@ -66,7 +71,7 @@ describe('config.schema.json and src/config.ts agree (design section 3)', () => 
   });
 
   for (const [path, zodFacts] of fromZod) {
-    it(`"${path}" has the same type, default, enum, bounds and required flag`, () => {
+    it(`"${path}" has the same type, default, enum, bounds, length, pattern and required flag`, () => {
       const formFacts = fromForm.get(path);
       expect(formFacts, `${path} is missing from config.schema.json`).toBeDefined();
       expect(formFacts).toEqual(zodFacts);

@@ -53,11 +53,14 @@ describe('config (design section 3)', () => {
     expect(check.warnings.join()).toMatch(/local testing/);
   });
 
-  it('a lock entry without id is named', () => {
-    const check = checkConfig({ ...complete, locks: [{ name: 'x' }] });
-    expect(check.ok).toBe(false);
-    if (check.ok) return;
-    expect(check.problems.join()).toMatch(/locks\[0\]\.id/);
+  it('a lock entry without id disables that entry alone, named with the field and the fix', () => {
+    const check = checkConfig({ ...complete, locks: [{ name: 'Shed' }, { id: 'L2', name: 'Back Door' }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.config.locks.map((l) => l.id)).toEqual(['L2']);
+    expect(check.disabled).toHaveLength(1);
+    expect(check.disabled[0]).toMatch(/^Lock 1 of locks \(Shed\) is left out until you fix it in the plugin settings: .*id.*copy it from the Lock Access app/);
+    expect(check.disabled[0]).toMatch(/Everything else runs\.$/);
   });
 
   it('derives the listener prefix and the registered callback URLs from publicUrl', () => {
@@ -89,10 +92,72 @@ describe('config: who and how (design 7b)', () => {
     expect(check.warnings.join()).toMatch(/same userId more than once/);
   });
 
-  it('a person without userId is named', () => {
-    const check = checkConfig({ ...complete, people: [{ name: 'Jamie' }] });
+  it('a person without userId disables that person alone', () => {
+    const check = checkConfig({ ...complete, people: [{ name: 'Jamie' }, { userId: 'u-2', name: 'Sam' }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(peopleOf(check.config)).toEqual([{ userId: 'u-2', name: 'Sam' }]);
+    expect(check.disabled.join()).toMatch(/^Person 1 of people \(Jamie\) is left out .*userId/);
+  });
+});
+
+describe('config: one bad entry disables that entry alone', () => {
+  it('motionTimeoutSeconds 0 on one doorbell leaves the other devices and the plugin running', () => {
+    const check = checkConfig({
+      ...complete,
+      locks: [{ id: 'L1', name: 'Front Door' }],
+      doorbells: [{ id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 0 }, { id: 'D2', name: 'Side Bell' }],
+    });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.config.locks.map((l) => l.id)).toEqual(['L1']);
+    expect(check.config.doorbells.map((d) => d.id)).toEqual(['D2']);
+    expect(check.disabled).toEqual([
+      'Doorbell 1 of doorbells (id "D1", Front Doorbell) is left out until you fix it in the plugin settings: motionTimeoutSeconds must be at least 1. Everything else runs.',
+    ]);
+  });
+
+  it('several mistakes in one entry are named in one sentence; a blank id is refused after trimming', () => {
+    const check = checkConfig({ ...complete, doorbells: [{ id: '   ', motionTimeoutSeconds: 99999 }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.config.doorbells).toEqual([]);
+    expect(check.disabled).toHaveLength(1);
+    expect(check.disabled[0]).toMatch(/the doorbell id is empty.*motionTimeoutSeconds must be at most 3600/);
+  });
+
+  it('ids are trimmed', () => {
+    const check = checkConfig({ ...complete, locks: [{ id: '  L1 \n' }], doorbells: [{ id: ' D1' }], people: [{ userId: ' u-1 ' }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.config.locks[0]?.id).toBe('L1');
+    expect(check.config.doorbells[0]?.id).toBe('D1');
+    expect(check.config.people[0]?.userId).toBe('u-1');
+  });
+
+  it('a list that is no list is ignored with an error; the plugin runs', () => {
+    const check = checkConfig({ ...complete, locks: 'L1', doorbells: [{ id: 'D1' }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.config.locks).toEqual([]);
+    expect(check.config.doorbells.map((d) => d.id)).toEqual(['D1']);
+    expect(check.disabled).toEqual(['locks must be a list of lock entries; it is ignored until you fix it in the plugin settings.']);
+  });
+
+  it('a mistake in the account or webhook settings still idles the plugin, and names only those', () => {
+    const check = checkConfig({ ...complete, webhook: { publicUrl: 'https://h.example/x', listenPort: 0 }, doorbells: [{ id: 'D1', motionTimeoutSeconds: 0 }] });
     expect(check.ok).toBe(false);
     if (check.ok) return;
-    expect(check.problems.join()).toMatch(/people\[0\]\.userId/);
+    expect(check.problems).toEqual(['webhook.listenPort must be 1 to 65535']);
+  });
+});
+
+describe('config: webhook.publicUrl takes no query string or fragment', () => {
+  it.each(['https://home.example.net/la?key=abc', 'https://home.example.net/la#frag', 'https://home.example.net/la?'])('%s is refused with the reason', (publicUrl) => {
+    const check = checkConfig({ ...complete, webhook: { publicUrl } });
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.problems.join()).toMatch(/webhook\.publicUrl must not contain \? or #: the plugin appends \/lock\/ID/);
+    expect(check.problems.join()).not.toContain('abc');
   });
 });
