@@ -1,12 +1,15 @@
 // The account's devices: what the service lists (GET /users/locks/mine, /users/doorbells/mine)
-// merged with the config. Parsing is tolerant (one odd entry does not lose the others), and a failed
-// discovery never removes a device: the caller's devices of the last run stand in for it.
+// merged with the config. Parsing is tolerant (one odd entry does not lose the others). Each list
+// stands alone: an account without doorbells may answer that list with 404, 204, [] or null, which
+// means "none" and leaves the locks standing; a list that fails is replaced by the devices of that
+// kind known from the last run, so a cloud hiccup never removes a device.
 import { z } from 'zod';
 
 import type { DoorbellEntry, LockEntry } from '../config.js';
 import { DEFAULT_MOTION_TIMEOUT_SECONDS } from '../settings.js';
 import { errorText } from '../util/error-text.js';
 import type { ApiClient } from './http/api.js';
+import { RequestRejectedError } from './http/errors.js';
 
 export interface DiscoveredDevice {
   id: string;
@@ -61,6 +64,8 @@ export class DiscoveryShapeError extends Error {
 }
 
 function parseList(raw: unknown, what: 'locks' | 'doorbells'): DiscoveredDevice[] {
+  // No content, null or an empty array: how an account without such devices is answered.
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return [];
   const list = listSchema.safeParse(raw);
   if (!list.success || Array.isArray(raw)) throw new DiscoveryShapeError(what);
   const devices: DiscoveredDevice[] = [];
@@ -139,44 +144,55 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
 }
 
-/** Both lists from the service. Each list fails on its own (its promise rejects). */
+/** Both lists from the service, each read on its own; a list that fails rejects the whole. */
 export async function discoverDevices(client: ApiClient): Promise<DiscoveredDevices> {
   const [locks, doorbells] = await Promise.all([discoverLocks(client), discoverDoorbells(client)]);
   return { locks, doorbells };
 }
 
-export async function discoverLocks(client: ApiClient): Promise<DiscoveredDevice[]> {
-  return parseLocksMine(await client.request('GET', '/users/locks/mine'));
+/** A 404 on a list: the account has no such list (a lock-only account has no doorbell list). */
+const noSuchList = (error: unknown) => error instanceof RequestRejectedError && error.status === 404;
+
+async function readList(client: ApiClient, what: 'locks' | 'doorbells'): Promise<DiscoveredDevice[]> {
+  try {
+    const raw = await client.request('GET', what === 'locks' ? '/users/locks/mine' : '/users/doorbells/mine');
+    return what === 'locks' ? parseLocksMine(raw) : parseDoorbellsMine(raw);
+  } catch (error) {
+    if (noSuchList(error)) return [];
+    throw error;
+  }
 }
 
-export async function discoverDoorbells(client: ApiClient): Promise<DiscoveredDevice[]> {
-  return parseDoorbellsMine(await client.request('GET', '/users/doorbells/mine'));
+export function discoverLocks(client: ApiClient): Promise<DiscoveredDevice[]> {
+  return readList(client, 'locks');
 }
 
-export interface ResolvedDevices {
-  devices: MergedDevices;
-  /** What to pass as `lastKnown` next time (the service's lists, or the fallback used). */
+export function discoverDoorbells(client: ApiClient): Promise<DiscoveredDevice[]> {
+  return readList(client, 'doorbells');
+}
+
+export interface ListedDevices {
+  /** The service's lists, each replaced by `lastKnown`'s devices of that kind where it failed. */
   discovered: DiscoveredDevices;
-  /** One plain sentence per list that could not be fetched; empty when discovery worked. */
+  /** One plain sentence per list that could not be fetched; empty when both answered. */
   problems: string[];
 }
 
 /**
- * Discovery with a safety net: a list that cannot be fetched is replaced by the devices known from
- * the last run (`lastKnown`), so a cloud hiccup at start-up never removes accessories.
+ * Discovery with a safety net, the only place that has one: each list is asked on its own, and a
+ * list that cannot be fetched is replaced by the devices of that kind known from the last run
+ * (`lastKnown`), so a failure of one list neither removes its devices nor holds back the other.
  */
-export async function resolveDevices(client: ApiClient, config: DeviceConfig, lastKnown: DiscoveredDevices | undefined): Promise<ResolvedDevices> {
+export async function discoverEachList(client: ApiClient, lastKnown: DiscoveredDevices): Promise<ListedDevices> {
   const problems: string[] = [];
-  const settle = async (what: 'locks' | 'doorbells', fetch: () => Promise<DiscoveredDevice[]>): Promise<DiscoveredDevice[]> => {
+  const settle = async (what: 'locks' | 'doorbells'): Promise<DiscoveredDevice[]> => {
     try {
-      return await fetch();
+      return await readList(client, what);
     } catch (error) {
-      const reason = errorText(error);
-      problems.push(`the list of ${what} could not be fetched (${reason}); using the ${what} known from the last run`);
-      return lastKnown?.[what] ?? [];
+      problems.push(`the list of ${what} could not be fetched (${errorText(error)}); the ${what} known from the last run stay`);
+      return lastKnown[what];
     }
   };
-  const [locks, doorbells] = await Promise.all([settle('locks', () => discoverLocks(client)), settle('doorbells', () => discoverDoorbells(client))]);
-  const discovered = { locks, doorbells };
-  return { devices: mergeDevices(config, discovered), discovered, problems };
+  const [locks, doorbells] = await Promise.all([settle('locks'), settle('doorbells')]);
+  return { discovered: { locks, doorbells }, problems };
 }

@@ -2,7 +2,7 @@
 // webhook registration, and on the first run the self-check and the state refresh. One run at a
 // time; a request during a run repeats it once afterwards.
 import type { ApiClient } from '../cloud/http/api.js';
-import { discoverDevices } from '../cloud/discovery.js';
+import { discoverEachList, type DiscoveredDevices } from '../cloud/discovery.js';
 import type { LockAccessConfig } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
@@ -104,17 +104,16 @@ export class Convergence {
     this.firstRun = false;
 
     let devices = this.startupDevices();
-    let sweep = !config.discoverDevices;
+    // Nothing is swept out while a list failed: its devices of the last run stand in for it.
+    let sweep = true;
     if (config.discoverDevices) {
-      try {
-        const found = discoveredSet(config, await discoverDevices(client));
-        this.sources = found.sources;
-        this.serviceLockNames = found.serviceLockNames;
-        devices = found.devices;
-        sweep = true;
-      } catch (error) {
-        log.warn(`Could not ask the service for your devices (${errorText(error)}); using the configured and cached ones for now.`);
-      }
+      const listed = await discoverEachList(client, lastKnownLists(devices));
+      for (const problem of listed.problems) log.warn(`Could not ask the service for your devices: ${problem}.`);
+      sweep = listed.problems.length === 0;
+      const found = discoveredSet(config, listed.discovered);
+      this.sources = found.sources;
+      this.serviceLockNames = found.serviceLockNames;
+      devices = found.devices;
     }
     devices = applyMembership(devices, this.membership, config, this.serviceLockNames);
     if (this.deps.isStopped()) return;
@@ -132,4 +131,10 @@ export class Convergence {
       if (config.refreshStateOnStart) await refreshLockStates({ client, lockIds: registry.lockIds(), log, nameOf: (id) => registry.nameOf('lock', id) });
     }
   }
+}
+
+/** The devices served before asking, as the lists the service would give: the fallback of a failed list. */
+function lastKnownLists(devices: readonly WantedDevice[]): DiscoveredDevices {
+  const of = (kind: WantedDevice['kind']) => devices.filter((d) => d.kind === kind).map((d) => ({ id: d.id, name: d.name }));
+  return { locks: of('lock'), doorbells: of('doorbell') };
 }

@@ -1,7 +1,7 @@
 // {base_url}: authenticated API. Every call checks x-svc-api-key (403) and x-svc-access-token (401);
 // every successful reply carries a fresh x-svc-access-token.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { SimCore } from './core.js';
+import type { DeviceList, SimCore } from './core.js';
 import type { AccessClaims } from './jwt.js';
 import { lockOperation, lockStatus } from './payloads.js';
 import { parseRegistration, type RegistrationKind } from './registrations.js';
@@ -40,14 +40,23 @@ export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
       void reply.send({ UserID: u.UserID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email, PhoneNo: u.PhoneNo });
     });
 
+    /** A list as the account has it, or one of the answers seen for an account without such devices. */
+    const answerList = (list: DeviceList, reply: import('fastify').FastifyReply, listed: () => unknown) => {
+      const answer = core.listAnswers[list] ?? 'object';
+      if (answer === 'not-found') return void reply.code(404).send({ message: `no ${list}` });
+      if (answer === 'no-content') return void reply.code(204).send();
+      if (answer === 'null') return void reply.type('application/json').send('null');
+      return void reply.send(answer === 'empty-array' ? [] : listed());
+    };
+
     api.get('/users/locks/mine', (_request, reply) => {
-      void reply.send(Object.fromEntries([...core.locks.values()].map((l) => [
+      answerList('locks', reply, () => Object.fromEntries([...core.locks.values()].map((l) => [
         l.id, { LockName: l.name, UserType: 'superuser', macAddress: l.macAddress, HouseName: l.houseName },
       ])));
     });
 
     api.get('/users/doorbells/mine', (_request, reply) => {
-      void reply.send(Object.fromEntries([...core.doorbells.values()].map((d) => [
+      answerList('doorbells', reply, () => Object.fromEntries([...core.doorbells.values()].map((d) => [
         d.id, { name: d.name, serialNumber: d.serialNumber, status: d.status },
       ])));
     });

@@ -55,6 +55,9 @@ export interface CoreOptions {
   account: Partial<Omit<SimAccount, 'refreshToken'>>;
 }
 
+export type DeviceList = 'locks' | 'doorbells';
+export type ListAnswer = 'object' | 'empty-array' | 'null' | 'no-content' | 'not-found';
+
 export class SimCore {
   readonly clock: SimClock;
   readonly account: SimAccount;
@@ -66,6 +69,12 @@ export class SimCore {
   readonly faults: Faults;
   readonly engine: DeliveryEngine;
   readonly counters = { apiCalls: 0, byRoute: {} as Record<string, number> };
+  /**
+   * How the device lists answer: as the service does for an account that has such devices (an
+   * object keyed by id, the default), or as seen for an account without any: `[]`, `null`, 204 No
+   * Content or 404.
+   */
+  readonly listAnswers: Partial<Record<DeviceList, ListAnswer>> = {};
   /** Set once the server listens. */
   url = '';
 

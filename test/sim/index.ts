@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { realClock, type SimClock } from './clock.js';
 import { registerApiRoutes } from './api-routes.js';
 import { registerControlRoutes } from './control-routes.js';
-import { SimCore, type SendTarget, type SimAccount, type SimStats } from './core.js';
+import { SimCore, type DeviceList, type ListAnswer, type SendTarget, type SimAccount, type SimStats } from './core.js';
 import type { DeliveryRecord, DeliveryResult } from './delivery.js';
 import type { BridgeState, DoorbellInput, LockInput, SimDoorbell, SimLock } from './devices.js';
 import { fireEvent, EVENT_NAMES, type FireOptions } from './events.js';
@@ -67,6 +67,8 @@ export interface Simulator {
   addDoorbell(doorbell: DoorbellInput): void;
   removeDoorbell(id: string): void;
   setBridge(lockId: string, state: BridgeState): void;
+  /** How a device list answers from now on (an account without doorbells: `[]`, `null`, 204 or 404). */
+  answerList(list: DeviceList, answer: ListAnswer): void;
   lock(id: string): SimLock | undefined;
   doorbell(id: string): SimDoorbell | undefined;
   readonly stats: SimStats;
@@ -145,6 +147,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     addDoorbell: (doorbell) => { core.addDoorbell(doorbell); },
     removeDoorbell: (id) => { core.removeDoorbell(id); },
     setBridge: (lockId, bridge) => { core.setBridge(lockId, bridge); },
+    answerList: (list, answer) => { core.listAnswers[list] = answer; },
     lock: (id) => core.locks.get(id),
     doorbell: (id) => core.doorbells.get(id),
     get stats() { return core.stats; },
