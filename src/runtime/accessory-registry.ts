@@ -6,6 +6,7 @@ import type { DeviceDeps } from '../homekit/device-deps.js';
 import { DoorbellAccessory, doorbellUuid } from '../homekit/doorbell-accessory.js';
 import { LockAccessory, lockUuid } from '../homekit/lock-accessory.js';
 import type { Person } from '../model/person-triggers.js';
+import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import type { DevicePublisher } from './device-publisher.js';
 import { wantedDeviceSchema, type DeviceKind, type WantedDevice } from './wanted-device.js';
@@ -20,7 +21,7 @@ export interface AccessoryRegistryOptions {
   pluginName: string;
   platformName: string;
   cached: readonly PlatformAccessory[];
-  /** A trigger switch per person on every lock (design 7b). */
+  /** A trigger switch per person on every lock. */
   people?: readonly Person[];
 }
 
@@ -28,6 +29,8 @@ export class AccessoryRegistry implements DevicePublisher {
   private readonly accessories = new Map<string, PlatformAccessory>();
   private readonly locks = new Map<string, LockAccessory>();
   private readonly doorbells = new Map<string, DoorbellAccessory>();
+  /** Accessories the bridge refused (full at 149): their devices run, HomeKit does not show them. */
+  private readonly unpublished = new Set<string>();
 
   constructor(private readonly options: AccessoryRegistryOptions) {
     for (const accessory of options.cached) this.accessories.set(accessory.UUID, accessory);
@@ -75,7 +78,7 @@ export class AccessoryRegistry implements DevicePublisher {
     for (const device of wanted) {
       const result = this.ensure(device);
       keep.add(result.accessory.UUID);
-      if (result.created) created.push(result.accessory);
+      if (result.created || this.unpublished.has(result.accessory.UUID)) created.push(result.accessory);
       else if (result.changed) changed.push(result.accessory);
     }
     // One call each: Homebridge rewrites its whole accessory cache (and re-announces the bridge) per call.
@@ -92,7 +95,13 @@ export class AccessoryRegistry implements DevicePublisher {
   /** Adds (or updates) one device at run time, e.g. after a lock_user_add callback. */
   add(device: WantedDevice): void {
     const result = this.ensure(device);
-    this.publish(result.created ? [result.accessory] : [], result.changed && !result.created ? [result.accessory] : []);
+    const again = result.created || this.unpublished.has(result.accessory.UUID);
+    this.publish(again ? [result.accessory] : [], result.changed && !again ? [result.accessory] : []);
+  }
+
+  /** Names of the devices whose accessories the bridge refused: they run, but HomeKit does not show them. */
+  notShown(): string[] {
+    return [...this.unpublished].map((uuid) => this.accessories.get(uuid)?.displayName ?? uuid);
   }
 
   /** Removes one device at run time, e.g. after a lock_user_remove callback. */
@@ -117,12 +126,53 @@ export class AccessoryRegistry implements DevicePublisher {
   }
 
   private publish(created: PlatformAccessory[], changed: PlatformAccessory[]): void {
-    const { api, log, pluginName, platformName } = this.options;
+    const { api, log } = this.options;
     if (created.length > 0) {
-      api.registerPlatformAccessories(pluginName, platformName, created);
-      log.info(`Added to HomeKit: ${created.map((a) => a.displayName).join(', ')}.`);
+      const refused = this.register(created);
+      const added = created.filter((a) => !refused.includes(a));
+      if (added.length > 0) log.info(`Added to HomeKit: ${added.map((a) => a.displayName).join(', ')}.`);
     }
     if (changed.length > 0) api.updatePlatformAccessories(changed);
+  }
+
+  /**
+   * Registers new accessories and returns those the bridge refused. A HomeKit bridge holds at most
+   * 149 accessories, counting every plugin on it; HAP throws partway through a batch once it is
+   * full. Refusal never stops the rest of the start-up (webhooks, the event log): the devices keep
+   * running unseen, the log names them and suggests a child bridge, and the next sync tries again.
+   */
+  private register(created: PlatformAccessory[]): PlatformAccessory[] {
+    const { api, log, pluginName, platformName } = this.options;
+    try {
+      api.registerPlatformAccessories(pluginName, platformName, created);
+      for (const accessory of created) this.unpublished.delete(accessory.UUID);
+      return [];
+    } catch (error) {
+      const refused = created.filter((accessory) => !isBridged(accessory));
+      const added = created.filter((accessory) => isBridged(accessory));
+      // Homebridge had put the refused ones in its cache before HAP threw: take them out again,
+      // so a restart does not try to restore them; its removal step then throws for accessories
+      // that were never bridged, which is expected here.
+      try {
+        api.unregisterPlatformAccessories(pluginName, platformName, refused);
+      } catch {
+        // nothing more to undo
+      }
+      // Saves Homebridge's accessory cache with the ones that were added (the throw skipped that).
+      if (added.length > 0) api.updatePlatformAccessories(added);
+      for (const accessory of added) this.unpublished.delete(accessory.UUID);
+      const newlyRefused = refused.filter((accessory) => !this.unpublished.has(accessory.UUID));
+      for (const accessory of refused) this.unpublished.add(accessory.UUID);
+      if (newlyRefused.length > 0) {
+        const names = newlyRefused.map((a) => a.displayName).join(', ');
+        log.warn(
+          /more than \d+ Accessories/i.test(errorText(error))
+            ? `The Homebridge bridge is full (HomeKit allows 149 accessories per bridge, counting every plugin on it), so these are not shown in HomeKit: ${names}. They still get their webhooks and their events (see the event log). To show them, run Lock Access as a child bridge: in the Homebridge UI open Plugins, Lock Access, ⋮, Bridge settings, turn the child bridge on and restart.`
+            : `These could not be added to HomeKit (${errorText(error)}): ${names}. They still get their webhooks and their events (see the event log); the plugin tries again at its next sync.`,
+        );
+      }
+      return refused;
+    }
   }
 
   private ensure(device: WantedDevice): { accessory: PlatformAccessory; created: boolean; changed: boolean } {
@@ -166,4 +216,10 @@ export class AccessoryRegistry implements DevicePublisher {
       this.doorbells.delete(parsed.data.id);
     }
   }
+}
+
+/** Whether HAP took the accessory onto the bridge (Homebridge's platform accessory wraps HAP's). */
+function isBridged(accessory: PlatformAccessory): boolean {
+  const hap = (accessory as unknown as { _associatedHAPAccessory?: { bridged?: boolean } })._associatedHAPAccessory;
+  return hap?.bridged === true;
 }
