@@ -45,8 +45,10 @@ export class SettingsUiBackend {
 
   /** Step 2: the user pasted the address the service sent the browser to; exchange its code. */
   async finishAuthorization(input: { account?: unknown; redirectUrl?: unknown }): Promise<LinkAnswer> {
-    const grant = this.flow.redeem(input.redirectUrl);
+    // The account fields first: a missing one is named while the sign-in's one-time state is still
+    // unspent, so the same pasted address links once the field is filled in.
     const account = await this.account(input.account);
+    const grant = this.flow.redeem(input.redirectUrl);
     return this.link.redeem(account, grant);
   }
 

@@ -66,6 +66,16 @@ describe('design 8, README "Link your account": the settings server links by OAu
     await expect(backend.finishAuthorization({ redirectUrl: redirected })).rejects.toThrow(/does not answer the sign-in started here/);
   });
 
+  it('a missing account field is named without spending the sign-in: after filling it the same address links', async () => {
+    const saved = await readFile(join(dir, 'config.json'), 'utf8');
+    const redirected = await approve((await backend.startAuthorization({ redirectUri: REDIRECT })).url);
+    const block = (JSON.parse(saved) as { platforms: Record<string, unknown>[] }).platforms[0] ?? {};
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ platforms: [{ ...block, clientSecret: '' }] }));
+    await expect(backend.finishAuthorization({ redirectUrl: redirected })).rejects.toThrow(/client secret/);
+    await writeFile(join(dir, 'config.json'), saved);
+    expect(await backend.finishAuthorization({ redirectUrl: redirected })).toMatchObject({ linked: true });
+  });
+
   it('refuses an unknown state, an expired state, another redirect address and a denied request', async () => {
     const redirected = await approve((await backend.startAuthorization({ redirectUri: REDIRECT })).url);
     const forged = new URL(redirected);
