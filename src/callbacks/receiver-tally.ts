@@ -17,9 +17,17 @@ export interface ReceiverStats {
   lastCallbackAt: Record<string, number>;
   /** Times the event sink threw after a callback was acknowledged. */
   sinkErrors: number;
-  /** The last refused callback: when, and for a stale or future signature this clock's offset from it (ms). */
-  lastRejection?: { at: number; reason: string; clockOffsetMs?: number };
+  /**
+   * The last refused callback: when, why, for which device path (`lock:ID`), and for a stale or
+   * future signature this clock's offset from it (ms).
+   */
+  lastRejection?: { at: number; reason: string; clockOffsetMs?: number; device?: string };
+  /** The last request to a path the listener does not serve (a proxy that strips or changes the path). */
+  lastUnknownPath?: { at: number; path: string };
 }
+
+/** Longest path kept for the status file: enough to recognise a prefix, never a flood. */
+const MAX_PATH_CHARS = 200;
 
 /** Bounds, so a sender inventing ids or kinds cannot grow memory or the log without limit. */
 const MAX_LAST_CALLBACK_KEYS = 1_000;
@@ -38,10 +46,10 @@ export class ReceiverTally {
   ) {}
 
   /** One answered callback: the verdict's counters, last-callback time and log line. */
-  note(route: CallbackRoute, verdict: Verdict): void {
+  note(route: CallbackRoute, verdict: Verdict, pathId?: string): void {
     switch (verdict.kind) {
       case 'rejected':
-        this.rejected(route, verdict);
+        this.rejected(route, verdict, pathId);
         return;
       case 'ignored':
         this.markLastCallback(verdict.record.lastCallback);
@@ -64,13 +72,25 @@ export class ReceiverTally {
   }
 
   /** A callback the pipeline refused: counted, and a fixable cause warned about at most once an hour. */
-  rejected(route: CallbackRoute, verdict: Rejected): void {
+  rejected(route: CallbackRoute, verdict: Rejected, pathId?: string): void {
     this.countRejection(verdict.reason);
     const at = this.now();
-    this.stats.lastRejection = verdict.offsetMs === undefined ? { at, reason: verdict.reason } : { at, reason: verdict.reason, clockOffsetMs: verdict.offsetMs };
+    const device = route === 'user' ? 'user:' : pathId === undefined ? undefined : `${route}:${pathId.slice(0, MAX_PATH_CHARS)}`;
+    this.stats.lastRejection = {
+      at,
+      reason: verdict.reason,
+      ...(verdict.offsetMs === undefined ? {} : { clockOffsetMs: verdict.offsetMs }),
+      ...(device === undefined ? {} : { device }),
+    };
     const warning = this.notices.note(verdict.reason, at, verdict.offsetMs);
     if (warning !== undefined) this.log.warn(warning);
     this.log.debug(`Webhook: ${route} callback refused with ${verdict.status} (${verdict.reason}${verdict.detail === undefined ? '' : `: ${verdict.detail}`}).`);
+  }
+
+  /** A request to a path the listener does not serve: its path (never its query) is kept for the test event. */
+  unknownPath(url: string): void {
+    const path = url.split('?')[0] ?? '';
+    this.stats.lastUnknownPath = { at: this.now(), path: path.slice(0, MAX_PATH_CHARS) };
   }
 
   /** Counts a refused request by reason (also for what the listener refuses before the pipeline). */

@@ -123,6 +123,15 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     ...(tls === undefined ? {} : { https: tls }),
   }) as unknown as FastifyInstance;
 
+  /** A listener failure must never turn into a failed answer or an unhandled error. */
+  const notifyRejected = (): void => {
+    try {
+      options.onRejected?.();
+    } catch (error) {
+      log.debug(`Webhook: the rejection listener failed: ${errorText(error)}`);
+    }
+  };
+
   // One error handler for everything: a status and a short word, never a stack or a secret.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
@@ -140,7 +149,13 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     return reply.code(503).send({ error: 'temporarily unavailable' });
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  app.setNotFoundHandler((request, reply) => {
+    // Written down for the settings page's test event: a callback at another path means a proxy
+    // or tunnel that strips or changes the path.
+    tally.unknownPath(request.url);
+    notifyRejected();
+    return reply.code(404).send({ error: 'not found' });
+  });
   // Outside the webhook scope no body is ever read, so an unknown path is a 404 whatever it carries.
   app.removeAllContentTypeParsers();
 
@@ -168,15 +183,6 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     }
   };
 
-  /** A listener failure must never turn into a failed answer or an unhandled error. */
-  const notifyRejected = (): void => {
-    try {
-      options.onRejected?.();
-    } catch (error) {
-      log.debug(`Webhook: the rejection listener failed: ${errorText(error)}`);
-    }
-  };
-
   // A plain (not async) handler that sends and returns nothing, so Fastify never sends twice.
   const handle = (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
     const receivedAt = now();
@@ -194,7 +200,7 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
       token: request.headers[CALLBACK_TOKEN_HEADER],
       receivedAt,
     }, env));
-    tally.note(route, verdict);
+    tally.note(route, verdict, pathId);
     void reply.code(verdict.status).send(replyBody(verdict));
     if (verdict.kind === 'rejected') notifyRejected();
     if (verdict.kind !== 'accepted') return;

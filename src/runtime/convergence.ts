@@ -17,7 +17,7 @@ import {
   type Membership,
 } from './device-set.js';
 import type { Registrar } from './link-control.js';
-import { refreshLockStates, runSelfCheck } from './startup-checks.js';
+import { refreshLockStates } from './startup-checks.js';
 import type { StatusPublisher } from './status-publisher.js';
 import type { WantedDevice } from './wanted-device.js';
 
@@ -46,6 +46,8 @@ export interface ConvergenceDeps {
   instanceNonce: string;
   /** The status file's device list, after the device set changed. */
   publishDevices(): void;
+  /** The public-address self-check (it then repeats on its own). */
+  selfCheck(): Promise<void>;
 }
 
 export class Convergence {
@@ -127,7 +129,7 @@ export class Convergence {
     if (current) this.deps.status.registrations(current.status());
 
     if (firstRun && !this.deps.isIdle()) {
-      if (this.deps.listening()) await runSelfCheck({ publicUrl: config.webhook.publicUrl, instanceNonce: this.deps.instanceNonce, log, status: this.deps.status });
+      if (this.deps.listening()) await this.deps.selfCheck();
       if (config.refreshStateOnStart) await refreshLockStates({ client, lockIds: registry.lockIds(), log, nameOf: (id) => registry.nameOf('lock', id) });
     }
   }

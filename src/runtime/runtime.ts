@@ -32,6 +32,8 @@ import { EventRouter } from './event-router.js';
 import { fetchImage } from './image-fetch.js';
 import { LinkControl } from './link-control.js';
 import { LogLimiter } from './log-limiter.js';
+import { SelfCheckWatch } from './self-check-watch.js';
+import { selfCheckOnce } from './startup-checks.js';
 import { StatusPublisher } from './status-publisher.js';
 
 export interface RuntimeOptions {
@@ -68,6 +70,7 @@ export class Runtime {
   private receiver: Receiver | undefined;
   private reconcileTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private selfChecks: SelfCheckWatch | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
@@ -143,6 +146,7 @@ export class Runtime {
       publishDevices: () => {
         publisher.devices(registry);
       },
+      selfCheck: () => this.selfCheckWatch(publisher).runNow(),
     });
     this.convergence = convergence;
     // Serve what we know at once: configured devices plus those cached from the last run.
@@ -219,6 +223,24 @@ export class Runtime {
     this.reconcileTimer.unref();
   }
 
+  /** The self-check of the public address, made on first use and then repeating on its own. */
+  private selfCheckWatch(publisher: StatusPublisher): SelfCheckWatch {
+    const { config, log } = this.options;
+    this.selfChecks ??= new SelfCheckWatch({
+      check: () => selfCheckOnce({ publicUrl: config.webhook.publicUrl, instanceNonce: this.instanceNonce }),
+      publish: (record) => {
+        publisher.update({ selfCheck: record });
+      },
+      log,
+      now: Date.now,
+      setTimer: (fn, ms) => setTimeout(fn, ms).unref(),
+      clearTimer: (handle) => {
+        clearTimeout(handle as NodeJS.Timeout);
+      },
+    });
+    return this.selfChecks;
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
@@ -226,6 +248,7 @@ export class Runtime {
     unwatchFile(this.tokensFile);
     this.tokens?.stop();
     this.link?.stop();
+    this.selfChecks?.stop();
     // Stop taking callbacks first: one answered 200 must still reach HomeKit and the cache, while
     // the service sends those refused during closing (503) again later.
     await this.receiver?.close().catch(() => undefined);

@@ -1,5 +1,5 @@
-// The first setup run's two extra steps: the self-check of the public URL, and asking every lock for
-// its state (the service answers with `status` callbacks).
+// The first setup run's two extra steps: the self-check of the public URL (repeated by
+// SelfCheckWatch), and asking every lock for its state (the service answers with `status` callbacks).
 import type { ApiClient } from '../cloud/http/api.js';
 import { operateLock } from '../cloud/remote-operate.js';
 import { ConcurrencyPool, realSleep } from '../cloud/http/retry.js';
@@ -8,21 +8,18 @@ import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { redactUrlIn, withoutCredentials } from '../util/redact-url.js';
-import type { StatusPublisher } from './status-publisher.js';
+import type { SelfCheckOutcome } from './self-check-watch.js';
 
 /** State refreshes at start-up: a few at once is plenty and stays clear of rate limits. */
 const STATUS_REFRESH_CONCURRENCY = 4;
 
-export async function runSelfCheck(options: { publicUrl: string; instanceNonce: string; log: Logger; status: StatusPublisher }): Promise<void> {
-  const { publicUrl, instanceNonce, log, status } = options;
+/** One check of the public address, in words without credentials (the watch logs and schedules). */
+export async function selfCheckOnce(options: { publicUrl: string; instanceNonce: string }): Promise<SelfCheckOutcome> {
+  const { publicUrl, instanceNonce } = options;
   const result = await checkPublicUrl({ publicUrl, instanceNonce });
   const health = callbackUrls(publicUrl).health();
   // user:password of a proxy's basic auth in publicUrl never reaches the log or the status file.
-  const url = withoutCredentials(health);
-  const message = redactUrlIn(redactUrlIn(result.message, health), publicUrl);
-  if (result.ok) log.info(`Self-check passed: ${url} reaches this webhook listener.`);
-  else log.warn(`Self-check failed: ${message}`);
-  status.update({ selfCheck: { state: result.ok ? 'ok' : 'failed', url, message, checkedAt: Date.now() } });
+  return { ok: result.ok, url: withoutCredentials(health), message: redactUrlIn(redactUrlIn(result.message, health), publicUrl) };
 }
 
 /** Asks every lock for its state; a lock that cannot be asked is logged and the others go on. */

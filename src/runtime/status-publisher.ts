@@ -1,5 +1,6 @@
 // What the settings UI reads about the running plugin: the status file (link, devices,
 // registrations, receiver counters, self-check) and the event log. One place writes them all.
+import type { ReceiverStats } from '../callbacks/receiver-tally.js';
 import type { LinkState, TokenProblem } from '../cloud/tokens/token-manager.js';
 import type { LockState } from '../model/lock-state.js';
 import type { EventLog } from '../status/event-log.js';
@@ -30,7 +31,7 @@ export interface StatusPublisherDeps {
   /** Something the link state alone does not say (a setting to fix, tokens not saved yet). */
   linkProblem?(): TokenProblem | undefined;
   sourceOf(key: string): DeviceSource | undefined;
-  receiverStats(): { duplicates: number; rejected: Readonly<Record<string, number>>; lastRejection?: { at: number; reason: string; clockOffsetMs?: number } } | undefined;
+  receiverStats(): Pick<ReceiverStats, 'duplicates' | 'rejected' | 'lastRejection' | 'lastUnknownPath'> | undefined;
   now?: () => number;
 }
 
@@ -68,7 +69,7 @@ export class StatusPublisher {
 
   receiverStats(): void {
     const stats = this.deps.receiverStats();
-    if (stats) this.deps.status.receiverCounters(stats.duplicates, stats.rejected, stats.lastRejection);
+    if (stats) this.deps.status.receiverCounters(stats.duplicates, stats.rejected, stats.lastRejection, stats.lastUnknownPath);
   }
 
   /** An event routed to a device (or the account), for the event log and the last-callback times. */

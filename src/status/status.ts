@@ -28,6 +28,12 @@ export const selfCheckSchema = z.object({
   url: z.string().optional(),
   message: z.string(),
   checkedAt: z.number().optional(),
+  /** When a check last passed (kept through later failures). */
+  lastPassedAt: z.number().optional(),
+  /** When the next check runs. */
+  nextAt: z.number().optional(),
+  /** The last few results, newest first. */
+  history: z.array(z.object({ at: z.number(), ok: z.boolean(), message: z.string() })).optional(),
 });
 
 export const registrationStatusSchema = z.object({
@@ -61,7 +67,9 @@ export const receiverStatusSchema = z.object({
   /** Rejected callbacks counted by reason (e.g. "bad-signature", "stale-timestamp"). */
   rejected: z.record(z.string(), z.number().int().nonnegative()),
   /** The last refused callback; for a stale or future signature, this machine's clock minus its `t`. */
-  lastRejection: z.object({ at: z.number(), reason: z.string(), clockOffsetMs: z.number().optional() }).optional(),
+  lastRejection: z.object({ at: z.number(), reason: z.string(), clockOffsetMs: z.number().optional(), device: z.string().optional() }).optional(),
+  /** The last request to a path the listener does not serve (path only, never a query). */
+  lastUnknownPath: z.object({ at: z.number(), path: z.string() }).optional(),
   /** Keyed by "lock:ID", "doorbell:ID" or "user:". */
   lastCallbacks: z.record(z.string(), lastCallbackSchema),
 });
@@ -82,6 +90,8 @@ export const statusSchema = z.object({
   /** The plugin process that wrote it, so the UI can tell a stale file from a live one. */
   pid: z.number().optional(),
   startedAt: z.number().optional(),
+  /** What runs: for the diagnostics file (the settings server cannot ask Homebridge itself). */
+  versions: z.object({ plugin: z.string(), homebridge: z.string().optional(), node: z.string() }).optional(),
   link: linkStatusSchema,
   selfCheck: selfCheckSchema.optional(),
   registrations: z.array(registrationStatusSchema),
@@ -215,14 +225,16 @@ export class StatusWriter {
   }
 
   /** The receiver's own counters, written only when they changed (called for every callback). */
-  receiverCounters(duplicates: number, rejected: Readonly<Record<string, number>>, lastRejection?: ReceiverStatus['lastRejection']): void {
+  receiverCounters(duplicates: number, rejected: Readonly<Record<string, number>>, lastRejection?: ReceiverStatus['lastRejection'], lastUnknownPath?: ReceiverStatus['lastUnknownPath']): void {
     const receiver = this.current.receiver;
     const changed = receiver.duplicates !== duplicates
       || Object.entries(rejected).some(([reason, n]) => receiver.rejected[reason] !== n)
-      || receiver.lastRejection?.at !== lastRejection?.at;
+      || receiver.lastRejection?.at !== lastRejection?.at
+      || receiver.lastUnknownPath?.at !== lastUnknownPath?.at;
     if (!changed) return;
     const patch: Partial<ReceiverStatus> = { duplicates, rejected: { ...rejected } };
     if (lastRejection !== undefined) patch.lastRejection = { ...lastRejection };
+    if (lastUnknownPath !== undefined) patch.lastUnknownPath = { ...lastUnknownPath };
     this.update({ receiver: patch });
   }
 

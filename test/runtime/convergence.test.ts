@@ -25,7 +25,7 @@ function gate(): Gate {
  * The service (a client answering discovery and remote operate), the registrar and the publishers
  * are recorders; the convergence loop is the thing under test.
  */
-function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[] } = {}) {
+function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[]; listening?: boolean } = {}) {
   const calls: string[] = [];
   const warnings: string[] = [];
   let shown: WantedDevice[] = [];
@@ -78,9 +78,13 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
     isIdle: options.idle ?? (() => false),
     isStopped: () => false,
     registrar: () => registrar,
-    listening: () => false,
+    listening: () => options.listening ?? false,
     instanceNonce: 'nonce',
     publishDevices: () => calls.push('publish devices'),
+    selfCheck: () => {
+      calls.push('self-check');
+      return Promise.resolve();
+    },
   };
   return { convergence: new Convergence(deps), calls, warnings };
 }
@@ -165,5 +169,20 @@ describe('design 5: a lock removed by lock_user_remove leaves at once and stays 
     await settle();
     expect(calls).toContain('sync L1=Front Door sweep=true');
     expect(calls).toContain('reconcile L1 user=true');
+  });
+});
+
+describe('the first run checks the public address once the listener runs; the check then repeats on its own', () => {
+  it('asks for the self-check on the first run only, and only while listening', async () => {
+    const listening = setup({ listening: true });
+    listening.convergence.request();
+    await settle();
+    listening.convergence.request();
+    await settle();
+    expect(listening.calls.filter((c) => c === 'self-check')).toHaveLength(1);
+    const deaf = setup({ listening: false });
+    deaf.convergence.request();
+    await settle();
+    expect(deaf.calls).not.toContain('self-check');
   });
 });

@@ -1,0 +1,107 @@
+// The public-address self-check keeps watching: it repeats every hour, sooner after a failure
+// (back-off), the status file says when it last passed, and a change from passing to failing is a
+// warning in the log (once per change). Timers are injected so tests run the schedule at once.
+import type { Logger } from '../util/logger.js';
+
+export interface SelfCheckOutcome {
+  ok: boolean;
+  url: string;
+  /** Plain words, without credentials. */
+  message: string;
+}
+
+export interface SelfCheckRecord {
+  state: 'ok' | 'failed';
+  url: string;
+  message: string;
+  checkedAt: number;
+  lastPassedAt?: number;
+  nextAt?: number;
+  history: { at: number; ok: boolean; message: string }[];
+}
+
+export interface SelfCheckWatchDeps {
+  check(): Promise<SelfCheckOutcome>;
+  publish(record: SelfCheckRecord): void;
+  log: Logger;
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export const SELF_CHECK_EVERY_MS = 60 * 60 * 1000;
+/** After a failure: again soon, then less often, at most hourly. */
+export const SELF_CHECK_RETRY_MS = [60_000, 2 * 60_000, 5 * 60_000, 10 * 60_000, 30 * 60_000] as const;
+const HISTORY = 10;
+
+export class SelfCheckWatch {
+  private timer: unknown;
+  private failures = 0;
+  private lastOk: boolean | undefined;
+  private lastPassedAt: number | undefined;
+  private history: SelfCheckRecord['history'] = [];
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: SelfCheckWatchDeps) {}
+
+  /** Checks now (one at a time) and plans the next check. */
+  runNow(): Promise<void> {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) this.deps.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  private async run(): Promise<void> {
+    if (this.timer !== undefined) this.deps.clearTimer(this.timer);
+    this.timer = undefined;
+    const { log } = this.deps;
+    let outcome: SelfCheckOutcome;
+    try {
+      outcome = await this.deps.check();
+    } catch (error) {
+      outcome = { ok: false, url: '', message: error instanceof Error ? error.message : String(error) };
+    }
+    if (this.stopped) return;
+    const at = this.deps.now();
+    if (outcome.ok) {
+      this.failures = 0;
+      this.lastPassedAt = at;
+      if (this.lastOk === false) log.info(`Self-check passes again: ${outcome.url} reaches this webhook listener.`);
+      else if (this.lastOk === undefined) log.info(`Self-check passed: ${outcome.url} reaches this webhook listener.`);
+    } else {
+      this.failures += 1;
+      if (this.lastOk === true) {
+        const since = this.lastPassedAt === undefined ? '' : ` (it passed at ${new Date(this.lastPassedAt).toLocaleTimeString()})`;
+        log.warn(`Self-check now fails${since}: ${outcome.message} Until it passes again the service cannot deliver events. It is tried again in a minute.`);
+      } else if (this.lastOk === undefined) {
+        log.warn(`Self-check failed: ${outcome.message}`);
+      } else {
+        log.debug(`Self-check still fails: ${outcome.message}`);
+      }
+    }
+    this.lastOk = outcome.ok;
+    const delay = outcome.ok ? SELF_CHECK_EVERY_MS : (SELF_CHECK_RETRY_MS[this.failures - 1] ?? SELF_CHECK_EVERY_MS);
+    this.history = [{ at, ok: outcome.ok, message: outcome.message }, ...this.history].slice(0, HISTORY);
+    this.deps.publish({
+      state: outcome.ok ? 'ok' : 'failed',
+      url: outcome.url,
+      message: outcome.message,
+      checkedAt: at,
+      ...(this.lastPassedAt === undefined ? {} : { lastPassedAt: this.lastPassedAt }),
+      nextAt: at + delay,
+      history: this.history,
+    });
+    this.timer = this.deps.setTimer(() => {
+      this.timer = undefined;
+      void this.runNow();
+    }, delay);
+  }
+}
