@@ -142,7 +142,7 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
   if (!env.sinkReady()) return reject(503, 'not-ready');
   const events = normalise(callback, route);
   // One-shot events are looked up in the duplicate store; state reports are applied every time.
-  const dedupe = dedupeClass(events, route, raw);
+  const dedupe = dedupeClass(events, route, raw, signature.timestampMs);
   if (dedupe.oneShot) {
     if (!env.dedupe.ready) return reject(503, 'dedupe-not-ready');
     if (env.dedupe.has(dedupe.key) || dedupe.earlierKeys.some((key) => env.dedupe.has(key))) return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };

@@ -1,8 +1,11 @@
-// Which callbacks the duplicate filter remembers, and under which key (design section 6, revised).
-// accept() asks only this, so the rule of what counts as "the same delivery" lives here and nowhere
-// else. A redelivery is the same event, not the same bytes. One-shot events (something happened: an
+// Which callbacks the duplicate filter remembers, and under which key. accept() asks only this, so
+// the rule of what counts as "the same delivery" lives here and nowhere else. A redelivery is the
+// same delivery of the same event, not the same bytes. One-shot events (something happened: an
 // operation, a press, a motion, a recording, a membership or PIN change) must have one effect, so
-// they are remembered per device by EventID, else by a hash of the raw body. State reports (the
+// they are remembered per device by EventID, else by a hash of the raw body together with the
+// signature's `t`: a retry of one delivery carries the `t` it was signed with, while a new
+// operation whose body happens to be identical (the same person locking twice from the app, every
+// one-touch lock, a keypad lock by the same PIN) is signed anew and is applied. State reports (the
 // bridge is online, the battery is low, a flag is set, the door is closed, the name is X) carry no
 // EventID or event time that would tell a repeat from a redelivery; applying one again is harmless
 // and dropping it is not (offline, online, offline, online must end online), so they never enter
@@ -16,9 +19,10 @@ import type { CallbackRoute } from './payloads.js';
 const MAX_PLAIN_ID_LENGTH = 128;
 
 /**
- * `earlierKeys`: the keys earlier versions stored the same delivery under (route, then EventID or
- * body hash, without the device). The store keeps keys for 72 h, so a redelivery that arrives just
- * after an upgrade is still recognised by them; new keys are always stored in the current form.
+ * `earlierKeys`: the keys earlier versions stored the same delivery under (route and EventID,
+ * without the device). The store keeps keys for 72 h, so a redelivery that arrives just after an
+ * upgrade is still recognised by them; new keys are always stored in the current form. Earlier
+ * body-only keys are not looked up: they cannot tell a redelivery from a repeated operation.
  */
 export type DedupeClass = { oneShot: false } | { oneShot: true; key: string; earlierKeys: readonly string[] };
 
@@ -55,28 +59,21 @@ function deviceOf(event: DeviceEvent): string {
 /**
  * The key of a one-shot event: route and device (the user hook and a lock hook deliver one
  * membership change separately, with different effects), then the EventID, else the SHA-256 of the
- * exact raw body.
+ * signature's time and the exact raw body (`t.body`, as the signature itself is computed).
  */
-export function dedupeKey(route: CallbackRoute, device: string, eventId: string | undefined, rawBody: Buffer): string {
-  return keyIn(`${route}/${device}`, eventId, rawBody);
+export function dedupeKey(route: CallbackRoute, device: string, eventId: string | undefined, rawBody: Buffer, signedAtMs: number): string {
+  const scope = `${route}/${device}`;
+  if (hasId(eventId)) return `${scope}:id:${plainId(eventId)}`;
+  return `${scope}:sha256t:${createHash('sha256').update(`${signedAtMs}.`).update(rawBody).digest('hex')}`;
 }
 
-/** The key as earlier versions wrote it: no device in the scope. */
-export function earlierDedupeKey(route: CallbackRoute, eventId: string | undefined, rawBody: Buffer): string {
-  return keyIn(route, eventId, rawBody);
-}
-
-function keyIn(scope: string, eventId: string | undefined, rawBody: Buffer): string {
-  if (eventId !== undefined && eventId !== '') {
-    const id = eventId.length <= MAX_PLAIN_ID_LENGTH ? eventId : createHash('sha256').update(eventId).digest('hex');
-    return `${scope}:id:${id}`;
-  }
-  return `${scope}:sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
-}
+const hasId = (eventId: string | undefined): eventId is string => eventId !== undefined && eventId !== '';
+const plainId = (eventId: string) => (eventId.length <= MAX_PLAIN_ID_LENGTH ? eventId : createHash('sha256').update(eventId).digest('hex'));
 
 /** One callback's class: remembered under a key when any of its events is one-shot, else not at all. */
-export function dedupeClass(events: readonly DeviceEvent[], route: CallbackRoute, rawBody: Buffer): DedupeClass {
+export function dedupeClass(events: readonly DeviceEvent[], route: CallbackRoute, rawBody: Buffer, signedAtMs: number): DedupeClass {
   const oneShot = events.find(isOneShot);
   if (oneShot === undefined) return { oneShot: false };
-  return { oneShot: true, key: dedupeKey(route, deviceOf(oneShot), oneShot.eventId, rawBody), earlierKeys: [earlierDedupeKey(route, oneShot.eventId, rawBody)] };
+  const earlierKeys = hasId(oneShot.eventId) ? [`${route}:id:${plainId(oneShot.eventId)}`] : [];
+  return { oneShot: true, key: dedupeKey(route, deviceOf(oneShot), oneShot.eventId, rawBody, signedAtMs), earlierKeys };
 }

@@ -103,12 +103,34 @@ describe('design 6: 200 duplicate', () => {
     recordAccepted(lock(fixtures.appUnlock));
     expect(lock({ ...fixtures.appUnlock, timeStamp: fixtures.appUnlock.timeStamp + 1 }).kind).toBe('duplicate');
   });
-  it('without EventID the raw body hash is the key', () => {
+  it('without EventID the hash of the raw body and the signature\'s t is the key', () => {
     const first = lock(fixtures.keypadLock);
-    expect(first).toMatchObject({ kind: 'accepted', record: { dedupeKey: expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256:[0-9a-f]{64}$`)) as unknown } });
+    expect(first).toMatchObject({ kind: 'accepted', record: { dedupeKey: expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256t:[0-9a-f]{64}$`)) as unknown } });
     recordAccepted(first);
+    // A true redelivery: the same bytes with the same t.
     expect(lock(fixtures.keypadLock).kind).toBe('duplicate');
     expect(lock({ ...fixtures.keypadLock, Timestamp: fixtures.keypadLock.Timestamp + 1 }).kind).toBe('accepted');
+  });
+  it('the same body signed at a new t is a new operation: the same person locking, unlocking and locking again ends locked', () => {
+    const lockBody = { ...fixtures.appUnlock, Event: 'lock' } as Record<string, unknown>;
+    delete lockBody.EventID;
+    delete lockBody.Timestamp;
+    delete lockBody.timeStamp;
+    const unlockBody = { ...lockBody, Event: 'unlock' };
+    const first = lock(lockBody, { t: T });
+    recordAccepted(first);
+    recordAccepted(lock(unlockBody, { t: T + 5 }));
+    const third = lock(lockBody, { t: T + 10 });
+    expect(third.kind).toBe('accepted');
+    if (third.kind === 'accepted') expect(third.events[0]).toMatchObject({ kind: 'lockState', state: 'locked' });
+    recordAccepted(third);
+    // Its redelivery (same bytes, same t) still changes nothing.
+    expect(lock(lockBody, { t: T + 10 }).kind).toBe('duplicate');
+  });
+  it('two one-touch locks around a keypad unlock: both locks apply', () => {
+    recordAccepted(lock(fixtures.oneTouch, { t: T }));
+    recordAccepted(lock({ ...fixtures.keypadLock, Event: 'unlock' }, { t: T + 20 }));
+    expect(lock(fixtures.oneTouch, { t: T + 40 }).kind).toBe('accepted');
   });
   it('"state reports are applied every time": no key to record, so the same body is accepted again', () => {
     for (const body of [fixtures.offline, fixtures.online, fixtures.offline, fixtures.privacy, fixtures.lockBattery, fixtures.drift]) {
@@ -122,14 +144,16 @@ describe('design 6: 200 duplicate', () => {
     expect(lock(fixtures.offline).kind).toBe('accepted');
     expect(store.size).toBe(0);
   });
-  it('a redelivery recorded by an earlier version (its key had no device) is still a duplicate after the upgrade', () => {
+  it('a redelivery recorded by an earlier version under its EventID (no device in the key) is still a duplicate after the upgrade', () => {
     const withId = fixtures.appUnlock as { EventID: string };
     store.checkAndSet(`lock:id:${withId.EventID}`);
     expect(lock(fixtures.appUnlock).kind).toBe('duplicate');
+    expect(lock(fixtures.manualUnlock).kind).toBe('accepted');
+  });
+  it('an earlier version\'s body-only key is not looked up: it cannot tell a redelivery from a repeated operation', () => {
     const raw = signed(fixtures.keypadLock, {}).body;
     store.checkAndSet(`lock:sha256:${createHash('sha256').update(raw).digest('hex')}`);
-    expect(lock(fixtures.keypadLock).kind).toBe('duplicate');
-    expect(lock(fixtures.manualUnlock).kind).toBe('accepted');
+    expect(lock(fixtures.keypadLock).kind).toBe('accepted');
   });
   it('the same EventID on another route is not a duplicate', () => {
     recordAccepted(lock({ ...fixtures.userAdd, EventID: 'shared' }));

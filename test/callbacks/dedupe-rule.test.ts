@@ -16,9 +16,12 @@ function parsed(body: unknown, route: CallbackRoute): { events: DeviceEvent[]; r
   return { events: normalise(result.payload, route), raw };
 }
 
-function classOf(body: unknown, route: CallbackRoute = 'lock') {
+/** The signature time of the fixtures' deliveries (ms). */
+const T = 1_700_000_000_000;
+
+function classOf(body: unknown, route: CallbackRoute = 'lock', signedAt = T) {
   const { events, raw } = parsed(body, route);
-  return dedupeClass(events, route, raw);
+  return dedupeClass(events, route, raw, signedAt);
 }
 
 const ONE_SHOT: FixtureName[] = [
@@ -33,7 +36,7 @@ const USER_ROUTE: FixtureName[] = ['membershipAdd', 'membershipType', 'lifecycle
 
 const routeOf = (name: FixtureName): CallbackRoute => (USER_ROUTE.includes(name) ? 'user' : ['motion', 'press', 'video'].includes(name) ? 'doorbell' : 'lock');
 
-describe('design 6 (revised): one-shot events and state reports', () => {
+describe('one-shot events and state reports', () => {
   it('every fixture is sorted into one class', () => {
     expect([...ONE_SHOT, ...STATE_REPORTS, ...USER_ROUTE].sort()).toEqual(Object.keys(fixtures).sort());
   });
@@ -73,9 +76,9 @@ describe('design 6 (revised): one-shot events and state reports', () => {
   });
 });
 
-describe('design 6 (revised): "a redelivery is the same event, not the same bytes"', () => {
-  const keyOf = (body: unknown, route: CallbackRoute = 'lock'): string => {
-    const found = classOf(body, route);
+describe('"a redelivery is the same delivery of the same event, not the same bytes"', () => {
+  const keyOf = (body: unknown, route: CallbackRoute = 'lock', signedAt = T): string => {
+    const found = classOf(body, route, signedAt);
     if (!found.oneShot) throw new Error('not one-shot');
     return found.key;
   };
@@ -86,11 +89,21 @@ describe('design 6 (revised): "a redelivery is the same event, not the same byte
     expect(keyOf(fixtures.manualUnlock)).toBe(`lock/${LOCK_ID}:id:e-manual`);
   });
 
-  it('without an EventID the key is the SHA-256 of the raw body', () => {
-    expect(keyOf(fixtures.press, 'doorbell')).toMatch(new RegExp(`^doorbell/${DOORBELL_ID}:sha256:[0-9a-f]{64}$`));
+  it('without an EventID the key is the SHA-256 of the signature\'s t and the raw body', () => {
+    expect(keyOf(fixtures.press, 'doorbell')).toMatch(new RegExp(`^doorbell/${DOORBELL_ID}:sha256t:[0-9a-f]{64}$`));
     expect(keyOf({ ...fixtures.press, dvrID: 'another' }, 'doorbell')).not.toBe(keyOf(fixtures.press, 'doorbell'));
-    expect(dedupeKey('lock', 'L1', undefined, Buffer.from('x'))).toBe('lock/L1:sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881');
-    expect(dedupeKey('lock', 'L1', '', Buffer.from('x'))).toMatch(/^lock\/L1:sha256:/);
+    // sha256("1000.x")
+    expect(dedupeKey('lock', 'L1', undefined, Buffer.from('x'), 1000)).toBe('lock/L1:sha256t:2232513bc66547c88a863770eba3a15be8540f8432090ed4888bb83e7a10573c');
+    expect(dedupeKey('lock', 'L1', '', Buffer.from('x'), 1000)).toMatch(/^lock\/L1:sha256t:/);
+  });
+
+  it('the same body signed at another t is another operation (the same person locking twice); the same t is a redelivery', () => {
+    expect(keyOf(fixtures.oneTouch, 'lock', T + 5_000)).not.toBe(keyOf(fixtures.oneTouch, 'lock', T));
+    expect(keyOf(fixtures.oneTouch, 'lock', T)).toBe(keyOf(fixtures.oneTouch, 'lock', T));
+  });
+
+  it('an EventID wins over t: a redelivery signed again is still the same event', () => {
+    expect(keyOf(fixtures.manualUnlock, 'lock', T + 30_000)).toBe(keyOf(fixtures.manualUnlock, 'lock', T));
   });
 
   it('keys are per device: one EventID on two locks is two events', () => {
@@ -102,10 +115,10 @@ describe('design 6 (revised): "a redelivery is the same event, not the same byte
     const viaUser = keyOf({ ...fixtures.membershipAdd }, 'user');
     expect(viaLock).not.toBe(viaUser);
     expect(viaUser).toBe(`user/${LOCK_ID}:id:e-m-add`);
-    expect(keyOf(fixtures.lifecycle, 'user')).toMatch(/^user\/account:sha256:/);
+    expect(keyOf(fixtures.lifecycle, 'user')).toMatch(/^user\/account:sha256t:/);
   });
 
   it('a very long EventID is hashed so the dedupe file stays bounded', () => {
-    expect(dedupeKey('user', 'L1', 'e'.repeat(1000), Buffer.alloc(0))).toMatch(/^user\/L1:id:[0-9a-f]{64}$/);
+    expect(dedupeKey('user', 'L1', 'e'.repeat(1000), Buffer.alloc(0), T)).toMatch(/^user\/L1:id:[0-9a-f]{64}$/);
   });
 });

@@ -82,6 +82,9 @@ function eventName(body: string): { event: string; eventId?: string } {
   }
 }
 
+/** A delivery's signature options with the time of its first attempt. */
+type SignedOnce = SignatureOverrides & { signedAt: number };
+
 export class DeliveryEngine {
   readonly records: DeliveryRecord[] = [];
   private readonly timers = new Map<unknown, () => void>();
@@ -96,7 +99,10 @@ export class DeliveryEngine {
     const { event } = eventName(body);
     let finish: (outcome: FinalOutcome) => void = () => undefined;
     const done = new Promise<FinalOutcome>((resolve) => { finish = resolve; });
-    const first = await this.attempt(deliveryId, 1, body, target, signature, finish);
+    // Signed once: every retry of this delivery carries the `t` of its first attempt, which is how
+    // the receiver tells a retry from a new operation whose body happens to be identical.
+    const signedAt = this.options.clock.now();
+    const first = await this.attempt(deliveryId, 1, body, target, { ...signature, signedAt }, finish);
     return {
       deliveryId, kind: target.kind, scope: target.scope, url: target.url, event, attempt: 1,
       status: first.status, error: first.error, outcome: first.outcome, willRetry: first.nextRetryInMs !== undefined, done,
@@ -104,7 +110,7 @@ export class DeliveryEngine {
   }
 
   private async attempt(
-    deliveryId: string, attempt: number, body: string, target: DeliveryTarget, signature: SignatureOverrides, finish: (o: FinalOutcome) => void,
+    deliveryId: string, attempt: number, body: string, target: DeliveryTarget, signature: SignedOnce, finish: (o: FinalOutcome) => void,
   ): Promise<DeliveryRecord> {
     const run = this.runAttempt(deliveryId, attempt, body, target, signature);
     this.inflight.add(run);
@@ -131,11 +137,11 @@ export class DeliveryEngine {
     return record;
   }
 
-  private async runAttempt(deliveryId: string, attempt: number, body: string, target: DeliveryTarget, overrides: SignatureOverrides): Promise<DeliveryRecord> {
+  private async runAttempt(deliveryId: string, attempt: number, body: string, target: DeliveryTarget, overrides: SignedOnce): Promise<DeliveryRecord> {
     const at = this.options.clock.now();
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'lock-access-simulator/webhooks' };
     if (!overrides.omit) {
-      headers['x-svc-signature'] = overrides.header ?? signPayload(body, overrides.secret ?? this.options.secret(), at + (this.options.skewMs?.() ?? 0) + (overrides.skewMs ?? 0), {
+      headers['x-svc-signature'] = overrides.header ?? signPayload(body, overrides.secret ?? this.options.secret(), overrides.signedAt + (this.options.skewMs?.() ?? 0) + (overrides.skewMs ?? 0), {
         encoding: overrides.encoding ?? this.options.signature.encoding,
         timestampUnit: overrides.timestampUnit ?? this.options.signature.timestampUnit,
       });
