@@ -1,6 +1,6 @@
-// Event times are evidence, not truth (design section 6). A lock's clock can run ahead or be reset,
-// so the time an event is ordered by is bounded by when the service signed the callback, and saved
-// ordering marks that lie in the future are brought back to the present.
+// Event times are evidence, not truth. A lock's clock can run ahead or be reset, so the time an
+// event is ordered by is bounded by when the service signed the callback, and saved ordering marks
+// that lie in the future are brought back to the present.
 import { DEFAULT_TOLERANCE_SECONDS } from '../settings.js';
 
 /** What the receiver knows about one delivery, all in epoch milliseconds. */
@@ -15,9 +15,17 @@ export interface DeliveryContext {
 export const DEFAULT_TOLERANCE_MS = DEFAULT_TOLERANCE_SECONDS * 1000;
 
 /**
- * The time an event is ordered by: its own, unless it lies beyond the signature's `t` plus the
- * tolerance. No honest event happened after the service sent it, so such a time counts as "now"
- * (the signature's `t`), and one future-stamped event cannot make every later real one look older.
+ * How far an event time may lie after the signature's `t` and still count as its own: `t` is often
+ * whole seconds, so an event sent a moment after it happened can carry a slightly later
+ * millisecond time. Anything later comes from a clock that runs fast.
+ */
+export const EVENT_TIME_SLACK_MS = 2_000;
+
+/**
+ * The time an event is ordered by: its own, unless it lies more than two seconds after the
+ * signature's `t`. No honest event happened after the service sent it, so such a time counts as
+ * "now" (the signature's `t`): a keypad lock stamped minutes ahead by a fast lock clock neither
+ * freezes the state nor hides the app unlock that follows it a second later.
  */
 export function orderingTime(at: number | undefined, context: DeliveryContext): number | undefined {
   if (at === undefined) return undefined;
@@ -25,7 +33,7 @@ export function orderingTime(at: number | undefined, context: DeliveryContext): 
 }
 
 function beyondSignature(at: number, context: DeliveryContext): boolean {
-  return at > context.signedAt + (context.toleranceMs ?? DEFAULT_TOLERANCE_MS);
+  return at > context.signedAt + EVENT_TIME_SLACK_MS;
 }
 
 /** Older than the last applied event of its aspect; an event without a time is never older. */
@@ -42,10 +50,10 @@ export interface Ordering {
 }
 
 /**
- * Design section 6's ordering rule for one aspect. Without a time: arrival order, the mark stays.
- * A time beyond the signature's `t` plus the tolerance counts as now: the event applies, and the
- * mark moves to `t` unless it is already later (`t` is often whole seconds, so a real event sent a
- * moment earlier can carry a later millisecond time, and "now" is never older than what applied).
+ * The ordering rule for one aspect (lock, door, battery, keypad battery, online): an event older
+ * than the last applied one changes nothing. Without a time: arrival order, the mark stays. A time
+ * more than two seconds after the signature's `t` counts as now: the event applies, and the mark
+ * moves to `t` unless it is already later ("now" is never older than what applied).
  */
 export function order(at: number | undefined, mark: number | undefined, context: DeliveryContext): Ordering {
   if (at === undefined) return { stale: false, mark };

@@ -1,47 +1,44 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { DEFAULT_TOLERANCE_MS, isOlder, order, orderingTime, repairMarks } from '../../src/model/event-time.js';
+import { EVENT_TIME_SLACK_MS, isOlder, order, orderingTime, repairMarks } from '../../src/model/event-time.js';
 
 const T = 1_767_225_600_000;
 const TOL = 300_000;
 const ctx = { receivedAt: T + 40, signedAt: T, toleranceMs: TOL };
 
-describe('design 6: "an event time is evidence, not truth"', () => {
-  it('a time up to the signature\'s t plus the tolerance is kept as it is', () => {
+describe('"an event time is evidence, not truth": later than the signature\'s t plus 2 s counts as t', () => {
+  it('a time up to the signature\'s t plus 2 s is kept as it is', () => {
     expect(orderingTime(T - 5_000, ctx)).toBe(T - 5_000);
     expect(orderingTime(T, ctx)).toBe(T);
-    expect(orderingTime(T + TOL, ctx)).toBe(T + TOL);
+    expect(orderingTime(T + EVENT_TIME_SLACK_MS, ctx)).toBe(T + EVENT_TIME_SLACK_MS);
   });
 
-  it('"a time later than the signature\'s t plus the tolerance is treated as now" (the signature\'s t)', () => {
-    expect(orderingTime(T + TOL + 1, ctx)).toBe(T);
+  it('a later time is treated as the signature\'s t, whatever the signature tolerance', () => {
+    expect(orderingTime(T + EVENT_TIME_SLACK_MS + 1, ctx)).toBe(T);
+    expect(orderingTime(T + 4 * 60_000, ctx)).toBe(T);
     expect(orderingTime(T + 365 * 86_400_000, ctx)).toBe(T);
+    expect(orderingTime(T + 60_000, { receivedAt: T, signedAt: T })).toBe(T);
   });
 
   it('without a time there is nothing to bound', () => {
     expect(orderingTime(undefined, ctx)).toBeUndefined();
   });
 
-  it('uses the default tolerance when the delivery does not name one', () => {
-    expect(orderingTime(T + DEFAULT_TOLERANCE_MS, { receivedAt: T, signedAt: T })).toBe(T + DEFAULT_TOLERANCE_MS);
-    expect(orderingTime(T + DEFAULT_TOLERANCE_MS + 1, { receivedAt: T, signedAt: T })).toBe(T);
-  });
-
-  it('never orders an event after its signature plus the tolerance (property)', () => {
+  it('never orders an event after its signature plus 2 s (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 1_000, max: 3_600_000 }), (at, signedAt, toleranceMs) => {
         const time = orderingTime(at, { receivedAt: signedAt, signedAt, toleranceMs });
         expect(time).toBeDefined();
-        expect(time as number).toBeLessThanOrEqual(signedAt + toleranceMs);
+        expect(time as number).toBeLessThanOrEqual(signedAt + EVENT_TIME_SLACK_MS);
         // times within the bound are never changed
-        if (at <= signedAt + toleranceMs) expect(time).toBe(at);
+        if (at <= signedAt + EVENT_TIME_SLACK_MS) expect(time).toBe(at);
       }),
     );
   });
 });
 
-describe('design 6: "an event older than the last applied one changes nothing"', () => {
+describe('"an event older than the last applied one changes nothing"', () => {
   it('older only when both times exist and the event\'s is earlier', () => {
     expect(isOlder(1, 2)).toBe(true);
     expect(isOlder(2, 2)).toBe(false);
@@ -51,7 +48,7 @@ describe('design 6: "an event older than the last applied one changes nothing"',
   });
 });
 
-describe('design 6: saved ordering marks in the future are repaired at start-up', () => {
+describe('saved ordering marks in the future are repaired at start-up', () => {
   it('a mark beyond now plus the tolerance becomes now; others stay', () => {
     const repaired = repairMarks({ lock: T + 86_400_000, door: T - 10, battery: T + TOL, online: undefined }, T, TOL);
     expect(repaired).toEqual({ lock: T, door: T - 10, battery: T + TOL, online: undefined });
@@ -77,7 +74,7 @@ describe('design 6: saved ordering marks in the future are repaired at start-up'
   });
 });
 
-describe('design 6: the ordering rule for one aspect', () => {
+describe('the ordering rule for one aspect', () => {
   it('"events without a time apply in arrival order" and leave the mark alone', () => {
     expect(order(undefined, T - 1, ctx)).toEqual({ stale: false, mark: T - 1 });
     expect(order(undefined, undefined, ctx)).toEqual({ stale: false, mark: undefined });
