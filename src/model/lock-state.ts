@@ -85,7 +85,9 @@ export function aspectOf(event: LockEvent): LockAspect | undefined {
     case 'lockState':
       return 'lock';
     case 'doorState':
-      return 'door';
+      // Door `init` and `unknown` carry no door position: they neither order nor are ordered, so
+      // a late real position after them still counts by its own time.
+      return event.state === 'init' || event.state === 'unknown' ? undefined : 'door';
     case 'battery':
       return event.device === 'keypad' ? 'keypadBattery' : 'battery';
     case 'online':

@@ -198,6 +198,17 @@ describe('design 6: a future-stamped event must never freeze a lock', () => {
     expect(reduceLock(jumped.state, locked(now + 600), signedAt(now)).state.lock).toBe('locked');
   });
 
+  it('door init and unknown move no ordering mark: open (T-60 s), unknown (T-10 s), then a late closed (T-30 s) ends Closed', () => {
+    const door = (state: 'open' | 'closed' | 'unknown' | 'init', at: number): LockEvent => ({ kind: 'doorState', lockId: 'L1', at, state });
+    let s = reduceLock(initialLockState(), door('open', now - 60_000), signedAt(now)).state;
+    s = reduceLock(s, door('unknown', now - 10_000), signedAt(now)).state;
+    expect(s.lastAt.door).toBe(now - 60_000);
+    s = reduceLock(s, door('init', now - 5_000), signedAt(now)).state;
+    const late = reduceLock(s, door('closed', now - 30_000), signedAt(now));
+    expect(late.applied).toBe(true);
+    expect(late.state.door).toBe('closed');
+  });
+
   it('a time up to 2 s after the signature is trusted as it is (t is often whole seconds)', () => {
     const ahead = reduceLock(initialLockState(), locked(now + 1_500), signedAt(now));
     expect(ahead.state.lastAt.lock).toBe(now + 1_500);
