@@ -141,6 +141,11 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
 
   if (!env.sinkReady()) return reject(503, 'not-ready');
   const events = normalise(callback, route);
+  if (events.length === 0) {
+    // A known kind with a value the spec does not list: acknowledged (a 400 is never retried, so
+    // the event would be lost for good), logged once, and nothing it cannot map is changed.
+    return { kind: 'ignored', status: 200, reason: 'unknown-kind', kindName: `${printable(envelope.eventType)}/${printable(envelope.event)} with a value this plugin does not know${unmappedValue(json.value)}`, record: { lastCallback } };
+  }
   // One-shot events are looked up in the duplicate store; state reports are applied every time.
   const dedupe = dedupeClass(events, route, raw, signature.timestampMs);
   if (dedupe.oneShot) {
@@ -156,4 +161,10 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
   if (envelope.eventType !== undefined) context.eventType = envelope.eventType;
   if (envelope.event !== undefined) context.event = envelope.event;
   return { kind: 'accepted', status: 200, reason: 'accepted', events, context, record: dedupe.oneShot ? { dedupeKey: dedupe.key, lastCallback } : { lastCallback } };
+}
+
+/** The value that could not be mapped, for the one log line: the battery level is the only such field. */
+function unmappedValue(body: unknown): string {
+  const level = (body as { warningLevel?: unknown }).warningLevel;
+  return typeof level === 'string' ? ` (warningLevel ${printable(level)})` : '';
 }

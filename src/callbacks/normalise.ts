@@ -119,7 +119,10 @@ export function normalise(callback: CallbackPayload, route: CallbackRoute): Devi
       const p = callback.payload;
       const raw = callback.kind === 'lockBatteryAlert' ? callback.payload.warningLevel : callback.payload.Event;
       const device = callback.kind === 'keypadBattery' ? 'keypad' : callback.kind === 'lockBatteryAlert' ? 'lock' : callback.payload.DeviceType;
-      const { level, low } = BATTERY_TABLE[raw] ?? { level: 100, low: false };
+      const mapped = BATTERY_TABLE[raw];
+      // A level the table does not list tells nothing that can be shown: it changes nothing.
+      if (mapped === undefined) return [];
+      const { level, low } = mapped;
       const event: LockEvent = { kind: 'battery', lockId: p.LockID, at: eventTime(p), device, level, low, raw };
       const serial = callback.kind === 'lockBatteryAlert' ? undefined : callback.payload.DeviceSerialNumber;
       if (serial !== undefined) event.serialNumber = serial;

@@ -113,7 +113,9 @@ export const lockBatteryAlertSchema = z.looseObject({
   ...lockBase,
   EventType: z.literal('system'),
   Event: z.literal('lock_battery_alert'),
-  warningLevel: z.enum(LOCK_BATTERY_LEVELS),
+  // Any text: a level the table does not list is acknowledged and changes nothing (a 400 would
+  // lose the callback for good, since the service never retries one).
+  warningLevel: z.string(),
   userID: z.string().optional(),
 });
 
@@ -126,16 +128,19 @@ export const announcedBatterySchema = z.looseObject({
   DeviceSerialNumber: z.string().optional(),
 });
 
+/** The spec shows LockID as an array of one string on systemstatus callbacks; a plain string is accepted too. */
+const systemLockId = z.union([z.tuple([z.string().min(1)]), z.string().min(1)]).transform((value) => (typeof value === 'string' ? value : value[0]));
+
 export const systemStatusSchema = z.looseObject({
   ...lockBase,
-  // The spec shows an array of one string here; a plain string is accepted too.
-  LockID: z.union([z.tuple([z.string().min(1)]), z.string().min(1)]).transform((value) => (typeof value === 'string' ? value : value[0])),
+  LockID: systemLockId,
   EventType: z.literal('systemstatus'),
   Event: z.enum(['online', 'offline']),
 });
 
 export const clockDriftSchema = z.looseObject({
   ...lockBase,
+  LockID: systemLockId,
   EventType: z.literal('systemstatus'),
   Event: z.literal('lock_log_timestamp_drifted'),
   warningLevel: z.string().optional(),

@@ -56,7 +56,7 @@ export class ReceiverTally {
         this.stats.ignoredUnknown++;
         if (!this.unknownKindsLogged.has(verdict.kindName) && this.unknownKindsLogged.size < MAX_UNKNOWN_KINDS_LOGGED) {
           this.unknownKindsLogged.add(verdict.kindName);
-          this.log.info(`Webhook: a callback of a kind this plugin does not know (${verdict.kindName}) was accepted and ignored.`);
+          this.log.info(`Webhook: a callback of a kind or value this plugin does not know (${verdict.kindName}) was accepted; nothing it could not map was changed.`);
         }
         return;
       case 'duplicate':

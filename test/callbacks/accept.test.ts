@@ -92,6 +92,20 @@ describe('design 6: 200 accepted', () => {
   });
 });
 
+describe('200 for a well-signed callback of a known kind with a value the spec does not list', () => {
+  it('a battery warningLevel not in the table is acknowledged, changes nothing, and is named once for the log', () => {
+    const verdict = lock({ ...fixtures.lockBattery, warningLevel: 'lock_state_battery_warning_3day' });
+    expect(verdict).toMatchObject({ kind: 'ignored', status: 200, kindName: 'system/lock_battery_alert with a value this plugin does not know (warningLevel lock_state_battery_warning_3day)' });
+  });
+  it('a clock-drift notice whose LockID is a one-element array is accepted', () => {
+    const verdict = lock({ ...fixtures.drift, LockID: [LOCK_ID] });
+    expect(verdict).toMatchObject({ kind: 'accepted', status: 200, events: [{ kind: 'clockDrift', lockId: LOCK_ID }] });
+  });
+  it('a door event not in the table is acknowledged and ignored', () => {
+    expect(lock({ ...fixtures.doorOpen, Event: 'tampered' })).toMatchObject({ kind: 'ignored', status: 200 });
+  });
+});
+
 describe('design 6: 200 duplicate', () => {
   it('a redelivery of a recorded callback is a duplicate, answered 200, with only the last-callback time to record', () => {
     recordAccepted(lock(fixtures.manualUnlock));

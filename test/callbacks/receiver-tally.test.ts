@@ -50,7 +50,7 @@ describe('design 6: log lines for answered callbacks', () => {
     const { tally, lines } = recordingTally();
     tally.note('lock', ignored('operation/jammed'));
     tally.note('lock', ignored('operation/jammed'));
-    expect(lines).toEqual(['info Webhook: a callback of a kind this plugin does not know (operation/jammed) was accepted and ignored.']);
+    expect(lines).toEqual(['info Webhook: a callback of a kind or value this plugin does not know (operation/jammed) was accepted; nothing it could not map was changed.']);
     for (let i = 0; i < 200; i++) tally.note('lock', ignored(`kind/${i}`));
     expect(lines.filter((l) => l.startsWith('info'))).toHaveLength(100);
     expect(tally.stats.ignoredUnknown).toBe(202);
