@@ -1,5 +1,5 @@
-// LockManagement on a lock accessory (design 7b): Version "1.0", a LockControlPoint that accepts and
-// ignores commands (the service has no lock logs or settings to offer), and LockLastKnownAction.
+// LockManagement on a lock accessory: Version "1.0", a LockControlPoint that accepts and ignores
+// commands (the service has no lock logs or settings to offer), and LockLastKnownAction.
 import type { API, PlatformAccessory, Service } from 'homebridge';
 
 import type { LastActionValue } from '../model/last-action.js';
@@ -15,13 +15,15 @@ export function convergeLockManagement(api: API, accessory: PlatformAccessory, w
   service.updateCharacteristic(C.Version, LOCK_MANAGEMENT_VERSION);
   // A write must succeed, or Home reports an error; there is nothing for it to do.
   service.getCharacteristic(C.LockControlPoint).onSet(() => undefined);
+  // Part of the service from its first publication (also added to a cached accessory of an earlier
+  // version): HomeKit controllers cache the accessory database and never see a characteristic that
+  // is added later. Until the first operation it reads HAP's starting value, 0 ("secured
+  // physically, interior"), which HomeKit has no "unknown" for.
+  service.getCharacteristic(C.LockLastKnownAction);
   return service;
 }
 
-/**
- * Sets LockLastKnownAction. The characteristic is added by the first action: HAP would otherwise
- * start it at 0 ("secured physically, interior"), claiming an action nobody took.
- */
+/** Sets LockLastKnownAction to the last applied lock operation. */
 export function showLastAction(api: API, accessory: PlatformAccessory, value: LastActionValue): void {
   const { Service: S, Characteristic: C } = api.hap;
   findService(accessory, S.LockManagement)?.getCharacteristic(C.LockLastKnownAction).updateValue(value);

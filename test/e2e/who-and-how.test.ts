@@ -1,4 +1,4 @@
-// Who and how (design 7b) as Apple Home sees it: the built plugin in a real Homebridge 2 against the
+// Who and how as Apple Home sees it: the built plugin in a real Homebridge 2 against the
 // simulator, checked through a paired HomeKit controller (hap-controller over HAP on 127.0.0.1).
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,7 +97,15 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe('design 7b: LockManagement and LockLastKnownAction, read through HAP', () => {
+describe('LockManagement and LockLastKnownAction, read through HAP', () => {
+  it('a controller that reads the accessory database before any operation finds LockLastKnownAction and can read it (0 until the first operation)', async () => {
+    // Nothing has been fired yet: this is the database Apple Home caches at pairing.
+    const front = await accessory('Front Door');
+    const id = characteristicId(front, S.LockManagement.UUID, C.LockLastKnownAction.UUID);
+    const read = await paired().readOne(id);
+    expect(read.value).toBe(0);
+  });
+
   it('LockManagement (Version "1.0") with the last action after keypad, app, manual, one-touch and Apple Home operations; a status report changes nothing', async () => {
     const front = await accessory('Front Door');
     expect(primary(front)).toBe(shortType(S.LockMechanism.UUID));
@@ -199,9 +207,9 @@ describe('design 7b: doorSensorOnly', () => {
     await restart(false);
     const again = await accessory('Front Door');
     expect(primary(again)).toBe(shortType(S.LockMechanism.UUID));
-    // A new LockManagement claims no last action until the next one.
+    // A new LockManagement has LockLastKnownAction from its first publication.
     const management = again.services.find((s) => s.type === shortType(S.LockManagement.UUID));
-    expect(management?.characteristics.map((c) => c.type)).not.toContain(shortType(C.LockLastKnownAction.UUID));
+    expect(management?.characteristics.map((c) => c.type)).toContain(shortType(C.LockLastKnownAction.UUID));
     expect(primary(await accessory('Back Door'))).toBe(shortType(S.ContactSensor.UUID));
     const jamie = await subscribePerson('Front Door', 'Jamie');
     await fire('lock', { lockId: 'LOCK-1', by: 'keypad' });

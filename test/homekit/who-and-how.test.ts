@@ -1,4 +1,4 @@
-// Who and how (design 7b) on real HAP objects of Homebridge 1 and 2: LockManagement and its last
+// Who and how on real HAP objects of Homebridge 1 and 2: LockManagement and its last
 // action, one switch per person, door-sensor-only locks, and Eve's door history.
 import type { Characteristic, PlatformAccessory } from 'homebridge';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,13 +51,22 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
 
   const lastAction = (accessory: PlatformAccessory) => service(accessory, S.LockManagement).characteristics.find((c) => c.UUID === C.LockLastKnownAction.UUID)?.value;
 
-  describe('design 7b: LockManagement', () => {
-    it('every lock has LockManagement with Version "1.0"; no last action is claimed before the first one', () => {
+  describe('LockManagement', () => {
+    it('every lock has LockManagement with Version "1.0" and LockLastKnownAction from its first publication (HAP\'s 0 until the first operation)', () => {
       const { accessory } = setup();
       const management = service(accessory, S.LockManagement);
       expect(management.getCharacteristic(C.Version).value).toBe('1.0');
       expect(management.testCharacteristic(C.LockControlPoint)).toBe(true);
-      expect(lastAction(accessory)).toBeUndefined();
+      expect(management.testCharacteristic(C.LockLastKnownAction)).toBe(true);
+      expect(lastAction(accessory)).toBe(0);
+    });
+
+    it('a cached accessory of an earlier version, whose LockManagement lacks LockLastKnownAction, gets it at start-up', () => {
+      const cached = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
+      const old = cached.addService(S.LockManagement, 'Front Door Management');
+      expect(old.testCharacteristic(C.LockLastKnownAction)).toBe(false);
+      const { accessory } = setup({}, cached);
+      expect(service(accessory, S.LockManagement).testCharacteristic(C.LockLastKnownAction)).toBe(true);
     });
 
     it('LockLastKnownAction follows applied operations and Apple Home commands; status reports and older events change nothing', async () => {
