@@ -1,4 +1,4 @@
-// The embedded Fastify listener: the plugin's front door for service callbacks (design section 6).
+// The embedded Fastify listener: the plugin's front door for service callbacks.
 // It only adapts HTTP to accept() (accept.ts), which decides every answer: this file reads the raw
 // body within the size limit, serves health, answers with the verdict, records what the verdict
 // says, and hands accepted events to the sink after the reply has been written, so the service gets
@@ -40,7 +40,34 @@ export interface ReceiverOptions {
   isReady?: () => boolean;
   /** After a refused callback was answered and counted (the status file shows counts within seconds). */
   onRejected?: () => void;
+  /** The socket limits; LISTENER_LIMITS unless a test needs them shorter. */
+  limits?: ListenerLimits;
 }
+
+export interface ListenerLimits {
+  /** All request headers must have arrived this long after the connection or the previous request. */
+  headersTimeoutMs: number;
+  /** The body must have arrived this long after the headers. */
+  bodyTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+  /** How often the two timeouts above are checked, so they are enforced within this much. */
+  checkEveryMs: number;
+  maxConnections: number;
+}
+
+/**
+ * Genuine callbacks are a few KiB and arrive in one go. The keep-alive timeout is longer than the
+ * 60 s that common reverse proxies and tunnels keep idle upstream connections: they then never
+ * reuse a socket the plugin is closing, a race that shows as sporadic 502s and needless retries.
+ */
+export const LISTENER_LIMITS: ListenerLimits = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 75_000,
+  checkEveryMs: 1_000,
+  maxConnections: 256,
+};
 
 export interface Receiver {
   readonly port: number;
@@ -51,10 +78,11 @@ export interface Receiver {
 
 export type ReceiverApp = FastifyInstance & { readonly receiverStats: ReceiverStats };
 
-/** Socket and request limits: genuine callbacks are a few KiB and arrive in one go. */
-const CONNECTION_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 10_000;
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * Paths longer than any device id: a longer one is unroutable (404). Lock ids are 32 characters;
+ * every path parameter is bounded by this.
+ */
+const MAX_PATH_ID_CHARS = 128;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -110,18 +138,37 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     dedupe: options.dedupe,
   };
 
+  const limits = options.limits ?? LISTENER_LIMITS;
+  // Node checks the header and request timeouts every `connectionsCheckingInterval` (30 s by
+  // default); checked every second, a slow sender is cut off within a second or two.
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: limits.checkEveryMs,
+  };
   const app = Fastify({
     logger: false,
     // The listener is reached through a proxy or tunnel; nothing here depends on the client
     // address, so forwarded headers are never trusted.
     trustProxy: false,
     bodyLimit: MAX_CALLBACK_BYTES,
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    maxParamLength: MAX_PATH_ID_CHARS,
+    // A backstop for a socket that sends nothing at all, longer than the keep-alive timeout.
+    connectionTimeout: limits.keepAliveTimeoutMs + 5_000,
+    requestTimeout: serverOptions.requestTimeout,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
     return503OnClosing: true,
-    ...(tls === undefined ? {} : { https: tls }),
+    // A path too long or malformed for the router is unroutable like any unknown path: 404, never
+    // 414 or another framework default.
+    frameworkErrors: (_error, request, reply: FastifyReply) => {
+      tally.unknownPath(request.url);
+      void reply.code(404).send({ error: 'not found' });
+    },
+    ...(tls === undefined ? { http: serverOptions } : { https: { ...tls, ...serverOptions } }),
   }) as unknown as FastifyInstance;
+  app.server.headersTimeout = limits.headersTimeoutMs;
+  app.server.maxConnections = limits.maxConnections;
 
   /** A listener failure must never turn into a failed answer or an unhandled error. */
   const notifyRejected = (): void => {
