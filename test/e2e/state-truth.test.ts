@@ -163,12 +163,26 @@ describe('design 6: one-shot events have one effect', () => {
     const press = characteristicId(bell, S.Doorbell.UUID, C.ProgrammableSwitchEvent.UUID);
     subscription = await paired().subscribe([press]);
     await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'press-a' });
+    const first = sim.deliveries.at(-1);
     await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'press-b' });
-    // press A again, byte for byte: a redelivery, not a third visitor
-    await fire('doorbell-press', { doorbellId: 'BELL-1', dvrId: 'press-a' });
+    // press A again as the service retries it: the same bytes with the t it was signed with
+    expect(first?.body).toContain('press-a');
+    const again = await sim.send(JSON.parse(first?.body ?? '{}') as object, { doorbellId: 'BELL-1', signature: { header: first?.requestHeaders['x-svc-signature'] ?? '' } });
+    expect(again.every((r) => r.status === 200)).toBe(true);
     await fire('video-available', { doorbellId: 'BELL-1', dvrId: 'press-b' });
     await session.hb?.waitForLog(/Front Doorbell: Recording available/);
     expect(subscription.events.filter((e) => e.id === press)).toHaveLength(2);
+  });
+
+  it('the same person locking, unlocking and locking again from the app (identical bodies, no EventID, no event time) ends locked', async () => {
+    const current = await lockCurrent();
+    const body = (event: 'lock' | 'unlock') => ({ EventType: 'operation', Event: event, Device: 'lock', LockID: 'LOCK-1', User: { UserID: 'u-same', FirstName: 'Sam', LastName: 'Same', PhoneNo: 'n/a', Email: 'n/a', imageInfo: 'n/a' } });
+    for (const [i, event] of (['lock', 'unlock', 'lock'] as const).entries()) {
+      // each operation is signed anew, seconds apart, as the service signs a new event
+      expect((await sim.send(body(event), { lockId: 'LOCK-1', signature: { skewMs: i * 2_000 } })).every((r) => r.status === 200)).toBe(true);
+      await expectValue(current, event === 'lock' ? 1 : 0, `after the app ${event}`);
+    }
+    await expectValue(current, 1, 'locked after the third operation');
   });
 
   it('an operation redelivered with the same EventID (new bytes) applies once', async () => {
