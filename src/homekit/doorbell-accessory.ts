@@ -21,6 +21,7 @@ import type { DoorbellDeps } from './device-deps.js';
 import { initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from '../model/doorbell-state.js';
 import type { DeliveryContext } from '../model/event-time.js';
 import type { DoorbellEvent } from '../model/events.js';
+import type { DoorbellChange, DoorbellFeed } from '../model/device-feeds.js';
 import { ContextSaver } from './persist-context.js';
 import { acquireService, findService } from './services.js';
 import { SnapshotCache } from './snapshot-cache.js';
@@ -37,9 +38,7 @@ export const DOORBELL_CONTEXT_KEY = 'lockAccessDoorbell';
  * An applied event with what it did now (`ring`, `motion` are false for a late, repeated or older
  * one), or the motion timeout ending motion.
  */
-export type DoorbellChange =
-  | { cause: 'event'; state: DoorbellState; event: DoorbellEvent; ring: boolean; motion: boolean }
-  | { cause: 'motionEnded'; state: DoorbellState };
+export type { DoorbellChange } from '../model/device-feeds.js';
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
 
@@ -51,7 +50,7 @@ export function doorbellCategory(api: API): Categories {
   return api.hap.Categories.VIDEO_DOORBELL;
 }
 
-export class DoorbellAccessory implements CameraStreamingDelegate {
+export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed {
   private current: DoorbellState;
   private entry: DoorbellAccessoryEntry;
   private readonly saver: ContextSaver;

@@ -1,7 +1,7 @@
 // One HomeKit accessory per lock: LockMechanism (primary), ContactSensor, Battery (lock, keypad),
 // AccessoryInformation; state from callbacks via apply(), control from Apple Home via operate().
 // Others (Matter) follow the applied state through onChange() and send commands through command().
-import type { API, Categories, CharacteristicValue, PlatformAccessory, Service } from 'homebridge';
+import type { API, Categories, CharacteristicValue, PlatformAccessory } from 'homebridge';
 
 import { errorText } from '../util/error-text.js';
 import { setAccessoryInformation } from './accessory-information.js';
@@ -22,8 +22,10 @@ import {
 } from '../model/lock-state.js';
 import { ContextSaver } from './persist-context.js';
 import type { Person } from '../model/person-triggers.js';
+import type { LockChange, LockFeed } from '../model/device-feeds.js';
 import type { ReachabilityProof } from '../model/reachability.js';
-import { restoreOwnRead } from './read-handlers.js';
+import { renderBattery } from './battery-render.js';
+import { guardAccessoryReads } from './read-handlers.js';
 import { acquireService, ensureService, findService } from './services.js';
 import { WhoAndHow } from './who-and-how.js';
 
@@ -53,13 +55,12 @@ export function lockCategory(api: API): Categories {
 type Aspect = 'lock' | 'door' | 'battery';
 const ASPECT_OF: Partial<Record<LockEvent['kind'], Aspect>> = { lockState: 'lock', doorState: 'door', battery: 'battery' };
 
-/** An applied change: a callback event the reducer took, or a remote command that succeeded. */
-export type LockChange = { cause: 'event'; state: LockState; event: LockEvent } | { cause: 'command'; state: LockState; action: LockAction };
+export type { LockChange } from '../model/device-feeds.js';
 
 /** Who asked for a command, as the log says it ("locking from Apple Home"). */
 const APPLE_HOME = 'Apple Home';
 
-export class LockAccessory {
+export class LockAccessory implements LockFeed {
   private current: LockState;
   private entry: LockAccessoryEntry;
   private readonly commands: LockCommands;
@@ -219,29 +220,9 @@ export class LockAccessory {
     // Read guards are bound by the render that follows, once every characteristic exists.
   }
 
-  /**
-   * Offline: every read of this accessory fails with SERVICE_COMMUNICATION_FAILURE, which Home shows
-   * as No Response. Online: no read handler at all, so HAP answers from the values render() keeps
-   * current without a round through a handler.
-   */
   private guardReads(): void {
-    const { hap } = this.deps.api;
-    const offline = !this.current.online;
-    for (const service of this.accessory.services) {
-      for (const characteristic of service.characteristics) {
-        if (!characteristic.props.perms.includes(hap.Perms.PAIRED_READ)) continue;
-        if (offline) {
-          characteristic.onGet(() => {
-            throw new hap.HapStatusError(hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE);
-          });
-        } else {
-          restoreOwnRead(characteristic);
-          // A read that failed while offline left its status behind; setting the value clears it.
-          if (characteristic.statusCode !== hap.HAPStatus.SUCCESS) characteristic.updateValue(characteristic.value);
-        }
-      }
-    }
-    this.guardedOffline = offline;
+    guardAccessoryReads(this.deps.api, this.accessory, !this.current.online);
+    this.guardedOffline = !this.current.online;
   }
 
   private lockValue(): { current: number; target: number | undefined } {
@@ -283,24 +264,9 @@ export class LockAccessory {
       // Nothing unknown is shown as known: until a first real position the sensor says it is not active.
       door.updateCharacteristic(C.StatusActive, this.current.door !== 'unknown');
     }
-    const renderBattery = (service: Service | undefined, battery: LockState['battery'], label: string) => {
-      if (!service) return;
-      if (naming) {
-        service.updateCharacteristic(C.Name, label);
-        service.updateCharacteristic(C.ChargingState, C.ChargingState.NOT_CHARGEABLE);
-      }
-      // Before any battery event nothing warned (the service warns when batteries run low), but no
-      // level was told either: the optional BatteryLevel appears with the first one.
-      if (battery) {
-        service.updateCharacteristic(C.BatteryLevel, battery.level);
-      } else if (service.testCharacteristic(C.BatteryLevel)) {
-        service.removeCharacteristic(service.getCharacteristic(C.BatteryLevel));
-      }
-      service.updateCharacteristic(C.StatusLowBattery, battery?.low === true ? C.StatusLowBattery.BATTERY_LEVEL_LOW : C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
-    };
     if (wants('battery')) {
-      renderBattery(findService(this.accessory, S.Battery), this.current.battery, `${name} Battery`);
-      renderBattery(findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`);
+      renderBattery(this.deps.api, findService(this.accessory, S.Battery), this.current.battery, `${name} Battery`, naming);
+      renderBattery(this.deps.api, findService(this.accessory, S.Battery, KEYPAD_SUBTYPE), this.current.keypadBattery, `${name} Keypad Battery`, naming);
     }
     // Setting an optional characteristic (ChargingState) adds it, so guards are bound after that.
     if (naming || this.guardedOffline !== !this.current.online) this.guardReads();

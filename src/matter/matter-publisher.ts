@@ -6,7 +6,7 @@ import type { MatterAPI, MatterAccessory } from 'homebridge';
 import type { Logger } from '../util/logger.js';
 import { errorText } from '../util/error-text.js';
 import { MANUFACTURER } from '../settings.js';
-import { pluginVersion } from '../homekit/accessory-information.js';
+import { pluginVersion } from '../util/plugin-version.js';
 import { confirmingCluster, type ClusterValues, type EndpointPlan } from './matter-endpoints.js';
 
 /** How long a registration may take to show up before it counts as failed, and how often to look. */

@@ -1,8 +1,7 @@
-// What a Matter endpoint set follows: the HAP accessory of the device, never a second copy of its
-// state. A source gives the endpoint plans for the state the accessory holds now, tells when that
+// What a Matter endpoint set follows: the device's feed of applied changes, never a second copy of
+// its state. A source gives the endpoint plans for the state the device holds now, tells when that
 // state changed (or the doorbell rang), and supplies the command handlers.
-import type { DoorbellAccessory } from '../homekit/doorbell-accessory.js';
-import type { LockAccessory } from '../homekit/lock-accessory.js';
+import type { DoorbellFeed, LockFeed } from '../model/device-feeds.js';
 import type { LockAction } from '../model/lock-commands.js';
 import { doorbellEndpoints, lockEndpoints, type EndpointPlan, type MatterDoorbellView } from './matter-endpoints.js';
 import type { MatterHandlers } from './matter-publisher.js';
@@ -32,7 +31,7 @@ export interface LockSourceOptions {
   command: MatterLockCommand;
 }
 
-export function lockSource(lock: LockAccessory, options: LockSourceOptions): MatterSource {
+export function lockSource(lock: LockFeed, options: LockSourceOptions): MatterSource {
   const view = () => ({ id: options.id, name: lock.name, doorSensor: options.doorSensor, doorSensorOnly: options.doorSensorOnly });
   return {
     device: `lock:${options.id}`,
@@ -52,7 +51,7 @@ export function lockSource(lock: LockAccessory, options: LockSourceOptions): Mat
  * A doorbell. Motion is on from an applied motion event until the accessory's motion timeout ends
  * it; a source made while motion is on (after a config change) starts with it off, as a restart does.
  */
-export function doorbellSource(doorbell: DoorbellAccessory, view: MatterDoorbellView): MatterSource {
+export function doorbellSource(doorbell: DoorbellFeed, view: MatterDoorbellView): MatterSource {
   let motion = false;
   return {
     device: `doorbell:${view.id}`,
