@@ -42,6 +42,10 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     this.handle('/unlink', (body) => this.backend.unlink(body));
     this.handle('/video', (body) => this.backend.video(body));
     this.handle('/discover', (body) => this.backend.discover(body));
+    // Support: a test event that proves the whole way from the service, and the diagnostics file.
+    this.handle('/test-event/start', (body) => this.backend.startTestEvent(body));
+    this.handle('/test-event/result', (body) => this.backend.testEventResult(body));
+    this.handle('/diagnostics', () => this.backend.diagnostics());
     // Before the page hands a changed config block to the Homebridge UI: the plugin's own config
     // rules, one problem per field, so a value the plugin would refuse is never saved.
     this.handle('/config/check', (body) => ({ problems: configProblems(body.config) }));

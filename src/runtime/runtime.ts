@@ -22,6 +22,7 @@ import { EventLog } from '../status/event-log.js';
 import { StatusWriter } from '../status/status.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { pluginVersion } from '../util/plugin-version.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { AccessoryRegistry } from './accessory-registry.js';
 import { describeCommandFailure } from './command-failure.js';
@@ -82,6 +83,8 @@ export class Runtime {
     const { api, log, config } = this.options;
     const status = await StatusWriter.open(this.storage, { log });
     this.status = status;
+    // For the diagnostics file: the settings server cannot ask Homebridge itself.
+    status.update({ versions: { plugin: pluginVersion(), homebridge: api.serverVersion, node: process.version } });
     const [eventLog, doorHistory] = await Promise.all([EventLog.open(this.storage, { log }), DoorHistoryFiles.open(this.storage, log)]);
     this.eventLog = eventLog;
     this.doorHistory = doorHistory;

@@ -11,7 +11,10 @@ import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.
 import { CloudSession, type ClientFactory } from './cloud-session.js';
 import type { EventLogEntry } from '../status/event-log.js';
 import { AuthorizationCodeFlow } from './oauth-code-flow.js';
+import { collectDiagnostics } from './diagnostics-file.js';
 import { SettingsViews, type FoundDevices, type UiStatus } from './settings-views.js';
+import { TestEvents, type TestEventStart } from './test-event.js';
+import type { TestEventVerdict } from './test-event-verdict.js';
 import { UiError } from './ui-error.js';
 
 export interface BackendOptions {
@@ -28,6 +31,9 @@ export class SettingsUiBackend {
   private readonly flow: AuthorizationCodeFlow;
   private readonly link: AccountLink;
   private readonly views: SettingsViews;
+  private readonly tests: TestEvents;
+  private readonly session: CloudSession;
+  private readonly now: () => number;
 
   constructor(private readonly options: BackendOptions) {
     const now = options.now ?? Date.now;
@@ -35,6 +41,32 @@ export class SettingsUiBackend {
     this.flow = new AuthorizationCodeFlow(now);
     this.link = new AccountLink(session);
     this.views = new SettingsViews(session, now);
+    this.tests = new TestEvents(session, now);
+    this.session = session;
+    this.now = now;
+  }
+
+  /** "Send a test event", step 1: the service is asked for the lock's status. */
+  async startTestEvent(input: { account?: unknown; lockId?: unknown }): Promise<TestEventStart> {
+    const lockId = nonEmpty(input.lockId);
+    if (!lockId) throw new UiError('Choose a lock for the test event.');
+    const account = await this.account(input.account);
+    return this.tests.start(account, lockId);
+  }
+
+  /** Step 2, asked until it is final: what came of it, in one sentence. */
+  async testEventResult(input: { account?: unknown; lockId?: unknown; startedAt?: unknown }): Promise<TestEventVerdict> {
+    const lockId = nonEmpty(input.lockId);
+    const startedAt = typeof input.startedAt === 'number' ? input.startedAt : Number.NaN;
+    if (!lockId || !Number.isFinite(startedAt)) throw new UiError('Send a test event first.');
+    const account = await this.account(input.account);
+    return this.tests.verdict(account, { lockId, startedAt });
+  }
+
+  /** The diagnostics file for a bug report: no key, secret, token, keypad code, e-mail or phone number. */
+  async diagnostics(): Promise<Record<string, unknown>> {
+    const saved = await readSavedPlatform(this.options.configPath);
+    return collectDiagnostics(this.session.storage, Object.keys(saved).length > 0 ? saved : undefined, this.now());
   }
 
   /** Step 1 of the OAuth authorization-code flow: the address the user opens. */

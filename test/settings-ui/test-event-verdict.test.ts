@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+
+import { emptyStatus, type Status } from '../../src/status/status.js';
+import { TEST_EVENT_TIMEOUT_MS, judgeTestEvent } from '../../src/settings-ui/test-event-verdict.js';
+
+const STARTED = 1_800_000_000_000;
+const PUBLIC = 'https://user:pass-word@home.example.net/lock-access';
+
+function status(patch: (s: Status) => void): Status {
+  const s = emptyStatus(STARTED);
+  s.receiver.listenAddress = '0.0.0.0:8582';
+  patch(s);
+  return s;
+}
+
+const ask = (s: Status | undefined, now = STARTED + 1_000) => judgeTestEvent(s, { lockId: 'L1', startedAt: STARTED, now, publicUrl: PUBLIC });
+
+describe('"Send a test event": what came of it, in one sentence a user can act on', () => {
+  it('passed: the status callback came in through the public address with a good signature, and how long it took', () => {
+    const verdict = ask(status((s) => { s.receiver.lastCallbacks['lock:L1'] = { deviceKind: 'lock', deviceId: 'L1', at: STARTED + 1_250, kind: 'lockState' }; }));
+    expect(verdict).toEqual({ state: 'passed', tookMs: 1_250, message: 'The test event came back through https://home.example.net/lock-access in 1.3 s with a good signature: the whole way from the service to HomeKit works.' });
+  });
+
+  it('a callback from before the test does not count', () => {
+    expect(ask(status((s) => { s.receiver.lastCallbacks['lock:L1'] = { deviceKind: 'lock', deviceId: 'L1', at: STARTED - 1 }; })).state).toBe('waiting');
+  });
+
+  it.each([
+    ['bad-signature', /API key in the plugin settings differs/],
+    ['stale-timestamp', /clock .* is wrong\. Turn on time sync/],
+    ['bad-token', /webhook token did not match.*Restart Homebridge/],
+  ])('refused (%s): which check failed and what to do', (reason, words) => {
+    const verdict = ask(status((s) => { s.receiver.lastRejection = { at: STARTED + 900, reason, device: 'lock:L1', clockOffsetMs: 420_000 }; }));
+    expect(verdict.state).toBe('refused');
+    expect(verdict.message).toMatch(/^A callback arrived, but /);
+    expect(verdict.message).toMatch(words);
+  });
+
+  it('arrived at another path: the proxy or tunnel changes the path', () => {
+    const verdict = ask(status((s) => { s.receiver.lastUnknownPath = { at: STARTED + 700, path: '/lock/L1' }; }));
+    expect(verdict).toMatchObject({ state: 'otherPath' });
+    expect(verdict.message).toBe('A request arrived at /lock/L1, not at /lock-access/lock/L1: your proxy or tunnel changes the path. Forward the path as it is (keep /lock-access).');
+  });
+
+  it('nothing arrived within 30 seconds: the service cannot reach the public address (shown without its credentials)', () => {
+    expect(ask(status(() => undefined), STARTED + TEST_EVENT_TIMEOUT_MS - 1).state).toBe('waiting');
+    const verdict = ask(status(() => undefined), STARTED + TEST_EVENT_TIMEOUT_MS);
+    expect(verdict.state).toBe('nothing');
+    expect(verdict.message).toBe('Nothing arrived within 30 seconds: the service cannot reach https://home.example.net/lock-access. Check that your tunnel or proxy is running and forwards to this plugin\'s listener (0.0.0.0:8582).');
+    expect(verdict.message).not.toContain('pass-word');
+  });
+
+  it('no status file yet (the plugin never ran) waits, then says nothing arrived', () => {
+    expect(ask(undefined).state).toBe('waiting');
+    expect(ask(undefined, STARTED + TEST_EVENT_TIMEOUT_MS).state).toBe('nothing');
+  });
+});

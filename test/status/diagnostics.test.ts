@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+
+import { buildDiagnostics, scrub } from '../../src/status/diagnostics.js';
+
+const NOW = 1_800_000_000_000;
+const SECRETS = {
+  apiKey: 'ak_live_5f3c9a1b2d4e6f708192a3b4',
+  clientSecret: 'cs_9f8e7d6c5b4a39281706f5e4d3',
+  refreshToken: 'rt.eyJhbGciOiJIUzI1NiJ9.refresh-part-7766',
+  accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.access-sig-5544',
+  newRefresh: 'rt.rotated-refresh-token-998877',
+  newAccess: 'eyJhbGciOiJIUzI1NiJ9.rotated-access-112233',
+  webhookToken: 'whk_0123456789abcdef0123456789abcdef',
+  proxyPassword: 'proxy-pass-4242',
+  email: 'jamie.guest@example.com',
+  phone: '+1 (555) 867-5309',
+  pin: '482913',
+};
+
+function realisticInput() {
+  const config = {
+    platform: 'LockAccess', name: 'Lock Access',
+    apiKey: SECRETS.apiKey, clientId: 'client-123', clientSecret: SECRETS.clientSecret,
+    refreshToken: SECRETS.refreshToken, accessToken: SECRETS.accessToken,
+    baseUrl: 'https://api.example.com', authUrl: 'https://auth.example.com',
+    webhook: { publicUrl: `https://proxyuser:${SECRETS.proxyPassword}@home.example.net/lock-access`, listenPort: 8582 },
+    locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true }],
+  };
+  const tokens = {
+    version: 1, generation: 7, rotations: 3, state: 'linked',
+    refreshToken: SECRETS.newRefresh, accessToken: SECRETS.newAccess,
+    accessTokenIssuedAt: NOW - 3_600_000, accessTokenExpiresAt: NOW + 86_400_000, linkedAt: NOW - 86_400_000,
+    pendingAccessToken: { token: SECRETS.newAccess, issuedAt: NOW },
+  };
+  const events = [
+    { deviceKind: 'lock', deviceId: 'LOCK-1', deviceName: 'Front Door', kind: 'pinManaged', at: NOW, text: `PIN ${SECRETS.pin} added for Jamie (${SECRETS.email}, ${SECRETS.phone})`, pin: SECRETS.pin },
+    { deviceKind: 'lock', deviceId: 'LOCK-1', deviceName: 'Front Door', kind: 'lockState', at: NOW - 1, text: 'Unlocked by Jamie Guest at the keypad', userId: 'u-jamie' },
+  ];
+  const status = {
+    versions: { plugin: '0.1.0', homebridge: '2.4.0', node: 'v24.0.0' },
+    selfCheck: { state: 'ok', url: 'https://home.example.net/lock-access/health', message: 'ok', checkedAt: NOW },
+    receiver: { listening: true, accepted: 12, duplicates: 1, rejected: { 'stale-timestamp': 2 }, lastRejection: { at: NOW, reason: 'stale-timestamp', clockOffsetMs: 400_000 }, lastCallbacks: {} },
+    devices: [{ kind: 'lock', id: 'LOCK-1', name: 'Front Door' }],
+  };
+  return {
+    versions: { plugin: '0.1.0', homebridge: '2.4.0', node: 'v24.0.0' },
+    generatedAt: NOW,
+    config,
+    tokens,
+    registrations: [{ kind: 'lock', id: 'LOCK-1', clientId: 'client-123', url: 'https://home.example.net/lock-access/lock/LOCK-1', tokenFingerprint: 'fp', state: 'registered' }],
+    status,
+    support: { testEvents: [{ lockId: 'LOCK-1', startedAt: NOW, state: 'passed', message: 'ok', tookMs: 800 }] },
+    events,
+    secrets: [SECRETS.apiKey, SECRETS.clientSecret, SECRETS.refreshToken, SECRETS.accessToken, SECRETS.newRefresh, SECRETS.newAccess, SECRETS.webhookToken, SECRETS.proxyPassword],
+  };
+}
+
+describe('the diagnostics file for a bug report', () => {
+  it('no secret of a realistic config, token file, webhook token, proxy password, e-mail, phone number or PIN survives', () => {
+    const text = JSON.stringify(buildDiagnostics(realisticInput()));
+    for (const [name, value] of Object.entries(SECRETS)) expect(text, name).not.toContain(value);
+    expect(text).not.toContain('867');
+  });
+
+  it('keeps what helps: versions, link state and token ages, registrations, self-check, test events, rejections and clock offset, listener counters, events', () => {
+    const report = buildDiagnostics(realisticInput());
+    expect(report).toMatchObject({
+      versions: { plugin: '0.1.0', homebridge: '2.4.0', node: 'v24.0.0' },
+      link: { state: 'linked', hasRefreshToken: true, hasAccessToken: true, accessTokenAgeSeconds: 3_600, accessTokenExpiresInSeconds: 86_400, rotations: 3 },
+      config: { apiKey: '[redacted]', clientId: 'client-123', webhook: { publicUrl: 'https://home.example.net/lock-access' } },
+      registrations: [{ id: 'LOCK-1', state: 'registered' }],
+      selfCheck: { state: 'ok' },
+      testEvents: [{ state: 'passed', tookMs: 800 }],
+      listener: { accepted: 12, rejected: { 'stale-timestamp': 2 }, clockOffsetMs: 400_000 },
+      events: [{ text: 'PIN [digits] added for Jamie ([e-mail], [phone])' }, { userId: 'u-jamie' }],
+    });
+    const events = report.events as Record<string, unknown>[];
+    expect(events).toHaveLength(2);
+    expect(events[0]).not.toHaveProperty('pin');
+  });
+
+  it('keeps at most the last 200 events', () => {
+    const input = realisticInput();
+    const many = Array.from({ length: 500 }, (_, i) => ({ deviceId: 'LOCK-1', kind: 'lockState', at: NOW - i, text: `event ${i}` }));
+    expect((buildDiagnostics({ ...input, events: many }) as { events: unknown[] }).events).toHaveLength(200);
+  });
+
+  it('scrub: a secret value is taken out wherever it stands; numbers and ids stay', () => {
+    expect(scrub({ note: `key=${SECRETS.apiKey}`, deviceId: 'LOCK-12345678', at: NOW }, [SECRETS.apiKey])).toEqual({ note: 'key=[redacted]', deviceId: 'LOCK-12345678', at: NOW });
+  });
+});
