@@ -11,8 +11,9 @@ import type { EventLogEntry } from '../../src/status/event-log.js';
 import type { PersonSeen } from '../../src/status/people-seen.js';
 import type { DeviceStatus } from '../../src/status/status.js';
 import type { LeftRegistration } from '../../src/settings-ui/account-link.js';
+import type { TestEventVerdict } from '../../src/settings-ui/test-event-verdict.js';
 
-export type { EventLogEntry, FieldProblem, FoundDevices, LeftRegistration, MatterPairingInfo, PersonSeen, UiStatus, DeviceStatus };
+export type { EventLogEntry, FieldProblem, FoundDevices, LeftRegistration, MatterPairingInfo, PersonSeen, UiStatus, DeviceStatus, TestEventVerdict };
 
 type ConfigInput = z.input<typeof configSchema>;
 

@@ -20,6 +20,7 @@ import { renderMatter } from './matter-view.js';
 import { renderPeople, setSeenPeople } from './people-view.js';
 import { hb, quietly } from './requests.js';
 import { renderStatus } from './status-view.js';
+import { renderSupport, wireSupport } from './support-view.js';
 
 /** @typedef {import('../../types/page.js').UiStatus} UiStatus */
 /** @typedef {import('../../types/page.js').EventLogEntry} EventLogEntry */
@@ -56,6 +57,7 @@ async function refresh() {
   if (matter && changed('/matter', matter)) renderMatter(matter);
   if (status && changed('/status', status)) {
     renderStatus(status);
+    renderSupport(status.plugin?.devices ?? []);
     setPluginDevices(status.plugin?.devices ?? []);
     renderDevices();
   }
@@ -83,6 +85,8 @@ async function start() {
   wireAccountActions(refresh);
   wireDevices();
   wireEvents();
+  wireSupport();
+  renderSupport([]);
   renderDevices();
   renderPeople();
   await refresh();

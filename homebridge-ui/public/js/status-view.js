@@ -38,8 +38,11 @@ function selfCheckLine(check) {
   const words = check.state === 'ok' ? 'OK' : check.state === 'failed' ? 'Failed' : 'Checking';
   const url = check.url && !check.message.includes(check.url) ? ` (${check.url})` : '';
   const at = check.checkedAt ? `, ${when(check.checkedAt)}` : '';
+  // It repeats every hour (sooner after a failure): when it last passed says how long it has worked.
+  const passed = check.state !== 'ok' && check.lastPassedAt ? ` Last passed ${when(check.lastPassedAt)}.` : check.state === 'ok' ? '' : ' It has not passed yet.';
+  const next = check.nextAt ? ` Next check ${when(check.nextAt)}.` : '';
   return el('span', { class: check.state === 'ok' ? 'text-success' : check.state === 'failed' ? 'text-danger' : '', 'data-state': check.state },
-    `${words}: ${check.message}${url}${at}`);
+    `${words}: ${check.message}${url}${at}.${passed}${next}`);
 }
 
 /**
