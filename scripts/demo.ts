@@ -203,7 +203,8 @@ if (ui) {
   say(`Homebridge UI: ${ui.url}  (user ${ui.username}, password ${ui.password})`);
   say('  Open Plugins, then on "Lock Access" the ⋮ menu and "Plugin Config": the plugin\'s settings page shows');
   say('  the link, the webhook registrations, the devices and the event log as the day below runs;');
-  say('  "Play recording" on the doorbell press plays its video.');
+  say('  "Play recording" on the doorbell press plays its video. In its Support card, "Send a test event"');
+  say('  proves the whole way from the service; "Download diagnostics" saves the bug-report file.');
   say('');
 }
 say(`Webhooks registered (${sim.registrations().map((r) => r.kind).join(', ')}). A day at the front door, one step every ${intervalMs / 1000} s:`);
@@ -224,4 +225,6 @@ if (values.once) await stop(0);
 say('');
 say('The scripted day is over. Homebridge keeps running: pair it and try the lock from the Home app.');
 say(`More events: curl -X POST ${sim.url}/_sim/fire -H 'content-type: application/json' -d '{"event":"doorbell-press","doorbellId":"${doorbellId}"}'`);
+say(`See a test event fail as with a stopped tunnel: curl -X POST ${sim.url}/_sim/faults -H 'content-type: application/json' -d '{"forwarding":false}'`);
+say(`  ("forwarding":true brings it back.)`);
 say('Press Ctrl-C to stop.');

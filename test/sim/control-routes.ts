@@ -21,6 +21,8 @@ const faultsBody = z.object({
   dropNext: z.object({ n: z.number().int().min(1), route: z.string().optional() }).optional(),
   rotateThenFail: z.enum(['drop', '500']).optional(),
   clear: z.boolean().optional(),
+  /** false: callbacks stop reaching the plugin (a stopped tunnel); true: they flow again. */
+  forwarding: z.boolean().optional(),
 });
 
 const scenarioBody = z.object({
@@ -102,6 +104,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     if (f.clear) core.faults.clear();
     if (f.latencyMs !== undefined) core.faults.latencyMs = f.latencyMs;
     if (f.signatureSkewMs !== undefined) core.faults.signatureSkewMs = f.signatureSkewMs;
+    if (f.forwarding !== undefined) core.faults.forwarding = f.forwarding;
     if (f.failNext) core.faults.failNext(f.failNext.n, f.failNext.status, f.failNext.route);
     if (f.rateLimitNext) core.faults.rateLimitNext(f.rateLimitNext.n, f.rateLimitNext.retryAfterSeconds, f.rateLimitNext.route);
     if (f.dropNext) core.faults.dropNext(f.dropNext.n, f.dropNext.route);

@@ -126,6 +126,18 @@ describe('README The service simulator: Named events (sim.fire and POST /_sim/fi
     expect((await post('/_sim/faults', { failNext: { n: 0 } })).status).toBe(400);
     await post('/_sim/faults', { rotateThenFail: '500', clear: true });
   });
+
+  it('POST /_sim/faults {"forwarding": false} stops callbacks reaching the plugin (a stopped tunnel); true lets them through again', async () => {
+    expect((await post('/_sim/faults', { forwarding: false })).body).toMatchObject({ forwarding: false });
+    const stopped = await post('/_sim/fire', { event: 'unlock', lockId: 'L1', by: 'keypad' });
+    expect(stopped.body.deliveries).toEqual([expect.objectContaining({ outcome: 'failed', willRetry: true })]);
+    expect(receiver.received).toHaveLength(0);
+    await post('/_sim/faults', { forwarding: true });
+    const flowing = await post('/_sim/fire', { event: 'lock', lockId: 'L1', by: 'keypad' });
+    expect(flowing.body.deliveries).toEqual([expect.objectContaining({ outcome: 'delivered' })]);
+    expect(receiver.received).toHaveLength(1);
+    await post('/_sim/faults', { clear: true });
+  });
 });
 
 describe('README The service simulator: Scenario: a day at the front door', () => {

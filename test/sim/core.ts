@@ -95,7 +95,7 @@ export class SimCore {
     };
     this.accountUser = person({ UserID: userId, FirstName: 'Alex', LastName: 'Example', Email: 'alex@example.com', PhoneNo: '+15555550100' });
     this.faults = new Faults(options.latencyMs);
-    this.engine = new DeliveryEngine({ clock: options.clock, secret: () => this.account.apiKey, signature: options.signature, skewMs: () => this.faults.signatureSkewMs });
+    this.engine = new DeliveryEngine({ clock: options.clock, secret: () => this.account.apiKey, signature: options.signature, skewMs: () => this.faults.signatureSkewMs, forwarding: () => this.faults.forwarding });
   }
 
   get baseUrl(): string {

@@ -66,6 +66,8 @@ export interface DeliveryEngineOptions {
   clock: SimClock;
   secret: () => string;
   signature: SignatureOptions;
+  /** Whether callbacks reach their address at all, read at each attempt (SimFaults.forwarding). */
+  forwarding?: () => boolean;
   /** Skew of every signature's `t` (ms), read at each attempt (SimFaults.signatureSkewMs). */
   skewMs?: () => number;
   timeoutMs?: number;
@@ -152,6 +154,7 @@ export class DeliveryEngine {
     let status: number | undefined;
     let error: string | undefined;
     try {
+      if (this.options.forwarding?.() === false) throw new Error('connect ECONNREFUSED: the public address does not answer (forwarding stopped)');
       const response = await fetch(target.url, {
         method: target.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       });

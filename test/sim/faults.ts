@@ -16,6 +16,11 @@ export interface SimFaults {
    * machine's clock or the service's is off. Per-delivery `signature.skewMs` adds to it.
    */
   signatureSkewMs: number;
+  /**
+   * False: callbacks no longer reach their address, as when the user's tunnel or proxy stopped.
+   * Each attempt fails without a connection and is retried on the service's schedule.
+   */
+  forwarding: boolean;
   failNext(n: number, status?: number, route?: string): void;
   rateLimitNext(n: number, retryAfterSeconds: number, route?: string): void;
   dropNext(n: number, route?: string): void;
@@ -26,6 +31,7 @@ export interface SimFaults {
 export class Faults implements SimFaults {
   latencyMs: number;
   signatureSkewMs = 0;
+  forwarding = true;
   private entries: FaultEntry[] = [];
   private rotateFail: RotateFailMode[] = [];
 
@@ -56,6 +62,7 @@ export class Faults implements SimFaults {
     this.rotateFail = [];
     this.latencyMs = 0;
     this.signatureSkewMs = 0;
+    this.forwarding = true;
   }
 
   /** Consumes and returns the first pending fault whose route matches one of the request's names. */
@@ -71,8 +78,8 @@ export class Faults implements SimFaults {
     return this.rotateFail.shift();
   }
 
-  pending(): { entries: FaultEntry[]; rotateThenFail: RotateFailMode[]; latencyMs: number; signatureSkewMs: number } {
-    return { entries: this.entries.map((e) => ({ ...e })), rotateThenFail: [...this.rotateFail], latencyMs: this.latencyMs, signatureSkewMs: this.signatureSkewMs };
+  pending(): { entries: FaultEntry[]; rotateThenFail: RotateFailMode[]; latencyMs: number; signatureSkewMs: number; forwarding: boolean } {
+    return { entries: this.entries.map((e) => ({ ...e })), rotateThenFail: [...this.rotateFail], latencyMs: this.latencyMs, signatureSkewMs: this.signatureSkewMs, forwarding: this.forwarding };
   }
 }
 
