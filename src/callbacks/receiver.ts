@@ -3,7 +3,6 @@
 // body within the size limit, serves health, answers with the verdict, records what the verdict
 // says, and hands accepted events to the sink after the reply has been written, so the service gets
 // its answer in milliseconds and a failing sink cannot change or break it.
-import { readFileSync } from 'node:fs';
 
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -20,6 +19,7 @@ import type { DedupeStore } from './dedupe.js';
 import { printable } from './log-safe.js';
 import type { CallbackRoute } from './payloads.js';
 import { ReceiverTally } from './receiver-tally.js';
+import { readTls, watchTls } from './tls-files.js';
 import type { ReceiverStats } from './receiver-tally.js';
 
 export type { CallbackContext } from './accept.js';
@@ -42,6 +42,8 @@ export interface ReceiverOptions {
   onRejected?: () => void;
   /** The socket limits; LISTENER_LIMITS unless a test needs them shorter. */
   limits?: ListenerLimits;
+  /** How often the TLS certificate and key files are looked at for a renewal (ms). */
+  tlsWatchIntervalMs?: number;
 }
 
 export interface ListenerLimits {
@@ -93,19 +95,6 @@ function assertApiKey(apiKey: string): void {
   if (apiKey.trim() !== apiKey) {
     throw new Error('The webhook listener cannot start: apiKey has spaces or line breaks at its start or end. Paste it again without them.');
   }
-}
-
-function readTls(webhook: WebhookConfig): { cert: Buffer; key: Buffer } | undefined {
-  if (webhook.tlsCertFile === undefined || webhook.tlsCertFile === '' || webhook.tlsKeyFile === undefined || webhook.tlsKeyFile === '') return undefined;
-  const read = (file: string, what: string) => {
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new Error(`The webhook listener cannot start: the TLS ${what} file ${file} cannot be read (${code}). Check webhook.${what === 'certificate' ? 'tlsCertFile' : 'tlsKeyFile'}.`);
-    }
-  };
-  return { cert: read(webhook.tlsCertFile, 'certificate'), key: read(webhook.tlsKeyFile, 'key') };
 }
 
 /** The reply body for a verdict: a short word, never a detail or a secret. */
@@ -301,6 +290,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const port = typeof address === 'object' && address !== null ? address.port : listenPort;
   const scheme = options.webhook.tlsCertFile !== undefined && options.webhook.tlsKeyFile !== undefined && options.webhook.tlsCertFile !== '' && options.webhook.tlsKeyFile !== '' ? 'https' : 'http';
   const url = `${scheme}://${formatHost(listenHost)}:${port}${listenerPrefix(options.webhook.publicUrl)}`;
+  const stopWatching = scheme === 'https' ? watchTls(app.server, options.webhook, options.log, options.tlsWatchIntervalMs) : () => undefined;
   let closing: Promise<void> | undefined;
   return {
     port,
@@ -308,6 +298,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     stats: app.receiverStats,
     close() {
       closing ??= (async () => {
+        stopWatching();
         await app.close();
         await options.dedupe.flush();
       })();
