@@ -314,6 +314,45 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     }
   }, 120_000);
 
+  it('Support: "Send a test event" (from the keyboard) proves the way from the service, and names what is wrong when the tunnel stops', async () => {
+    const result = frame.locator('#test-event-result');
+    await expect.poll(() => frame.locator('#test-event-lock option').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await frame.locator('#test-event').press('Enter');
+    await expect.poll(() => result.getAttribute('data-state'), { timeout: 30_000 }).toBe('passed');
+    expect(await result.textContent()).toMatch(/came back through http:\/\/127\.0\.0\.1:\d+\/lock-access in \d+\.\d s with a good signature/);
+    // The tunnel stops: the service cannot reach the public address.
+    sim.faults.forwarding = false;
+    try {
+      await frame.locator('#test-event').press('Enter');
+      await expect.poll(() => result.getAttribute('data-state'), { timeout: 60_000, interval: 500 }).toBe('nothing');
+      expect(await result.textContent()).toMatch(/^Nothing arrived within 30 seconds: the service cannot reach http:\/\/127\.0\.0\.1:\d+\/lock-access\. Check that your tunnel or proxy is running/);
+    } finally {
+      sim.faults.forwarding = true;
+    }
+    const violations = await axeViolations(frame);
+    expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}`).join('\n')).toEqual([]);
+  }, 150_000);
+
+  it('Support: "Download diagnostics" saves one JSON file with the facts and without any secret', async () => {
+    const tokens = JSON.parse(await readFile(tokensFile(), 'utf8')) as { refreshToken?: string; accessToken?: string };
+    const secret = JSON.parse(await readFile(join(storagePath, 'lock-access', 'webhook-secret.json'), 'utf8')) as { token: string };
+    const downloading = page.waitForEvent('download');
+    await frame.locator('#diagnostics').press('Enter');
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(/^lock-access-diagnostics-.*\.json$/);
+    const text = await readFile(await download.path(), 'utf8');
+    for (const value of [sim.account.apiKey, sim.account.clientSecret, tokens.refreshToken, tokens.accessToken, secret.token]) {
+      if (value) expect(text).not.toContain(value);
+    }
+    const report = JSON.parse(text) as { versions: { plugin: string; node: string }; link: { state: string }; registrations: unknown[]; testEvents: { state: string }[]; events: unknown[] };
+    expect(report.versions.plugin).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(report.link.state).toBe('linked');
+    expect(report.registrations.length).toBe(3);
+    expect(report.testEvents.map((e) => e.state)).toEqual(['nothing', 'passed']);
+    expect(report.events.length).toBeGreaterThan(0);
+    expect(await frame.locator('#diagnostics-result').textContent()).toMatch(/^Saved\./);
+  }, 120_000);
+
   it('unlink (from the keyboard, issue 17.5) deletes the webhook registrations and the tokens', async () => {
     await frame.locator('#unlink').press('Enter');
     await expect.poll(() => frame.locator('#unlink').textContent()).toMatch(/again/);
