@@ -45,6 +45,17 @@ const deviceId = (kind: string) =>
  */
 export const PUBLIC_URL_PATTERN = '^[^?#]*$';
 
+/** 0 or absent: off; else 10 seconds to a day. */
+function alertSeconds(field: string) {
+  return z
+    .number({ error: `${field} must be a number of seconds` })
+    .int()
+    .min(0, `${field} must be 0 (off) or 10 to 86400`)
+    .max(86400, `${field} must be 0 (off) or 10 to 86400`)
+    .refine((value) => value === 0 || value >= 10, { message: `${field} must be 0 (off) or 10 to 86400` })
+    .optional();
+}
+
 export const lockEntrySchema = z.object({
   id: deviceId('lock'),
   name: z.string().optional(),
@@ -52,6 +63,12 @@ export const lockEntrySchema = z.object({
   /** For a lock already in HomeKit on its own: only its door sensor. Off when absent. */
   doorSensorOnly: z.boolean().optional(),
   hidden: z.boolean().default(false),
+  /** Lock again this many seconds after the lock is unlocked and the door closed (needs doorSensor). */
+  autoLockSeconds: z.number({ error: 'autoLockSeconds must be a number of seconds' }).int().min(0, 'autoLockSeconds must be 0 (off) to 3600').max(3600, 'autoLockSeconds must be 0 (off) to 3600').optional(),
+  /** A "Left Open" contact sensor trips after the door has been open this long. */
+  leftOpenSeconds: alertSeconds('leftOpenSeconds'),
+  /** A "Left Unlocked" contact sensor trips after the lock has been unlocked this long. */
+  leftUnlockedSeconds: alertSeconds('leftUnlockedSeconds'),
 });
 
 /** Someone whose unlocks and locks become an automation trigger on every lock. */

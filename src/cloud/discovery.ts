@@ -28,6 +28,8 @@ export interface MergedLock {
   doorSensor: boolean;
   /** Only the door sensor: the lock itself is in HomeKit on its own. */
   doorSensorOnly: boolean;
+  /** Guard settings from the config entry (absent: off). */
+  guard?: { autoLockSeconds?: number; leftOpenSeconds?: number; leftUnlockedSeconds?: number };
   /** Where the device is known from. */
   source: 'config' | 'service' | 'both';
 }
@@ -117,6 +119,7 @@ export function mergeDevices(config: DeviceConfig, discovered: DiscoveredDevices
       name: nonEmpty(entry?.name) ?? found?.name ?? `Lock ${id}`,
       doorSensor: entry?.doorSensor ?? false,
       doorSensorOnly: entry?.doorSensorOnly ?? false,
+      ...guardOf(entry),
       source: source(entry !== undefined, found !== undefined),
     });
   }
@@ -133,6 +136,12 @@ export function mergeDevices(config: DeviceConfig, discovered: DiscoveredDevices
     });
   }
   return { locks, doorbells };
+}
+
+function guardOf(entry: LockEntry | undefined): Pick<MergedLock, 'guard'> {
+  if (entry === undefined) return {};
+  const guard = Object.fromEntries((['autoLockSeconds', 'leftOpenSeconds', 'leftUnlockedSeconds'] as const).filter((key) => (entry[key] ?? 0) > 0).map((key) => [key, entry[key]]));
+  return Object.keys(guard).length > 0 ? { guard } : {};
 }
 
 function unique(ids: string[]): string[] {

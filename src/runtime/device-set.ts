@@ -25,7 +25,7 @@ export interface DiscoveredSet {
 
 export function toWanted(merged: MergedDevices): WantedDevice[] {
   return [
-    ...merged.locks.map((d): WantedDevice => ({ kind: 'lock', id: d.id, name: d.name, doorSensor: d.doorSensor, ...(d.doorSensorOnly ? { doorSensorOnly: true } : {}) })),
+    ...merged.locks.map((d): WantedDevice => ({ kind: 'lock', id: d.id, name: d.name, doorSensor: d.doorSensor, ...(d.doorSensorOnly ? { doorSensorOnly: true } : {}), ...d.guard })),
     ...merged.doorbells.map((d): WantedDevice => ({ kind: 'doorbell', id: d.id, name: d.name, motionTimeoutSeconds: d.motionTimeoutSeconds })),
   ];
 }

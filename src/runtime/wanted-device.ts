@@ -3,8 +3,11 @@
 import { z } from 'zod';
 
 export const wantedDeviceSchema = z.discriminatedUnion('kind', [
-  /** doorSensorOnly: only the door sensor (design 7b); absent means off. */
-  z.object({ kind: z.literal('lock'), id: z.string(), name: z.string(), doorSensor: z.boolean(), doorSensorOnly: z.boolean().optional() }),
+  /** doorSensorOnly: only the door sensor; absent means off. The guard settings: absent or 0 means off. */
+  z.object({
+    kind: z.literal('lock'), id: z.string(), name: z.string(), doorSensor: z.boolean(), doorSensorOnly: z.boolean().optional(),
+    autoLockSeconds: z.number().optional(), leftOpenSeconds: z.number().optional(), leftUnlockedSeconds: z.number().optional(),
+  }),
   z.object({ kind: z.literal('doorbell'), id: z.string(), name: z.string(), motionTimeoutSeconds: z.number() }),
 ]);
 
