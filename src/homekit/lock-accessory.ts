@@ -27,6 +27,7 @@ import type { ReachabilityProof } from '../model/reachability.js';
 import { renderBattery } from './battery-render.js';
 import { guardAccessoryReads } from './read-handlers.js';
 import { acquireService, ensureService, findService } from './services.js';
+import { GuardView } from './guard-view.js';
 import { WhoAndHow } from './who-and-how.js';
 
 export interface LockAccessoryEntry {
@@ -35,8 +36,12 @@ export interface LockAccessoryEntry {
   doorSensor: boolean;
   /** No LockMechanism or LockManagement: the lock is in HomeKit on its own (design 7b). */
   doorSensorOnly?: boolean;
-  /** A trigger switch per person (design 7b). */
+  /** A trigger switch per person. */
   people?: readonly Person[];
+  /** The guard (absent or 0: off). */
+  autoLockSeconds?: number | undefined;
+  leftOpenSeconds?: number | undefined;
+  leftUnlockedSeconds?: number | undefined;
 }
 
 /** Where the lock's state lives in accessory.context (persisted by Homebridge's accessory cache). */
@@ -67,6 +72,7 @@ export class LockAccessory implements LockFeed {
   private readonly saver: ContextSaver;
   private readonly changes: ChangeListeners<LockChange>;
   private readonly who: WhoAndHow;
+  private readonly guard: GuardView;
   /** Who asked last for each action; the command that runs logs it. */
   private readonly origins: Record<LockAction, string> = { lock: APPLE_HOME, unlock: APPLE_HOME };
   private readonly timers = new Set<NodeJS.Immediate>();
@@ -92,6 +98,7 @@ export class LockAccessory implements LockFeed {
     this.saver = new ContextSaver(deps.api, accessory);
     this.changes = new ChangeListeners(deps.log, () => this.name);
     this.who = new WhoAndHow(deps, accessory, entry.id);
+    this.guard = new GuardView(deps, accessory, this, this.entry, (at) => { this.who.autoLockSent(at); });
     this.converge();
     this.render(true);
     this.store();
@@ -177,6 +184,7 @@ export class LockAccessory implements LockFeed {
 
   dispose(): void {
     this.disposed = true;
+    this.guard.dispose();
     for (const timer of this.timers) clearImmediate(timer);
     this.timers.clear();
     this.changes.clear();
@@ -210,6 +218,7 @@ export class LockAccessory implements LockFeed {
     acquireService(this.accessory, S.Battery, `${name} Battery`);
     ensureService(this.accessory, S.Battery, this.current.keypadSeen, `${name} Keypad Battery`, KEYPAD_SUBTYPE);
     this.who.converge({ name, doorSensorOnly, people: this.entry.people ?? [], contact });
+    this.guard.converge(this.entry, name);
 
     // Anything else a cached accessory carries (from an older version or config) is no longer valid.
     const wanted = new Set([S.AccessoryInformation.UUID, S.LockMechanism.UUID, S.ContactSensor.UUID, S.Battery.UUID]);
@@ -318,7 +327,7 @@ export class LockAccessory implements LockFeed {
     if (this.disposed) return;
     const wasOnline = this.current.online;
     this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
-    this.who.commandSucceeded(action);
+    this.who.commandSucceeded(action, origin);
     this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);
     // A newer wish already waiting keeps its target; otherwise the target settles on the new state.
     this.render(this.commands.next === undefined);

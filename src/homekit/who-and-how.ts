@@ -1,4 +1,4 @@
-// Who and how (design 7b) on one lock accessory: LockManagement with the last action, a switch per
+// Who and how on one lock accessory: LockManagement with the last action, a switch per
 // person that fires once per real unlock or lock, and the door's history for the Eve app. The lock
 // accessory converges these with its own services and hands over every applied event.
 import type { API, PlatformAccessory, Service } from 'homebridge';
@@ -7,7 +7,8 @@ import type { DoorHistorySource } from './door-history-store.js';
 import { EVE_HISTORY_SERVICE_UUID } from './eve-characteristics.js';
 import { EveDoorHistory } from './eve-door-service.js';
 import type { LockEvent } from '../model/events.js';
-import { commandAction, lastActionOf } from '../model/last-action.js';
+import { LAST_ACTION, commandAction, lastActionOf } from '../model/last-action.js';
+import { AUTO_LOCK_ORIGIN } from '../model/lock-guard.js';
 import { convergeLockManagement, showLastAction } from './lock-management-service.js';
 import { convergePersonSwitches, isPersonSwitch, pressPersonSwitch } from './person-switches.js';
 import { personTrigger, type Person } from '../model/person-triggers.js';
@@ -21,6 +22,9 @@ export interface WhoAndHowShape {
   contact: Service | undefined;
 }
 
+/** The lock callback within this long after the plugin's own auto-lock is attributed to it. */
+const AUTO_LOCK_FOLLOW_MS = 60_000;
+
 /** Reasons a person's trigger stays quiet that someone waiting for an automation wants to read. */
 const WORTH_SAYING = new Set(['it arrived more than 60 seconds late', 'the same event arrived twice', 'an older event arrived after a newer one']);
 
@@ -30,6 +34,8 @@ export class WhoAndHow {
   private peopleIds: ReadonlySet<string> = new Set();
   private lockServices = true;
   private lastFired: string | undefined;
+  /** When the plugin last sent its own auto-lock: the lock callback that follows is that, not a person. */
+  private autoLockAt: number | undefined;
 
   constructor(
     private readonly deps: { api: API; log: Logger; now?: () => number; doorHistory?: DoorHistorySource },
@@ -60,6 +66,13 @@ export class WhoAndHow {
    * found it older than one already applied. `lockName` names the lock in log lines.
    */
   apply(event: LockEvent, context: { receivedAt: number; signedAt: number; applied: boolean }, lockName: string): void {
+    if (this.followsAutoLock(event, context.receivedAt)) {
+      // The lock callback that follows the plugin's own auto-lock: secured by the auto-secure
+      // timeout, and no person's trigger fires (nobody locked it).
+      this.autoLockAt = undefined;
+      if (context.applied && this.lockServices) showLastAction(this.deps.api, this.accessory, LAST_ACTION.securedByAutoSecureTimeout);
+      return;
+    }
     if (context.applied) {
       const action = lastActionOf(event);
       if (action !== undefined && this.lockServices) showLastAction(this.deps.api, this.accessory, action);
@@ -80,8 +93,19 @@ export class WhoAndHow {
     }
   }
 
-  /** A lock or unlock from Apple Home went through. */
-  commandSucceeded(action: 'lock' | 'unlock'): void {
-    if (this.lockServices) showLastAction(this.deps.api, this.accessory, commandAction(action));
+  /** A lock or unlock from Apple Home (or the plugin's own auto-lock) went through. */
+  commandSucceeded(action: 'lock' | 'unlock', origin?: string): void {
+    if (!this.lockServices) return;
+    const autoLock = origin === AUTO_LOCK_ORIGIN && action === 'lock';
+    showLastAction(this.deps.api, this.accessory, autoLock ? LAST_ACTION.securedByAutoSecureTimeout : commandAction(action));
+  }
+
+  /** The plugin sent its own auto-lock at `at`. */
+  autoLockSent(at: number): void {
+    this.autoLockAt = at;
+  }
+
+  private followsAutoLock(event: LockEvent, receivedAt: number): boolean {
+    return this.autoLockAt !== undefined && event.kind === 'lockState' && event.source === 'operation' && event.state === 'locked' && receivedAt - this.autoLockAt <= AUTO_LOCK_FOLLOW_MS && receivedAt >= this.autoLockAt;
   }
 }

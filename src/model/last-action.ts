@@ -1,10 +1,12 @@
-// How the lock was last operated, as HomeKit's LockLastKnownAction says it (design 7b). Pure: the
-// numbers are HAP's, so the table reads like the design's and needs no HAP import.
+// How the lock was last operated, as HomeKit's LockLastKnownAction says it. Pure: the numbers are
+// HAP's, so the table needs no HAP import.
 import type { LockEvent } from './events.js';
 
-/** HAP LockLastKnownAction values the design uses. */
+/** HAP LockLastKnownAction values this plugin shows. */
 export const LAST_ACTION = {
   securedByKeypad: 4,
+  /** The plugin's own auto-lock (the lock was unlocked with the door closed for that long). */
+  securedByAutoSecureTimeout: 8,
   unsecuredByKeypad: 5,
   securedRemotely: 6,
   unsecuredRemotely: 7,

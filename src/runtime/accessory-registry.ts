@@ -191,7 +191,10 @@ export class AccessoryRegistry implements DevicePublisher {
     context[CONTEXT_KEY] = { ...device };
 
     if (device.kind === 'lock') {
-      const entry = { id: device.id, name: device.name, doorSensor: device.doorSensor, doorSensorOnly: device.doorSensorOnly === true, people: this.options.people ?? [] };
+      const entry = {
+        id: device.id, name: device.name, doorSensor: device.doorSensor, doorSensorOnly: device.doorSensorOnly === true, people: this.options.people ?? [],
+        autoLockSeconds: device.autoLockSeconds, leftOpenSeconds: device.leftOpenSeconds, leftUnlockedSeconds: device.leftUnlockedSeconds,
+      };
       const existing = this.locks.get(device.id);
       if (existing) existing.update(entry);
       else this.locks.set(device.id, new LockAccessory(this.options.deps, accessory, entry));

@@ -43,6 +43,7 @@ describe('design 7b: LockLastKnownAction follows the last applied lock operation
     const { Characteristic: C } = (await import('@homebridge/hap-nodejs')).default;
     expect(LAST_ACTION).toEqual({
       securedByKeypad: C.LockLastKnownAction.SECURED_BY_KEYPAD,
+      securedByAutoSecureTimeout: C.LockLastKnownAction.SECURED_BY_AUTO_SECURE_TIMEOUT,
       unsecuredByKeypad: C.LockLastKnownAction.UNSECURED_BY_KEYPAD,
       securedRemotely: C.LockLastKnownAction.SECURED_REMOTELY,
       unsecuredRemotely: C.LockLastKnownAction.UNSECURED_REMOTELY,
