@@ -85,6 +85,10 @@ export class LockGuard {
     for (const timer of [this.autoLockTimer, this.openTimer, this.unlockedTimer]) if (timer !== undefined) this.deps.clock.clearTimeout(timer);
   }
 
+  private isDisposed(): boolean {
+    return this.disposed;
+  }
+
   private changed(change: LockChange): void {
     const lockMoved = (change.cause === 'event' && change.event.kind === 'lockState') || change.cause === 'command';
     if (change.cause === 'event' && change.event.kind === 'lockState' && change.state.lock === 'locked') this.gaveUp = false;
@@ -148,7 +152,8 @@ export class LockGuard {
       await lock.command('lock', AUTO_LOCK_ORIGIN);
       log.info(`${lock.name}: locked by auto-lock (the door was closed for ${this.deps.settings().autoLockSeconds} s).`);
     } catch (error) {
-      if (this.disposed) return;
+      // Disposed while the command was on its way (the lock left the config).
+      if (this.isDisposed()) return;
       const why = error instanceof Error ? error.message : String(error);
       if (attempt === 1 && autoLockMayRun(lock.state, this.deps.settings())) {
         log.info(`${lock.name}: auto-lock failed (${why}); it is tried once more in ${AUTO_LOCK_RETRY_MS / 1000} s.`);
