@@ -24,6 +24,7 @@ import type { DoorbellEvent } from '../model/events.js';
 import type { DoorbellChange, DoorbellFeed } from '../model/device-feeds.js';
 import { ContextSaver } from './persist-context.js';
 import { acquireService, findService } from './services.js';
+import { ChimeSwitch } from './chime-switch.js';
 import { SnapshotCache } from './snapshot-cache.js';
 
 export interface DoorbellAccessoryEntry {
@@ -56,6 +57,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
   private readonly saver: ContextSaver;
   private readonly snapshots: SnapshotCache;
   private readonly changes: ChangeListeners<DoorbellChange>;
+  private readonly chime: ChimeSwitch;
   private motionTimer: NodeJS.Timeout | undefined;
   private disposed = false;
 
@@ -71,6 +73,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
     this.current = cached === undefined ? initialDoorbellState() : repairDoorbellMarks(cached, (deps.now ?? Date.now)());
     this.saver = new ContextSaver(deps.api, accessory);
     this.changes = new ChangeListeners(deps.log, () => this.entry.name);
+    this.chime = new ChimeSwitch(deps.api, accessory, deps.log);
     this.snapshots = new SnapshotCache(deps.fetchImage, (message) => {
       this.deps.log.warn(`${this.entry.name}: could not load the motion picture (${message}); Apple Home shows a placeholder.`);
     });
@@ -93,8 +96,11 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
       this.deps.log.debug(`${this.entry.name}: ignored an event for another doorbell (${event.doorbellId}).`);
       return;
     }
-    const result = reduceDoorbell(this.current, event, context);
-    this.current = result.state;
+    const reduced = reduceDoorbell(this.current, event, context);
+    this.current = reduced.state;
+    // With the chime off a press is recorded but rings nothing (HomeKit or Matter).
+    const muted = reduced.ring && !this.chime.on;
+    const result = muted ? { ...reduced, ring: false } : reduced;
     const { Service: S, Characteristic: C } = this.deps.api.hap;
     // HomeKit and followers first, then the log line (a synchronous write that can wait on a slow reader).
     // An event, not a state: sendEventNotification notifies even when the value is unchanged.
@@ -103,6 +109,8 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
     this.changes.emit({ cause: 'event', state: this.current, event, ring: result.ring, motion: result.motion });
     if (result.ring) {
       this.deps.log.info(`${this.entry.name}: doorbell pressed.`);
+    } else if (muted) {
+      this.deps.log.info(`${this.entry.name}: doorbell pressed; the chime is off, so no phone or HomePod rings.`);
     } else if (result.motion) {
       this.deps.log.info(`${this.entry.name}: motion detected.`);
     } else if (result.quietReason !== undefined) {
@@ -166,8 +174,9 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
     doorbell.setPrimaryService(true);
     doorbell.updateCharacteristic(C.Name, name);
     acquireService(this.accessory, S.MotionSensor, `${name} Motion`).updateCharacteristic(C.Name, `${name} Motion`);
+    this.chime.converge(name);
     // The camera controller owns its stream-management service; anything else is no longer valid.
-    const wanted = new Set([S.AccessoryInformation.UUID, S.Doorbell.UUID, S.MotionSensor.UUID, S.CameraRTPStreamManagement.UUID]);
+    const wanted = new Set([S.AccessoryInformation.UUID, S.Doorbell.UUID, S.MotionSensor.UUID, S.CameraRTPStreamManagement.UUID, S.Switch.UUID]);
     for (const service of [...this.accessory.services]) {
       if (!wanted.has(service.UUID)) this.accessory.removeService(service);
     }
