@@ -161,3 +161,22 @@ describe('config: webhook.publicUrl takes no query string or fragment', () => {
     expect(check.problems.join()).not.toContain('abc');
   });
 });
+
+describe('config: the guard options of a lock', () => {
+  it('autoLockSeconds 0..3600 and leftOpenSeconds / leftUnlockedSeconds 0 (off) or 10..86400 are taken', () => {
+    const check = checkConfig({ ...complete, locks: [{ id: 'L1', doorSensor: true, autoLockSeconds: 30, leftOpenSeconds: 300, leftUnlockedSeconds: 0 }] });
+    expect(check.ok && check.config.locks[0]).toMatchObject({ autoLockSeconds: 30, leftOpenSeconds: 300, leftUnlockedSeconds: 0 });
+  });
+
+  it.each([
+    [{ autoLockSeconds: 3601 }, /autoLockSeconds must be 0 \(off\) to 3600/],
+    [{ leftOpenSeconds: 5 }, /leftOpenSeconds must be 0 \(off\) or 10 to 86400/],
+    [{ leftUnlockedSeconds: 86401 }, /leftUnlockedSeconds must be 0 \(off\) or 10 to 86400/],
+  ])('%o disables that lock with the reason', (options, reason) => {
+    const check = checkConfig({ ...complete, locks: [{ id: 'L1', ...options }] });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.config.locks).toEqual([]);
+    expect(check.disabled.join()).toMatch(reason);
+  });
+});

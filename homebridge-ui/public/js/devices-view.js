@@ -61,6 +61,24 @@ function allDevices() {
   return [...byKey.values()].sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind === 'lock' ? -1 : 1));
 }
 
+/**
+ * One of the guard's seconds (empty or 0: off), labelled and checked like every other option.
+ * @param {string} id
+ * @param {'autoLockSeconds' | 'leftOpenSeconds' | 'leftUnlockedSeconds'} key
+ * @param {string} words
+ * @param {number} max
+ * @param {unknown} value
+ * @param {string} title
+ */
+function guardInput(id, key, words, max, value, title) {
+  return el('label', { class: 'd-block mt-1', title },
+    `${words} `,
+    el('input', { type: 'number', min: 0, max, class: 'form-control form-control-sm d-inline-block la-seconds', 'data-option': key,
+      value: typeof value === 'number' ? value : '', placeholder: 'off',
+      onchange: (e) => changeDevice('lock', id, key, inputOf(e).value === '' || inputOf(e).value === '0' ? undefined : Number(inputOf(e).value), e) }),
+    ' s');
+}
+
 /** @param {DeviceRow} d */
 function optionsCell(d) {
   const entry = entryFor(block(), d.kind, d.id, false) ?? { id: d.id };
@@ -71,7 +89,10 @@ function optionsCell(d) {
           onchange: (e) => changeDevice('lock', d.id, 'doorSensor', inputOf(e).checked, e) }), 'Door sensor'),
       el('label', { class: 'form-check-label d-block', title: 'For a lock already in HomeKit on its own: no lock here, only its door sensor, batteries and person triggers' },
         el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensorOnly', checked: entry.doorSensorOnly === true,
-          onchange: (e) => changeDevice('lock', d.id, 'doorSensorOnly', inputOf(e).checked, e) }), 'Door sensor only'));
+          onchange: (e) => changeDevice('lock', d.id, 'doorSensorOnly', inputOf(e).checked, e) }), 'Door sensor only'),
+      guardInput(d.id, 'autoLockSeconds', 'Auto-lock after', 3600, entry.autoLockSeconds, 'Lock again once it is unlocked and the door closed this long (needs the door sensor)'),
+      guardInput(d.id, 'leftOpenSeconds', 'Left open alert after', 86400, entry.leftOpenSeconds, 'A "Left Open" sensor trips when the door has been open this long'),
+      guardInput(d.id, 'leftUnlockedSeconds', 'Left unlocked alert after', 86400, entry.leftUnlockedSeconds, 'A "Left Unlocked" sensor trips when the lock has been unlocked this long'));
   }
   return el('label', {},
     'Motion stays on for ',
