@@ -35,6 +35,7 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     this.handle('/status', () => this.backend.status());
     this.handle('/events', () => this.backend.events());
     this.handle('/people', async () => peopleSeen(await this.backend.events()));
+    this.handle('/keypad-codes', () => this.backend.keypadCodes());
     this.handle('/oauth/start', (body) => this.backend.startAuthorization(body));
     this.handle('/oauth/finish', (body) => this.backend.finishAuthorization(body));
     this.handle('/link/refresh-token', (body) => this.backend.linkWithRefreshToken(body));

@@ -12,8 +12,9 @@ import type { PersonSeen } from '../../src/status/people-seen.js';
 import type { DeviceStatus } from '../../src/status/status.js';
 import type { LeftRegistration } from '../../src/settings-ui/account-link.js';
 import type { TestEventVerdict } from '../../src/settings-ui/test-event-verdict.js';
+import type { KeypadCode } from '../../src/status/keypad-codes.js';
 
-export type { EventLogEntry, FieldProblem, FoundDevices, LeftRegistration, MatterPairingInfo, PersonSeen, UiStatus, DeviceStatus, TestEventVerdict };
+export type { EventLogEntry, FieldProblem, FoundDevices, LeftRegistration, MatterPairingInfo, PersonSeen, UiStatus, DeviceStatus, TestEventVerdict, KeypadCode };
 
 type ConfigInput = z.input<typeof configSchema>;
 

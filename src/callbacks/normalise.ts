@@ -1,6 +1,7 @@
 // Pure mapping of validated callback payloads to the device layer's DeviceEvent vocabulary
 // (src/model/events.ts), including the battery table of design section 7 and the route/path id
 // rules of section 6. No I/O.
+import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
 import { ROUTE_KINDS } from './payloads.js';
@@ -111,7 +112,11 @@ export function normalise(callback: CallbackPayload, route: CallbackRoute): Devi
       const p = callback.payload;
       const masterPin = p.PinUser?.UserID === 'masterpin' || p.User?.UserID === 'masterpin' || Object.keys(p.Pin).length === 0;
       const state = p.Pin.state ?? (masterPin ? 'master' : 'changed');
-      return [withId<LockEvent>({ kind: 'pinManaged', lockId: p.LockID, at: eventTime(p), state, pinUser: actorOf(p.PinUser), actor: actorOf(p.User), masterPin }, p.EventID)];
+      // The code's digits (Pin.pin) are never read into an event: only who, what and when.
+      const schedule = masterPin ? undefined : scheduleWords(p.Pin);
+      const event: LockEvent = { kind: 'pinManaged', lockId: p.LockID, at: eventTime(p), state, pinUser: actorOf(p.PinUser), actor: actorOf(p.User), masterPin };
+      if (schedule !== undefined) event.schedule = schedule;
+      return [withId(event, p.EventID)];
     }
     case 'keypadBattery':
     case 'lockBatteryAlert':

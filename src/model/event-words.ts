@@ -126,7 +126,7 @@ export function describeEvent(event: DeviceEvent, deviceName: string): string {
       const what = PIN_WORDS[event.state] ?? `PIN ${event.state}`;
       const owner = personName(event.pinUser);
       const by = personName(event.actor);
-      return `${what}${owner ? ` for ${owner}` : ''}${by && by !== owner ? ` by ${by}` : ''}`;
+      return `${what}${owner ? ` for ${owner}` : ''}${event.schedule ? ` (${event.schedule})` : ''}${by && by !== owner ? ` by ${by}` : ''}`;
     }
     case 'membership': {
       const name = who(event.user);

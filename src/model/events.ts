@@ -24,7 +24,7 @@ export type LockEvent = Base & { lockId: string } & (
   | { kind: 'online'; online: boolean }
   | { kind: 'lockName'; name: string; actor?: Actor }
   | { kind: 'configFlag'; flag: 'privacyMode' | 'vacationMode' | 'keypadEnabled'; value: boolean }
-  | { kind: 'pinManaged'; state: string; pinUser: Actor; actor: Actor; masterPin: boolean }
+  | { kind: 'pinManaged'; state: string; pinUser: Actor; actor: Actor; masterPin: boolean; /** The code's schedule in words; the code itself is never kept. */ schedule?: string }
   | { kind: 'membership'; change: 'added' | 'removed' | 'userType' | 'accessType'; user: Actor; value?: string; viaUserHook: boolean }
   | { kind: 'clockDrift'; warningLevel?: string; driftedTo?: number }
 );

@@ -10,6 +10,7 @@ import { nonEmpty, readSavedPlatform, resolveAccount, type Account } from './acc
 import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.js';
 import { CloudSession, type ClientFactory } from './cloud-session.js';
 import type { EventLogEntry } from '../status/event-log.js';
+import { keypadCodes, type KeypadCode } from '../status/keypad-codes.js';
 import { AuthorizationCodeFlow } from './oauth-code-flow.js';
 import { collectDiagnostics } from './diagnostics-file.js';
 import { SettingsViews, type FoundDevices, type UiStatus } from './settings-views.js';
@@ -111,6 +112,11 @@ export class SettingsUiBackend {
 
   events(): Promise<EventLogEntry[]> {
     return this.views.events();
+  }
+
+  /** Each lock's keypad codes known from the PIN-managed callbacks: whose, state, schedule (never a code). */
+  async keypadCodes(): Promise<KeypadCode[]> {
+    return keypadCodes(await this.views.events());
   }
 
   /** The recording's playlist address for the page's player. */

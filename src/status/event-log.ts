@@ -34,6 +34,9 @@ export const eventLogEntrySchema = z.object({
   /** The person the event is about (the settings UI lists people and filters by them). */
   userId: z.string().optional(),
   userName: z.string().optional(),
+  /** A keypad code's change (load, enable, disable, delete, update) and its schedule in words; never the code. */
+  pinState: z.string().optional(),
+  schedule: z.string().optional(),
 });
 
 export const eventLogFileSchema = z.object({
@@ -72,6 +75,10 @@ export function toEntry(record: EventLogRecord): EventLogEntry {
   };
   if ((event.kind === 'doorbellPress' || event.kind === 'videoAvailable') && event.dvrId) entry.dvrId = event.dvrId;
   if (event.kind === 'motion' && event.imageUrl) entry.imageUrl = event.imageUrl;
+  if (event.kind === 'pinManaged' && !event.masterPin) {
+    entry.pinState = event.state;
+    if (event.schedule !== undefined) entry.schedule = event.schedule;
+  }
   const person = eventPerson(event);
   if (person) entry.userId = person.userId;
   if (person?.name !== undefined) entry.userName = person.name;

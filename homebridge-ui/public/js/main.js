@@ -19,6 +19,7 @@ import { renderEvents, wireEvents } from './events-view.js';
 import { renderMatter } from './matter-view.js';
 import { renderPeople, setSeenPeople } from './people-view.js';
 import { hb, quietly } from './requests.js';
+import { renderKeypadCodes } from './keypad-view.js';
 import { renderStatus } from './status-view.js';
 import { renderSupport, wireSupport } from './support-view.js';
 
@@ -68,6 +69,9 @@ async function refresh() {
     if (people) setSeenPeople(people);
     renderPeople();
     renderEvents(events);
+    /** @type {import('../../types/page.js').KeypadCode[] | undefined} */
+    const codes = await quietly('/keypad-codes');
+    if (codes) renderKeypadCodes(codes);
   }
 }
 

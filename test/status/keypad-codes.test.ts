@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+
+import { normalise } from '../../src/callbacks/normalise.js';
+import { classifyPayload } from '../../src/callbacks/payloads.js';
+import { toEntry } from '../../src/status/event-log.js';
+import { keypadCodes } from '../../src/status/keypad-codes.js';
+import { LOCK_ID, fixtures } from '../callbacks/fixtures.js';
+
+const PIN = '482913';
+
+/** A PIN-managed callback as the service sends it, through the plugin's own parsing and event log. */
+function entryFor(state: string, at: number, who: { UserID: string; FirstName: string }) {
+  const body = { ...fixtures.pinManaged, Timestamp: at, PinUser: { ...fixtures.pinManaged.PinUser, ...who }, Pin: { state, action: 'commit', pin: PIN, accessType: 'recurring', accessTimes: 'STARTSEC=28800;ENDSEC=64800', accessRecurrence: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR' } };
+  const classified = classifyPayload(body);
+  if (!classified.ok || !classified.payload) throw new Error('not a PIN callback');
+  const [event] = normalise(classified.payload, 'lock');
+  if (!event) throw new Error('no event');
+  return toEntry({ deviceKind: 'lock', deviceId: LOCK_ID, deviceName: 'Front Door', event, at });
+}
+
+describe('keypad codes stay secret, and the settings page lists whose code, its state and schedule', () => {
+  it('the digits of the code never reach the event or the event log entry', () => {
+    const entry = entryFor('load', 1_000, { UserID: 'u-jamie', FirstName: 'Jamie' });
+    expect(JSON.stringify(entry)).not.toContain(PIN);
+    expect(entry).toMatchObject({ kind: 'pinManaged', pinState: 'load', schedule: 'Mon-Fri 08:00-18:00', userName: expect.stringMatching(/^Jamie/) as unknown });
+    expect(entry.text).toMatch(/for Jamie.* \(Mon-Fri 08:00-18:00\)/);
+  });
+
+  it('per lock and person the latest word wins: added then disabled reads disabled', () => {
+    const entries = [
+      entryFor('disable', 3_000, { UserID: 'u-jamie', FirstName: 'Jamie' }),
+      entryFor('load', 2_000, { UserID: 'u-sam', FirstName: 'Sam' }),
+      entryFor('load', 1_000, { UserID: 'u-jamie', FirstName: 'Jamie' }),
+    ];
+    const codes = keypadCodes(entries);
+    expect(codes.map((c) => [c.who.split(' ')[0], c.state, c.schedule])).toEqual([
+      ['Jamie', 'disabled', 'Mon-Fri 08:00-18:00'],
+      ['Sam', 'added', 'Mon-Fri 08:00-18:00'],
+    ]);
+    expect(JSON.stringify(codes)).not.toContain(PIN);
+  });
+});
