@@ -1,0 +1,106 @@
+// Guard the door, as Apple Home sees it: the built plugin in a real Homebridge against the
+// simulator, through a paired HomeKit controller. Auto-lock locks once the door is closed (and
+// Lock Management says so), AutoSecurityTimeout is written and kept across a restart, the "Left
+// Open" / "Left Unlocked" sensors are there, and the doorbell's chime switch mutes presses.
+import hap from '@homebridge/hap-nodejs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { E2eSession, fireAccepted, type SessionStart } from '../harness/e2e-session.js';
+import { characteristicId, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
+import { freePort } from '../harness/homebridge.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
+
+const { Service: S, Characteristic: C } = hap;
+
+let sim: Simulator;
+let listenPort: number;
+const session = new E2eSession();
+const { eventually, paired } = session;
+const subscriptions: Subscription[] = [];
+
+const homebridge = (): SessionStart => ({
+  platforms: [simPlatformConfig(sim, listenPort, {
+    locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true, autoLockSeconds: 1, leftOpenSeconds: 300, leftUnlockedSeconds: 600 }],
+    doorbells: [{ id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 5 }],
+    discoverDevices: false,
+    userWebhook: false,
+    refreshStateOnStart: false,
+  })],
+  registrations: { sim, atLeast: 2 },
+});
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true, keypad: true, lockState: 'locked' }],
+    doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
+  });
+  listenPort = await freePort();
+  await session.start(homebridge());
+  await session.pair(3, 'the bridge, the lock and the doorbell');
+}, 90_000);
+
+afterAll(async () => {
+  for (const subscription of subscriptions.splice(0)) await subscription.close();
+  await session.close();
+  await sim.close();
+});
+
+const accessory = (name: string): Promise<HapAccessoryInfo> => eventually(() => paired().accessory(name), `accessory ${name}`);
+const read = async (name: string, service: string, characteristic: string, serviceName?: string) =>
+  (await paired().readOne(characteristicId(await accessory(name), service, characteristic, serviceName))).value;
+
+describe('guard the door, read through HAP', () => {
+  it('"Left Open" and "Left Unlocked" contact sensors are there, named for the lock, not tripped', async () => {
+    expect(await read('Front Door', S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Front Door Left Open')).toBe(0);
+    expect(await read('Front Door', S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Front Door Left Unlocked')).toBe(0);
+  });
+
+  it('auto-lock: unlocked with the door closed, the plugin locks it by itself; Lock Management says "secured by auto-secure timeout"', async () => {
+    expect(await read('Front Door', S.LockManagement.UUID, C.LockManagementAutoSecurityTimeout.UUID)).toBe(1);
+    const before = sim.stats.byRoute['PUT /api/remoteoperate/:lockID/:operation'] ?? 0;
+    await fireAccepted(sim, 'door-closed', { lockId: 'LOCK-1' });
+    await fireAccepted(sim, 'unlock', { lockId: 'LOCK-1', by: 'keypad' });
+    await eventually(async () => ((await read('Front Door', S.LockMechanism.UUID, C.LockCurrentState.UUID)) === 1 ? true : undefined), 'locked by auto-lock', 20_000);
+    await eventually(async () => ((await read('Front Door', S.LockManagement.UUID, C.LockLastKnownAction.UUID)) === 8 ? true : undefined), 'LockLastKnownAction 8');
+    expect(sim.lock('LOCK-1')?.lockState).toBe('locked');
+    expect((sim.stats.byRoute['PUT /api/remoteoperate/:lockID/:operation'] ?? 0) - before).toBe(1);
+  });
+
+  it('never with the door open: unlocked with the door open stays unlocked', async () => {
+    await fireAccepted(sim, 'door-open', { lockId: 'LOCK-1' });
+    await fireAccepted(sim, 'unlock', { lockId: 'LOCK-1', by: 'keypad' });
+    await eventually(async () => ((await read('Front Door', S.LockMechanism.UUID, C.LockCurrentState.UUID)) === 0 ? true : undefined), 'unlocked');
+    // Three times the delay: the door is open, so nothing is sent.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await read('Front Door', S.LockMechanism.UUID, C.LockCurrentState.UUID)).toBe(0);
+    expect(sim.lock('LOCK-1')?.lockState).toBe('unlocked');
+    await fireAccepted(sim, 'lock', { lockId: 'LOCK-1', by: 'keypad' });
+  });
+
+  it('AutoSecurityTimeout written from HomeKit is kept across a restart', async () => {
+    const id = characteristicId(await accessory('Front Door'), S.LockManagement.UUID, C.LockManagementAutoSecurityTimeout.UUID);
+    await paired().write(id, 0);
+    await eventually(async () => ((await paired().readOne(id)).value === 0 ? true : undefined), 'auto-lock off');
+    for (const subscription of subscriptions.splice(0)) await subscription.close();
+    await session.restart(homebridge());
+    await paired().reconnect();
+    expect(await read('Front Door', S.LockManagement.UUID, C.LockManagementAutoSecurityTimeout.UUID)).toBe(0);
+  });
+
+  it('the doorbell chime switch: On by default; Off mutes a press (no ProgrammableSwitchEvent), On rings again', async () => {
+    const bell = await accessory('Front Doorbell');
+    const chime = characteristicId(bell, S.Switch.UUID, C.On.UUID, 'Front Doorbell Chime');
+    expect(Boolean((await paired().readOne(chime)).value)).toBe(true);
+    const press = characteristicId(bell, S.Doorbell.UUID, C.ProgrammableSwitchEvent.UUID);
+    const subscription = await paired().subscribe([press]);
+    subscriptions.push(subscription);
+    await paired().write(chime, false);
+    await fireAccepted(sim, 'doorbell-press', { doorbellId: 'BELL-1', dvrId: 'muted-press' });
+    await session.hb?.waitForLog(/Front Doorbell: doorbell pressed; the chime is off/);
+    await paired().write(chime, true);
+    await fireAccepted(sim, 'doorbell-press', { doorbellId: 'BELL-1', dvrId: 'ringing-press' });
+    await subscription.waitFor((e) => e.id === press, 'the press after the chime is on again');
+    expect(subscription.events.filter((e) => e.id === press)).toHaveLength(1);
+  });
+});
