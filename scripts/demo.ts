@@ -76,7 +76,7 @@ await writeFile(join(STORAGE, MARKER), 'Made by npm start (scripts/demo.ts); emp
 await writeFile(join(STORAGE, 'config.json'), JSON.stringify({
   bridge: { name: 'Lock Access Demo', username: randomUsername(), port: bridgePort, pin: PIN },
   accessories: [],
-  platforms: [simPlatformConfig(sim, listenPort, { refreshToken: sim.issueRefreshToken(), locks: [{ id: lockId, doorSensor: true }] })],
+  platforms: [simPlatformConfig(sim, listenPort, { refreshToken: sim.issueRefreshToken(), locks: [{ id: lockId, doorSensor: true, autoLockSeconds: 5, leftOpenSeconds: 60, leftUnlockedSeconds: 600 }] })],
 }, null, 2));
 
 const uiPort = Number(values['ui-port']);

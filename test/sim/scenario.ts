@@ -27,6 +27,8 @@ export function frontDoorDay(ids: { lockId: string; doorbellId: string; dvrId: s
     { event: 'door-ajar', options: { lockId }, description: 'the door is left ajar' },
     { event: 'door-closed', options: { lockId }, description: 'the door closes' },
     { event: 'lock', options: { lockId, by: 'manual' }, description: 'Alex locks by hand from inside' },
+    { event: 'pin-managed', options: { lockId, state: 'load' }, description: 'Alex gives Jamie a keypad code for weekdays, 08:00-18:00 (the code itself never reaches the plugin\'s files)' },
+    { event: 'unlock', options: { lockId, by: 'app' }, description: 'Alex unlocks with the app and leaves the door closed: auto-lock locks it again a few seconds later' },
     { event: 'keypad-battery', options: { lockId, level: 'warning' }, description: 'the keypad battery runs low' },
     { event: 'bridge-offline', options: { lockId }, description: 'the Wi-Fi bridge goes offline' },
     { event: 'bridge-online', options: { lockId }, description: 'the Wi-Fi bridge is back online' },
