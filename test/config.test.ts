@@ -12,7 +12,7 @@ const complete = {
   webhook: { publicUrl: 'https://home.example.net/lock-access' },
 };
 
-describe('config (design section 3)', () => {
+describe('config', () => {
   it('with only {"platform": "LockAccess"} names every missing field', () => {
     const check = checkConfig({ platform: 'LockAccess' });
     expect(check.ok).toBe(false);
@@ -73,7 +73,7 @@ describe('config (design section 3)', () => {
   });
 });
 
-describe('config: who and how (design 7b)', () => {
+describe('config: who and how', () => {
   it('people and doorSensorOnly are optional; a person without a name is shown by their userId', () => {
     const check = checkConfig({ ...complete, locks: [{ id: 'L1', doorSensorOnly: true }], people: [{ userId: 'u-1', name: 'Jamie' }, { userId: 'u-2' }] });
     expect(check.ok).toBe(true);

@@ -21,7 +21,7 @@ afterEach(async () => {
 
 const record = z.object({ n: z.number(), payload: z.string(), digest: z.string() });
 
-describe('design 2: storage: atomic JSON files under <storagePath>/lock-access/', () => {
+describe('storage: atomic JSON files under <storagePath>/lock-access/', () => {
   it('lives in the lock-access folder, files mode 0600 and folder 0700', async () => {
     const storagePath = await tempDir();
     const storage = Storage.under(storagePath);

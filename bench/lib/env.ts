@@ -15,7 +15,7 @@ import type { RunOptions } from './types.js';
 export const BARE_PLUGIN_PATH = join(REPO_ROOT, 'bench', 'bare-plugin');
 export const BARE_API_KEY = 'bench-bare-api-key';
 export const SOAK_TOKEN_LIFETIME_SECONDS = 240;
-/** The household member with an automation trigger on every lock (design 7b), as the service names them. */
+/** The household member with an automation trigger on every lock, as the service names them. */
 export const BENCH_PERSON = { UserID: 'bench-person-0001', FirstName: 'Bench', LastName: 'Person', PhoneNo: '+15555550199', Email: 'bench@example.com', imageInfo: null };
 
 export interface Subject {

@@ -1,4 +1,4 @@
-// The state patterns of issue 13 for the soaks' fault mix: a flapping bridge, a flapping battery
+// The state patterns for the soaks' fault mix: a flapping bridge, a flapping battery
 // (both the same bodies again and again), a lock clock reset by a battery run-out (announced by
 // lock_log_timestamp_drifted, its events stamped in 2000 and applied in arrival order), and a lock
 // clock that jumped a year ahead. Each episode runs on a lock of its own, one delivery after the

@@ -1,4 +1,4 @@
-// Part 8: Matter (design 7c). Homebridge 2 with Matter on (loopback), the plugin serving the fleet:
+// Part 8: Matter. Homebridge 2 with Matter on (loopback), the plugin serving the fleet:
 // "callback to Matter attribute report" latency, from the first byte of a signed lock callback to
 // the lockState report at a commissioned matter.js controller in this process; and Homebridge's RSS
 // with Matter off, with Matter on but the plugin's endpoints off ("matter": false), and with them on.

@@ -1,4 +1,4 @@
-// The receiver's whole acceptance pipeline as one pure call (design section 6), in the spirit of a
+// The receiver's whole acceptance pipeline as one pure call, in the spirit of a
 // one-call verify-and-parse: request parts in, verdict out. No I/O, no clock, no writes: the HTTP
 // adapter (receiver.ts) answers with the verdict's status, records what it says, then hands the
 // events on. Order: size -> signature on the raw bytes -> custom header -> JSON -> kind -> schema

@@ -1,4 +1,4 @@
-// The registered custom header (design section 6): when present it must equal the stored webhook
+// The registered custom header: when present it must equal the stored webhook
 // token; when absent, only the kinds the spec sends without it are let through.
 import { timingSafeEqual } from 'node:crypto';
 
@@ -31,7 +31,7 @@ export function checkCustomHeader(header: string | readonly string[] | undefined
   return { ok: true, present: true };
 }
 
-/** Kinds the service sends without the custom header (PIN management and remote operate, design section 6). */
+/** Kinds the service sends without the custom header (PIN management and remote operate). */
 export function exemptFromToken(envelope: Envelope): boolean {
   return envelope.eventType === 'status' || envelope.eventType === 'operation' || envelope.event === 'keypad_pin_managed';
 }

@@ -1,12 +1,12 @@
 // Pure mapping of validated callback payloads to the device layer's DeviceEvent vocabulary
-// (src/model/events.ts), including the battery table of design section 7 and the route/path id
+// (src/model/events.ts), including the battery table of the HomeKit mapping and the route/path id
 // rules of section 6. No I/O.
 import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
 import { ROUTE_KINDS } from './payloads.js';
 
-/** Level and low flag per design section 7. */
+/** Level and low flag of each battery word, as HomeKit shows them. */
 export const BATTERY_TABLE: Record<string, { level: number; low: boolean }> = {
   lock_state_battery_warning_none: { level: 100, low: false },
   lock_state_battery_warning_2week: { level: 15, low: true },

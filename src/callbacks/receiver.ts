@@ -199,7 +199,7 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
 
   /** Writes down what an accepted verdict asks for; the store's check-and-set has the last word. */
   const record = (verdict: Verdict): Verdict => {
-    // State reports carry no key: they are never remembered (design section 6).
+    // State reports carry no key: they are never remembered.
     if (verdict.kind !== 'accepted' || verdict.record.dedupeKey === undefined) return verdict;
     if (options.dedupe.checkAndSet(verdict.record.dedupeKey)) return verdict;
     return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: verdict.record.lastCallback } };

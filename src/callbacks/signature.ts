@@ -1,4 +1,4 @@
-// Pure verifier of the X-Svc-Signature header (design section 6). No I/O; the clock is injected so
+// Pure verifier of the X-Svc-Signature header. No I/O; the clock is injected so
 // every edge case is testable without sleeping.
 //
 // Which header problems are 400 and which are 401 (the receiver maps `reason` to a status):
@@ -36,7 +36,7 @@ const HEX_SIGNATURE = /^[0-9a-fA-F]{64}$/;
 const BASE64_SIGNATURE = /^[A-Za-z0-9+/_-]{43}=?$/;
 const DIGITS = /^[0-9]+$/;
 
-/** HTTP status the receiver answers for each failure (design section 6). */
+/** HTTP status the receiver answers for each failure. */
 export const SIGNATURE_FAILURE_STATUS: Record<SignatureFailure, 400 | 401> = {
   'missing-signature': 401,
   'malformed-signature': 400,

@@ -34,7 +34,7 @@ export interface LockAccessoryEntry {
   id: string;
   name: string;
   doorSensor: boolean;
-  /** No LockMechanism or LockManagement: the lock is in HomeKit on its own (design 7b). */
+  /** No LockMechanism or LockManagement: the lock is in HomeKit on its own. */
   doorSensorOnly?: boolean;
   /** A trigger switch per person. */
   people?: readonly Person[];

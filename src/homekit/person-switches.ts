@@ -1,4 +1,4 @@
-// One StatelessProgrammableSwitch per configured person on a lock accessory (design 7b), labelled by
+// One StatelessProgrammableSwitch per configured person on a lock accessory, labelled by
 // a ServiceLabel so Home lists them in order: single press when that person unlocks the lock,
 // double press when they lock it. Switches of people no longer configured are pruned.
 import type { API, PlatformAccessory, Service } from 'homebridge';

@@ -1,8 +1,8 @@
-// Pure mapping from the device state HomeKit shows to Matter attribute values (design 7c). The
+// Pure mapping from the device state HomeKit shows to Matter attribute values. The
 // state comes from the HAP accessories' reducers; nothing here reduces events a second time.
 import type { LockState } from '../model/lock-state.js';
 
-/** DoorLock.LockState: Locked 1, Unlocked 2; null while nobody has told us (design 7c). */
+/** DoorLock.LockState: Locked 1, Unlocked 2; null while nobody has told us. */
 export type MatterLockState = 1 | 2 | null;
 
 /** PowerSource.BatChargeLevel: Ok 0, Warning 1, Critical 2 (Homebridge 2.4 exports no enum for it). */

@@ -1,4 +1,4 @@
-// Which Matter endpoints a device has and what they show (design 7c), as plain data: the publisher
+// Which Matter endpoints a device has and what they show, as plain data: the publisher
 // turns a plan into a Homebridge MatterAccessory and pushes the `state` part whenever it changes.
 import type { LockState } from '../model/lock-state.js';
 import {

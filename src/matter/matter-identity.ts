@@ -1,4 +1,4 @@
-// Names and serial numbers of Matter endpoints (design 7c). Matter caps both at 32 (matter.js
+// Names and serial numbers of Matter endpoints. Matter caps both at 32 (matter.js
 // counts UTF-16 units, the specification UTF-8 bytes): a longer one makes the endpoint fail to
 // register while the call still resolves, so both are cut here, by UTF-8 bytes, which satisfies both.
 import { createHash } from 'node:crypto';

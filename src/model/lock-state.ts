@@ -7,7 +7,7 @@ import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { reachabilityProof } from './reachability.js';
 
-/** Aspects with their own ordering (design section 6): an older event of one aspect changes nothing. */
+/** Aspects with their own ordering: an older event of one aspect changes nothing. */
 export type LockAspect = 'lock' | 'door' | 'battery' | 'keypadBattery' | 'online';
 
 /** How many recent events the state keeps (for diagnostics; the UI's event log is separate). */

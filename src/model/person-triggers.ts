@@ -1,4 +1,4 @@
-// When a person's unlock or lock becomes an Apple Home automation trigger (design 7b). Pure: the
+// When a person's unlock or lock becomes an Apple Home automation trigger. Pure: the
 // accessory passes what it knows (applied or not, when it arrived, the last event that fired) and
 // presses the switch only when this says so.
 import { MAX_RING_AGE_MS } from '../settings.js';

@@ -1,4 +1,4 @@
-// When "No Response" ends (design section 7): the service reports a bridge offline after about five
+// When "No Response" ends: the service reports a bridge offline after about five
 // minutes of silence, but not every return is announced with `online`. Anything that could only
 // have come through the bridge proves it answers again.
 import type { LockEvent } from './events.js';

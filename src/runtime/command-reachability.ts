@@ -1,4 +1,4 @@
-// A command that succeeds proves an offline bridge reachable (design 7), and the lock accessory
+// A command that succeeds proves an offline bridge reachable, and the lock accessory
 // clears "No Response" itself. Events reach the status file through the router; a command does not,
 // so this follower tells the status file when a command changed a lock's reachability.
 import type { LockChange } from '../homekit/lock-accessory.js';

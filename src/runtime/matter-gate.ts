@@ -1,4 +1,4 @@
-// Whether the plugin publishes to Matter on this bridge (design 7c): only when the bridge runs Matter
+// Whether the plugin publishes to Matter on this bridge: only when the bridge runs Matter
 // (Homebridge 2 with Matter on for the main or child bridge) and the platform option `matter` is not
 // false. Otherwise the runtime gets a publisher that publishes nothing, and on Homebridge 1.x or a
 // bridge without Matter nothing is logged above debug.

@@ -1,4 +1,4 @@
-// The plugin's Matter endpoints (design 7c): a publisher of the device set beside HomeKit's accessory
+// The plugin's Matter endpoints: a publisher of the device set beside HomeKit's accessory
 // registry, synced after it with the same wanted devices, following the registry's accessories for
 // state and commands. Cached endpoints are registered again on each start (so their command handlers
 // are attached); endpoints of devices that left are removed. Homebridge 1.x, a bridge without

@@ -194,7 +194,7 @@ export class Runtime {
         onEvents: (events, context) => {
           router.route(events, context);
         },
-        // Refusals reach the status file within seconds, accepted callback or not (design 6).
+        // Refusals reach the status file within seconds, accepted callback or not.
         onRejected: () => {
           publisher.receiverStats();
         },

@@ -1,4 +1,4 @@
-// What the settings UI shows about Matter (design 7c): whether it is on for the bridge the plugin
+// What the settings UI shows about Matter: whether it is on for the bridge the plugin
 // runs on (the main bridge, or its child bridge), whether the plugin publishes to it, and the pairing
 // code and QR payload Homebridge made, read from Homebridge's Matter storage:
 // <storagePath>/matter/<bridge username without colons>/commissioning.json. Read-only, no secrets:

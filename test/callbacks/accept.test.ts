@@ -1,4 +1,4 @@
-// The acceptance pipeline without Fastify: every status-code rule of design section 6 as a verdict.
+// The acceptance pipeline without Fastify: every status-code rule as a verdict.
 // The duplicate store is the real one (loaded from an empty folder); accept() only reads it, so the
 // tests record accepted keys the way the adapter does.
 import { createHash } from 'node:crypto';
@@ -58,7 +58,7 @@ function expectRejected(verdict: Verdict, status: number, reason: string): void 
   expect(verdict).toMatchObject({ kind: 'rejected', status, reason });
 }
 
-describe('design 6: 200 accepted', () => {
+describe('200 accepted', () => {
   it('a genuine callback is accepted with its device events, context and what to record', () => {
     const verdict = lock(fixtures.appUnlock);
     expect(verdict).toMatchObject({ kind: 'accepted', status: 200, reason: 'accepted' });
@@ -106,7 +106,7 @@ describe('200 for a well-signed callback of a known kind with a value the spec d
   });
 });
 
-describe('design 6: 200 duplicate', () => {
+describe('200 duplicate', () => {
   it('a redelivery of a recorded callback is a duplicate, answered 200, with only the last-callback time to record', () => {
     recordAccepted(lock(fixtures.manualUnlock));
     clock.now += 30_000;
@@ -179,7 +179,7 @@ describe('design 6: 200 duplicate', () => {
   });
 });
 
-describe('design 6: 200 for a well-signed event of an unknown kind', () => {
+describe('200 for a well-signed event of an unknown kind', () => {
   it('is ignored: no events, no dedupe key, only the last-callback time to record', () => {
     const verdict = lock({ LockID: LOCK_ID, EventType: 'operation', Event: 'jammed', EventID: 'u1' });
     expect(verdict).toEqual({ kind: 'ignored', status: 200, reason: 'unknown-kind', kindName: 'operation/jammed', record: { lastCallback: { key: `lock:${LOCK_ID}`, at: NOW } } });
@@ -199,7 +199,7 @@ describe('design 6: 200 for a well-signed event of an unknown kind', () => {
   });
 });
 
-describe('design 6: 401 bad or missing signature, stale timestamp', () => {
+describe('401 bad or missing signature, stale timestamp', () => {
   it('a missing signature header is 401', () => {
     expectRejected(accept({ ...requestFor('lock', fixtures.appUnlock), signature: undefined }, env), 401, 'missing-signature');
   });
@@ -237,7 +237,7 @@ describe('design 6: 401 bad or missing signature, stale timestamp', () => {
   });
 });
 
-describe('design 6: 401 wrong or missing custom header, except for the listed kinds', () => {
+describe('401 wrong or missing custom header, except for the listed kinds', () => {
   it('a custom header that is present and wrong is 401', () => {
     expectRejected(lock(fixtures.appUnlock, { token: 'wrong-token' }), 401, 'bad-token');
     expectRejected(lock(fixtures.appUnlock, { token: `${TOKEN}x` }), 401, 'bad-token');
@@ -276,7 +276,7 @@ describe('design 6: 401 wrong or missing custom header, except for the listed ki
   });
 });
 
-describe('design 6: 400 malformed header or body', () => {
+describe('400 malformed header or body', () => {
   it.each([
     ['no v element', `t=${T}`],
     ['no t element', 'v=abc'],
@@ -321,7 +321,7 @@ describe('design 6: 400 malformed header or body', () => {
   });
 });
 
-describe('design 6: 400 schema violation', () => {
+describe('400 schema violation', () => {
   it('a known kind whose body breaks its schema is 400 with a detail naming the field', () => {
     const verdict = lock({ ...fixtures.privacy, Value: 'maybe' });
     expectRejected(verdict, 400, 'schema-violation');
@@ -337,7 +337,7 @@ describe('design 6: 400 schema violation', () => {
   });
 });
 
-describe('design 6: 400 path id contradicting the body', () => {
+describe('400 path id contradicting the body', () => {
   it('a lock or doorbell id in the path that is not the body\'s is 400', () => {
     expectRejected(lock(fixtures.appUnlock, {}, 'OTHER'), 400, 'path-id-mismatch');
     expectRejected(accept(requestFor('doorbell', fixtures.press, {}, 'OTHER'), env), 400, 'path-id-mismatch');
@@ -351,7 +351,7 @@ describe('design 6: 400 path id contradicting the body', () => {
   });
 });
 
-describe('design 6: 503 only for a transient failure of ours', () => {
+describe('503 only for a transient failure of ours', () => {
   it('a sink that is not ready yet is 503 and nothing is to be recorded', () => {
     sinkReady = false;
     expect(lock(fixtures.appUnlock)).toEqual({ kind: 'rejected', status: 503, reason: 'not-ready' });
@@ -376,7 +376,7 @@ describe('design 6: 503 only for a transient failure of ours', () => {
   });
 });
 
-describe('design 6: verdicts never carry a secret', () => {
+describe('verdicts never carry a secret', () => {
   it('no verdict holds the API key, the stored token or the signature', () => {
     const request = requestFor('lock', fixtures.appUnlock);
     const verdicts = [

@@ -25,7 +25,7 @@ afterEach(async () => {
 
 const open = (options: { maxKeys?: number; debounceMs?: number } = {}) => DedupeStore.open({ storage, now: () => clock.now, ...options });
 
-describe('design 6: dedupe check-and-set', () => {
+describe('dedupe check-and-set', () => {
   it('the first delivery is new and a repeat is a duplicate', async () => {
     const store = await open();
     expect(store.checkAndSet('k')).toBe(true);
@@ -56,7 +56,7 @@ describe('design 6: dedupe check-and-set', () => {
   });
 });
 
-describe('design 6: dedupe is kept on disk', () => {
+describe('dedupe is kept on disk', () => {
   it('writes are debounced and survive a restart', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const store = await open({ debounceMs: 1000 });
@@ -100,7 +100,7 @@ describe('design 6: dedupe is kept on disk', () => {
   });
 });
 
-describe('design 6: dedupe memory kept for the retry window: expiry and the size bound against a plain model', () => {
+describe('dedupe memory kept for the retry window: expiry and the size bound against a plain model', () => {
   /** The obvious implementation: a list of [key, expiresAt], oldest first. */
   class Model {
     list: [string, number][] = [];

@@ -105,7 +105,7 @@ describe('spec Lock: configuration', () => {
   });
 });
 
-describe('design 7: battery mapping table', () => {
+describe('battery mapping table', () => {
   it.each([
     ['lock_state_battery_warning_none', 100, false],
     ['lock_state_battery_warning_2week', 15, true],
@@ -174,7 +174,7 @@ describe('spec Doorbell', () => {
   });
 });
 
-describe('design 6: routes and path ids', () => {
+describe('routes and path ids', () => {
   it('a lock payload belongs on the lock route with its LockID', () => {
     expect(checkRoute(parse(fixtures.appUnlock), 'lock', LOCK_ID)).toEqual({ ok: true });
     expect(checkRoute(parse(fixtures.appUnlock), 'lock', 'OTHER')).toMatchObject({ ok: false, reason: 'path-id-mismatch' });

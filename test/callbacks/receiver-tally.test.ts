@@ -14,7 +14,7 @@ const lastCallback = (key: string, at = 1) => ({ key, at });
 const ignored = (kindName: string, key = 'lock:L'): Verdict => ({ kind: 'ignored', status: 200, reason: 'unknown-kind', kindName, record: { lastCallback: lastCallback(key) } });
 const duplicate = (key: string, at: number): Verdict => ({ kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: lastCallback(key, at) } });
 
-describe('design 6: the receiver counts every answer for the status file', () => {
+describe('the receiver counts every answer for the status file', () => {
   it('accepted, duplicate and unknown-kind answers are counted and stamp the device\'s last callback', () => {
     const { tally } = recordingTally();
     tally.note('lock', {
@@ -45,7 +45,7 @@ describe('design 6: the receiver counts every answer for the status file', () =>
   });
 });
 
-describe('design 6: log lines for answered callbacks', () => {
+describe('log lines for answered callbacks', () => {
   it('an unknown kind is logged once per kind, at most 100 kinds', () => {
     const { tally, lines } = recordingTally();
     tally.note('lock', ignored('operation/jammed'));
@@ -76,7 +76,7 @@ describe('design 6: log lines for answered callbacks', () => {
   });
 });
 
-describe('design 6: rejections are never silent (the tally)', () => {
+describe('rejections are never silent (the tally)', () => {
   it('a stale signature is counted, kept as the last rejection with the clock offset, and warned about once an hour', () => {
     const lines: string[] = [];
     const clock = { now: 1_000 };

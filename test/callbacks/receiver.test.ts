@@ -28,7 +28,7 @@ const lockUrl = `/lock-access/lock/${LOCK_ID}`;
 const doorbellUrl = `/lock-access/doorbell/${DOORBELL_ID}`;
 const userUrl = '/lock-access/user';
 
-describe('design 6: routes', () => {
+describe('routes', () => {
   it('GET {prefix}/health answers 200 {"ok":true,"instance":nonce} and nothing secret', async () => {
     const res = await app.inject({ method: 'GET', url: '/lock-access/health' });
     expect(res.statusCode).toBe(200);
@@ -77,7 +77,7 @@ function toInject(req: { body: Buffer; headers: Record<string, string> }) {
   return { payload: req.body, headers: req.headers };
 }
 
-describe('design 6: 200 accepted, then the sink', () => {
+describe('200 accepted, then the sink', () => {
   it('a genuine lock callback is 200 and its events reach the sink after the reply', async () => {
     const res = await post(lockUrl, signed(fixtures.appUnlock));
     expect(res.statusCode).toBe(200);
@@ -152,7 +152,7 @@ describe('design 6: 200 accepted, then the sink', () => {
   });
 });
 
-describe('design 6: 401 signature and custom header', () => {
+describe('401 signature and custom header', () => {
   it('a missing or empty signature header is 401', async () => {
     const req = signed(fixtures.appUnlock);
     delete req.headers['x-svc-signature'];
@@ -221,7 +221,7 @@ describe('design 6: 401 signature and custom header', () => {
   });
 });
 
-describe('design 6: 400 malformed body, schema violation, path id', () => {
+describe('400 malformed body, schema violation, path id', () => {
   it('invalid JSON with a valid signature is 400', async () => {
     expect((await post(lockUrl, signed('{"LockID": "LOCK-1",'))).statusCode).toBe(400);
     expect(app.receiverStats.rejected['invalid-json']).toBe(1);
@@ -274,7 +274,7 @@ describe('design 6: 400 malformed body, schema violation, path id', () => {
   });
 });
 
-describe('design 6: content types and bytes', () => {
+describe('content types and bytes', () => {
   it.each([
     ['application/json; charset=utf-8', 'application/json; charset=utf-8'],
     ['text/plain', 'text/plain'],
@@ -310,7 +310,7 @@ describe('design 6: content types and bytes', () => {
   });
 });
 
-describe('design 6: dedupe', () => {
+describe('dedupe', () => {
   it('duplicate deliveries one after another: both 200, one effect', async () => {
     const first = await post(lockUrl, signed(fixtures.manualUnlock));
     const second = await post(lockUrl, signed(fixtures.manualUnlock, { t: Math.floor(NOW / 1000) + 30 }));
@@ -394,7 +394,7 @@ describe('design 6: dedupe', () => {
   });
 });
 
-describe('design 6: 503 only for a transient failure of ours', () => {
+describe('503 only for a transient failure of ours', () => {
   it('a sink that is not ready yet answers 503 and records nothing', async () => {
     let ready = false;
     const local = buildReceiverApp({ ...h.options, isReady: () => ready });
@@ -428,7 +428,7 @@ describe('design 6: 503 only for a transient failure of ours', () => {
   });
 });
 
-describe('design 6: start-up', () => {
+describe('start-up', () => {
   it.each([['empty', ''], ['leading space', ` ${API_KEY}`], ['trailing newline', `${API_KEY}\n`]])('an %s API key is refused with a clear error that does not contain it', async (_name, apiKey) => {
     const attempt = startReceiver({ ...h.options, apiKey });
     await expect(attempt).rejects.toThrow(/apiKey/);
@@ -449,7 +449,7 @@ describe('design 6: start-up', () => {
   });
 });
 
-describe('design 6: real listener on 127.0.0.1:0', () => {
+describe('real listener on 127.0.0.1:0', () => {
   let receiver: Receiver | undefined;
   afterEach(async () => {
     await receiver?.close();
@@ -504,7 +504,7 @@ describe('design 6: real listener on 127.0.0.1:0', () => {
   });
 });
 
-describe('design 6: rejections are never silent (the listener)', () => {
+describe('rejections are never silent (the listener)', () => {
   it('a callback 10 minutes old: 401, one warning with the offset and time sync, and the rejection listener runs at once', async () => {
     let told = 0;
     const local = buildReceiverApp({ ...h.options, onRejected: () => (told += 1) });

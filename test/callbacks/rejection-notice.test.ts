@@ -6,7 +6,7 @@ import { causeOf, describeOffset, REJECTION_WARNING_INTERVAL_MS, RejectionNotice
 
 const T0 = 1_767_225_600_000;
 
-describe('design 6: rejections are never silent (the warning and its rate limit)', () => {
+describe('rejections are never silent (the warning and its rate limit)', () => {
   it('a stale signature warns with the measured offset and says to set up time sync', () => {
     const notices = new RejectionNotices();
     const warning = notices.note('stale-timestamp', T0, 7 * 60_000 + 12_000);

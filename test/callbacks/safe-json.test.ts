@@ -41,7 +41,7 @@ function reference(text: string): { polluting: true } | { polluting: false; valu
   return seen.polluting ? { polluting: true } : { polluting: false, value };
 }
 
-describe('design 6: 400 malformed body: JSON read without prototype keys (parseJsonSafely)', () => {
+describe('400 malformed body: JSON read without prototype keys (parseJsonSafely)', () => {
   it('refuses __proto__ and constructor.prototype keys however they are spelled, and parses the rest exactly', () => {
     fc.assert(
       fc.property(tree, fc.integer({ min: 0, max: 0xffff }), (value, mask) => {

@@ -16,7 +16,7 @@ const hex = (t = T, body: Buffer | string = BODY) => mac(t, body).toString('hex'
 const verify = (header: string | string[] | undefined, body: Buffer | string = BODY, now = NOW) =>
   verifySignature({ header, body, apiKey: KEY, toleranceSeconds: 300, now });
 
-describe('design 6: X-Svc-Signature encodings', () => {
+describe('X-Svc-Signature encodings', () => {
   it('accepts a valid hex v', () => {
     expect(verify(`t=${T},v=${hex()}`)).toEqual({ ok: true, timestampMs: NOW });
   });
@@ -37,7 +37,7 @@ describe('design 6: X-Svc-Signature encodings', () => {
   });
 });
 
-describe('design 6: missing (401) versus malformed (400) headers', () => {
+describe('missing (401) versus malformed (400) headers', () => {
   it('a missing header is missing-signature (401)', () => {
     expect(verify(undefined)).toEqual({ ok: false, reason: 'missing-signature' });
     expect(SIGNATURE_FAILURE_STATUS['missing-signature']).toBe(401);
@@ -72,7 +72,7 @@ describe('design 6: missing (401) versus malformed (400) headers', () => {
   });
 });
 
-describe('design 6: v must match (401 bad-signature)', () => {
+describe('v must match (401 bad-signature)', () => {
   it.each([
     ['empty', ''],
     ['truncated', hex().slice(0, 63)],
@@ -113,7 +113,7 @@ describe('design 6: v must match (401 bad-signature)', () => {
   });
 });
 
-describe('design 6: header parsing', () => {
+describe('header parsing', () => {
   it('spaces around separators are trimmed', () => {
     expect(verify(` t = ${T} ,  v = ${hex()} `).ok).toBe(true);
   });
@@ -129,7 +129,7 @@ describe('design 6: header parsing', () => {
   });
 });
 
-describe('design 6: two-sided tolerance |now - t| <= toleranceSeconds', () => {
+describe('two-sided tolerance |now - t| <= toleranceSeconds', () => {
   it('t at now-299 s is accepted', () => {
     const t = String(NOW / 1000 - 299);
     expect(verify(`t=${t},v=${hex(t)}`).ok).toBe(true);
@@ -161,7 +161,7 @@ describe('design 6: two-sided tolerance |now - t| <= toleranceSeconds', () => {
   });
 });
 
-describe('design 6: verification over the exact raw bytes', () => {
+describe('verification over the exact raw bytes', () => {
   it('a Buffer body and the same string verify alike', () => {
     const header = `t=${T},v=${hex()}`;
     expect(verify(header, Buffer.from(BODY)).ok).toBe(true);
@@ -195,7 +195,7 @@ describe('design 6: verification over the exact raw bytes', () => {
   });
 });
 
-describe('design 6: property: only a correct signature is accepted, nothing throws', () => {
+describe('property: only a correct signature is accepted, nothing throws', () => {
   it('random headers never verify and never throw', () => {
     fc.assert(
       fc.property(fc.string(), fc.uint8Array({ maxLength: 200 }), (header, body) => {

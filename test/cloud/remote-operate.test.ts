@@ -6,7 +6,7 @@ import { operateLock } from '../../src/cloud/remote-operate.js';
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 
-describe('design 7: remote operate (PUT /remoteoperate/{lockID}/{action})', () => {
+describe('remote operate (PUT /remoteoperate/{lockID}/{action})', () => {
   let fx: CloudFixture;
   beforeEach(async () => {
     fx = await startCloudFixture({ locks: [{ id: 'L1', lockState: 'locked' }], doorbells: [{ id: 'D1' }] });

@@ -50,7 +50,7 @@ async function realReceiver(nonce: string): Promise<Receiver> {
   return receiver;
 }
 
-describe('design 5 / issue 6.5: self-check of the public URL (GET {publicUrl}/health, same instance)', () => {
+describe('self-check of the public URL (GET {publicUrl}/health, same instance)', () => {
   it('"right nonce ok": the plugin\'s own listener answers with our instance', async () => {
     const receiver = await realReceiver('nonce-1');
     const result = await checkPublicUrl({ publicUrl: `http://127.0.0.1:${receiver.port}/lock-access/`, instanceNonce: 'nonce-1' });

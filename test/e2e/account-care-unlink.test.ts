@@ -1,4 +1,4 @@
-// An unlink that survives a restart (issue 13 item 6), end to end: the built plugin in a real
+// An unlink that survives a restart, end to end: the built plugin in a real
 // Homebridge against the simulator. The account-deleted notice unlinks; a restart with the same
 // config (its refresh token still there) links nothing; only a new refresh token links again.
 // Design sections 3 (config tokens are seeds) and 5 (user unlink).
@@ -70,7 +70,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe('design 5 and issue 13 item 6: an unlink survives a restart with the same config', () => {
+describe('an unlink survives a restart with the same config', () => {
   it('links from the config token and registers the lock and the user hook', async () => {
     await start(sim.account.refreshToken);
     await eventually(() => scopes().length === 2, 'the lock and user registrations');

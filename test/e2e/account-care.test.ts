@@ -1,4 +1,4 @@
-// Account care end to end (issue 13 items 5 and 10): the built plugin in a real Homebridge against
+// Account care end to end (refusals said in words, stills retried): the built plugin in a real Homebridge against
 // the simulator, read through a real paired HomeKit controller. A wrong clock refuses every
 // callback and says so (log, status file) while HomeKit keeps its state; a doorbell still that
 // fails for a moment arrives after the retries, and one redirected to another scheme is refused.
@@ -82,7 +82,7 @@ async function receiverStatus(): Promise<ReceiverStatus | undefined> {
   }
 }
 
-describe('design 6: rejections are never silent (a wrong clock)', () => {
+describe('rejections are never silent (a wrong clock)', () => {
   it('with the signature clock 10 min behind, every callback is refused with 401: one warning with the offset and time-sync advice, the count in status.json, HomeKit unchanged; with the clock right a callback applies', async () => {
     const current = characteristicId(await accessory('Front Door'), S.LockMechanism.UUID, C.LockCurrentState.UUID);
     await sim.fire('lock', { lockId: 'LOCK-1', by: 'manual' });
@@ -129,7 +129,7 @@ describe('design 6: rejections are never silent (a wrong clock)', () => {
   });
 });
 
-describe('design 7 and issue 13 item 10: the doorbell still', () => {
+describe('the doorbell still', () => {
   const still = (): Promise<Buffer> => readFile(join(REPO_ROOT, 'test', 'sim', 'assets', 'motion.jpg'));
   const blank = (): Promise<Buffer> => readFile(join(REPO_ROOT, 'dist', 'assets', 'placeholder.jpg'));
   const pictureFailure = /Front Doorbell: could not load the motion picture/;

@@ -61,7 +61,7 @@ async function eventLogTimes(storagePath: string): Promise<Set<number>> {
   }
 }
 
-describe('issue 17.2: running as a child bridge', () => {
+describe('running as a child bridge', () => {
   it('runs in its own process, apart from the main bridge', async () => {
     const pid = await childPid(1);
     expect(pid).toBeGreaterThan(0);

@@ -48,7 +48,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe('issue 7.6: Homebridge 1.x shows the same HomeKit accessories', () => {
+describe('Homebridge 1.x shows the same HomeKit accessories', () => {
   it('a lock starts UNKNOWN (3), then follows operation events', async () => {
     const front = await paired().accessory('Front Door');
     const current = characteristicId(front, S.LockMechanism.UUID, C.LockCurrentState.UUID);

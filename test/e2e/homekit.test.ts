@@ -65,7 +65,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe('design 7: accessories as Apple Home sees them', () => {
+describe('accessories as Apple Home sees them', () => {
   it('a lock is a LockMechanism (primary) with ContactSensor and Battery; a doorbell a camera with Doorbell primary and MotionSensor', async () => {
     const lock = await accessory('Front Door');
     expect(lock.services.find((s) => s.primary)?.type).toBe('45');
@@ -87,7 +87,7 @@ describe('design 7: accessories as Apple Home sees them', () => {
   });
 });
 
-describe('design 7: every row of the mapping table, read through HAP', () => {
+describe('every row of the mapping table, read through HAP', () => {
   it('operation unlock / lock / onetouchlock and status set LockCurrentState and LockTargetState', async () => {
     const front = await accessory('Front Door');
     const current = characteristicId(front, S.LockMechanism.UUID, C.LockCurrentState.UUID);
@@ -123,7 +123,7 @@ describe('design 7: every row of the mapping table, read through HAP', () => {
   });
 
   it('lock battery none / 2week / 1week / 2day: BatteryLevel 100 / 15 / 10 / 5, low except for none', async () => {
-    // No level is shown before the lock reports one (design 7: nothing unknown is shown as known).
+    // No level is shown before the lock reports one (nothing unknown is shown as known).
     await fire('lock-battery', { lockId: 'LOCK-1', level: '2week' });
     const front = await eventually(async () => {
       const found = await paired().accessory('Front Door');
@@ -169,7 +169,7 @@ describe('design 7: every row of the mapping table, read through HAP', () => {
   });
 });
 
-describe('design 7: systemstatus offline gives No Response', () => {
+describe('systemstatus offline gives No Response', () => {
   it('while offline every read of the lock fails with -70402; after online it reads again', async () => {
     const front = await accessory('Front Door');
     const ids = front.services.flatMap((s) => s.characteristics.filter((c) => c.perms.includes('pr')).map((c) => `${c.aid}.${c.iid}`));
@@ -186,7 +186,7 @@ describe('design 7: systemstatus offline gives No Response', () => {
   });
 });
 
-describe('design 7: control from Apple Home', () => {
+describe('control from Apple Home', () => {
   it('unlock and lock written by the controller operate the lock, and current state follows', async () => {
     const front = await accessory('Front Door');
     const current = characteristicId(front, S.LockMechanism.UUID, C.LockCurrentState.UUID);
@@ -218,7 +218,7 @@ describe('design 7: control from Apple Home', () => {
   });
 });
 
-describe('design 7: the doorbell', () => {
+describe('the doorbell', () => {
   let subscription: Subscription | undefined;
   afterAll(async () => {
     await subscription?.close();
@@ -270,7 +270,7 @@ describe('design 7: the doorbell', () => {
   });
 });
 
-describe('design 7: state survives a Homebridge restart', () => {
+describe('state survives a Homebridge restart', () => {
   it('after a restart the controller reads the last known state at once, from the cache', async () => {
     const before = await accessory('Front Door');
     const current = characteristicId(before, S.LockMechanism.UUID, C.LockCurrentState.UUID);

@@ -101,7 +101,7 @@ afterAll(async () => {
   await rm(controllerStorage, { recursive: true, force: true });
 }, 60_000);
 
-describe('design 7c: the endpoints a Matter controller sees', () => {
+describe('the endpoints a Matter controller sees', () => {
   it('a DoorLock with a PowerSource per lock, a ContactSensor per door sensor, a GenericSwitch and an OccupancySensor per doorbell', () => {
     const labels = matter().endpoints().map((e) => e.label);
     expect(labels).toEqual(expect.arrayContaining(['Front Door', 'Front Door Door', 'Back Door', 'Front Doorbell', 'Front Doorbell Motion']));
@@ -138,7 +138,7 @@ describe('design 7c: the endpoints a Matter controller sees', () => {
   });
 });
 
-describe('design 7c: attribute reports for changes pushed by callbacks', () => {
+describe('attribute reports for changes pushed by callbacks', () => {
   it('unlock and lock events report lockState Unlocked (2) and Locked (1)', async () => {
     const lock = endpoint('Front Door').number;
     let since = performance.now();
@@ -196,7 +196,7 @@ describe('design 7c: attribute reports for changes pushed by callbacks', () => {
   });
 });
 
-describe('design 7c: lock and unlock from a Matter controller', () => {
+describe('lock and unlock from a Matter controller', () => {
   it('unlockDoor and lockDoor operate the lock through the service; lockState follows', async () => {
     await expectAttribute('Front Door', 'doorLock', 'lockState', 1, 'locked before');
     await endpoint('Front Door').invoke('doorLock', 'unlockDoor');
@@ -222,7 +222,7 @@ describe('design 7c: lock and unlock from a Matter controller', () => {
   });
 });
 
-describe('design 7c: the doorbell', () => {
+describe('the doorbell', () => {
   it('a press is one initialPress (then shortRelease) at the switch; the same press redelivered, or a late one, is none', async () => {
     const bell = endpoint('Front Doorbell').number;
     const since = performance.now();
@@ -259,7 +259,7 @@ describe('design 7c: the doorbell', () => {
   });
 });
 
-describe('design 7c: restarts and removal', () => {
+describe('restarts and removal', () => {
   it('after a restart the controller reconnects without commissioning, the endpoints keep their numbers and commands work', async () => {
     const before = new Map(matter().endpoints().map((e) => [e.label, e.number]));
     await session.hb?.stop();

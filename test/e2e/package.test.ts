@@ -53,7 +53,7 @@ afterAll(async () => {
   if (packedPlugin) await rm(packedPlugin.root, { recursive: true, force: true });
 });
 
-describe('design 2: the tarball holds what the plugin needs and nothing else', () => {
+describe('the tarball holds what the plugin needs and nothing else', () => {
   it('ships the built plugin, the settings UI with its player, the schema and the docs', () => {
     for (const file of ['package.json', 'dist/index.js', 'dist/assets/placeholder.jpg', 'config.schema.json', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html', 'homebridge-ui/public/js/main.js', 'homebridge-ui/public/vendor/hls.light.min.js', 'README.md', 'LICENSE']) {
       expect(packed().files, file).toContain(file);
@@ -75,7 +75,7 @@ describe('design 2: the tarball holds what the plugin needs and nothing else', (
     }
   });
 
-  it('declares homebridge as a devDependency only, and no install scripts (design 2)', async () => {
+  it('declares homebridge as a devDependency only, and no install scripts', async () => {
     const pkg = JSON.parse(await readFile(join(packed().packageDir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
     expect(pkg.dependencies?.homebridge).toBeUndefined();
     expect(pkg.peerDependencies?.homebridge).toBeUndefined();
@@ -90,7 +90,7 @@ describe('design 2: the tarball holds what the plugin needs and nothing else', (
   });
 });
 
-describe.each(MATRIX)('issue 17.1: the installed tarball in $name', (entry) => {
+describe.each(MATRIX)('the installed tarball in $name', (entry) => {
   it('the settings page\'s server finds everything it imports in the install (the Homebridge UI starts it from there)', async () => {
     const runtime = runtimes.get(entry.name);
     if (!runtime) throw new Error(`${entry.name} was not provisioned`);

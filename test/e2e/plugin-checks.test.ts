@@ -47,7 +47,7 @@ async function expectCleanExit(hb: RunningHomebridge, graceMs = 12_000): Promise
   expect(end.signal, `Homebridge did not exit within ${graceMs} ms of SIGTERM`).not.toBe('SIGKILL');
 }
 
-describe('issue 17.3: verified-plugin checks', () => {
+describe('verified-plugin checks', () => {
   it('check 1: with no platform block the plugin stays unloaded: no error, no listener, no files', async () => {
     const hb = await start({ platforms: [] });
     await hb.waitForLog(HOMEBRIDGE_UP);

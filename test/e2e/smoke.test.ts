@@ -12,7 +12,7 @@ afterEach(async () => {
   }
 });
 
-describe('Homebridge smoke test (design section 3: a broken config never crashes Homebridge)', () => {
+describe('Homebridge smoke test (a broken config never crashes Homebridge)', () => {
   it('with only {"platform": "LockAccess"} logs the missing fields once and keeps running', async () => {
     const hb = await startHomebridge({ platforms: [{ platform: 'LockAccess' }] });
     running.push(hb);

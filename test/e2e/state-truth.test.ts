@@ -1,4 +1,4 @@
-// State that stays true (issue 13), as Apple Home sees it: the built plugin in a real Homebridge
+// State that stays true, as Apple Home sees it: the built plugin in a real Homebridge
 // against the simulator's scripted patterns, read through a real paired HomeKit controller.
 // Design sections 6 (dedupe, ordering) and 7 (offline, nothing unknown shown as known).
 import hap from '@homebridge/hap-nodejs';
@@ -79,7 +79,7 @@ async function readsAre(outcome: 'failing' | 'working'): Promise<void> {
 /** Lines of this Homebridge's log matching `pattern` so far. */
 const logCount = (pattern: RegExp): number => session.hb?.logs.filter((line) => pattern.test(line)).length ?? 0;
 
-describe('design 7: nothing unknown is shown as known', () => {
+describe('nothing unknown is shown as known', () => {
   it('a configured door sensor is not active before any door event; the first real position makes it active and init/unknown change nothing', async () => {
     const lock = await front();
     const active = characteristicId(lock, S.ContactSensor.UUID, C.StatusActive.UUID);
@@ -107,7 +107,7 @@ describe('design 7: nothing unknown is shown as known', () => {
   });
 });
 
-describe('design 6: state reports are applied every time they arrive', () => {
+describe('state reports are applied every time they arrive', () => {
   it('a bridge that goes offline, online, offline, online (the same bodies each time) ends reachable', async () => {
     await play(bridgeFlapping({ lockId: 'LOCK-1' }));
     await session.hb?.waitForLog(/Front Door: the lock's Wi-Fi bridge is back online/);
@@ -130,7 +130,7 @@ describe('design 6: state reports are applied every time they arrive', () => {
   });
 });
 
-describe('design 7: No Response ends when the bridge is proven reachable', () => {
+describe('No Response ends when the bridge is proven reachable', () => {
   it('a status callback ends it', async () => {
     await fire('bridge-offline', { lockId: 'LOCK-1' });
     await readsAre('failing');
@@ -152,7 +152,7 @@ describe('design 7: No Response ends when the bridge is proven reachable', () =>
   });
 });
 
-describe('design 6: one-shot events have one effect', () => {
+describe('one-shot events have one effect', () => {
   let subscription: Subscription | undefined;
   afterAll(async () => {
     await subscription?.close();
@@ -199,7 +199,7 @@ describe('design 6: one-shot events have one effect', () => {
   });
 });
 
-describe('design 6: "an event time is evidence, not truth"', () => {
+describe('"an event time is evidence, not truth"', () => {
   it('a lock clock jumped a year ahead does not freeze the lock: the next real operation applies', async () => {
     const current = await lockCurrent();
     await play(lockClockJump({ lockId: 'LOCK-1' }), async (index) => {

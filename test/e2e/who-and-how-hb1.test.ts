@@ -1,4 +1,4 @@
-// Who and how (design 7b) on Homebridge 1.x (HAP-NodeJS 0.x): a shorter run than who-and-how.test.ts,
+// Who and how on Homebridge 1.x (HAP-NodeJS 0.x): a shorter run than who-and-how.test.ts,
 // one of each: the last action, a person's trigger (once, not for a redelivery), a door-sensor-only lock.
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe('design 7b on Homebridge 1.x', () => {
+describe('who and how on Homebridge 1.x', () => {
   it('a keypad unlock sets LockLastKnownAction UNSECURED_BY_KEYPAD (5) and presses Jamie\'s switch once, not again for a redelivery; a manual lock sets SECURED_PHYSICALLY (9)', async () => {
     const front = await paired().accessory('Front Door');
     expect((await paired().readOne(characteristicId(front, S.LockManagement.UUID, C.Version.UUID))).value).toBe('1.0');

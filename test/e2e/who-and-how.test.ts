@@ -136,7 +136,7 @@ describe('LockManagement and LockLastKnownAction, read through HAP', () => {
   }, 120_000);
 });
 
-describe('design 7b: a person\'s trigger reaches a subscribed controller once per real event', () => {
+describe('a person\'s trigger reaches a subscribed controller once per real event', () => {
   it('Jamie\'s switch: SINGLE_PRESS for her unlock, DOUBLE_PRESS for her lock; never for a redelivery, a status report, a late event or Alex', async () => {
     const jamie = await subscribePerson('Front Door', 'Jamie');
     const alex = await subscribePerson('Front Door', 'Alex');
@@ -161,7 +161,7 @@ describe('design 7b: a person\'s trigger reaches a subscribed controller once pe
   }, 120_000);
 });
 
-describe('design 7b: doorSensorOnly', () => {
+describe('doorSensorOnly', () => {
   it('a door-sensor-only lock has no lock services, its contact sensor leads, batteries stay, door and person events still arrive', async () => {
     const back = await accessory('Back Door');
     expect(types(back)).not.toContain(shortType(S.LockMechanism.UUID));

@@ -14,7 +14,7 @@ import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 const api = hapEnvs[0]?.api;
 if (!api) throw new Error('no Homebridge API for the test');
 
-describe('issue 15: door history stored under <storagePath>/lock-access/, bounded', () => {
+describe('door history stored under <storagePath>/lock-access/, bounded', () => {
   let dir: string;
   let storage: Storage;
   beforeEach(async () => {

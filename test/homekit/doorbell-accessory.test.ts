@@ -25,7 +25,7 @@ function camera(accessory: PlatformAccessory): HapCamera {
   return controller;
 }
 
-describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
+describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
   const made: DoorbellAccessory[] = [];
   afterEach(() => {
@@ -56,7 +56,7 @@ describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
     return { accessory, doorbell, fetched, captured, rings };
   }
 
-  describe('design 7: a snapshot-only camera with the Doorbell service primary', () => {
+  describe('a snapshot-only camera with the Doorbell service primary', () => {
     it('UUID is hap.uuid.generate("doorbell:" + id) and the category a video doorbell', () => {
       expect(doorbellUuid(api, 'D1')).toBe(api.hap.uuid.generate('doorbell:D1'));
       expect(doorbellCategory(api)).toBe(api.hap.Categories.VIDEO_DOORBELL);
@@ -85,7 +85,7 @@ describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: doorbell buttonpush rings', () => {
+  describe('doorbell buttonpush rings', () => {
     it('a press sends one ProgrammableSwitchEvent SINGLE_PRESS event', () => {
       const { doorbell, rings } = setup();
       doorbell.apply(press('dvr-1'), fresh);
@@ -105,7 +105,7 @@ describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: motion turns the MotionSensor on and back off', () => {
+  describe('motion turns the MotionSensor on and back off', () => {
     it('MotionDetected true on motion, false after motionTimeoutSeconds, the timer reset by new motion', () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       const { doorbell, accessory } = setup({ motionTimeoutSeconds: 10 });
@@ -129,7 +129,7 @@ describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: the still image becomes the camera snapshot', () => {
+  describe('the still image becomes the camera snapshot', () => {
     it('before any motion the snapshot is the bundled placeholder', async () => {
       const { accessory } = setup();
       expect((await camera(accessory).handleSnapshotRequest(360, 640, 'test', 1)).equals(placeholderBytes)).toBe(true);
@@ -161,7 +161,7 @@ describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: state and services survive a restart', () => {
+  describe('state and services survive a restart', () => {
     it('the last still is the snapshot again (fetched only when asked), motion is off, services are not doubled', async () => {
       const first = setup();
       first.doorbell.apply(press('dvr-1'), fresh);
@@ -196,7 +196,7 @@ describe.each(hapEnvs)('design 7: DoorbellAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7c: other publishers follow rings, motion and state after the 60 s rule', () => {
+  describe('other publishers follow rings, motion and state after the 60 s rule', () => {
     it('a press that rings is a change with ring true; a repeated or late one is a change with ring false', () => {
       const { doorbell } = setup();
       const changes: DoorbellChange[] = [];

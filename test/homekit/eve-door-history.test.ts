@@ -44,7 +44,7 @@ function record(state: DoorHistoryState, ...changes: [number, boolean][]): DoorH
   return changes.reduce((s, [at, open]) => recordDoor(s, at, open).state, state);
 }
 
-describe('door history for Eve (issue 15: "when was the door last opened?")', () => {
+describe('door history for Eve ("when was the door last opened?")', () => {
   it('records changes only; an opening counts once (ajar after open is still open); last opened is seconds since the start', () => {
     let state = newDoorHistory(START);
     state = record(state, [START + 10, false], [START + 20, true], [START + 25, true], [START + 40, false], [START + 50, true]);

@@ -48,7 +48,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
   const allFail = async (accessory: PlatformAccessory) => (await readAll(accessory)).every((r) => r.status === 'rejected' && r.reason === api.hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE);
   const noneFail = async (accessory: PlatformAccessory) => (await readAll(accessory)).every((r) => r.status === 'fulfilled');
 
-  describe('design 7: "nothing unknown is shown as known"', () => {
+  describe('"nothing unknown is shown as known"', () => {
     it('a configured door sensor is not active before any door event, and the first real position makes it active', () => {
       const { accessory, lock } = setup({ doorSensor: true });
       expect(active(accessory)).toBe(false);
@@ -108,7 +108,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: No Response ends when the bridge is proven reachable', () => {
+  describe('No Response ends when the bridge is proven reachable', () => {
     it('a status callback ends it, and the log says why', async () => {
       const { accessory, lock, captured } = setup({ doorSensor: true });
       lock.apply(online(false), ctx);
@@ -145,7 +145,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     });
   });
 
-  describe('design 6: event times are evidence', () => {
+  describe('event times are evidence', () => {
     it('one event stamped a year ahead does not freeze the lock', () => {
       const { accessory, lock } = setup();
       lock.apply(lockEv('locked', NOW + YEAR), ctx);

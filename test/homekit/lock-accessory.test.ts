@@ -20,7 +20,7 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
+describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
   const made: LockAccessory[] = [];
   afterEach(() => {
@@ -53,7 +53,7 @@ describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
     return { accessory, lock, calls, captured, value, deps };
   }
 
-  describe('design 7: accessory identity and services', () => {
+  describe('accessory identity and services', () => {
     it('UUID is hap.uuid.generate("lock:" + id) and the category a door lock', () => {
       expect(lockUuid(api, 'L1')).toBe(api.hap.uuid.generate('lock:L1'));
       expect(lockCategory(api)).toBe(api.hap.Categories.DOOR_LOCK);
@@ -88,7 +88,7 @@ describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: mapping table', () => {
+  describe('mapping table', () => {
     it('operation/status lock and onetouchlock: LockCurrentState and LockTargetState SECURED (1)', () => {
       const { lock, value } = setup();
       lock.apply(lockEv('locked', 1), ctx);
@@ -156,7 +156,7 @@ describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: systemstatus offline gives No Response until online', () => {
+  describe('systemstatus offline gives No Response until online', () => {
     it('every readable characteristic of every service fails with SERVICE_COMMUNICATION_FAILURE while offline', async () => {
       const { lock, accessory } = setup({ doorSensor: true });
       lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', level: 20, low: true, raw: 'keypad_battery_warning' }, ctx);
@@ -172,7 +172,7 @@ describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: cached state and services persist across a restart', () => {
+  describe('cached state and services persist across a restart', () => {
     it('a restart shows the last known state at once, and a ContactSensor created by a door event stays', () => {
       const first = setup();
       first.lock.apply(lockEv('locked', 1), ctx);
@@ -217,7 +217,7 @@ describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7: control from Apple Home', () => {
+  describe('control from Apple Home', () => {
     const target = (accessory: PlatformAccessory) => service(accessory, S.LockMechanism).getCharacteristic(C.LockTargetState);
 
     it('setting LockTargetState calls operate(lockId, action); on success current follows the target', async () => {
@@ -296,7 +296,7 @@ describe.each(hapEnvs)('design 7: LockAccessory on $label', ({ api }) => {
     });
   });
 
-  describe('design 7c: other publishers follow the same lock state and share its command serialiser', () => {
+  describe('other publishers follow the same lock state and share its command serialiser', () => {
     it('onChange gets every applied event with the new state; an event ordering ignores gives nothing; unsubscribing stops it', () => {
       const { lock } = setup();
       const changes: LockChange[] = [];

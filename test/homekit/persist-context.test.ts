@@ -7,7 +7,7 @@ import { CONTEXT_SAVE_MAX_DELAY_MS, CONTEXT_SAVE_QUIET_MS, flushContextSaves } f
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 
-describe.each(hapEnvs)('design 7: cached state is saved to the accessory cache soon after a change (issue 7.1, $label)', ({ api }) => {
+describe.each(hapEnvs)('cached state is saved to the accessory cache soon after a change ($label)', ({ api }) => {
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ImageFetchError, placeholder, PREFETCH_DELAY_MS, SnapshotCache, STILL_RETRY_DELAYS_MS } from '../../src/homekit/snapshot-cache.js';
 import { fetchImage } from '../../src/runtime/image-fetch.js';
 
-describe('design 7: snapshot cache (latest still, or a bundled placeholder)', () => {
+describe('snapshot cache (latest still, or a bundled placeholder)', () => {
   let server: Server;
   let base: string;
   let hits: string[];
@@ -101,7 +101,7 @@ describe('design 7: snapshot cache (latest still, or a bundled placeholder)', ()
   });
 });
 
-describe('design 7 and issue 13 item 10: a still that fails for a moment is tried again within the motion window', () => {
+describe('a still that fails for a moment is tried again within the motion window', () => {
   it('two transient failures, then success: the placeholder meanwhile, the still after the back-off, no warning', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
@@ -164,7 +164,7 @@ describe('design 7 and issue 13 item 10: a still that fails for a moment is trie
 });
 
 
-describe('design 7 and issue 13 item 10: still retries fit inside motionTimeoutSeconds', () => {
+describe('still retries fit inside motionTimeoutSeconds', () => {
   /** A fetcher that fails transiently and records when (fake time) each attempt started. */
   function failing(): { fetch: (url: string) => Promise<Buffer>; starts: number[] } {
     const starts: number[] = [];

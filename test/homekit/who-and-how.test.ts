@@ -96,7 +96,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
     });
   });
 
-  describe('design 7b: a switch per person', () => {
+  describe('a switch per person', () => {
     it('each person gets a StatelessProgrammableSwitch "person:<userId>" with their name and a ServiceLabelIndex; single and double press only', () => {
       const { accessory } = setup({ people });
       expect(service(accessory, S.ServiceLabel).getCharacteristic(C.ServiceLabelNamespace).value).toBe(C.ServiceLabelNamespace.ARABIC_NUMERALS);
@@ -148,7 +148,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
     });
   });
 
-  describe('design 7b: doorSensorOnly', () => {
+  describe('doorSensorOnly', () => {
     it('no LockMechanism or LockManagement; ContactSensor primary; batteries and person switches stay; door events still arrive', () => {
       const { lock, accessory } = setup({ doorSensorOnly: true, people });
       expect(hasService(accessory, S.LockMechanism)).toBe(false);
@@ -181,7 +181,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
     });
   });
 
-  describe('issue 15: door history in Eve', () => {
+  describe('door history in Eve', () => {
     const history = (acc: PlatformAccessory) => acc.services.find((s) => s.UUID === EVE_HISTORY_SERVICE_UUID);
     const eve = (acc: PlatformAccessory, uuid: string): Characteristic | undefined =>
       acc.services.flatMap((s) => s.characteristics).find((c) => c.UUID.startsWith(uuid));

@@ -4,7 +4,7 @@ import { doorAttributes, doorLockAttributes, occupancyAttributes, powerSourceAtt
 import { initialLockState, reduceLock, type LockState } from '../../src/model/lock-state.js';
 import type { LockEvent } from '../../src/model/events.js';
 
-/** The HomeKit battery table (design 7) as the reducer stores it: raw word, level, low. */
+/** The HomeKit battery table as the reducer stores it: raw word, level, low. */
 const BATTERY_ROWS = [
   ['lock_state_battery_warning_none', 100, false, 0, 200],
   ['lock_state_battery_warning_2week', 15, true, 1, 30],
@@ -19,7 +19,7 @@ function after(...events: LockEvent[]): LockState {
   return events.reduce((state, event) => reduceLock(state, event, { receivedAt: 1_000_000, signedAt: 1_000_000 }).state, initialLockState());
 }
 
-describe('design 7c: DoorLock lockState from the same state as LockCurrentState', () => {
+describe('DoorLock lockState from the same state as LockCurrentState', () => {
   it('locked is Locked (1), unlocked is Unlocked (2)', () => {
     expect(doorLockAttributes({ lock: 'locked' })).toEqual({ lockState: 1 });
     expect(doorLockAttributes({ lock: 'unlocked' })).toEqual({ lockState: 2 });
@@ -38,7 +38,7 @@ describe('design 7c: DoorLock lockState from the same state as LockCurrentState'
   });
 });
 
-describe('design 7c: the lock battery as a PowerSource', () => {
+describe('the lock battery as a PowerSource', () => {
   it.each(BATTERY_ROWS)('%s (HomeKit %i %%, low %s): batChargeLevel %i, batPercentRemaining %i', (raw, level, low, charge, percent) => {
     expect(powerSourceAttributes({ raw, level, low })).toEqual({ batChargeLevel: charge, batPercentRemaining: percent, batReplacementNeeded: charge !== 0 });
   });
@@ -59,7 +59,7 @@ describe('design 7c: the lock battery as a PowerSource', () => {
   });
 });
 
-describe('design 7c: the door sensor as a ContactSensor', () => {
+describe('the door sensor as a ContactSensor', () => {
   it('closed is stateValue true; open and ajar are false', () => {
     expect(doorAttributes({ door: 'closed' })).toEqual({ stateValue: true });
     expect(doorAttributes({ door: 'open' })).toEqual({ stateValue: false });
@@ -75,7 +75,7 @@ describe('design 7c: the door sensor as a ContactSensor', () => {
   });
 });
 
-describe('design 7c: motion as an OccupancySensor', () => {
+describe('motion as an OccupancySensor', () => {
   it('occupied while motion is on', () => {
     expect(occupancyAttributes(true)).toEqual({ occupancy: { occupied: true } });
     expect(occupancyAttributes(false)).toEqual({ occupancy: { occupied: false } });

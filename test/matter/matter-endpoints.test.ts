@@ -9,7 +9,7 @@ function state(fields: Partial<LockState> = {}): LockState {
   return { ...initialLockState(), ...fields };
 }
 
-describe('design 7c: a lock\'s endpoints', () => {
+describe('a lock\'s endpoints', () => {
   it('a lock is a DoorLock carrying the lock battery as its PowerSource, named and numbered after the lock', () => {
     const [lock, ...rest] = lockEndpoints(lockView, state({ lock: 'locked' }));
     expect(rest).toHaveLength(0);
@@ -36,7 +36,7 @@ describe('design 7c: a lock\'s endpoints', () => {
     expect(plans.map((p) => p.reachable)).toEqual([false, false]);
   });
 
-  it('doorSensorOnly (design 7b): no DoorLock; the ContactSensor carries the battery, as a new endpoint', () => {
+  it('doorSensorOnly: no DoorLock; the ContactSensor carries the battery, as a new endpoint', () => {
     const plans = lockEndpoints({ ...lockView, doorSensor: false, doorSensorOnly: true }, state({ door: 'closed' }));
     expect(plans).toHaveLength(1);
     expect(plans[0]).toMatchObject({ deviceType: 'ContactSensor', label: 'Front Door Door', serial: 'LOCK-1-door' });
@@ -45,7 +45,7 @@ describe('design 7c: a lock\'s endpoints', () => {
   });
 });
 
-describe('design 7c: a doorbell\'s endpoints', () => {
+describe('a doorbell\'s endpoints', () => {
   it('a GenericSwitch named after the doorbell and an OccupancySensor "<name> Motion"', () => {
     const plans = doorbellEndpoints({ id: 'BELL-1', name: 'Front Doorbell' }, false);
     expect(plans.map((p) => [p.deviceType, p.label, p.serial])).toEqual([
@@ -60,7 +60,7 @@ describe('design 7c: a doorbell\'s endpoints', () => {
   });
 });
 
-describe('design 7c: what a state change pushes', () => {
+describe('what a state change pushes', () => {
   it('only the attributes that changed, by cluster', () => {
     const before = lockEndpoints(lockView, state({ lock: 'locked' }))[0];
     const after = lockEndpoints(lockView, state({ lock: 'unlocked' }))[0];

@@ -5,7 +5,7 @@ import { cutToBytes, matterLabel, matterSerial, matterUuidSeed } from '../../src
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
-describe('design 7c: endpoint names within Matter\'s 32 characters', () => {
+describe('endpoint names within Matter\'s 32 characters', () => {
   it('a device\'s endpoint is labelled with its name; a part with the name, a space and the part', () => {
     expect(matterLabel('Front Door')).toBe('Front Door');
     expect(matterLabel('Front Door', 'door')).toBe('Front Door Door');
@@ -45,7 +45,7 @@ describe('design 7c: endpoint names within Matter\'s 32 characters', () => {
   });
 });
 
-describe('design 7c: serial numbers at most 32 characters, different between a device\'s endpoints', () => {
+describe('serial numbers at most 32 characters, different between a device\'s endpoints', () => {
   it('short ids keep their id, parts add -door / -motion', () => {
     expect(matterSerial('LOCK-1')).toBe('LOCK-1');
     expect(matterSerial('LOCK-1', 'door')).toBe('LOCK-1-door');

@@ -24,7 +24,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('design 7c: a plan as a Homebridge Matter accessory', () => {
+describe('a plan as a Homebridge Matter accessory', () => {
   it('UUID from the seed, the label as its name, serial, model, manufacturer, and configuration plus state as its clusters', () => {
     const { publisher, lockPlan } = setup();
     const accessory = publisher.accessoryOf(lockPlan);
@@ -36,7 +36,7 @@ describe('design 7c: a plan as a Homebridge Matter accessory', () => {
   });
 });
 
-describe('design 7c: registration, one endpoint per call, confirmed', () => {
+describe('registration, one endpoint per call, confirmed', () => {
   it('resolves true once Homebridge has the endpoint (it registers after the call returns)', async () => {
     const { fake, publisher, lockPlan } = setup();
     fake.registrationDelayMs = 30;
@@ -62,7 +62,7 @@ describe('design 7c: registration, one endpoint per call, confirmed', () => {
   });
 });
 
-describe('design 7c: pushing state', () => {
+describe('pushing state', () => {
   it('each changed cluster is one update; reachable and the label go to the bridged-device information', async () => {
     const { fake, publisher, lockPlan } = setup();
     await publisher.register(publisher.accessoryOf(lockPlan), lockPlan);
@@ -81,7 +81,7 @@ describe('design 7c: pushing state', () => {
   });
 });
 
-describe('design 7c: one press per real ring', () => {
+describe('one press per real ring', () => {
   it('a ring is a press then a release', async () => {
     const { fake, publisher, bellPlan } = setup();
     vi.useFakeTimers();

@@ -59,7 +59,7 @@ function lockSetup(options: { doorSensor?: boolean } = {}) {
   return { accessory, lock, calls, captured, source, commanded };
 }
 
-describe('design 7c: one source of lock state for HAP and Matter', () => {
+describe('one source of lock state for HAP and Matter', () => {
   it('the plans show what the accessory holds: lockState follows LockCurrentState', () => {
     const { lock, source, accessory } = lockSetup();
     expect(source.plans()[0]?.state.doorLock).toEqual({ lockState: null });
@@ -97,7 +97,7 @@ describe('design 7c: one source of lock state for HAP and Matter', () => {
   });
 });
 
-describe('design 7c: Matter commands through the lock\'s one command serialiser', () => {
+describe('Matter commands through the lock\'s one command serialiser', () => {
   it('unlockDoor runs the remote command; on success HomeKit\'s current and target follow, and the log says who', async () => {
     const { source, calls, accessory, captured } = lockSetup();
     const [plan] = source.plans();
@@ -155,7 +155,7 @@ describe('design 7c: Matter commands through the lock\'s one command serialiser'
   });
 });
 
-describe('design 7c: the doorbell reaches Matter only when HomeKit rings', () => {
+describe('the doorbell reaches Matter only when HomeKit rings', () => {
   function bellSetup(motionTimeoutSeconds = 30) {
     const deps: DoorbellDeps = { api, log: captureLog().log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')) };
     const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));

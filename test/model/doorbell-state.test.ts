@@ -9,7 +9,7 @@ const fresh = { receivedAt: NOW, signedAt: NOW - 1_000 };
 const press = (dvrId?: string, at?: number): DoorbellEvent => ({ doorbellId: 'D1', at, kind: 'doorbellPress', ...(dvrId === undefined ? {} : { dvrId }) });
 const motion = (imageUrl: string, at?: number): DoorbellEvent => ({ doorbellId: 'D1', at, kind: 'motion', imageUrl, width: 640, height: 360 });
 
-describe('design 6: a doorbell press or motion older than 60 s is recorded but rings no phone', () => {
+describe('a doorbell press or motion older than 60 s is recorded but rings no phone', () => {
   it('a fresh press rings', () => {
     const result = reduceDoorbell(initialDoorbellState(), press('dvr-1'), fresh);
     expect(result.ring).toBe(true);
@@ -39,7 +39,7 @@ describe('design 6: a doorbell press or motion older than 60 s is recorded but r
   });
 });
 
-describe('design 6: duplicates ring nothing', () => {
+describe('duplicates ring nothing', () => {
   it('"a press with the same dvrId as the last one" is ignored', () => {
     const first = reduceDoorbell(initialDoorbellState(), press('dvr-1'), fresh);
     const again = reduceDoorbell(first.state, press('dvr-1'), fresh);
@@ -54,7 +54,7 @@ describe('design 6: duplicates ring nothing', () => {
   });
 });
 
-describe('design 6: ordering of doorbell events', () => {
+describe('ordering of doorbell events', () => {
   it('an older motion arriving after a newer one keeps the newer picture', () => {
     const newer = reduceDoorbell(initialDoorbellState(), motion('http://127.0.0.1/new.jpg', NOW - 1_000), fresh);
     const older = reduceDoorbell(newer.state, motion('http://127.0.0.1/old.jpg', NOW - 2_000), fresh);
@@ -69,7 +69,7 @@ describe('design 6: ordering of doorbell events', () => {
   });
 });
 
-describe('design 6: a future-stamped doorbell event never silences the doorbell', () => {
+describe('a future-stamped doorbell event never silences the doorbell', () => {
   const YEAR = 365 * 86_400_000;
 
   it('a motion stamped a year ahead counts as sent now: later motions still switch the sensor on', () => {
@@ -97,7 +97,7 @@ describe('design 6: a future-stamped doorbell event never silences the doorbell'
   });
 });
 
-describe('design 7: videoavailable is kept', () => {
+describe('videoavailable is kept', () => {
   it('records the recording id and cause without ringing', () => {
     const result = reduceDoorbell(initialDoorbellState(), { doorbellId: 'D1', at: NOW, kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'buttonpush', startTime: NOW - 5_000 }, fresh);
     expect(result.ring || result.motion).toBe(false);
@@ -105,7 +105,7 @@ describe('design 7: videoavailable is kept', () => {
   });
 });
 
-describe('design 7: doorbell state is plain JSON', () => {
+describe('doorbell state is plain JSON', () => {
   it('round-trips and rejects a bad context', () => {
     let state: DoorbellState = initialDoorbellState();
     state = reduceDoorbell(state, press('x'), fresh).state;

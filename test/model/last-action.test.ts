@@ -8,7 +8,7 @@ const person: Actor = { kind: 'person', userId: 'u-jamie', firstName: 'Jamie', l
 const op = (state: 'locked' | 'unlocked', device: 'lock' | 'keypad', actor: Actor, extra: Partial<LockEvent> = {}): LockEvent =>
   ({ lockId: 'L1', at: 1, kind: 'lockState', state, source: 'operation', device, actor, ...extra }) as LockEvent;
 
-describe('design 7b: LockLastKnownAction follows the last applied lock operation', () => {
+describe('LockLastKnownAction follows the last applied lock operation', () => {
   it.each<[string, LockEvent, number]>([
     ['lock with Device lock and a person (app or API): SECURED_REMOTELY (6)', op('locked', 'lock', person), 6],
     ['unlock with Device lock and a person (app or API): UNSECURED_REMOTELY (7)', op('unlocked', 'lock', person), 7],

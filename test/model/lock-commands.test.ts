@@ -15,7 +15,7 @@ function controllable() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('design 7: concurrent commands to one lock are serialised (issue 7.3)', () => {
+describe('concurrent commands to one lock are serialised', () => {
   it('"a command in flight is not repeated": the same target again joins it', async () => {
     const { commands, runs } = controllable();
     const first = commands.request('lock');
@@ -85,7 +85,7 @@ describe('design 7: concurrent commands to one lock are serialised (issue 7.3)',
     expect(await waiting).toEqual({ ok: true });
   });
 
-  it('callers of a dropped waiting command learn that it never ran; the running one goes on (design 7c)', async () => {
+  it('callers of a dropped waiting command learn that it never ran; the running one goes on', async () => {
     const runs: { resolve: () => void }[] = [];
     const commands = new LockCommands(() => new Promise<void>((resolve) => runs.push({ resolve })));
     const running = commands.request('lock');

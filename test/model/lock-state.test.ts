@@ -36,7 +36,7 @@ function run(events: LockEvent[], start: LockState = initialLockState()): LockSt
   return events.reduce((state, event, index) => reduceLock(state, event, delivered(1_000 + index)).state, start);
 }
 
-describe('design 7: lock state before any event', () => {
+describe('lock state before any event', () => {
   it('starts UNKNOWN with no door, battery or keypad known and the bridge online', () => {
     const state = initialLockState();
     expect(state.lock).toBe('unknown');
@@ -47,7 +47,7 @@ describe('design 7: lock state before any event', () => {
   });
 });
 
-describe('design 7: mapping of lock events onto state', () => {
+describe('mapping of lock events onto state', () => {
   it('operation/status lock and unlock set the lock state', () => {
     expect(run([locked(1)]).lock).toBe('locked');
     expect(run([locked(1), unlocked(2)]).lock).toBe('unlocked');
@@ -87,7 +87,7 @@ describe('design 7: mapping of lock events onto state', () => {
   });
 });
 
-describe('design 6: ordering per device and aspect', () => {
+describe('ordering per device and aspect', () => {
   it('"an event older than the last applied one changes nothing"', () => {
     const result = reduceLock(run([locked(2_000)]), unlocked(1_000), delivered(5_000));
     expect(result.applied).toBe(false);
@@ -131,7 +131,7 @@ describe('design 6: ordering per device and aspect', () => {
   });
 });
 
-describe('design 7: state is plain JSON kept in accessory.context', () => {
+describe('state is plain JSON kept in accessory.context', () => {
   it('survives a JSON round trip and validates when read back', () => {
     const state = run([locked(1), door('open', 2), battery('keypad', 20, true, 3), online(false, 4)]);
     expect(parseLockState(JSON.parse(JSON.stringify(state)))).toEqual(state);
@@ -150,7 +150,7 @@ describe('design 7: state is plain JSON kept in accessory.context', () => {
   });
 });
 
-describe('design 7: names from config, discovery or lock_name_changed', () => {
+describe('names from config, discovery or lock_name_changed', () => {
   it('lock_name_changed wins until config or discovery give a different name', () => {
     let state = withEntryName(initialLockState(), 'Front Door');
     state = reduceLock(state, { lockId: 'L1', at: 1, kind: 'lockName', name: 'Main Entrance' }, delivered(1)).state;
@@ -164,7 +164,7 @@ describe('design 7: names from config, discovery or lock_name_changed', () => {
   });
 });
 
-describe('design 7: a successful remote command', () => {
+describe('a successful remote command', () => {
   it('sets the lock state without moving the ordering mark', () => {
     const state = commandSucceeded(run([locked(5_000)]), 'unlocked');
     expect(state.lock).toBe('unlocked');
@@ -178,7 +178,7 @@ const TOLERANCE = 300_000;
 /** Delivered when the service signed it: t = `signedAt`, received 50 ms later. */
 const signedAt = (t: number) => ({ receivedAt: t + 50, signedAt: t, toleranceMs: TOLERANCE });
 
-describe('design 6: a future-stamped event must never freeze a lock', () => {
+describe('a future-stamped event must never freeze a lock', () => {
   const now = Date.UTC(2026, 5, 1);
 
   it('an event stamped beyond t plus the tolerance applies and counts as sent now, so later real events still apply', () => {
@@ -254,7 +254,7 @@ describe('design 6: a future-stamped event must never freeze a lock', () => {
   });
 });
 
-describe('design 6: lock_log_timestamp_drifted resets the lock\'s ordering marks', () => {
+describe('lock_log_timestamp_drifted resets the lock\'s ordering marks', () => {
   const now = Date.UTC(2026, 5, 1);
   const reset = Date.UTC(2000, 0, 1);
 
@@ -312,7 +312,7 @@ describe('design 6: lock_log_timestamp_drifted resets the lock\'s ordering marks
   });
 });
 
-describe('design 6: state reports are applied every time they arrive', () => {
+describe('state reports are applied every time they arrive', () => {
   it('offline, online, offline, online ends online; a battery that goes low, fine, low ends low', () => {
     expect(run([online(false), online(true), online(false), online(true)]).online).toBe(true);
     const low = battery('lock', 5, true);
@@ -334,7 +334,7 @@ describe('design 6: state reports are applied every time they arrive', () => {
   });
 });
 
-describe('design 7: No Response until the bridge is proven reachable', () => {
+describe('No Response until the bridge is proven reachable', () => {
   const status = (at: number): LockEvent => locked(at, 'status');
 
   it('a status callback clears offline', () => {

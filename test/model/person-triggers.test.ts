@@ -11,7 +11,7 @@ const op = (state: 'locked' | 'unlocked', extra: Partial<Extract<LockEvent, { ki
 });
 const ctx = (extra: Partial<TriggerContext> = {}): TriggerContext => ({ receivedAt: NOW, signedAt: NOW, applied: true, people: new Set(['u-jamie']), lastFired: undefined, ...extra });
 
-describe('design 7b: a person\'s trigger fires once per real event', () => {
+describe('a person\'s trigger fires once per real event', () => {
   it('unlock by the person: SINGLE_PRESS; lock: DOUBLE_PRESS (app, API or keypad)', () => {
     expect(personTrigger(op('unlocked'), ctx())).toEqual({ fire: true, userId: 'u-jamie', press: 'single', key: 'id:ev-1' });
     expect(personTrigger(op('locked'), ctx())).toMatchObject({ fire: true, press: 'double' });

@@ -6,7 +6,7 @@ import { reachabilityProof } from '../../src/model/reachability.js';
 const actor = { kind: 'person', userId: 'u1' } as const;
 const lockState = (source: 'operation' | 'status', device: 'lock' | 'keypad' = 'lock'): LockEvent => ({ lockId: 'L1', at: 1, kind: 'lockState', state: 'locked', source, device, actor });
 
-describe('design 7: "until the bridge is proven reachable: online, a status callback, or a successful remote command"', () => {
+describe('"until the bridge is proven reachable: online, a status callback, or a successful remote command"', () => {
   it('online and status callbacks prove it', () => {
     expect(reachabilityProof({ lockId: 'L1', at: undefined, kind: 'online', online: true })).toBe('online');
     expect(reachabilityProof(lockState('status'))).toBe('status');

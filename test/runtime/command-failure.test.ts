@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BridgeError, RequestRejectedError, TransientError } from '../../src/cloud/http/errors.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 
-describe('design 7: a failed command from Apple Home says which problem, and what to do', () => {
+describe('a failed command from Apple Home says which problem, and what to do', () => {
   it.each([
     ['timeout', 408, "the lock's Wi-Fi bridge did not answer in time (408). Try again in a moment."],
     ['noBridge', 409, 'the lock has no Wi-Fi bridge, so it cannot be operated remotely (409). Remote control needs a Lock Access Wi-Fi bridge paired with this lock.'],

@@ -38,7 +38,7 @@ function setUp(locks: Record<string, AnnouncingLock>) {
   return { follower, published };
 }
 
-describe('design 7: a successful remote command proves the bridge reachable, and the status file follows', () => {
+describe('a successful remote command proves the bridge reachable, and the status file follows', () => {
   it('publishes when a command brings an offline lock back, not when it was online already', () => {
     const offline = new AnnouncingLock(false);
     const online = new AnnouncingLock(true);

@@ -94,7 +94,7 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-describe('design 5: start-up reconciles with what the service lists', () => {
+describe('start-up reconciles with what the service lists', () => {
   it('discovery, the device set for every publisher (swept), registration of what is shown, then the state refresh on the first run only', async () => {
     const { convergence, calls } = setup({ refresh: true });
     convergence.request();
@@ -158,7 +158,7 @@ describe('design 5: start-up reconciles with what the service lists', () => {
   });
 });
 
-describe('design 5: a lock removed by lock_user_remove leaves at once and stays out', () => {
+describe('a lock removed by lock_user_remove leaves at once and stays out', () => {
   it('it is removed from every publisher now, and the next run neither shows nor registers it', async () => {
     const { convergence, calls } = setup();
     convergence.request();

@@ -28,7 +28,7 @@ function logged() {
   return { errors, log: { info: () => undefined, warn: () => undefined, error: (m: string) => errors.push(m), debug: () => undefined } };
 }
 
-describe('design 7c: every publisher (HomeKit, then Matter) gets the same device set', () => {
+describe('every publisher (HomeKit, then Matter) gets the same device set', () => {
   it('sync, remove and dispose reach HomeKit first, then each other publisher', () => {
     const calls: string[] = [];
     const publishers = new Publishers(recorder('homekit', calls), logged().log);

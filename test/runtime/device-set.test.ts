@@ -17,7 +17,7 @@ const config = (devices: { locks?: unknown[]; doorbells?: unknown[]; discoverDev
 const lock = (id: string, name: string, doorSensor = false): WantedDevice => ({ kind: 'lock', id, name, doorSensor });
 const doorbell = (id: string, name: string, motionTimeoutSeconds = 30): WantedDevice => ({ kind: 'doorbell', id, name, motionTimeoutSeconds });
 
-describe('design 3: the configured devices, hidden entries excluded', () => {
+describe('the configured devices, hidden entries excluded', () => {
   it('config entries become wanted devices with their options; a missing name is "Lock <id>" / "Doorbell <id>"', () => {
     const c = config({ locks: [{ id: 'L1', name: 'Front Door', doorSensor: true }, { id: 'L2' }], doorbells: [{ id: 'D1', motionTimeoutSeconds: 12 }] });
     expect(configuredDevices(c)).toEqual([lock('L1', 'Front Door', true), lock('L2', 'Lock L2'), doorbell('D1', 'Doorbell D1', 12)]);
@@ -33,7 +33,7 @@ describe('design 3: the configured devices, hidden entries excluded', () => {
   });
 });
 
-describe('design 3: before the service is asked, cached devices are served with the configured ones', () => {
+describe('before the service is asked, cached devices are served with the configured ones', () => {
   const remembered = [lock('L1', 'Old name'), lock('L9', 'Garage'), doorbell('D9', 'Gate'), lock('LH', 'Hidden one')];
 
   it('with discovery: the configured devices, then cached ones the config neither lists nor hides', () => {
@@ -47,7 +47,7 @@ describe('design 3: before the service is asked, cached devices are served with 
   });
 });
 
-describe('design 3: discovered devices merge with the config', () => {
+describe('discovered devices merge with the config', () => {
   it('config names and options win, hidden stays out, and each device says where it is known from', () => {
     const c = config({ locks: [{ id: 'L1', name: 'Front Door', doorSensor: true }, { id: 'L3', hidden: true }, { id: 'L4' }] });
     const found = discoveredSet(c, {
@@ -66,7 +66,7 @@ describe('design 3: discovered devices merge with the config', () => {
   });
 });
 
-describe('design 5: locks added or removed by membership callbacks (lock_user_add / lock_user_remove)', () => {
+describe('locks added or removed by membership callbacks (lock_user_add / lock_user_remove)', () => {
   const c = config({ locks: [{ id: 'L1', name: 'Front Door' }, { id: 'LH', hidden: true }] });
   const devices = [lock('L1', 'Front Door'), doorbell('D1', 'Porch')];
 

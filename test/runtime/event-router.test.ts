@@ -57,7 +57,7 @@ function setup(options: { locks?: string[]; doorbells?: string[]; idle?: boolean
   return { router: new EventRouter(deps), locks, doorbells, calls, records, lines };
 }
 
-describe('design 8: each event goes to the device it names, keyed by device id', () => {
+describe('each event goes to the device it names, keyed by device id', () => {
   it('lock and doorbell events reach only their own accessory, in order', () => {
     const { router, locks, doorbells } = setup({ locks: ['L1', 'L2'], doorbells: ['D1'] });
     router.route([locked('L1', 1), pressed('D1'), locked('L2', 2), locked('L1', 3)], context);
@@ -93,7 +93,7 @@ describe('design 8: each event goes to the device it names, keyed by device id',
   });
 });
 
-describe('design 7: systemstatus online/offline updates the device list', () => {
+describe('systemstatus online/offline updates the device list', () => {
   it('an online or offline report is passed on after the lock applied it', () => {
     const { router, calls, locks } = setup({ locks: ['L1'] });
     router.route([online('L1', false)], context);
@@ -109,7 +109,7 @@ describe('design 7: systemstatus online/offline updates the device list', () => 
   });
 });
 
-describe('design 5: membership changes from the user webhook', () => {
+describe('membership changes from the user webhook', () => {
   it('lock_user_add / lock_user_remove on the user webhook are passed on, before the lock sees the event', () => {
     const seen: string[] = [];
     const box: { got?: Map<string, LockEvent[]> } = {};
@@ -138,7 +138,7 @@ describe('design 5: membership changes from the user webhook', () => {
   });
 });
 
-describe('design 5: a lifecycle callback is the account-deleted notice', () => {
+describe('a lifecycle callback is the account-deleted notice', () => {
   it('it is recorded for the account and unlinks', () => {
     const { router, calls, records } = setup();
     router.route([deleted], context);
@@ -147,7 +147,7 @@ describe('design 5: a lifecycle callback is the account-deleted notice', () => {
   });
 });
 
-describe('design 5: an unlinked plugin is idle', () => {
+describe('an unlinked plugin is idle', () => {
   it('events are dropped: no accessory, record, log line or counter sees them', () => {
     const { router, calls, records, lines, locks } = setup({ locks: ['L1'], idle: true });
     router.route([locked('L1', 1), deleted], context);

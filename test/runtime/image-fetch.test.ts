@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImageFetchError } from '../../src/homekit/snapshot-cache.js';
 import { fetchImage, imageFetcher, MAX_SNAPSHOT_BYTES } from '../../src/runtime/image-fetch.js';
 
-describe('design 7: the motion still is downloaded with a size cap', () => {
+describe('the motion still is downloaded with a size cap', () => {
   let server: Server;
   let base: string;
 
@@ -43,7 +43,7 @@ describe('design 7: the motion still is downloaded with a size cap', () => {
     await expect(fetchImage(`${base}/huge.jpg`)).rejects.toThrow('the image is too large');
   });
 
-  it('issue 13 item 10: only http(s), and no redirect to another scheme or without end', async () => {
+  it('only http(s), and no redirect to another scheme or without end', async () => {
     for (const address of ['file:///etc/passwd', 'ftp://127.0.0.1/still.jpg', 'data:image/jpeg;base64,AAAA', 'not a url']) {
       await expect(fetchImage(address)).rejects.toMatchObject({ transient: false });
     }
@@ -52,7 +52,7 @@ describe('design 7: the motion still is downloaded with a size cap', () => {
     await expect(fetchImage(`${base}/loop.jpg`)).rejects.toThrow('the image server redirected too often');
   });
 
-  it('issue 13 item 10: a 5xx or no answer in time is transient, a 404 is not; no message names the address or its credentials', async () => {
+  it('a 5xx or no answer in time is transient, a 404 is not; no message names the address or its credentials', async () => {
     const withCredentials = base.replace('http://', 'http://user:s3cret-pass@');
     const busy = await fetchImage(`${withCredentials}/busy.jpg`).catch((error: unknown) => error);
     expect(busy).toBeInstanceOf(ImageFetchError);
@@ -63,7 +63,7 @@ describe('design 7: the motion still is downloaded with a size cap', () => {
     expect((refused as Error).message).not.toMatch(/s3cret|user/);
   });
 
-  it('issue 13 item 10: the whole download has one deadline', async () => {
+  it('the whole download has one deadline', async () => {
     const error = await imageFetcher(200)(`${base}/hang.jpg`).catch((error: unknown) => error);
     expect(error).toMatchObject({ transient: true, message: 'the image server did not answer within 0.2 s' });
   });

@@ -42,7 +42,7 @@ function setup() {
   return { link: new LinkControl(deps), calls, warnings };
 }
 
-describe('design 5: user unlink deletes every registration and the tokens', () => {
+describe('user unlink deletes every registration and the tokens', () => {
   it('registrations first, then tokens, then the status shows none; the plugin stays idle and says how to resume', async () => {
     const { link, calls, warnings } = setup();
     expect(link.idle).toBe(false);
@@ -73,7 +73,7 @@ describe('design 5: user unlink deletes every registration and the tokens', () =
   });
 });
 
-describe('design 4: linking again resumes', () => {
+describe('linking again resumes', () => {
   it('linked while idle: a fresh registrar and a first setup run (self-check and state refresh again)', async () => {
     const { link, calls } = setup();
     await link.unlink('test');

@@ -8,7 +8,7 @@ function capture() {
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') } };
 }
 
-describe('design 1 (error messages tell users what to do): LogLimiter keeps event lines at a household pace, floods summed up', () => {
+describe('LogLimiter keeps event lines at a household pace, floods summed up', () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: 1_000_000 });
   });

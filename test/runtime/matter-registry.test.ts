@@ -1,4 +1,4 @@
-// The Matter lifecycle next to the HAP registry (design 7c): a real AccessoryRegistry on Homebridge 2's
+// The Matter lifecycle next to the HAP registry: a real AccessoryRegistry on Homebridge 2's
 // API, with an in-memory Matter server behind `api.matter` (the real one: test/e2e/matter.test.ts).
 import type { API, MatterAccessory } from 'homebridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -92,7 +92,7 @@ async function settled(s: Setup): Promise<void> {
 const uuid = (seed: string) => api.hap.uuid.generate(seed);
 const labels = (fake: FakeMatter, kind: 'register' | 'unregister') => fake.of(kind).map((c) => c.label);
 
-describe('design 7c: only when the bridge runs Matter and the plugin wants it', () => {
+describe('only when the bridge runs Matter and the plugin wants it', () => {
   it('Homebridge 1.x (no isMatterEnabled): nothing is published and nothing logged above debug', () => {
     const s = setup({ api: api1 });
     expect(s.matter).toBeUndefined();
@@ -122,7 +122,7 @@ describe('design 7c: only when the bridge runs Matter and the plugin wants it', 
   });
 });
 
-describe('design 7c: publishing follows the HAP registry', () => {
+describe('publishing follows the HAP registry', () => {
   it('every served device gets its endpoints, registered one per call', async () => {
     const s = setup();
     s.publishers.sync([FRONT, BACK, BELL], true);
@@ -132,7 +132,7 @@ describe('design 7c: publishing follows the HAP registry', () => {
     expect(s.captured.text('info')).toMatch(/Matter: 5 endpoints ready for Google Home, Alexa and other Matter apps\./);
   });
 
-  it('a door-sensor-only lock (design 7b) is only its ContactSensor, carrying the lock battery', async () => {
+  it('a door-sensor-only lock is only its ContactSensor, carrying the lock battery', async () => {
     const s = setup();
     s.publishers.sync([{ ...FRONT, doorSensorOnly: true }], true);
     await settled(s);
@@ -184,7 +184,7 @@ describe('design 7c: publishing follows the HAP registry', () => {
   });
 });
 
-describe('design 7c: lockDoor and unlockDoor', () => {
+describe('lockDoor and unlockDoor', () => {
   async function handlerOf(s: Setup, command: 'lockDoor' | 'unlockDoor'): Promise<() => Promise<void>> {
     s.publishers.sync([BACK], true);
     await settled(s);
@@ -220,7 +220,7 @@ describe('design 7c: lockDoor and unlockDoor', () => {
   });
 });
 
-describe('design 7c: restarts and removal', () => {
+describe('restarts and removal', () => {
   function cachedFrom(fake: FakeMatter): MatterAccessory[] {
     return [...fake.endpoints.values()].map((a) => FakeMatter.cached(a));
   }
@@ -286,7 +286,7 @@ describe('design 7c: restarts and removal', () => {
   });
 });
 
-describe('design 7c: an endpoint that does not register', () => {
+describe('an endpoint that does not register', () => {
   it('is named once in a warning and tried again later; success is logged', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: false });
     const fake = new FakeMatter(api);

@@ -37,7 +37,7 @@ class FailingStorage extends Storage {
 
 const LEDGER = 'webhooks.json';
 
-describe('design 5 and issue 13 item 8: storage failures in unlink and token writes never reject unhandled', () => {
+describe('storage failures in unlink and token writes never reject unhandled', () => {
   let sim: Simulator;
   let dir: string;
   let storage: FailingStorage;

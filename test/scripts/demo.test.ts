@@ -94,7 +94,7 @@ async function fetchOrSay(run: DemoRun, url: string, init: RequestInit): Promise
   }
 }
 
-describe('issue 17.4: npm start', () => {
+describe('npm start', () => {
   it('with --no-ui: Homebridge, the simulator and the scripted day in the terminal, no Homebridge UI', async () => {
     const run = await startDemo(['--no-ui', '--once', '--interval', '200']);
     await run.waitFor(/Webhooks registered/);

@@ -14,7 +14,7 @@ const SAVED = {
   webhook: { publicUrl: 'https://home.example.net/lock-access' },
 };
 
-describe('design 3 / 8, README "Settings UI" > Account: which account a request of the page means', () => {
+describe('README "Settings UI" > Account: which account a request of the page means', () => {
   it('the saved config alone is a complete account, addresses without trailing slashes', () => {
     expect(resolveAccount({}, SAVED)).toEqual({
       apiKey: 'saved-key', clientId: 'saved-client', clientSecret: 'saved-secret',
@@ -56,7 +56,7 @@ describe('design 3 / 8, README "Settings UI" > Account: which account a request 
   });
 });
 
-describe('design 3 / 8: the saved platform block of config.json', () => {
+describe('the saved platform block of config.json', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'account-input-'));

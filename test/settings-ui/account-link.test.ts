@@ -19,7 +19,7 @@ import { startSimulator, type Simulator } from '../sim/index.js';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const PUBLIC_URL = 'http://127.0.0.1:9/lock-access';
 
-describe('design 4 / 5 / 8, README "Link your account": link, test and unlink from the settings page', () => {
+describe('README "Link your account": link, test and unlink from the settings page', () => {
   let sim: Simulator;
   let dir: string;
   let storage: Storage;
@@ -73,7 +73,7 @@ describe('design 4 / 5 / 8, README "Link your account": link, test and unlink fr
     expect(record?.accessToken).toBeUndefined();
   });
 
-  it('issue 13 item 7: after a refused refresh the access token still works, so unlink still deletes every registration', async () => {
+  it('after a refused refresh the access token still works, so unlink still deletes every registration', async () => {
     await linkAndRegister();
     const store = new TokenStore(storage);
     const record = await store.read();
@@ -87,7 +87,7 @@ describe('design 4 / 5 / 8, README "Link your account": link, test and unlink fr
     expect(sim.registrations()).toEqual([]);
   });
 
-  it('issue 13 item 7: when no token can authenticate, the page is told which registrations are left behind', async () => {
+  it('when no token can authenticate, the page is told which registrations are left behind', async () => {
     await linkAndRegister();
     sim.revokeAccessTokens();
     const store = new TokenStore(storage);

@@ -33,7 +33,7 @@ async function commissioning(username: string, value: unknown): Promise<void> {
 
 const read = () => readMatterPairing({ storagePath, configPath });
 
-describe('design 7c: the settings UI shows whether Matter is on and how to pair', () => {
+describe('the settings UI shows whether Matter is on and how to pair', () => {
   it('Homebridge keeps pairing data in <storagePath>/matter/<username without colons>/commissioning.json', () => {
     expect(commissioningFile('/hb', '0E:11:22:33:44:55')).toBe(join('/hb', 'matter', '0E1122334455', 'commissioning.json'));
   });

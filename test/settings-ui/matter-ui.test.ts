@@ -1,4 +1,4 @@
-// The settings page's Matter box in a real browser, hosted by the real Homebridge UI (design 7c):
+// The settings page's Matter box in a real browser, hosted by the real Homebridge UI:
 // with Matter on for the bridge it shows the pairing code and QR payload Homebridge made, says what
 // was tested, and its switch writes `"matter": false` into the plugin's config.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,7 +18,7 @@ if (unavailable) console.warn(`Skipping the Matter settings UI test: ${unavailab
 const USERNAME = '0E:4D:61:74:74:72';
 const PAIRING = { qrCode: 'MT:-24J04QI14YNCP3IM10', manualPairingCode: '2149-324-5966', passcode: 75315796, discriminator: 2084, commissioned: false, fabricCount: 0, fabrics: [] };
 
-describe.skipIf(unavailable !== undefined)('design 7c: the settings page\'s Matter box', () => {
+describe.skipIf(unavailable !== undefined)('the settings page\'s Matter box', () => {
   let storagePath: string;
   let ui: UiHost | undefined;
   let browser: Browser | undefined;

@@ -13,7 +13,7 @@ function started(flow: AuthorizationCodeFlow, redirectUri = REDIRECT): { state: 
   return { state, back: (query) => `${redirectUri}?${query}&state=${encodeURIComponent(state)}` };
 }
 
-describe('design 8, README "Link your account": parsing the pasted redirect address (RFC 6749 4.1.2)', () => {
+describe('README "Link your account": parsing the pasted redirect address (RFC 6749 4.1.2)', () => {
   it('reads a full address or a bare query', () => {
     expect(parseRedirect('https://x.example/cb?code=abc&state=s1')).toMatchObject({ code: 'abc', state: 's1', base: 'https://x.example/cb' });
     expect(parseRedirect('?code=abc&state=s1')).toMatchObject({ code: 'abc', state: 's1' });
@@ -26,7 +26,7 @@ describe('design 8, README "Link your account": parsing the pasted redirect addr
   });
 });
 
-describe('design 8, README "Link your account": the state of a sign-in is random, kept 15 minutes and used once', () => {
+describe('README "Link your account": the state of a sign-in is random, kept 15 minutes and used once', () => {
   it('the sign-in address carries response_type=code, client_id, redirect_uri and a fresh 32-byte state', () => {
     const flow = new AuthorizationCodeFlow(() => 0);
     const url = new URL(flow.start(ACCOUNT, REDIRECT).url);

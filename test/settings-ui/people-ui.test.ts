@@ -1,4 +1,4 @@
-// The settings UI's people list (issue 15) in a real browser, hosted by the real Homebridge UI: the
+// The settings UI's people list in a real browser, hosted by the real Homebridge UI: the
 // people the event log names with an "Automation trigger" toggle written to `people`, the event
 // log's per-person filter, and the Devices table's "Door sensor only" checkbox. The event log is
 // written by the plugin's own EventLog from real device events.
@@ -22,7 +22,7 @@ const JAMIE: Actor = { kind: 'person', userId: 'user-guest-0002', firstName: 'Ja
 const ALEX: Actor = { kind: 'person', userId: 'user-alex-0001', firstName: 'Alex', lastName: 'Example' };
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
-describe.skipIf(unavailable !== undefined)('issue 15: people and automation triggers in the settings UI', () => {
+describe.skipIf(unavailable !== undefined)('people and automation triggers in the settings UI', () => {
   let storagePath: string;
   let ui: UiHost | undefined;
   let browser: Browser | undefined;

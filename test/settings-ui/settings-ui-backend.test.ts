@@ -14,7 +14,7 @@ import { startSimulator, type Simulator } from '../sim/index.js';
 const REDIRECT = 'https://home.example.net/linked';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
-describe('design 8, README "Link your account": the settings server links by OAuth 2.0 authorization code (RFC 6749 4.1) through the shared token store', () => {
+describe('README "Link your account": the settings server links by OAuth 2.0 authorization code (RFC 6749 4.1) through the shared token store', () => {
   let sim: Simulator;
   let dir: string;
   let now = Date.now();

@@ -19,7 +19,7 @@ if (unavailable) console.warn(`Skipping the settings UI browser tests: ${unavail
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
-describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Homebridge UI', () => {
+describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge UI', () => {
   let sim: Simulator;
   let storagePath: string;
   let pluginsDir: string;
@@ -190,7 +190,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     await shot('5-recording');
   }, 240_000);
 
-  it('issue 17.5: the filled-in page has no serious or critical accessibility violations (axe-core)', async () => {
+  it('the filled-in page has no serious or critical accessibility violations (axe-core)', async () => {
     expect(await frame.locator('#events tbody tr').count()).toBeGreaterThan(0);
     const violations = await axeViolations(frame);
     expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
@@ -256,7 +256,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(await frame.locator('#devices-result').textContent()).not.toMatch(/Not saved/);
   }, 120_000);
 
-  it('issue 17.5: every action works from the keyboard: Tab reaches each control, Enter and Space act', async () => {
+  it('every action works from the keyboard: Tab reaches each control, Enter and Space act', async () => {
     // Every visible control of the page, tagged so the Tab walk can name what has focus.
     const controls = await frame.evaluate(() => {
       const all = Array.from(document.querySelectorAll<HTMLElement>('#la-root :is(button, input, select, textarea, summary, a[href], video[controls])'));
@@ -353,12 +353,12 @@ describe.skipIf(unavailable !== undefined)('Settings UI (issue 8) in the real Ho
     expect(await frame.locator('#diagnostics-result').textContent()).toMatch(/^Saved\./);
   }, 120_000);
 
-  it('unlink (from the keyboard, issue 17.5) deletes the webhook registrations and the tokens', async () => {
+  it('unlink (from the keyboard) deletes the webhook registrations and the tokens', async () => {
     await frame.locator('#unlink').press('Enter');
     await expect.poll(() => frame.locator('#unlink').textContent()).toMatch(/again/);
     await frame.locator('#unlink').press(' ');
     await expect.poll(() => frame.locator('#account-result').textContent(), { timeout: 30_000 }).toMatch(/^Unlinked/);
-    // Only a tombstone is left: no token, but the memory of the seeds (issue 13 item 6).
+    // Only a tombstone is left: no token, but the memory of the seeds.
     const left = JSON.parse(await readFile(tokensFile(), 'utf8')) as { state: string; refreshToken?: string; accessToken?: string };
     expect(left).toMatchObject({ state: 'unlinked' });
     expect(left.refreshToken ?? left.accessToken).toBeUndefined();

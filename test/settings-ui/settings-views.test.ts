@@ -20,7 +20,7 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 /** Above any Linux pid_max: no such process. */
 const NO_SUCH_PID = 0x7ffffff0;
 
-describe('design 8, README "Settings UI" > Status: is the plugin running?', () => {
+describe('README "Settings UI" > Status: is the plugin running?', () => {
   const snapshot = (updatedAt: number, pid?: number): Status => ({ ...emptyStatus(updatedAt), ...(pid === undefined ? {} : { pid }) });
 
   it('a snapshot whose writer still runs means running, however old it is', () => {
@@ -37,7 +37,7 @@ describe('design 8, README "Settings UI" > Status: is the plugin running?', () =
   });
 });
 
-describe('design 8, README "Settings UI": status and event log read from the files the plugin writes', () => {
+describe('README "Settings UI": status and event log read from the files the plugin writes', () => {
   let dir: string;
   let storage: Storage;
   let views: SettingsViews;
@@ -66,7 +66,7 @@ describe('design 8, README "Settings UI": status and event log read from the fil
     expect(status.link.message).toMatch(/^The stored tokens cannot be read \(.+\)\. Link the account again\.$/);
   });
 
-  it('shows the plugin\'s snapshot (rejection counts included, design 6) and that its writer runs', async () => {
+  it('shows the plugin\'s snapshot (rejection counts included) and that its writer runs', async () => {
     const writer = await StatusWriter.open(storage);
     writer.receiverCounters(0, { 'stale timestamp': 3 });
     await writer.flush();
@@ -84,7 +84,7 @@ describe('design 8, README "Settings UI": status and event log read from the fil
   });
 });
 
-describe('design 3 / 8, README "Settings UI" > Devices and Event log: device list and recordings from the service', () => {
+describe('README "Settings UI" > Devices and Event log: device list and recordings from the service', () => {
   let sim: Simulator;
   let dir: string;
   let views: SettingsViews;

@@ -240,7 +240,7 @@ describe('Video event lookup and media (spec: Endpoints > Video event lookup)', 
   });
 });
 
-describe('design 6: Counters', () => {
+describe('Counters', () => {
   it('stats count API calls per route pattern and successful refresh grants', async () => {
     await api(sim, token, 'GET', '/users/me');
     await api(sim, token, 'GET', '/users/me');

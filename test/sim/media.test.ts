@@ -1,4 +1,4 @@
-// The simulator's stills that misbehave (issue 13 item 10): what the plugin's retry and redirect
+// The simulator's stills that misbehave: what the plugin's retry and redirect
 // rules are tested against end to end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
 
 const isJpeg = (bytes: Buffer): boolean => bytes[0] === 0xff && bytes[1] === 0xd8;
 
-describe('design 7 (doorbell still): a still that fails for a moment, and one that changes scheme', () => {
+describe('a still that fails for a moment, and one that changes scheme', () => {
   it('/media/flaky fails its first N requests with the given 5xx, then serves the JPEG; counted per URL', async () => {
     const path = '/media/flaky/D1/a.jpg?fail=2&status=502';
     const statuses: number[] = [];

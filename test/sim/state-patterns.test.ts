@@ -1,4 +1,4 @@
-// The simulator's scripting for issue 13's patterns: a lock's own clock (jumped ahead, reset by a
+// The simulator's scripting for the state patterns: a lock's own clock (jumped ahead, reset by a
 // battery run-out), a signature clock that is off, and the scripted state scenarios.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -86,7 +86,7 @@ describe('spec Callback authentication (sim): a wrong clock on either side (faul
   });
 });
 
-describe('sim: scripted state scenarios (issue 13)', () => {
+describe('sim: scripted state scenarios', () => {
   it('bridge flapping sends byte-identical offline and online bodies, and ends online', async () => {
     const scenario = bridgeFlapping({ lockId: 'L1' });
     const run = new ScenarioRun(scenario.steps, (e, o) => sim.fire(e, o), clock);

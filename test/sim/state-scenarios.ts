@@ -1,4 +1,4 @@
-// Scripted runs of the patterns that used to leave a wrong state behind (issue 13): a flapping
+// Scripted runs of the patterns that used to leave a wrong state behind: a flapping
 // bridge, a flapping battery, a lock clock reset to the past by a battery run-out, a lock clock that
 // jumped ahead. Each run names the state it must end in, so tests and the demo can check it.
 import type { ScenarioStep } from './scenario.js';

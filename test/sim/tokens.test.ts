@@ -178,7 +178,7 @@ describe('Access token (spec: Authentication; access token state table)', () => 
   });
 });
 
-describe('design 4: Authorization-code flow (RFC 6749 4.1, for the settings UI)', () => {
+describe('Authorization-code flow (RFC 6749 4.1, for the settings UI)', () => {
   const redirectUri = 'http://127.0.0.1:9/callback';
   const authorizeUrl = (extra = ''): string =>
     `${sim.authUrl}/authorization?response_type=code&client_id=${encodeURIComponent(sim.account.clientId)}&redirect_uri=${encodeURIComponent(redirectUri)}&state=s123${extra}`;

@@ -12,7 +12,7 @@ const jane: Actor = { kind: 'person', userId: 'u-1', firstName: 'Jane', lastName
 const lockEv = (e: Record<string, unknown>): DeviceEvent => ({ at: 1, lockId: 'L1', ...e }) as DeviceEvent;
 const bellEv = (e: Record<string, unknown>): DeviceEvent => ({ at: 1, doorbellId: 'D1', ...e }) as DeviceEvent;
 
-describe('design 7 / 8, README "Settings UI" > Event log: describeEvent, one plain-words line per event', () => {
+describe('README "Settings UI" > Event log: describeEvent, one plain-words line per event', () => {
   it.each<[string, DeviceEvent, string]>([
     ['keypad unlock by a person', lockEv({ kind: 'lockState', state: 'unlocked', source: 'operation', device: 'keypad', actor: jane }), 'Unlocked by Jane Doe at the keypad'],
     ['app lock by a person', lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: jane }), 'Locked remotely by Jane Doe'],
@@ -51,7 +51,7 @@ describe('design 7 / 8, README "Settings UI" > Event log: describeEvent, one pla
   });
 });
 
-describe('design 8, README "Settings UI" > Event log: the last N entries per device', () => {
+describe('README "Settings UI" > Event log: the last N entries per device', () => {
   const entry = (deviceId: string, at: number): EventLogEntry => ({ deviceKind: 'lock', deviceId, deviceName: deviceId, kind: 'doorState', at, text: 'Door opened' });
 
   it('keeps only the newest N entries of a device and leaves other devices alone', () => {
@@ -79,7 +79,7 @@ describe('design 8, README "Settings UI" > Event log: the last N entries per dev
   });
 });
 
-describe('design 2 / 8, README "Settings UI" > Event log: events.json through Storage', () => {
+describe('README "Settings UI" > Event log: events.json through Storage', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'event-log-'));

@@ -8,7 +8,7 @@ const jamie: Actor = { kind: 'person', userId: 'u-jamie', firstName: 'Jamie', la
 const entry = (event: Record<string, unknown>, at: number): EventLogEntry =>
   toEntry({ deviceKind: 'lock', deviceId: 'L1', deviceName: 'Front Door', event: { at, lockId: 'L1', ...event } as DeviceEvent, at });
 
-describe('issue 15: the people seen in the event log (name and UserID)', () => {
+describe('the people seen in the event log (name and UserID)', () => {
   it('an entry about a person carries their userId and name; reserved actors (by hand, One-Touch, master PIN) are nobody', () => {
     expect(entry({ kind: 'lockState', state: 'unlocked', source: 'operation', device: 'keypad', actor: jamie }, 1)).toMatchObject({ userId: 'u-jamie', userName: 'Jamie Guest' });
     for (const actor of [{ kind: 'manual', userId: 'manualunlock' }, { kind: 'oneTouch', userId: 'onetouchlock', firstName: 'One Touch', lastName: 'Lock' }, { kind: 'masterPin', userId: 'masterpin' }]) {

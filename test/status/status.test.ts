@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StatusWriter, readStatus, statusSchema, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 
-describe('design 6 "Rejections are never silent" / 8, README "Settings UI" > Status: status.json', () => {
+describe('"Rejections are never silent", README "Settings UI" > Status: status.json', () => {
   let dir: string;
   let storage: Storage;
   beforeEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { QuietTimer } from '../../src/util/quiet-timer.js';
 
-describe('design 6 / 8: QuietTimer (under the quiet writer), one run after a burst, never later than the longest delay', () => {
+describe('QuietTimer (under the quiet writer), one run after a burst, never later than the longest delay', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
   });

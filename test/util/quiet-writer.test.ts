@@ -30,9 +30,9 @@ function fakeFile() {
   return { file, write };
 }
 
-// The status file (design 6 "Rejections are never silent": counts within seconds), the event log
-// and the duplicate filter (design 6: dedupe kept on disk) all write through this writer.
-describe('design 6 / 8: quiet writer for status.json, events.json and dedupe.json', () => {
+// The status file (\"Rejections are never silent\": counts within seconds), the event log
+// and the duplicate filter (dedupe kept on disk) all write through this writer.
+describe('quiet writer for status.json, events.json and dedupe.json', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { redactUrlIn, withoutCredentials } from '../../src/util/redact-url.js';
 
-describe('design 3 (webhook.publicUrl) and issue 13 item 10: addresses without credentials', () => {
+describe('addresses in (webhook.publicUrl) addresses without credentials', () => {
   it('drops user and password, keeps the rest', () => {
     expect(withoutCredentials('https://hb:s3cret@home.example.net:8443/lock-access/health')).toBe('https://home.example.net:8443/lock-access/health');
     expect(withoutCredentials('https://home.example.net/lock-access')).toBe('https://home.example.net/lock-access');

@@ -1,5 +1,5 @@
 // How the registrar sends each call: through one pool (bounded concurrency that slows every caller
-// after a 429), retried with back-off (design 5), and cut short for the whole run as soon as the
+// after a 429), retried with back-off, and cut short for the whole run as soon as the
 // account is not linked, an unlink takes over, or the plugin stops.
 import { errorText } from '../../util/error-text.js';
 import type { Logger } from '../../util/logger.js';

@@ -1,4 +1,4 @@
-// Unlink (design 5: "User unlink ... deletes every registration"): every scope the ledger knows and
+// Unlink ("User unlink ... deletes every registration"): every scope the ledger knows and
 // the user registration, all within the pool's bounds. What could not be deleted stays in the
 // ledger with its error, so the next link deletes it; an empty ledger is erased.
 import type { Logger } from '../../util/logger.js';

@@ -1,5 +1,5 @@
 // Hands out access tokens to callers: the one in use, else one from the grant that is running or
-// a new one; after a 401 exactly one refresh shared by every caller (design 4), and when nothing
+// a new one; after a 401 exactly one refresh shared by every caller, and when nothing
 // helps, "re-authorization needed" with a plain "link again".
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
 import type { RefreshGrant } from './refresh-grant.js';

@@ -1,4 +1,4 @@
-// Tokens from the `x-svc-access-token` header of API answers (design 4): used in memory at once,
+// Tokens from the `x-svc-access-token` header of API answers: used in memory at once,
 // written to tokens.json at most once per 24 h, never one the service already refused.
 import { decodeJwtTimes } from './jwt.js';
 import { safeErrorText } from './safe-error-text.js';

@@ -1,4 +1,4 @@
-// The timer that keeps the link alive for years (design 4): a daily GET /users/me instead of
+// The timer that keeps the link alive for years: a daily GET /users/me instead of
 // spending the refresh token, the refresh grant only near expiry, a look at the store for links the
 // settings UI server made, and back-off after failures. Timer rounds never throw.
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';

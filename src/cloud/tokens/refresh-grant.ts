@@ -1,4 +1,4 @@
-// The refresh grant (design 4): one at a time within the process (a shared promise) and across
+// The refresh grant: one at a time within the process (a shared promise) and across
 // processes (the store's lock), a marker on disk before the request, the single-use successor on
 // disk before anything else, and for every outcome a plain answer to "was the refresh token spent?".
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';

@@ -1,4 +1,4 @@
-// Tokens in the plugin's config are seeds (design 3): spent once to link, remembered by hash so a
+// Tokens in the plugin's config are seeds: spent once to link, remembered by hash so a
 // seed left in the config never links again, and replaced only by a different seed (a re-link).
 import { decodeJwtTimes } from './jwt.js';
 import type { TokenSession } from './token-session.js';
@@ -42,7 +42,7 @@ export function newLinkRecord(
 }
 
 /**
- * The tombstone an unlink leaves (design 5): no token at all, but every seed seen so far, the
+ * The tombstone an unlink leaves: no token at all, but every seed seen so far, the
  * config's included, so a token left in config.json never links again after a restart. Only a new
  * seed or a link in the settings UI ends it.
  */

@@ -1,5 +1,5 @@
 // Checks access tokens with GET {baseUrl}/users/me (the spec's suggested check): a grant's new
-// token before the old one is discarded (design 4), and the current one for the daily keep-alive
+// token before the old one is discarded, and the current one for the daily keep-alive
 // and the settings' connection test. The call goes out through the shared service request.
 import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { describeNetworkError } from '../http/network-error.js';

@@ -25,7 +25,7 @@ export const tokenRecordSchema = z.object({
   generation: z.number().int(),
   /** Bumped by every new refresh token (grant, link): a changed value means someone else rotated. */
   rotations: z.number().int(),
-  /** 'unlinked': a tombstone (design 5): the user unlinked, and only a new seed or the UI links again. */
+  /** 'unlinked': a tombstone: the user unlinked, and only a new seed or the UI links again. */
   state: z.enum(['linked', 'reauthorizationNeeded', 'unlinked']),
   /** Plain-words note for the UI (never a secret). */
   message: z.string().optional(),

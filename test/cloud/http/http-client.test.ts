@@ -157,7 +157,7 @@ describe('spec Errors: failures map to typed errors so callers decide without pa
   });
 });
 
-describe('design 7: the doorbell still image (other absolute URLs) is downloaded without credentials', () => {
+describe('the doorbell still image (other absolute URLs) is downloaded without credentials', () => {
   it('fetchBinary downloads without sending the API key or a token', async () => {
     const sent: Headers[] = [];
     const spy: typeof fetch = async (input, init) => {

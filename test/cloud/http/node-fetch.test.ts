@@ -16,7 +16,7 @@ afterEach(async () => {
   await server.close();
 });
 
-describe('design 4 / design 5: nodeFetch, the fetch of every call to the service (node:http, a POST never sent twice)', () => {
+describe('nodeFetch, the fetch of every call to the service (node:http, a POST never sent twice)', () => {
   it('sends method, headers and body, and answers with a standard Response', async () => {
     server.handle((_request, body, response) => {
       response.writeHead(201, { 'content-type': 'application/json', 'x-svc-access-token': 'next' });

@@ -1,9 +1,9 @@
-// Retry-After as the service sends it with a 429 (design 5: back-off "honouring Retry-After").
+// Retry-After as the service sends it with a 429 (back-off "honouring Retry-After").
 import { describe, expect, it } from 'vitest';
 
 import { parseRetryAfter } from '../../../src/cloud/http/retry-after.js';
 
-describe('design 5 / issue 4.1: RateLimitedError "with the Retry-After delay (seconds or HTTP date)"', () => {
+describe('RateLimitedError "with the Retry-After delay (seconds or HTTP date)"', () => {
   const now = Date.UTC(2026, 0, 1, 12, 0, 0);
   it('reads delta-seconds', () => {
     expect(parseRetryAfter('120', now)).toBe(120_000);

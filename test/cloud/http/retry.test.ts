@@ -30,7 +30,7 @@ const flush = async () => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 };
 
-describe('design 5: back-off with full jitter, capped', () => {
+describe('back-off with full jitter, capped', () => {
   it('"full jitter": the delay is random between 0 and min(cap, base * 2^attempt)', () => {
     const options = { baseMs: 100, capMs: 1_000, random: () => 0.5 };
     expect(backoffDelay(0, options)).toBe(50);
@@ -60,7 +60,7 @@ describe('design 5: back-off with full jitter, capped', () => {
   });
 });
 
-describe('design 5: retries of 429, 5xx and network errors', () => {
+describe('retries of 429, 5xx and network errors', () => {
   const base = { ...DEFAULT_RETRY, baseMs: 100, capMs: 1_000, random: () => 0.5 };
 
   it('"5xx and network errors retried": succeeds after transient failures, waiting the back-off each time', async () => {
@@ -131,7 +131,7 @@ describe('design 5: retries of 429, 5xx and network errors', () => {
   });
 });
 
-describe('design 5: bounded concurrency that slows down for everyone after a 429', () => {
+describe('bounded concurrency that slows down for everyone after a 429', () => {
   it('"bounded concurrency": never more than the limit at once, and every task runs', async () => {
     const clock = manualSleep();
     const pool = new ConcurrencyPool({ concurrency: 3, sleep: clock.sleep, now: clock.now });

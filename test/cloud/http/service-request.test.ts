@@ -1,5 +1,5 @@
 // The one shape of every authenticated call to the service (spec "Authentication": x-svc-api-key
-// and x-svc-access-token on every call; design 4: the token never goes anywhere else).
+// and x-svc-access-token on every call; the token never goes anywhere else).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { nodeFetch } from '../../../src/cloud/http/node-fetch.js';
@@ -37,7 +37,7 @@ describe('spec Authentication: every call carries the API key and the access tok
     expect(server.seen[0]?.headers).toMatchObject({ 'x-svc-api-key': 'key-1', 'x-svc-access-token': 'token-1', 'content-type': 'application/json', accept: 'application/json' });
   });
 
-  it('design 4: a redirect is refused, so the token is never sent to another address', async () => {
+  it('a redirect is refused, so the token is never sent to another address', async () => {
     const elsewhere = await startLocalServer();
     try {
       server.handle((_request, _body, response) => {

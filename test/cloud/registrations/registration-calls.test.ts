@@ -1,4 +1,4 @@
-// How the registrar sends each call (design 5: "Bounded concurrency; 429 and 5xx retried with
+// How the registrar sends each call ("Bounded concurrency; 429 and 5xx retried with
 // back-off and jitter honouring Retry-After"), and how one refusal ends a run.
 import { describe, expect, it } from 'vitest';
 
@@ -42,7 +42,7 @@ function calls(client: ApiClient, options: { stopped?: () => boolean; now?: () =
   return { calls: instance, log, sleeps };
 }
 
-describe('design 5: each registration call is retried, and one refusal of the account ends the run', () => {
+describe('each registration call is retried, and one refusal of the account ends the run', () => {
   it('5xx and network failures are retried with back-off until they pass', async () => {
     const { client, sent } = scriptedClient([new TransientError('503', 503), new TransientError('reset'), { message: 'success' }]);
     const { calls: c, sleeps } = calls(client);
@@ -78,7 +78,7 @@ describe('design 5: each registration call is retried, and one refusal of the ac
   });
 });
 
-describe('spec "Delete registrations" / design 5: deleting one registration', () => {
+describe('spec "Delete registrations": deleting one registration', () => {
   it('DELETE /webhook/{lockID}/{clientID}; 404 counts as deleted', async () => {
     const { client, sent } = scriptedClient([new RequestRejectedError('not found', 404)]);
     const { calls: c, log } = calls(client);

@@ -1,4 +1,4 @@
-// The ledger in storage (design 5: "using a ledger in storage").
+// The ledger in storage ("using a ledger in storage").
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { LEDGER_FILE, RegistrationLedger } from '../../../src/cloud/registration
 import { Storage } from '../../../src/storage.js';
 import { confirmed } from './registration-entries.js';
 
-describe('design 5: the ledger in storage (webhooks.json)', () => {
+describe('the ledger in storage (webhooks.json)', () => {
   let dir: string | undefined;
   afterEach(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

@@ -1,11 +1,11 @@
-// The pure reconcile plan (design 5: "register what is wanted, DELETE ... what is no longer wanted").
+// The pure reconcile plan ("register what is wanted, DELETE ... what is no longer wanted").
 import { describe, expect, it } from 'vitest';
 
 import { desiredRegistrations, nextRefreshAt, planReconcile, REREGISTER_AFTER_MS } from '../../../src/cloud/registrations/registration-plan.js';
 import { DOORBELL_NOTIFICATION_TYPES, LOCK_NOTIFICATION_TYPES, USER_NOTIFICATION_TYPES } from '../../../src/settings.js';
 import { confirmed, context, NOW } from './registration-entries.js';
 
-describe('spec "Webhook registration" / design 5: one registration per wanted scope', () => {
+describe('spec "Webhook registration": one registration per wanted scope', () => {
   it('one registration per wanted lock, doorbell and the user, with callback URLs under publicUrl', () => {
     const desired = desiredRegistrations({ locks: ['L1', 'L1', 'L 2'], doorbells: ['D1'], user: true }, context);
     expect(desired.map((d) => [d.key, d.url])).toEqual([
@@ -23,7 +23,7 @@ describe('spec "Webhook registration" / design 5: one registration per wanted sc
   });
 });
 
-describe('design 5: reconcile plan (register what differs or is a day old, delete what is not wanted)', () => {
+describe('reconcile plan (register what differs or is a day old, delete what is not wanted)', () => {
   const wantedAll = desiredRegistrations({ locks: ['L1'], doorbells: ['D1'], user: true }, context);
 
   it('a new scope is registered; a confirmed, current and fresh one is left alone', () => {

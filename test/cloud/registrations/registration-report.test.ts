@@ -1,4 +1,4 @@
-// What the registrar reports (design 5): one log line per run, and per scope for the status page,
+// What the registrar reports: one log line per run, and per scope for the status page,
 // never the token.
 import { describe, expect, it } from 'vitest';
 
@@ -6,7 +6,7 @@ import { emptyReport, logOutcome, type ReconcileReport, registrationStatus } fro
 import { captureLog } from '../../fixtures/token-harness.js';
 import { ALL_HOOKS, registrarTestBed } from './registrar-harness.js';
 
-describe('design 5: registration status for the status page', () => {
+describe('registration status for the status page', () => {
   const bed = registrarTestBed();
 
   it('status() lists every scope with url, state and last success, never the token', async () => {
@@ -19,7 +19,7 @@ describe('design 5: registration status for the status page', () => {
   });
 });
 
-describe('design 5: one log line per reconcile run', () => {
+describe('one log line per reconcile run', () => {
   const report = (change: Partial<ReconcileReport>): ReconcileReport => ({ ...emptyReport(false), ...change });
 
   it('nothing sent is debug; something registered or deleted is info with the counts', () => {

@@ -1,5 +1,5 @@
 // The spec's registration requests: paths and the body ("Register a lock webhook" ... "Delete
-// registrations"; design 5).
+// registrations").
 import { describe, expect, it } from 'vitest';
 
 import { desiredRegistrations } from '../../../src/cloud/registrations/registration-plan.js';

@@ -1,11 +1,11 @@
-// Unlink against the simulator (design 5: "User unlink ... deletes every registration").
+// Unlink against the simulator ("User unlink ... deletes every registration").
 import { describe, expect, it } from 'vitest';
 
 import { LEDGER_FILE } from '../../../src/cloud/registrations/registration-ledger.js';
 import { DEFAULT_RETRY } from '../../../src/cloud/http/retry.js';
 import { ALL_HOOKS, registrarTestBed } from './registrar-harness.js';
 
-describe('design 5: unlinkAll deletes every registration', () => {
+describe('unlinkAll deletes every registration', () => {
   const bed = registrarTestBed();
 
   it('"unlinkAll deletes everything and callbacks stop": sim.send delivers to nobody, the ledger is gone', async () => {
@@ -29,7 +29,7 @@ describe('design 5: unlinkAll deletes every registration', () => {
   });
 });
 
-describe('design 5: registrations that could not be deleted are kept for the next link', () => {
+describe('registrations that could not be deleted are kept for the next link', () => {
   const bed = registrarTestBed();
 
   it('a delete that keeps failing stays in the ledger with its error, with a warning; the rest are gone', async () => {

@@ -32,7 +32,7 @@ async function readLedger(fx: CloudFixture): Promise<LedgerEntry[]> {
   return text === undefined ? [] : (JSON.parse(text) as { entries: LedgerEntry[] }).entries;
 }
 
-describe('design 5: a crash in the middle of reconciliation converges on the next start', () => {
+describe('a crash in the middle of reconciliation converges on the next start', () => {
   let fx: CloudFixture;
 
   beforeEach(async () => {

@@ -1,4 +1,4 @@
-// The registrar's reconcile loop against the simulator (design 5, spec "Webhook registration"):
+// The registrar's reconcile loop against the simulator:
 // exact bodies, reconcile at start-up, deletes of what is no longer wanted, retries, one run at a
 // time, and never a crash.
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { DOORBELL_NOTIFICATION_TYPES, LOCK_NOTIFICATION_TYPES, USER_NOTIFICATION
 import type { ClientEvent } from '../cloud-fixture.js';
 import { ALL_HOOKS, lockIds, manualTimers, registrarTestBed } from './registrar-harness.js';
 
-describe('design 5 / spec "Webhook registration" against the simulator', () => {
+describe('spec "Webhook registration" against the simulator', () => {
   const bed = registrarTestBed();
 
   it('"exact bodies of the spec": the simulator records url, POST, clientID, our header and token, all types', async () => {

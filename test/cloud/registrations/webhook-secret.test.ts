@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PREVIOUS_TOKEN_GRACE_MS, tokenFingerprint, WEBHOOK_SECRET_FILE, WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
 import { Storage } from '../../../src/storage.js';
 
-describe('design 5: the webhook token ("a random 32-byte secret kept in storage")', () => {
+describe('the webhook token ("a random 32-byte secret kept in storage")', () => {
   let dir: string;
   let storage: Storage;
   beforeEach(async () => {

@@ -1,4 +1,4 @@
-// Access tokens for callers, and 401s (design 4: "401 from the API: one refresh attempt; refresh
+// Access tokens for callers, and 401s ("401 from the API: one refresh attempt; refresh
 // 400: state 're-authorization needed', logged once with what to do").
 import { describe, expect, it } from 'vitest';
 
@@ -9,7 +9,7 @@ import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harne
 
 const bed = tokenTestBed();
 
-describe('design 4: 401 from the API: one refresh attempt, then "re-authorization needed"', () => {
+describe('401 from the API: one refresh attempt, then "re-authorization needed"', () => {
   it('a rejected access token gets one refresh and the caller a working token', async () => {
     const { sim } = await bed.boot();
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
@@ -35,7 +35,7 @@ describe('design 4: 401 from the API: one refresh attempt, then "re-authorizatio
     expect(sim.stats.grants).toBe(grants);
   });
 
-  it('issue 4.4: "50 concurrent callers needing a token during a refresh cause exactly one grant"', async () => {
+  it('"50 concurrent callers needing a token during a refresh cause exactly one grant"', async () => {
     const { sim } = await bed.boot({ latencyMs: 20 });
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
     await m.start();

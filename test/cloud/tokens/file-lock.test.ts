@@ -1,4 +1,4 @@
-// The lock file that makes the refresh grant single-flight across processes (design 4:
+// The lock file that makes the refresh grant single-flight across processes (
 // "never two refreshes at once, in one process or between the plugin and its UI server").
 import { spawn } from 'node:child_process';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { acquireFileLock, FileLockTimeoutError, processAlive } from '../../../src/cloud/tokens/file-lock.js';
 import { tempDirEachTest } from '../../fixtures/token-harness.js';
 
-describe('design 4: single flight "between the plugin and its UI server" (lock file)', () => {
+describe('single flight "between the plugin and its UI server" (lock file)', () => {
   const temp = tempDirEachTest();
 
   const fastWait = { pollMs: 10, waitMs: 200, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };

@@ -1,11 +1,11 @@
-// A failed token-endpoint outcome as a typed error (design 4: refresh 400 is "re-authorization
+// A failed token-endpoint outcome as a typed error (refresh 400 is "re-authorization
 // needed"; the rest is "try again later" or a setting to fix).
 import { describe, expect, it } from 'vitest';
 
 import { RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../../../src/cloud/http/errors.js';
 import { grantError } from '../../../src/cloud/tokens/grant-error.js';
 
-describe('design 4: what each failed grant means to the caller', () => {
+describe('what each failed grant means to the caller', () => {
   const what = 'The token renewal failed';
 
   it('400 is a refused grant, with the OAuth error code when the service sent one', () => {

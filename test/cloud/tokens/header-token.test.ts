@@ -1,4 +1,4 @@
-// Tokens from answers' headers (design 4: "Every API response's x-svc-access-token header is kept in
+// Tokens from answers' headers ("Every API response's x-svc-access-token header is kept in
 // memory at once and persisted at most once per 24 h").
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -7,7 +7,7 @@ import { readTokens, tokenTestBed } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();
 
-describe('design 4: header tokens are used at once and written at most once per 24 h (fake timers)', () => {
+describe('header tokens are used at once and written at most once per 24 h (fake timers)', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 0, 1) });
   });

@@ -1,4 +1,4 @@
-// The JWT's exp and iat (design 4: the refresh grant runs when the token nears expiry,
+// The JWT's exp and iat (the refresh grant runs when the token nears expiry,
 // "expires_in, or the JWT exp").
 import { describe, expect, it } from 'vitest';
 
@@ -7,7 +7,7 @@ import { decodeJwtTimes } from '../../../src/cloud/tokens/jwt.js';
 const jwt = (claims: object): string =>
   `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
 
-describe('design 4: refresh "when the token nears expiry (expires_in, or the JWT exp)"', () => {
+describe('refresh "when the token nears expiry (expires_in, or the JWT exp)"', () => {
   it('reads exp and iat of a JWT as epoch milliseconds', () => {
     expect(decodeJwtTimes(jwt({ exp: 1_800_000_000, iat: 1_700_000_000 }))).toEqual({ expiresAt: 1_800_000_000_000, issuedAt: 1_700_000_000_000 });
   });

@@ -1,4 +1,4 @@
-// The keep-alive timer (design 4: "A daily keep-alive call keeps the access token valid without
+// The keep-alive timer ("A daily keep-alive call keeps the access token valid without
 // spending the refresh token; the refresh grant runs when the token nears expiry").
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -11,7 +11,7 @@ const bed = tokenTestBed();
 
 const usersMeCalls = (sim: Simulator): number => sim.stats.byRoute['GET /api/users/me'] ?? sim.stats.byRoute['GET /users/me'] ?? 0;
 
-describe('design 4: daily keep-alive and expiry refresh (fake timers)', () => {
+describe('daily keep-alive and expiry refresh (fake timers)', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 0, 1) });
   });
@@ -35,7 +35,7 @@ describe('design 4: daily keep-alive and expiry refresh (fake timers)', () => {
     expect(m.state).toBe('linked');
   });
 
-  it('issue 13 item 9: the refresh token is spent (and saved first) well before its one-year limit, and the log says so', async () => {
+  it('the refresh token is spent (and saved first) well before its one-year limit, and the log says so', async () => {
     const { sim, storage } = await bed.boot();
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
     await m.start();

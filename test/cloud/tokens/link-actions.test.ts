@@ -1,5 +1,5 @@
 // What the settings UI does with the tokens: link (pasted refresh token, OAuth authorization code),
-// test the connection (design 4), and unlink (design 5: "User unlink ... deletes ... the tokens").
+// test the connection, and unlink ("User unlink ... deletes ... the tokens").
 import { describe, expect, it } from 'vitest';
 
 import { NotLinkedError, RefreshRejectedError, RequestRejectedError } from '../../../src/cloud/http/errors.js';
@@ -8,7 +8,7 @@ import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harne
 
 const bed = tokenTestBed();
 
-describe('design 4: the settings UI links the account and tests the connection', () => {
+describe('the settings UI links the account and tests the connection', () => {
   it('linkWithRefreshToken spends the pasted token once and links', async () => {
     const { sim } = await bed.boot();
     const m = bed.manager();
@@ -94,7 +94,7 @@ describe('design 4: the settings UI links the account and tests the connection',
   });
 });
 
-describe('design 5: unlink deletes the tokens, and the unlink survives restarts (issue 13 item 6)', () => {
+describe('unlink deletes the tokens, and the unlink survives restarts', () => {
   it('unlink() leaves a tombstone without any token and moves to unlinked', async () => {
     const { sim, storage } = await bed.boot();
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });

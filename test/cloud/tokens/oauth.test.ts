@@ -1,4 +1,4 @@
-// The token endpoint (spec "Token refresh", design 4): the form it is sent, and each answer as an
+// The token endpoint (spec "Token refresh"): the form it is sent, and each answer as an
 // outcome that tells whether the refresh token may have been spent.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -49,7 +49,7 @@ describe('spec "Token refresh": POST {authUrl}/access_token, form encoded with t
   });
 });
 
-describe('design 4: every answer says whether the refresh token may have been spent', () => {
+describe('every answer says whether the refresh token may have been spent', () => {
   it('400 is "rejected" (nothing spent), with the OAuth error only when it is a plain code', async () => {
     answer(400, '{"error":"invalid_grant"}');
     expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' });

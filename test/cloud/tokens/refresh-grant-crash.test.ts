@@ -152,7 +152,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe('design 4 / issue 4.3: SIGKILL at each step of a refresh, then restart', () => {
+describe('SIGKILL at each step of a refresh, then restart', () => {
   const cases = [
     { step: 'markerWritten', rotated: false, what: 'before the request' },
     { step: 'responseReceived', rotated: true, what: 'after the server rotated (headers arrived, body unread)' },
@@ -210,7 +210,7 @@ describe('design 4 / issue 4.3: SIGKILL at each step of a refresh, then restart'
   });
 });
 
-describe('design 4 / issue 4.4: "two processes refreshing at once cause exactly one grant"', () => {
+describe('"two processes refreshing at once cause exactly one grant"', () => {
   it('the second process waits for the lock, sees the rotation in the store and uses those tokens', async () => {
     await linkedStore();
     const grants = sim.stats.grants;

@@ -1,4 +1,4 @@
-// The refresh grant against the simulator (design 4): rotation with write-ahead, and for every
+// The refresh grant against the simulator: rotation with write-ahead, and for every
 // outcome of the token endpoint the right answer to "was the refresh token spent?".
 import { describe, expect, it } from 'vitest';
 
@@ -7,7 +7,7 @@ import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harne
 
 const bed = tokenTestBed();
 
-describe('design 4: refresh grant, write-ahead, validation', () => {
+describe('refresh grant, write-ahead, validation', () => {
   it('the refresh grant rotates the single-use refresh token and stores the successor before validation', async () => {
     const { sim, storage } = await bed.boot();
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
@@ -74,7 +74,7 @@ describe('design 4: refresh grant, write-ahead, validation', () => {
   });
 });
 
-describe('design 4: a token endpoint that answers 503 has not used the refresh token', () => {
+describe('a token endpoint that answers 503 has not used the refresh token', () => {
   it('keeps the refresh token, stays linked, and the next attempt renews with it', async () => {
     const { sim, storage } = await bed.boot();
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });
@@ -95,7 +95,7 @@ describe('design 4: a token endpoint that answers 503 has not used the refresh t
   });
 });
 
-describe('design 4 / issue 4.3: "rotation committed, response failed" (sim.faults.rotateThenFail)', () => {
+describe('"rotation committed, response failed" (sim.faults.rotateThenFail)', () => {
   for (const mode of ['drop', '500'] as const) {
     it(`${mode}: the spent refresh token is never sent again; the old access token stays in use and alive`, async () => {
       const { sim, storage } = await bed.boot();

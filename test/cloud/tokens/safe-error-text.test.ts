@@ -1,4 +1,4 @@
-// Error text for logs and the UI (design 4 / issue 4.5: no secret in any log line or error message).
+// Error text for logs and the UI (no secret in any log line or error message).
 import { describe, expect, it } from 'vitest';
 
 import { RefreshRejectedError } from '../../../src/cloud/http/errors.js';
@@ -6,7 +6,7 @@ import { FileLockTimeoutError } from '../../../src/cloud/tokens/file-lock.js';
 import { safeErrorText } from '../../../src/cloud/tokens/safe-error-text.js';
 import { StorageError } from '../../../src/storage.js';
 
-describe('design 4 / issue 4.5: error text never carries a foreign message', () => {
+describe('error text never carries a foreign message', () => {
   it('the plugin\'s own errors keep their words', () => {
     expect(safeErrorText(new RefreshRejectedError('The service refused it.'))).toBe('The service refused it.');
     expect(safeErrorText(new StorageError('/x/tokens.json is not valid JSON'))).toBe('/x/tokens.json is not valid JSON');

@@ -1,4 +1,4 @@
-// Config tokens are seeds (design 3): spent once, remembered by hash, replaced only by a new seed.
+// Config tokens are seeds: spent once, remembered by hash, replaced only by a new seed.
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harne
 
 const bed = tokenTestBed();
 
-describe('design 3: refreshToken / accessToken in config are seeds', () => {
+describe('refreshToken / accessToken in config are seeds', () => {
   it('a refresh-token seed is spent once for a validated access token; the store records its hash', async () => {
     const { sim, storage } = await bed.boot();
     const seed = sim.issueRefreshToken();
@@ -76,7 +76,7 @@ describe('design 3: refreshToken / accessToken in config are seeds', () => {
   });
 });
 
-describe('design 3: a new link remembers every seed it has seen ("compare a hash")', () => {
+describe('a new link remembers every seed it has seen ("compare a hash")', () => {
   const previous: TokenRecord = {
     version: 1,
     generation: 4,

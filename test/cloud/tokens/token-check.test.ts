@@ -1,4 +1,4 @@
-// GET /users/me as the check of access tokens (design 4: "New access tokens are checked with
+// GET /users/me as the check of access tokens ("New access tokens are checked with
 // GET {baseUrl}/users/me before the old one is discarded").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -9,7 +9,7 @@ import { closedPort, startLocalServer, type LocalServer } from '../local-server.
 
 const bed = tokenTestBed();
 
-describe('design 4: checkToken answers ok, unauthorized or inconclusive, and never throws', () => {
+describe('checkToken answers ok, unauthorized or inconclusive, and never throws', () => {
   let server: LocalServer;
   beforeEach(async () => {
     server = await startLocalServer();
@@ -65,7 +65,7 @@ describe('design 4: checkToken answers ok, unauthorized or inconclusive, and nev
   });
 });
 
-describe('design 4: a grant\'s new access token is checked before the old one is discarded', () => {
+describe('a grant\'s new access token is checked before the old one is discarded', () => {
   it('"keep both until validated": when GET /users/me cannot answer, the old access token stays in use and the new one waits', async () => {
     const { sim, storage } = await bed.boot();
     const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } });

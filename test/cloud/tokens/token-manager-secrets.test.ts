@@ -46,7 +46,7 @@ function recordingFetch(secrets: Set<string>): typeof fetch {
   };
 }
 
-describe('design 4 / issue 4.5: "no API key, client secret, token or webhook token appears in any log line or error message"', () => {
+describe('"no API key, client secret, token or webhook token appears in any log line or error message"', () => {
   it('the whole lifecycle with debug logging on', async () => {
     const secrets = new Set<string>([sim.account.apiKey, sim.account.clientSecret]);
     const messages: string[] = [];

@@ -1,4 +1,4 @@
-// The facade as the plugin and the settings UI server use it together (design 4: "Single-flight
+// The facade as the plugin and the settings UI server use it together ("Single-flight
 // ... between the plugin and its UI server"): one store, two processes' managers, and start-up.
 import { writeFile } from 'node:fs/promises';
 
@@ -10,7 +10,7 @@ import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harne
 
 const bed = tokenTestBed();
 
-describe('design 4: the plugin takes over what the settings UI server wrote to the store', () => {
+describe('the plugin takes over what the settings UI server wrote to the store', () => {
   it('syncWithStore adopts a link made by another manager on the same store, at once and without a grant', async () => {
     const { sim } = await bed.boot();
     const plugin = bed.manager();

@@ -1,9 +1,9 @@
-// The arithmetic of the keep-alive and refresh schedule (design 4).
+// The arithmetic of the keep-alive and refresh schedule.
 import { describe, expect, it } from 'vitest';
 
 import { DAY_MS, MAX_TIMER_MS, expiryOf, refreshDueAt, refreshMarginMs, retryDelayMs, timerDelay } from '../../../src/cloud/tokens/token-schedule.js';
 
-describe('design 4: refresh "when the token nears expiry (expires_in, or the JWT exp)"', () => {
+describe('refresh "when the token nears expiry (expires_in, or the JWT exp)"', () => {
   it('the JWT exp wins over expires_in; expires_in counts from receipt; neither means unknown', () => {
     expect(expiryOf(5_000, 100, 1_000)).toBe(5_000);
     expect(expiryOf(undefined, 100, 1_000)).toBe(101_000);

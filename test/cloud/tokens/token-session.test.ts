@@ -1,4 +1,4 @@
-// What the token manager knows now (design 4: a refused token is never used again; "re-authorization
+// What the token manager knows now (a refused token is never used again; "re-authorization
 // needed" is logged once with what to do).
 import { join } from 'node:path';
 
@@ -39,7 +39,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe('design 4: the record on disk decides which access token is in use', () => {
+describe('the record on disk decides which access token is in use', () => {
   it('adopting a record takes its access token with its times, and its link state and message', () => {
     session.adopt(record({ state: 'reauthorizationNeeded', message: 'refused' }));
     expect(session.current).toEqual({ token: 'access-1', expiresAt: 2_000, issuedAt: 1_000 });
@@ -82,7 +82,7 @@ describe('design 4: the record on disk decides which access token is in use', ()
   });
 });
 
-describe('design 4: link state changes reach listeners once, and "link again" is logged once', () => {
+describe('link state changes reach listeners once, and "link again" is logged once', () => {
   it('listeners hear each change once; a listener that throws does not stop the others', () => {
     const heard: LinkState[] = [];
     session.onStateChange(() => {
@@ -111,7 +111,7 @@ describe('design 4: link state changes reach listeners once, and "link again" is
   });
 });
 
-describe('design 4: work in flight is tracked until it settles', () => {
+describe('work in flight is tracked until it settles', () => {
   it('settled() waits for tracked work, failed work included', async () => {
     const order: string[] = [];
     let finish: () => void = () => undefined;

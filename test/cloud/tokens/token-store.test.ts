@@ -1,4 +1,4 @@
-// The token file (design 4: "Write-ahead persistence: ... written (temp file, fsync, rename)").
+// The token file ("Write-ahead persistence: ... written (temp file, fsync, rename)").
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -8,7 +8,7 @@ import { TokenStore, hashSeed } from '../../../src/cloud/tokens/token-store.js';
 import { Storage } from '../../../src/storage.js';
 import { tempDirEachTest } from '../../fixtures/token-harness.js';
 
-describe('design 4: the token file', () => {
+describe('the token file', () => {
   const temp = tempDirEachTest();
 
   it('every write bumps the generation and lands atomically with mode 0600', async () => {
