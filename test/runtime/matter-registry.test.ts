@@ -8,6 +8,7 @@ import { BridgeError } from '../../src/cloud/http/errors.js';
 import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { Publishers } from '../../src/runtime/device-publisher.js';
+import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
 import { matterOf, matterPublisher } from '../../src/runtime/matter-gate.js';
 import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/runtime/matter-registry.js';
 import type { WantedDevice } from '../../src/runtime/wanted-device.js';
@@ -174,9 +175,12 @@ describe('publishing follows the HAP registry', () => {
     const s = setup();
     s.publishers.sync([BELL], true);
     await settled(s);
+    vi.useFakeTimers();
     s.registry.doorbell('BELL-1')?.apply({ doorbellId: 'BELL-1', at: undefined, kind: 'doorbellPress', dvrId: 'dvr-1' }, ctx);
     s.registry.doorbell('BELL-1')?.apply({ doorbellId: 'BELL-1', at: undefined, kind: 'doorbellPress', dvrId: 'dvr-1' }, ctx);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A second press would come RING_SPACING_MS after the first: wait well past it.
+    await vi.advanceTimersByTimeAsync(5 * RING_SPACING_MS);
+    vi.useRealTimers();
     expect(s.fake.of('switch').map((c) => [c.uuid, c.action])).toEqual([
       [uuid('matter:doorbell:BELL-1'), 'press'],
       [uuid('matter:doorbell:BELL-1'), 'release'],
