@@ -1,24 +1,13 @@
 // Pure mapping of validated callback payloads to the device layer's DeviceEvent vocabulary
 // (src/model/events.ts), including the battery table of the HomeKit mapping and the route/path id
 // rules of section 6. No I/O.
+import { BATTERY_TABLE } from '../model/battery-table.js';
 import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
 import { ROUTE_KINDS } from './payloads.js';
 
-/** Level and low flag of each battery word, as HomeKit shows them. */
-export const BATTERY_TABLE: Record<string, { level: number; low: boolean }> = {
-  lock_state_battery_warning_none: { level: 100, low: false },
-  lock_state_battery_warning_2week: { level: 15, low: true },
-  lock_state_battery_warning_1week: { level: 10, low: true },
-  lock_state_battery_warning_2day: { level: 5, low: true },
-  keypad_battery_none: { level: 100, low: false },
-  keypad_battery_warning: { level: 20, low: true },
-  keypad_battery_critical: { level: 5, low: true },
-  battery_level_none: { level: 100, low: false },
-  battery_level_warning: { level: 20, low: true },
-  battery_level_critical: { level: 5, low: true },
-};
+export { BATTERY_TABLE } from '../model/battery-table.js';
 
 const RESERVED_ACTORS: Record<string, Actor['kind']> = {
   manualunlock: 'manual',

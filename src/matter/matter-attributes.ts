@@ -1,6 +1,7 @@
 // Pure mapping from the device state HomeKit shows to Matter attribute values. The
 // state comes from the HAP accessories' reducers; nothing here reduces events a second time.
 import type { LockState } from '../model/lock-state.js';
+import { BATTERY_TABLE } from '../model/battery-table.js';
 
 /** DoorLock.LockState: Locked 1, Unlocked 2; null while nobody has told us. */
 export type MatterLockState = 1 | 2 | null;
@@ -39,16 +40,6 @@ export function doorLockAttributes(state: Pick<LockState, 'lock'>): DoorLockAttr
   }
 }
 
-/** The service's battery words, per the design's 7c table; keypad batteries stay HAP-only. */
-const CHARGE_LEVEL: Record<string, BatChargeLevel> = {
-  lock_state_battery_warning_none: 0,
-  battery_level_none: 0,
-  lock_state_battery_warning_2week: 1,
-  lock_state_battery_warning_1week: 1,
-  battery_level_warning: 1,
-  lock_state_battery_warning_2day: 2,
-  battery_level_critical: 2,
-};
 
 /** Lowest HAP level of the battery table (2 days left, critical): anything at or under it is critical. */
 const CRITICAL_LEVEL = 5;
@@ -61,7 +52,7 @@ const CRITICAL_LEVEL = 5;
 export function powerSourceAttributes(battery: LockState['battery']): PowerSourceAttributes {
   const level = battery?.level ?? 100;
   const low = battery?.low ?? false;
-  const known = battery ? CHARGE_LEVEL[battery.raw] : 0;
+  const known = battery ? BATTERY_TABLE[battery.raw]?.charge : 0;
   const batChargeLevel: BatChargeLevel = known ?? (!low ? 0 : level <= CRITICAL_LEVEL ? 2 : 1);
   return { batChargeLevel, batPercentRemaining: Math.round(level * 2), batReplacementNeeded: batChargeLevel !== 0 };
 }

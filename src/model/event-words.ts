@@ -1,6 +1,7 @@
 // Plain-words lines for the event log: what happened, said the way a Homebridge user would say it.
 // Pure: no clock, no I/O. The time is shown beside the line by the UI, so it is not part of the words.
 import type { Actor, DeviceEvent } from './events.js';
+import { BATTERY_TABLE } from './battery-table.js';
 
 /** "Jane Doe", or undefined when the callback names nobody. */
 function personName(actor: Actor | undefined): string | undefined {
@@ -30,12 +31,6 @@ function who(actor: Actor | undefined): string {
   return personName(actor) ?? 'someone';
 }
 
-const LOCK_BATTERY_WORDS: Record<string, string> = {
-  lock_state_battery_warning_none: 'Lock battery OK',
-  lock_state_battery_warning_2week: 'Lock battery low: about 2 weeks left',
-  lock_state_battery_warning_1week: 'Lock battery low: about 1 week left',
-  lock_state_battery_warning_2day: 'Lock battery very low: about 2 days left, replace it soon',
-};
 
 const PIN_WORDS: Record<string, string> = {
   load: 'PIN added',
@@ -52,7 +47,7 @@ const ACCESS_WORDS: Record<string, string> = {
 };
 
 function batteryWords(device: 'lock' | 'keypad', level: number, low: boolean, raw: string): string {
-  const lockWords = device === 'lock' ? LOCK_BATTERY_WORDS[raw] : undefined;
+  const lockWords = device === 'lock' ? BATTERY_TABLE[raw]?.words : undefined;
   if (lockWords) return lockWords;
   const label = device === 'lock' ? 'Lock battery' : 'Keypad battery';
   if (!low) return `${label} OK`;
