@@ -5,6 +5,7 @@ import type { ApiClient } from '../cloud/http/api.js';
 import { discoverEachList, type DiscoveredDevices } from '../cloud/discovery.js';
 import type { LockAccessConfig } from '../config.js';
 import { errorText } from '../util/error-text.js';
+import { SingleRun } from '../util/single-run.js';
 import type { Logger } from '../util/logger.js';
 import type { DevicePublisher } from './device-publisher.js';
 import {
@@ -51,8 +52,13 @@ export interface ConvergenceDeps {
 }
 
 export class Convergence {
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runs = new SingleRun(
+    () => this.runOnce(),
+    (error: unknown) => {
+      this.deps.log.error(`Lock Access could not finish setting up with the service (${errorText(error)}); it tries again later.`);
+    },
+    () => this.deps.isStopped(),
+  );
   private firstRun = true;
   private membership: Membership = NO_MEMBERSHIP_CHANGES;
   private serviceLockNames: ReadonlyMap<string, string> = new Map();
@@ -73,22 +79,8 @@ export class Convergence {
   /** Starts a run, or asks the running one to repeat; `asFirstRun` repeats the first run's checks. */
   request(asFirstRun = false): void {
     if (asFirstRun) this.firstRun = true;
-    if (this.deps.isStopped() || this.deps.isIdle()) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.runOnce()
-      .catch((error: unknown) => {
-        this.deps.log.error(`Lock Access could not finish setting up with the service (${errorText(error)}); it tries again later.`);
-      })
-      .finally(() => {
-        this.running = undefined;
-        if (this.again && !this.deps.isStopped()) {
-          this.again = false;
-          this.request();
-        }
-      });
+    if (this.deps.isIdle()) return;
+    this.runs.request();
   }
 
   /** The user webhook added or removed a lock: it joins or leaves at once, and registrations follow. */

@@ -6,6 +6,7 @@
 import type { API, MatterAPI, MatterAccessory } from 'homebridge';
 
 import { errorText } from '../util/error-text.js';
+import { SingleRun } from '../util/single-run.js';
 import type { Logger } from '../util/logger.js';
 import { MatterDevice } from '../matter/matter-device.js';
 import type { EndpointPlan } from '../matter/matter-endpoints.js';
@@ -66,8 +67,14 @@ export class MatterRegistry implements DevicePublisher {
   /** The devices the runtime wants shown, from the latest sync. */
   private wanted: readonly WantedDevice[] = [];
   private authoritative = false;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runs = new SingleRun(
+    () => this.reconcileOnce(),
+    (error: unknown) => {
+      this.options.log.warn(`Matter: the endpoints could not be brought up to date (${errorText(error)}); trying again later.`);
+      this.scheduleRetry();
+    },
+    () => this.stopped,
+  );
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelay = MATTER_RETRY_FIRST_MS;
   private firstRun = true;
@@ -94,7 +101,7 @@ export class MatterRegistry implements DevicePublisher {
 
   /** Resolves when no reconcile is running or queued (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.runs.current) await this.runs.current;
   }
 
   /** HomeKit's registry was synced with these devices just before; the endpoints follow. */
@@ -127,23 +134,7 @@ export class MatterRegistry implements DevicePublisher {
 
   /** One reconcile at a time; a request meanwhile runs once more after it. */
   private reconcile(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.reconcileOnce()
-      .catch((error: unknown) => {
-        this.options.log.warn(`Matter: the endpoints could not be brought up to date (${errorText(error)}); trying again later.`);
-        this.scheduleRetry();
-      })
-      .finally(() => {
-        this.running = undefined;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.reconcile();
-        }
-      });
+    this.runs.request();
   }
 
   private async reconcileOnce(): Promise<void> {
