@@ -1,4 +1,4 @@
-// Design section 6, "Rejections are never silent": the service never retries a 401, so every
+// Rejections are never silent: the service never retries a 401, so every
 // refused callback is an event lost for good. A refusal that points at something the user can fix
 // (a wrong clock, a wrong API key, registrations carrying another token) becomes one warning with
 // what to do, at most once an hour per cause. Pure: the clock comes in with each call.

@@ -37,7 +37,7 @@ export interface MatterLockView {
   /** The name HomeKit shows (config, discovery or lock_name_changed). */
   name: string;
   doorSensor: boolean;
-  /** Design 7b: the lock is in HomeKit on its own; only its door sensor is published. */
+  /** The lock is in HomeKit on its own; only its door sensor is published. */
   doorSensorOnly?: boolean;
 }
 
