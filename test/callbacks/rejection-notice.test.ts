@@ -1,4 +1,4 @@
-// Design section 6, "Rejections are never silent": a warning with the measured offset and what to
+// Rejections are never silent: a warning with the measured offset and what to
 // do, at most once an hour per cause; the clock is injected, so the hour is exact.
 import { describe, expect, it } from 'vitest';
 

@@ -1,4 +1,4 @@
-// Issue 17.2: the plugin as a Homebridge child bridge (`_bridge` in its platform block). The child
+// the plugin as a Homebridge child bridge (`_bridge` in its platform block). The child
 // process is killed while callbacks arrive; Homebridge starts it again, the webhook listener comes
 // back on the same port without EADDRINUSE, and every callback that was answered 200 is in the
 // event log after the restart (the service never sends a 200-answered callback again).

@@ -1,5 +1,5 @@
 // What Apple Home sees: the built plugin in a real Homebridge against the simulator, checked through
-// a real paired HomeKit controller (hap-controller over HAP on 127.0.0.1). Design section 7.
+// a real paired HomeKit controller (hap-controller over HAP on 127.0.0.1).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 

@@ -1,6 +1,6 @@
 // What Google Home, Alexa and other Matter apps see: the built plugin in a real Homebridge 2 with
 // Matter on (loopback), against the simulator, checked through a real Matter controller in this
-// process (matter.js), commissioned with the QR payload the settings UI shows. Design section 7c.
+// process (matter.js), commissioned with the QR payload the settings UI shows.
 // One Homebridge for the whole file; vitest.config.ts runs it in a forked worker of its own.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Issue 17.1: the published package as users get it. `npm pack`, the tarball installed with
+// the published package as users get it. `npm pack`, the tarball installed with
 // --omit=dev into an empty folder (no devDependency can help it there), and a real Homebridge from
 // the registry running it against the simulator, on each Node and Homebridge of the support matrix:
 // the plugin loads, links, registers its webhooks, and a paired HomeKit controller sees a lock event.

@@ -1,4 +1,4 @@
-// Issue 17.3: the Homebridge verified-plugin checks, each as a test against a real Homebridge
+// the Homebridge verified-plugin checks, each as a test against a real Homebridge
 // running the built plugin. The README's Development section lists them with their status.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 2: the built plugin loads in a real Homebridge, stays calm with a broken or unreachable
+// the built plugin loads in a real Homebridge, stays calm with a broken or unreachable
 // config, and shuts down cleanly.
 import { afterEach, describe, expect, it } from 'vitest';
 

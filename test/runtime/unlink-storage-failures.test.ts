@@ -1,4 +1,4 @@
-// Issue 13 item 8: no path from a callback, a timer or the settings UI rejects unhandled when the
+// no path from a callback, a timer or the settings UI rejects unhandled when the
 // disk fails. Storage failures are injected into every unlink and token-write path; each ends in a
 // log line or an answer its caller handles, and the process sees no unhandled rejection.
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Issue 17.4: `npm start` shows everything. The demo (scripts/demo.ts) runs the simulator, a real
+// `npm start` shows everything. The demo (scripts/demo.ts) runs the simulator, a real
 // Homebridge with the plugin and the real Homebridge UI; a newcomer signs in with the printed
 // credentials, opens the plugin's settings page and watches it fill as the scripted day runs.
 // `--no-ui` keeps the terminal-only demo.

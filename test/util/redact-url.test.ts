@@ -1,4 +1,4 @@
-// Issue 13 item 10: user:password in webhook.publicUrl never reaches a log line or the status file.
+// user:password in webhook.publicUrl never reaches a log line or the status file.
 import { describe, expect, it } from 'vitest';
 
 import { redactUrlIn, withoutCredentials } from '../../src/util/redact-url.js';

@@ -1,4 +1,4 @@
-// Issue 4.5: "No secrets in logs": the whole token lifecycle with debug logging on, every secret
+// "No secrets in logs": the whole token lifecycle with debug logging on, every secret
 // that crossed the wire recorded, and not one of them in any log line, error message or status.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
