@@ -314,6 +314,16 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     }
   }, 120_000);
 
+  it('Keypad codes: the card lists whose code, its state and schedule, and the page never holds a code\'s digits', async () => {
+    await sim.fire('pin-managed', { lockId, state: 'load', pin: '987123' });
+    const rows = frame.locator('#keypad-codes tbody tr');
+    await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/added/);
+    const text = (await rows.allTextContents()).join('\n');
+    expect(text).toMatch(/Mon-Fri 08:00-18:00/);
+    expect(await frame.content()).not.toContain('987123');
+    for (const file of ['events.json', 'status.json']) expect(await readFile(join(storagePath, 'lock-access', file), 'utf8')).not.toContain('987123');
+  }, 60_000);
+
   it('Support: "Send a test event" (from the keyboard) proves the way from the service, and names what is wrong when the tunnel stops', async () => {
     const result = frame.locator('#test-event-result');
     await expect.poll(() => frame.locator('#test-event-lock option').count(), { timeout: 15_000 }).toBeGreaterThan(0);
