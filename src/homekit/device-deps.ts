@@ -1,5 +1,5 @@
-// What the device layer needs from outside, handed in by the runtime: Homebridge's API, the log, and
-// the cloud's abilities as plain functions, so nothing in src/devices imports src/cloud.
+// What the devices and their HomeKit views need from outside, handed in by the runtime: Homebridge's
+// API, the log, and the cloud's abilities as plain functions, so neither imports src/cloud.
 import type { API } from 'homebridge';
 
 import type { Logger } from '../util/logger.js';
@@ -18,10 +18,6 @@ export interface DeviceDeps {
   fetchImage: FetchImage;
   /** Keeps each door's Eve history on disk; without it the history lives in memory only. */
   doorHistory?: DoorHistorySource;
-  /** Epoch ms now (Date.now when absent): the door history's clock, and what saved ordering marks are checked against. */
+  /** Epoch ms now (Date.now when absent): the devices' clock, the door history's, and what saved ordering marks are checked against. */
   now?: () => number;
 }
-
-/** What each accessory uses of the shared dependencies. */
-export type LockDeps = Pick<DeviceDeps, 'api' | 'log' | 'operate' | 'describeCommandFailure' | 'doorHistory' | 'now'>;
-export type DoorbellDeps = Pick<DeviceDeps, 'api' | 'log' | 'fetchImage' | 'now'>;

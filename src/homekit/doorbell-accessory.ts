@@ -1,6 +1,6 @@
-// One HomeKit accessory per doorbell: a snapshot-only camera with the Doorbell service primary, so
-// Apple Home rings with a picture; a MotionSensor whose still becomes the camera picture.
-// Others (Matter) follow rings, motion and state through onChange(), after the 60 s age rule.
+// One HomeKit accessory per doorbell, a view of the doorbell device: a snapshot-only camera with the
+// Doorbell service primary, so Apple Home rings with a picture; a MotionSensor whose still becomes the
+// camera picture; the chime switch. It renders the device's changes and holds no state of its own.
 import type {
   API,
   CameraStreamingDelegate,
@@ -15,31 +15,20 @@ import type {
 } from 'homebridge';
 
 import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
 import { setAccessoryInformation } from './accessory-information.js';
-import { ChangeListeners, type ChangeListener } from '../model/change-listeners.js';
-import type { DoorbellDeps } from './device-deps.js';
-import { initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from '../model/doorbell-state.js';
-import type { DeliveryContext } from '../model/event-time.js';
-import type { DoorbellEvent } from '../model/events.js';
-import type { DoorbellChange, DoorbellFeed } from '../model/device-feeds.js';
-import { ContextSaver } from './persist-context.js';
+import type { DoorbellChange } from '../model/device-feeds.js';
+import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { acquireService, findService } from './services.js';
-import { ChimeSwitch } from './chime-switch.js';
-import { SnapshotCache } from './snapshot-cache.js';
+import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
+import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
 
-export interface DoorbellAccessoryEntry {
-  id: string;
-  name: string;
-  motionTimeoutSeconds: number;
+export interface DoorbellViewDeps {
+  api: API;
+  log: Logger;
+  /** Loads a motion still; deadlines and size limits are the fetcher's job. */
+  fetchImage: FetchImage;
 }
-
-export const DOORBELL_CONTEXT_KEY = 'lockAccessDoorbell';
-
-/**
- * An applied event with what it did now (`ring`, `motion` are false for a late, repeated or older
- * one), or the motion timeout ending motion.
- */
-export type { DoorbellChange } from '../model/device-feeds.js';
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
 
@@ -51,97 +40,53 @@ export function doorbellCategory(api: API): Categories {
   return api.hap.Categories.VIDEO_DOORBELL;
 }
 
-export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed {
-  private current: DoorbellState;
-  private entry: DoorbellAccessoryEntry;
-  private readonly saver: ContextSaver;
+export class DoorbellAccessory implements CameraStreamingDelegate {
   private readonly snapshots: SnapshotCache;
-  private readonly changes: ChangeListeners<DoorbellChange>;
-  private readonly chime: ChimeSwitch;
-  private motionTimer: NodeJS.Timeout | undefined;
-  private disposed = false;
+  private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly deps: DoorbellDeps,
+    private readonly deps: DoorbellViewDeps,
     private readonly accessory: PlatformAccessory,
-    entry: DoorbellAccessoryEntry,
+    private readonly device: DoorbellDevice,
   ) {
-    this.entry = { ...entry };
-    const stored: unknown = (accessory.context as Record<string, unknown>)[DOORBELL_CONTEXT_KEY];
-    const cached = parseDoorbellState(stored);
-    if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
-    this.current = cached === undefined ? initialDoorbellState() : repairDoorbellMarks(cached, (deps.now ?? Date.now)());
-    this.saver = new ContextSaver(deps.api, accessory);
-    this.changes = new ChangeListeners(deps.log, () => this.entry.name);
-    this.chime = new ChimeSwitch(deps.api, accessory, deps.log);
     this.snapshots = new SnapshotCache(deps.fetchImage, (message) => {
-      this.deps.log.warn(`${this.entry.name}: could not load the motion picture (${message}); Apple Home shows a placeholder.`);
+      this.deps.log.warn(`${this.device.name}: could not load the motion picture (${message}); Apple Home shows a placeholder.`);
     });
-    const lastImage = this.current.lastMotion?.imageUrl;
-    if (lastImage !== undefined) this.snapshots.restore(lastImage, this.current.lastMotion?.fallbackImageUrl);
+    const lastMotion = device.state.lastMotion;
+    if (lastMotion?.imageUrl !== undefined) this.snapshots.restore(lastMotion.imageUrl, lastMotion.fallbackImageUrl);
     this.converge();
     this.configureCamera();
-    // Motion never outlives a restart: its timer is gone.
-    findService(accessory, deps.api.hap.Service.MotionSensor)?.updateCharacteristic(deps.api.hap.Characteristic.MotionDetected, false);
-    this.store();
-  }
-
-  get state(): DoorbellState {
-    return this.current;
-  }
-
-  apply(event: DoorbellEvent, context: DeliveryContext): void {
-    if (this.disposed) return;
-    if (event.doorbellId !== this.entry.id) {
-      this.deps.log.debug(`${this.entry.name}: ignored an event for another doorbell (${event.doorbellId}).`);
-      return;
-    }
-    const reduced = reduceDoorbell(this.current, event, context);
-    this.current = reduced.state;
-    // With the chime off a press is recorded but rings nothing (HomeKit or Matter).
-    const muted = reduced.ring && !this.chime.on;
-    const result = muted ? { ...reduced, ring: false } : reduced;
-    const { Service: S, Characteristic: C } = this.deps.api.hap;
-    // HomeKit and followers first, then the log line (a synchronous write that can wait on a slow reader).
-    // An event, not a state: sendEventNotification notifies even when the value is unchanged.
-    if (result.ring) findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
-    else if (result.motion) this.startMotion();
-    this.changes.emit({ cause: 'event', state: this.current, event, ring: result.ring, motion: result.motion });
-    if (result.ring) {
-      this.deps.log.info(`${this.entry.name}: doorbell pressed.`);
-    } else if (muted) {
-      this.deps.log.info(`${this.entry.name}: doorbell pressed; the chime is off, so no phone or HomePod rings.`);
-    } else if (result.motion) {
-      this.deps.log.info(`${this.entry.name}: motion detected.`);
-    } else if (result.quietReason !== undefined) {
-      this.deps.log.info(`${this.entry.name}: ${result.text}, but ${result.quietReason}, so no phone is notified.`);
-    } else {
-      this.deps.log.info(`${this.entry.name}: ${result.text}.`);
-    }
-    // After HomeKit has been told: fetching the new still starts a download, which can wait.
-    // Retries of a still that fails for a moment fit inside the motion window.
-    if (result.snapshotUrl !== undefined) this.snapshots.setSource(result.snapshotUrl, result.snapshotFallbackUrl, this.entry.motionTimeoutSeconds * 1000);
-    this.store();
-  }
-
-  update(entry: DoorbellAccessoryEntry): void {
-    if (this.disposed) return;
-    this.entry = { ...entry };
-    this.converge();
-    this.store();
-  }
-
-  /** Follows every applied event and the end of motion; returns the function that stops following. */
-  onChange(listener: ChangeListener<DoorbellChange>): () => void {
-    return this.changes.add(listener);
+    this.showMotion(device.motion);
+    this.unsubscribe = device.onChange((change) => {
+      this.changed(change);
+    });
   }
 
   dispose(): void {
-    this.disposed = true;
-    if (this.motionTimer) clearTimeout(this.motionTimer);
-    this.motionTimer = undefined;
-    this.changes.clear();
-    this.saver.dispose();
+    this.unsubscribe();
+  }
+
+  private changed(change: DoorbellChange): void {
+    switch (change.cause) {
+      case 'event': {
+        const { Service: S, Characteristic: C } = this.deps.api.hap;
+        // An event, not a state: sendEventNotification notifies even when the value is unchanged.
+        if (change.ring) findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
+        else if (change.motion) this.showMotion(true);
+        // Fetching the new still starts a download, which can wait; its retries fit the motion window.
+        if (change.snapshot) this.snapshots.setSource(change.snapshot.url, change.snapshot.fallbackUrl, this.device.entry.motionTimeoutSeconds * 1000);
+        return;
+      }
+      case 'motionEnded':
+        this.showMotion(false);
+        return;
+      case 'chime':
+        renderChimeSwitch(this.deps.api, this.accessory, change.on);
+        return;
+      case 'entry':
+        this.converge();
+        return;
+    }
   }
 
   // ---- CameraStreamingDelegate: snapshots only; live streams are refused cleanly ----
@@ -153,7 +98,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
   }
 
   prepareStream(_request: PrepareStreamRequest, callback: PrepareStreamCallback): void {
-    this.deps.log.info(`${this.entry.name}: ${LIVE_VIDEO_REFUSAL}.`);
+    this.deps.log.info(`${this.device.name}: ${LIVE_VIDEO_REFUSAL}.`);
     callback(new Error(LIVE_VIDEO_REFUSAL));
   }
 
@@ -167,14 +112,14 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
 
   private converge(): void {
     const { Service: S, Characteristic: C } = this.deps.api.hap;
-    const name = this.entry.name;
+    const { name } = this.device;
     if (this.accessory.displayName !== name) this.accessory.updateDisplayName(name);
-    setAccessoryInformation(this.deps.api, this.accessory, { model: 'Video Doorbell', serial: this.entry.id, name });
+    setAccessoryInformation(this.deps.api, this.accessory, { model: 'Video Doorbell', serial: this.device.entry.id, name });
     const doorbell = acquireService(this.accessory, S.Doorbell, name);
     doorbell.setPrimaryService(true);
     doorbell.updateCharacteristic(C.Name, name);
     acquireService(this.accessory, S.MotionSensor, `${name} Motion`).updateCharacteristic(C.Name, `${name} Motion`);
-    this.chime.converge(name);
+    convergeChimeSwitch(this.deps.api, this.accessory, this.device, name);
     // The camera controller owns its stream-management service; anything else is no longer valid.
     const wanted = new Set([S.AccessoryInformation.UUID, S.Doorbell.UUID, S.MotionSensor.UUID, S.CameraRTPStreamManagement.UUID, S.Switch.UUID]);
     for (const service of [...this.accessory.services]) {
@@ -217,26 +162,12 @@ export class DoorbellAccessory implements CameraStreamingDelegate, DoorbellFeed 
       this.accessory.configureController(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.
-      this.deps.log.warn(`${this.entry.name}: the camera could not be set up (${errorText(error)}).`);
+      this.deps.log.warn(`${this.device.name}: the camera could not be set up (${errorText(error)}).`);
     }
   }
 
-  private startMotion(): void {
+  private showMotion(on: boolean): void {
     const { Service: S, Characteristic: C } = this.deps.api.hap;
-    const motion = findService(this.accessory, S.MotionSensor);
-    motion?.updateCharacteristic(C.MotionDetected, true);
-    // New motion restarts the countdown.
-    if (this.motionTimer) clearTimeout(this.motionTimer);
-    this.motionTimer = setTimeout(() => {
-      this.motionTimer = undefined;
-      findService(this.accessory, S.MotionSensor)?.updateCharacteristic(C.MotionDetected, false);
-      this.changes.emit({ cause: 'motionEnded', state: this.current });
-    }, this.entry.motionTimeoutSeconds * 1000);
-    this.motionTimer.unref();
-  }
-
-  private store(): void {
-    (this.accessory.context as Record<string, unknown>)[DOORBELL_CONTEXT_KEY] = this.current;
-    this.saver.schedule();
+    findService(this.accessory, S.MotionSensor)?.updateCharacteristic(C.MotionDetected, on);
   }
 }

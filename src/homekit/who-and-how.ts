@@ -6,7 +6,7 @@ import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorHistorySource } from './door-history-store.js';
 import { EVE_HISTORY_SERVICE_UUID } from './eve-characteristics.js';
 import { EveDoorHistory } from './eve-door-service.js';
-import type { LockEvent } from '../model/events.js';
+import type { LockChange } from '../model/device-feeds.js';
 import { LAST_ACTION, commandAction, lastActionOf } from '../model/last-action.js';
 import { AUTO_LOCK_ORIGIN } from '../model/lock-guard.js';
 import { convergeLockManagement, showLastAction } from './lock-management-service.js';
@@ -22,9 +22,6 @@ export interface WhoAndHowShape {
   contact: Service | undefined;
 }
 
-/** The lock callback within this long after the plugin's own auto-lock is attributed to it. */
-const AUTO_LOCK_FOLLOW_MS = 60_000;
-
 /** Reasons a person's trigger stays quiet that someone waiting for an automation wants to read. */
 const WORTH_SAYING = new Set(['it arrived more than 60 seconds late', 'the same event arrived twice', 'an older event arrived after a newer one']);
 
@@ -34,11 +31,9 @@ export class WhoAndHow {
   private peopleIds: ReadonlySet<string> = new Set();
   private lockServices = true;
   private lastFired: string | undefined;
-  /** When the plugin last sent its own auto-lock: the lock callback that follows is that, not a person. */
-  private autoLockAt: number | undefined;
 
   constructor(
-    private readonly deps: { api: API; log: Logger; now?: () => number; doorHistory?: DoorHistorySource },
+    private readonly deps: { api: API; log: Logger; now?: (() => number) | undefined; doorHistory?: DoorHistorySource | undefined },
     private readonly accessory: PlatformAccessory,
     lockId: string,
   ) {
@@ -62,14 +57,15 @@ export class WhoAndHow {
   }
 
   /**
-   * Every event of this lock after the lock's state took it; `applied` false when the ordering rule
-   * found it older than one already applied. `lockName` names the lock in log lines.
+   * Every event of this lock after the lock device took it, applied or found older than one already
+   * applied (a stale one). `lockName` names the lock in log lines.
    */
-  apply(event: LockEvent, context: { receivedAt: number; signedAt: number; applied: boolean }, lockName: string): void {
-    if (this.followsAutoLock(event, context.receivedAt)) {
+  apply(change: Extract<LockChange, { cause: 'event' | 'stale' }>, lockName: string): void {
+    const { event } = change;
+    const context = { ...change.context, applied: change.cause === 'event' };
+    if (change.byAutoLock) {
       // The lock callback that follows the plugin's own auto-lock: secured by the auto-secure
       // timeout, and no person's trigger fires (nobody locked it).
-      this.autoLockAt = undefined;
       if (context.applied && this.lockServices) showLastAction(this.deps.api, this.accessory, LAST_ACTION.securedByAutoSecureTimeout);
       return;
     }
@@ -98,14 +94,5 @@ export class WhoAndHow {
     if (!this.lockServices) return;
     const autoLock = origin === AUTO_LOCK_ORIGIN && action === 'lock';
     showLastAction(this.deps.api, this.accessory, autoLock ? LAST_ACTION.securedByAutoSecureTimeout : commandAction(action));
-  }
-
-  /** The plugin sent its own auto-lock at `at`. */
-  autoLockSent(at: number): void {
-    this.autoLockAt = at;
-  }
-
-  private followsAutoLock(event: LockEvent, receivedAt: number): boolean {
-    return this.autoLockAt !== undefined && event.kind === 'lockState' && event.source === 'operation' && event.state === 'locked' && receivedAt - this.autoLockAt <= AUTO_LOCK_FOLLOW_MS && receivedAt >= this.autoLockAt;
   }
 }

@@ -37,8 +37,9 @@ export function lockSource(lock: LockFeed, options: LockSourceOptions): MatterSo
     device: `lock:${options.id}`,
     plans: () => lockEndpoints(view(), lock.state),
     follow: (follower) =>
-      lock.onChange(() => {
-        follower.change();
+      lock.onChange((change) => {
+        // Only what moved the state reaches Matter: a stale event, a failed command or an alert did not.
+        if (change.cause === 'event' || change.cause === 'command' || change.cause === 'entry') follower.change();
       }),
     handlers: (plan) =>
       plan.deviceType === 'DoorLock'
@@ -47,27 +48,17 @@ export function lockSource(lock: LockFeed, options: LockSourceOptions): MatterSo
   };
 }
 
-/**
- * A doorbell. Motion is on from an applied motion event until the accessory's motion timeout ends
- * it; a source made while motion is on (after a config change) starts with it off, as a restart does.
- */
+/** A doorbell. Motion is the device's: on from an applied motion event until its timeout ends it. */
 export function doorbellSource(doorbell: DoorbellFeed, view: MatterDoorbellView): MatterSource {
-  let motion = false;
   return {
     device: `doorbell:${view.id}`,
-    plans: () => doorbellEndpoints(view, motion),
+    plans: () => doorbellEndpoints(view, doorbell.motion),
     follow: (follower) =>
       doorbell.onChange((change) => {
-        // Only rings and motion reach Matter; a late, repeated or older event did neither.
-        if (change.cause === 'motionEnded') {
-          motion = false;
-          follower.change();
-        } else if (change.ring) {
-          follower.ring();
-        } else if (change.motion) {
-          motion = true;
-          follower.change();
-        }
+        // Only rings and motion reach Matter; a late, repeated or older event, or a muted press, did neither.
+        if (change.cause === 'motionEnded') follower.change();
+        else if (change.cause === 'event' && change.ring) follower.ring();
+        else if (change.cause === 'event' && change.motion) follower.change();
       }),
     handlers: () => undefined,
   };

@@ -1,18 +1,38 @@
-// What a view of a device follows: its applied changes, and (for a lock) its state, its name and a
-// way to send it a command. HomeKit owns these today; Matter and the status file depend only on
-// this shape, never on the HomeKit classes, so either view can change without the other.
+// What a view of a device follows: its changes, its state, its name and (for a lock) a way to send
+// it a command. HomeKit, Matter and the status file depend only on this shape, never on each other.
 import type { ChangeListener } from './change-listeners.js';
 import type { DoorbellState } from './doorbell-state.js';
+import type { DeliveryContext } from './event-time.js';
 import type { DoorbellEvent, LockEvent } from './events.js';
 import type { LockAction } from './lock-commands.js';
 import type { LockState } from './lock-state.js';
 
-/** An applied change: a callback event the reducer took, or a remote command that succeeded. */
-export type LockChange = { cause: 'event'; state: LockState; event: LockEvent } | { cause: 'command'; state: LockState; action: LockAction };
+/** The guard's alerts: the door left open, the lock left unlocked, each past its delay. */
+export interface GuardAlerts {
+  leftOpen: boolean;
+  leftUnlocked: boolean;
+}
+
+export type LockChange =
+  /** A callback event the reducer took. `byAutoLock`: the lock callback that follows the plugin's own auto-lock. */
+  | { cause: 'event'; state: LockState; event: LockEvent; context: DeliveryContext; byAutoLock: boolean }
+  /** A callback event older than the last of its kind: it changed nothing, yet person triggers explain why they stay quiet. */
+  | { cause: 'stale'; state: LockState; event: LockEvent; context: DeliveryContext; byAutoLock: boolean }
+  /** A remote command succeeded. `settled`: no newer wish waits, so the target settles on this state. */
+  | { cause: 'command'; state: LockState; action: LockAction; origin: string; settled: boolean }
+  /** A remote command failed (already logged). `superseded`: a newer wish waits, so the target stays. */
+  | { cause: 'commandFailed'; state: LockState; action: LockAction; origin: string; superseded: boolean }
+  /** Config or discovery changed the entry (name, door sensor, people, guard delays). */
+  | { cause: 'entry'; state: LockState }
+  /** The guard's alerts changed. */
+  | { cause: 'alerts'; state: LockState; alerts: GuardAlerts };
 
 export type DoorbellChange =
-  | { cause: 'event'; state: DoorbellState; event: DoorbellEvent; ring: boolean; motion: boolean }
-  | { cause: 'motionEnded'; state: DoorbellState };
+  /** `ring` and `motion` say what the event does now: false for a late, repeated or older one, or a press while the chime is off (`muted`). */
+  | { cause: 'event'; state: DoorbellState; event: DoorbellEvent; ring: boolean; motion: boolean; muted: boolean; snapshot?: { url: string; fallbackUrl?: string } }
+  | { cause: 'motionEnded'; state: DoorbellState }
+  | { cause: 'chime'; state: DoorbellState; on: boolean }
+  | { cause: 'entry'; state: DoorbellState };
 
 export interface LockFeed {
   readonly state: LockState;
@@ -23,5 +43,8 @@ export interface LockFeed {
 }
 
 export interface DoorbellFeed {
+  readonly state: DoorbellState;
+  /** Motion seen and its timeout not over yet. */
+  readonly motion: boolean;
   onChange(listener: ChangeListener<DoorbellChange>): () => void;
 }

@@ -6,15 +6,12 @@
 // and the lock's bridge online, checked again at the moment of sending. Anything else (the door
 // open, ajar or unknown, any lock event, a command from Apple Home, the bridge going offline)
 // cancels the countdown; a new one starts from the moment the conditions hold again.
+import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import type { LockChange, LockFeed } from './device-feeds.js';
+import type { GuardAlerts, LockChange, LockFeed } from './device-feeds.js';
 import type { LockState } from './lock-state.js';
 
-export interface GuardClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type { GuardAlerts } from './device-feeds.js';
 
 export interface GuardSettings {
   /** Whether the lock has a door sensor: without one, auto-lock never runs. */
@@ -23,11 +20,6 @@ export interface GuardSettings {
   autoLockSeconds: number;
   leftOpenSeconds: number;
   leftUnlockedSeconds: number;
-}
-
-export interface GuardAlerts {
-  leftOpen: boolean;
-  leftUnlocked: boolean;
 }
 
 /** Who the auto-lock's commands are from, as the lock's change feed and log lines say it. */
@@ -44,7 +36,7 @@ const doorLeftOpen = (state: LockState) => state.door === 'open' || state.door =
 export interface LockGuardDeps {
   lock: LockFeed;
   settings(): GuardSettings;
-  clock: GuardClock;
+  clock: Clock;
   log: Logger;
   /** The alerts changed (the "Left Open" / "Left Unlocked" sensors follow). */
   onAlerts(alerts: GuardAlerts): void;
@@ -90,6 +82,8 @@ export class LockGuard {
   }
 
   private changed(change: LockChange): void {
+    // A stale event changed nothing, a failed command moved nothing, and alerts are the guard's own.
+    if (change.cause === 'stale' || change.cause === 'commandFailed' || change.cause === 'alerts') return;
     const lockMoved = (change.cause === 'event' && change.event.kind === 'lockState') || change.cause === 'command';
     if (change.cause === 'event' && change.event.kind === 'lockState' && change.state.lock === 'locked') this.gaveUp = false;
     if (change.cause === 'command' && change.action === 'unlock') this.gaveUp = false;

@@ -2,10 +2,14 @@
 // wanted device list, and unregisters in one sweep what is no longer wanted.
 import type { API, PlatformAccessory } from 'homebridge';
 
+import { accessoryStore } from '../homekit/context-store.js';
 import type { DeviceDeps } from '../homekit/device-deps.js';
 import { DoorbellAccessory, doorbellUuid } from '../homekit/doorbell-accessory.js';
 import { LockAccessory, lockUuid } from '../homekit/lock-accessory.js';
+import { DoorbellDevice, type DoorbellEntry } from '../model/doorbell-device.js';
+import { LockDevice, type LockEntry } from '../model/lock-device.js';
 import type { Person } from '../model/person-triggers.js';
+import { clockWithNow } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import type { DevicePublisher } from './device-publisher.js';
@@ -23,12 +27,20 @@ export interface AccessoryRegistryOptions {
   cached: readonly PlatformAccessory[];
   /** A trigger switch per person on every lock. */
   people?: readonly Person[];
+  /** A lock's bridge went offline or came back (by an event or a command): the status file follows. */
+  reachabilityChanged?: (lockId: string) => void;
+}
+
+/** A device and its HomeKit view, made and disposed together. */
+interface Served<D> {
+  device: D;
+  view: { dispose(): void };
 }
 
 export class AccessoryRegistry implements DevicePublisher {
   private readonly accessories = new Map<string, PlatformAccessory>();
-  private readonly locks = new Map<string, LockAccessory>();
-  private readonly doorbells = new Map<string, DoorbellAccessory>();
+  private readonly locks = new Map<string, Served<LockDevice>>();
+  private readonly doorbells = new Map<string, Served<DoorbellDevice>>();
   /** Accessories the bridge refused (full at 149): their devices run, HomeKit does not show them. */
   private readonly unpublished = new Set<string>();
 
@@ -46,12 +58,12 @@ export class AccessoryRegistry implements DevicePublisher {
     return devices;
   }
 
-  lock(id: string): LockAccessory | undefined {
-    return this.locks.get(id);
+  lock(id: string): LockDevice | undefined {
+    return this.locks.get(id)?.device;
   }
 
-  doorbell(id: string): DoorbellAccessory | undefined {
-    return this.doorbells.get(id);
+  doorbell(id: string): DoorbellDevice | undefined {
+    return this.doorbells.get(id)?.device;
   }
 
   lockIds(): string[] {
@@ -64,7 +76,7 @@ export class AccessoryRegistry implements DevicePublisher {
 
   /** The name Apple Home shows (config, discovery or lock_name_changed), or the id for an unknown device. */
   nameOf(kind: DeviceKind, id: string): string {
-    return (kind === 'lock' ? this.locks.get(id)?.name : this.accessories.get(this.uuidOf(kind, id))?.displayName) ?? id;
+    return (kind === 'lock' ? this.locks.get(id)?.device.name : this.accessories.get(this.uuidOf(kind, id))?.displayName) ?? id;
   }
 
   /**
@@ -115,8 +127,7 @@ export class AccessoryRegistry implements DevicePublisher {
   }
 
   disposeAll(): void {
-    for (const lock of this.locks.values()) lock.dispose();
-    for (const doorbell of this.doorbells.values()) doorbell.dispose();
+    for (const served of [...this.locks.values(), ...this.doorbells.values()]) dispose(served);
     this.locks.clear();
     this.doorbells.clear();
   }
@@ -191,33 +202,50 @@ export class AccessoryRegistry implements DevicePublisher {
     context[CONTEXT_KEY] = { ...device };
 
     if (device.kind === 'lock') {
-      const entry = {
+      const entry: LockEntry = {
         id: device.id, name: device.name, doorSensor: device.doorSensor, doorSensorOnly: device.doorSensorOnly === true, people: this.options.people ?? [],
         autoLockSeconds: device.autoLockSeconds, leftOpenSeconds: device.leftOpenSeconds, leftUnlockedSeconds: device.leftUnlockedSeconds,
       };
       const existing = this.locks.get(device.id);
-      if (existing) existing.update(entry);
-      else this.locks.set(device.id, new LockAccessory(this.options.deps, accessory, entry));
+      if (existing) existing.device.update(entry);
+      else this.locks.set(device.id, this.serveLock(accessory, entry));
     } else {
-      const entry = { id: device.id, name: device.name, motionTimeoutSeconds: device.motionTimeoutSeconds };
+      const entry: DoorbellEntry = { id: device.id, name: device.name, motionTimeoutSeconds: device.motionTimeoutSeconds };
       const existing = this.doorbells.get(device.id);
-      if (existing) existing.update(entry);
-      else this.doorbells.set(device.id, new DoorbellAccessory(this.options.deps, accessory, entry));
+      if (existing) existing.device.update(entry);
+      else this.doorbells.set(device.id, this.serveDoorbell(accessory, entry));
     }
     return { accessory, created, changed };
+  }
+
+  private serveLock(accessory: PlatformAccessory, entry: LockEntry): Served<LockDevice> {
+    const { api, deps, reachabilityChanged } = this.options;
+    const device = new LockDevice({ log: deps.log, operate: deps.operate, describeCommandFailure: deps.describeCommandFailure, store: accessoryStore(api, accessory, deps.now), clock: clockWithNow(deps.now) }, entry);
+    const view = new LockAccessory({ api, log: deps.log, doorHistory: deps.doorHistory, now: deps.now }, accessory, device);
+    // One follower for every way reachability changes: an online notice, a status report, a command.
+    let online = device.state.online;
+    device.onChange((change) => {
+      if (change.state.online === online) return;
+      online = change.state.online;
+      reachabilityChanged?.(entry.id);
+    });
+    return { device, view };
+  }
+
+  private serveDoorbell(accessory: PlatformAccessory, entry: DoorbellEntry): Served<DoorbellDevice> {
+    const { api, deps } = this.options;
+    const device = new DoorbellDevice({ log: deps.log, store: accessoryStore(api, accessory, deps.now), clock: clockWithNow(deps.now) }, entry);
+    return { device, view: new DoorbellAccessory({ api, log: deps.log, fetchImage: deps.fetchImage }, accessory, device) };
   }
 
   private forget(accessory: PlatformAccessory): void {
     this.accessories.delete(accessory.UUID);
     const parsed = wantedDeviceSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
     if (!parsed.success) return;
-    if (parsed.data.kind === 'lock') {
-      this.locks.get(parsed.data.id)?.dispose();
-      this.locks.delete(parsed.data.id);
-    } else {
-      this.doorbells.get(parsed.data.id)?.dispose();
-      this.doorbells.delete(parsed.data.id);
-    }
+    const served = parsed.data.kind === 'lock' ? this.locks : this.doorbells;
+    const held = served.get(parsed.data.id);
+    if (held) dispose(held);
+    served.delete(parsed.data.id);
   }
 }
 
@@ -225,4 +253,10 @@ export class AccessoryRegistry implements DevicePublisher {
 function isBridged(accessory: PlatformAccessory): boolean {
   const hap = (accessory as unknown as { _associatedHAPAccessory?: { bridged?: boolean } })._associatedHAPAccessory;
   return hap?.bridged === true;
+}
+
+/** The view first: it stops following before the device clears its followers. */
+function dispose(served: Served<{ dispose(): void }>): void {
+  served.view.dispose();
+  served.device.dispose();
 }

@@ -1,11 +1,10 @@
 // Hands each acknowledged callback's events to the device they name, keyed by device id: to its
 // accessory (which applies and logs them) and to the event log and status. What an event means
-// beyond its device (a membership change, the account's deletion, a bridge going on- or offline) is
+// beyond its device (a membership change, the account's deletion) is
 // passed to functions the runtime injects, so the router knows no registry, cloud or status file.
 import type { DeliveryContext } from '../model/event-time.js';
 import { describeEvent } from '../model/event-words.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../model/events.js';
-import { reachabilityProof } from '../model/reachability.js';
 import type { Logger } from '../util/logger.js';
 import type { DeviceKind } from './wanted-device.js';
 
@@ -35,8 +34,6 @@ export interface EventRouterDeps {
   record(routed: RoutedEvent): void;
   /** The user webhook said a lock was added to or removed from the account. */
   membershipChanged(lockId: string, change: 'added' | 'removed'): void;
-  /** A lock's bridge reported online or offline, or a status report proved it answers. */
-  onlineChanged(lockId: string): void;
   /** The account was deleted (a lifecycle callback). */
   accountDeleted(): void;
   /** After each callback's events (receiver counters). */
@@ -59,7 +56,6 @@ export class EventRouter {
           deps.membershipChanged(event.lockId, event.change);
         }
         this.deliver('lock', event.lockId, deps.lock(event.lockId), event, context);
-        if (event.kind === 'online' || reachabilityProof(event) !== undefined) deps.onlineChanged(event.lockId);
       } else if (isDoorbellEvent(event)) {
         this.deliver('doorbell', event.doorbellId, deps.doorbell(event.doorbellId), event, context);
       } else {

@@ -12,8 +12,8 @@ import { MatterDevice } from '../matter/matter-device.js';
 import type { EndpointPlan } from '../matter/matter-endpoints.js';
 import { MatterPublisher } from '../matter/matter-publisher.js';
 import { doorbellSource, lockSource, type MatterSource } from '../matter/matter-sources.js';
-import type { DoorbellAccessory } from '../homekit/doorbell-accessory.js';
-import type { LockAccessory } from '../homekit/lock-accessory.js';
+import type { DoorbellDevice } from '../model/doorbell-device.js';
+import type { LockDevice } from '../model/lock-device.js';
 import { CommandSupersededError, type LockAction } from '../model/lock-commands.js';
 import type { DevicePublisher } from './device-publisher.js';
 import { deviceKey, type DeviceKind, type WantedDevice } from './wanted-device.js';
@@ -24,10 +24,10 @@ const MATTER_ORIGIN = 'a Matter controller';
 export const MATTER_RETRY_FIRST_MS = 30_000;
 export const MATTER_RETRY_MAX_MS = 10 * 60_000;
 
-/** What Matter needs of HomeKit's accessory registry: the accessories whose state it follows. */
+/** What Matter needs of the device registry: the devices whose state it follows. */
 export interface ServedAccessories {
-  lock(id: string): LockAccessory | undefined;
-  doorbell(id: string): DoorbellAccessory | undefined;
+  lock(id: string): LockDevice | undefined;
+  doorbell(id: string): DoorbellDevice | undefined;
 }
 
 export interface MatterRegistryOptions {

@@ -26,7 +26,6 @@ import { pluginVersion } from '../util/plugin-version.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { AccessoryRegistry } from './accessory-registry.js';
 import { describeCommandFailure } from './command-failure.js';
-import { CommandReachability } from './command-reachability.js';
 import { Convergence } from './convergence.js';
 import { Publishers, type DevicePublisher } from './device-publisher.js';
 import { EventRouter } from './event-router.js';
@@ -129,9 +128,11 @@ export class Runtime {
       cached: this.options.cachedAccessories,
       people: peopleOf(config),
       deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage, doorHistory },
+      reachabilityChanged: () => {
+        publisher.devices(registry);
+      },
     });
     const publishers = new Publishers(registry, log);
-    publishers.add(new CommandReachability({ lock: (id) => registry.lock(id), reachabilityChanged: () => { publisher.devices(registry); } }));
     for (const make of this.options.publishers ?? []) publishers.add(make(registry));
     this.publishers = publishers;
     const convergence = new Convergence({
@@ -166,9 +167,6 @@ export class Runtime {
       },
       membershipChanged: (lockId, change) => {
         convergence.membershipChanged(lockId, change);
-      },
-      onlineChanged: () => {
-        publisher.devices(registry);
       },
       accountDeleted: () => {
         // Nobody awaits this: a failure (the token file could not be deleted) is logged, never left unhandled.

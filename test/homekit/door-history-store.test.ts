@@ -6,10 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { DoorHistoryFiles, doorHistoryFileName } from '../../src/homekit/door-history-store.js';
 import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.js';
-import { LockAccessory, lockUuid } from '../../src/homekit/lock-accessory.js';
+import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { Storage } from '../../src/storage.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
+import { serveLock } from './serve-device.js';
 
 const api = hapEnvs[0]?.api;
 if (!api) throw new Error('no Homebridge API for the test');
@@ -53,7 +54,7 @@ describe('door history stored under <storagePath>/lock-access/, bounded', () => 
     const { log } = captureLog();
     let files = await DoorHistoryFiles.open(storage, log);
     const now = 1_800_000_000_000;
-    const first = new LockAccessory({ api, log, operate: () => Promise.resolve(), describeCommandFailure, now: () => now + 5_000_000, doorHistory: files }, newAccessory(api, 'Front Door', lockUuid(api, 'L1')), { id: 'L1', name: 'Front Door', doorSensor: true });
+    const first = serveLock({ api, log, operate: () => Promise.resolve(), describeCommandFailure, now: () => now + 5_000_000, doorHistory: files }, newAccessory(api, 'Front Door', lockUuid(api, 'L1')), { id: 'L1', name: 'Front Door', doorSensor: true });
     for (let i = 0; i < 1500; i += 1) first.apply({ lockId: 'L1', at: now + i * 1000, kind: 'doorState', state: i % 2 === 0 ? 'open' : 'closed' }, { receivedAt: now + 5_000_000, signedAt: now });
     first.dispose();
     await files.flush();
@@ -64,7 +65,7 @@ describe('door history stored under <storagePath>/lock-access/, bounded', () => 
     expect(saved.history.timesOpened).toBe(750);
     files = await DoorHistoryFiles.open(storage, log);
     const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-    const again = new LockAccessory({ api, log, operate: () => Promise.resolve(), describeCommandFailure, now: () => now + 5_000_000, doorHistory: files }, accessory, { id: 'L1', name: 'Front Door', doorSensor: true });
+    const again = serveLock({ api, log, operate: () => Promise.resolve(), describeCommandFailure, now: () => now + 5_000_000, doorHistory: files }, accessory, { id: 'L1', name: 'Front Door', doorSensor: true });
     const times = accessory.services.flatMap((s) => s.characteristics).find((c) => c.UUID.startsWith('E863F129'));
     expect(times?.value).toBe(750);
     expect(accessory.services.some((s) => s.UUID === EVE_HISTORY_SERVICE_UUID)).toBe(true);

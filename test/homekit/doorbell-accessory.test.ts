@@ -3,11 +3,13 @@ import { readFile } from 'node:fs/promises';
 import type { PlatformAccessory } from 'homebridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import type { DoorbellDeps } from '../../src/homekit/device-deps.js';
-import { DOORBELL_CONTEXT_KEY, DoorbellAccessory, doorbellCategory, doorbellUuid, LIVE_VIDEO_REFUSAL, type DoorbellChange } from '../../src/homekit/doorbell-accessory.js';
+import { doorbellCategory, doorbellUuid, LIVE_VIDEO_REFUSAL } from '../../src/homekit/doorbell-accessory.js';
 import type { DoorbellEvent } from '../../src/model/events.js';
 import { ImageFetchError } from '../../src/homekit/snapshot-cache.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
+import { cameraOf, serveDoorbell, type DoorbellDeps } from './serve-device.js';
+import { DOORBELL_STATE_KEY, type DoorbellDevice } from '../../src/model/doorbell-device.js';
+import type { DoorbellChange } from '../../src/model/device-feeds.js';
 
 const placeholderBytes = await readFile(new URL('../../src/assets/placeholder.jpg', import.meta.url));
 const NOW = 1_700_000_000_000;
@@ -27,7 +29,7 @@ function camera(accessory: PlatformAccessory): HapCamera {
 
 describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
-  const made: DoorbellAccessory[] = [];
+  const made: DoorbellDevice[] = [];
   afterEach(() => {
     for (const doorbell of made.splice(0)) doorbell.dispose();
     vi.useRealTimers();
@@ -47,7 +49,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
         }),
     };
     const accessory = options.accessory ?? newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-    const doorbell = new DoorbellAccessory(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30 });
+    const doorbell = serveDoorbell(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30 });
     made.push(doorbell);
     const rings: unknown[] = [];
     service(accessory, S.Doorbell)
@@ -74,13 +76,13 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
     it('live video is refused cleanly: prepareStream and start answer with an error, stop succeeds', () => {
       const { doorbell } = setup();
       const prepared = vi.fn();
-      doorbell.prepareStream({} as never, prepared);
+      cameraOf(doorbell).prepareStream({} as never, prepared);
       expect(prepared).toHaveBeenCalledWith(expect.objectContaining({ message: LIVE_VIDEO_REFUSAL }));
       const started = vi.fn();
-      doorbell.handleStreamRequest({ type: api.hap.StreamRequestTypes.START } as never, started);
+      cameraOf(doorbell).handleStreamRequest({ type: api.hap.StreamRequestTypes.START } as never, started);
       expect(started).toHaveBeenCalledWith(expect.any(Error));
       const stopped = vi.fn();
-      doorbell.handleStreamRequest({ type: api.hap.StreamRequestTypes.STOP, sessionID: 'x' } as never, stopped);
+      cameraOf(doorbell).handleStreamRequest({ type: api.hap.StreamRequestTypes.STOP, sessionID: 'x' } as never, stopped);
       expect(stopped).toHaveBeenCalledWith();
     });
   });
@@ -189,7 +191,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
 
     it('a bad context starts fresh', () => {
       const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-      (accessory.context as Record<string, unknown>)[DOORBELL_CONTEXT_KEY] = { version: 1, lastPress: 'yesterday' };
+      (accessory.context as Record<string, unknown>)[DOORBELL_STATE_KEY] = { version: 1, lastPress: 'yesterday' };
       const { doorbell, captured } = setup({ accessory });
       expect(doorbell.state.lastPress).toBeNull();
       expect(captured.text('warn')).toMatch(/starts fresh/);

@@ -3,12 +3,13 @@
 import type { PlatformAccessory } from 'homebridge';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import type { DoorbellDeps, LockDeps } from '../../src/homekit/device-deps.js';
-import { DoorbellAccessory, doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
-import { LockAccessory, lockUuid, type LockAccessoryEntry } from '../../src/homekit/lock-accessory.js';
+import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
+import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import type { DoorbellEvent, LockEvent } from '../../src/model/events.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
+import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps } from './serve-device.js';
+import { type LockEntry } from '../../src/model/lock-device.js';
 
 const owner = { kind: 'person', userId: 'u-owner', firstName: 'Alex', lastName: 'Example' } as const;
 
@@ -23,11 +24,11 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     vi.useRealTimers();
   });
 
-  function lockSetup(entry: Partial<LockAccessoryEntry> = {}, accessory: PlatformAccessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'))) {
+  function lockSetup(entry: Partial<LockEntry> = {}, accessory: PlatformAccessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'))) {
     const captured = captureLog();
     const operated: string[] = [];
     const deps: LockDeps = { api, log: captured.log, operate: (_id, action) => { operated.push(action); return Promise.resolve(); }, describeCommandFailure, now: () => Date.now() };
-    const lock = new LockAccessory(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: true, people: [{ userId: 'u-owner', name: 'Alex' }], ...entry });
+    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: true, people: [{ userId: 'u-owner', name: 'Alex' }], ...entry });
     made.push(lock);
     return { lock, accessory, operated, captured };
   }
@@ -108,7 +109,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     function bellSetup(accessory: PlatformAccessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'))) {
       const captured = captureLog();
       const deps: DoorbellDeps = { api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('x')) };
-      const bell = new DoorbellAccessory(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
+      const bell = serveDoorbell(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
       made.push(bell);
       const rings: unknown[] = [];
       service(accessory, S.Doorbell).getCharacteristic(C.ProgrammableSwitchEvent).on('change', (change: { newValue: unknown }) => rings.push(change.newValue));

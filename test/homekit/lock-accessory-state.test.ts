@@ -4,11 +4,12 @@ import type { PlatformAccessory } from 'homebridge';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { LockEvent } from '../../src/model/events.js';
-import type { LockDeps } from '../../src/homekit/device-deps.js';
-import { KEYPAD_SUBTYPE, LOCK_CONTEXT_KEY, LockAccessory, lockUuid } from '../../src/homekit/lock-accessory.js';
+import { KEYPAD_SUBTYPE, lockUuid } from '../../src/homekit/lock-accessory.js';
 import { initialLockState, type LockState } from '../../src/model/lock-state.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
+import { serveLock, type LockDeps } from './serve-device.js';
+import { LOCK_STATE_KEY, type LockDevice } from '../../src/model/lock-device.js';
 
 const NOW = Date.UTC(2026, 5, 1);
 const YEAR = 365 * 86_400_000;
@@ -26,7 +27,7 @@ const settle = async () => {
 
 describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
-  const made: LockAccessory[] = [];
+  const made: LockDevice[] = [];
   afterEach(() => {
     for (const lock of made.splice(0)) lock.dispose();
   });
@@ -35,7 +36,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     const captured = captureLog();
     const deps: LockDeps = { api, log: captured.log, operate: options.operate ?? (() => Promise.resolve()), describeCommandFailure, now: () => NOW };
     const accessory = options.accessory ?? newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-    const lock = new LockAccessory(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
     made.push(lock);
     return { accessory, lock, captured };
   }
@@ -167,7 +168,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     it('marks cached by an older version in the future are repaired at start-up, with a line in the log', () => {
       const old = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
       const saved: LockState = { ...initialLockState(), lock: 'locked', lastAt: { lock: NOW + YEAR } };
-      (old.context as Record<string, unknown>)[LOCK_CONTEXT_KEY] = saved;
+      (old.context as Record<string, unknown>)[LOCK_STATE_KEY] = saved;
       const { accessory, lock, captured } = setup({ accessory: old });
       expect(lock.state.lastAt.lock).toBe(NOW);
       expect(captured.text('info')).toMatch(/saved event times lay in the future/);

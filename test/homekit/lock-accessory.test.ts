@@ -4,11 +4,13 @@ import type { PlatformAccessory } from 'homebridge';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { BridgeError, RequestRejectedError, type BridgeProblem } from '../../src/cloud/http/errors.js';
-import type { LockDeps } from '../../src/homekit/device-deps.js';
 import type { LockEvent } from '../../src/model/events.js';
-import { KEYPAD_SUBTYPE, LOCK_CONTEXT_KEY, LockAccessory, lockCategory, lockUuid, type LockChange } from '../../src/homekit/lock-accessory.js';
+import { KEYPAD_SUBTYPE, lockCategory, lockUuid } from '../../src/homekit/lock-accessory.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, read, restart, service, type CharacteristicType, type ServiceType } from './hap-env.js';
+import { serveLock, type LockDeps } from './serve-device.js';
+import { LOCK_STATE_KEY, type LockDevice } from '../../src/model/lock-device.js';
+import type { LockChange } from '../../src/model/device-feeds.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const ctx = { receivedAt: 1_700_000_000_000, signedAt: 1_700_000_000_000 };
@@ -22,7 +24,7 @@ const settle = async () => {
 
 describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
-  const made: LockAccessory[] = [];
+  const made: LockDevice[] = [];
   afterEach(() => {
     for (const lock of made.splice(0)) lock.dispose();
   });
@@ -47,7 +49,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       describeCommandFailure,
     };
     const accessory = options.accessory ?? newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-    const lock = new LockAccessory(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
     made.push(lock);
     const value = (type: ServiceType, characteristic: CharacteristicType, subtype?: string) => service(accessory, type, subtype).getCharacteristic(characteristic).value;
     return { accessory, lock, calls, captured, value, deps };
@@ -190,7 +192,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
 
     it('"a bad context starts fresh" with a warning', () => {
       const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-      (accessory.context as Record<string, unknown>)[LOCK_CONTEXT_KEY] = { version: 1, lock: 'sideways' };
+      (accessory.context as Record<string, unknown>)[LOCK_STATE_KEY] = { version: 1, lock: 'sideways' };
       const { value, captured } = setup({ accessory });
       expect(value(S.LockMechanism, C.LockCurrentState)).toBe(C.LockCurrentState.UNKNOWN);
       expect(captured.text('warn')).toMatch(/could not be read, so it starts fresh/);
@@ -297,17 +299,18 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
   });
 
   describe('other publishers follow the same lock state and share its command serialiser', () => {
-    it('onChange gets every applied event with the new state; an event ordering ignores gives nothing; unsubscribing stops it', () => {
+    it('onChange gets every applied event with the new state; an event ordering ignores comes as stale and moves nothing; unsubscribing stops it', () => {
       const { lock } = setup();
       const changes: LockChange[] = [];
       const stop = lock.onChange((change) => changes.push(change));
       lock.apply(lockEv('locked', 2_000), ctx);
       lock.apply(lockEv('unlocked', 1_000), ctx);
-      expect(changes).toHaveLength(1);
-      expect(changes[0]).toMatchObject({ cause: 'event', state: { lock: 'locked' }, event: { kind: 'lockState', state: 'locked' } });
+      expect(changes).toHaveLength(2);
+      expect(changes[0]).toMatchObject({ cause: 'event', state: { lock: 'locked' }, event: { kind: 'lockState', state: 'locked' }, context: ctx, byAutoLock: false });
+      expect(changes[1]).toMatchObject({ cause: 'stale', state: { lock: 'locked' }, event: { kind: 'lockState', state: 'unlocked' } });
       stop();
       lock.apply(lockEv('unlocked', 3_000), ctx);
-      expect(changes).toHaveLength(1);
+      expect(changes).toHaveLength(2);
     });
 
     it('a command that succeeded is a change too, so a follower sees what HomeKit shows', async () => {
@@ -318,7 +321,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       await settle();
       calls[0]?.resolve();
       await settle();
-      expect(changes).toEqual([{ cause: 'command', state: lock.state, action: 'lock' }]);
+      expect(changes).toEqual([{ cause: 'command', state: lock.state, action: 'lock', origin: 'Apple Home', settled: true }]);
       expect(lock.state.lock).toBe('locked');
     });
 

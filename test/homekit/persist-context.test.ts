@@ -2,10 +2,11 @@ import type { EventEmitter } from 'node:events';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { LockAccessory, lockUuid } from '../../src/homekit/lock-accessory.js';
+import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import { CONTEXT_SAVE_MAX_DELAY_MS, CONTEXT_SAVE_QUIET_MS, flushContextSaves } from '../../src/homekit/persist-context.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
+import { serveLock } from './serve-device.js';
 
 describe.each(hapEnvs)('cached state is saved to the accessory cache soon after a change ($label)', ({ api }) => {
   afterEach(() => {
@@ -21,7 +22,7 @@ describe.each(hapEnvs)('cached state is saved to the accessory cache soon after 
     emitter.on('updatePlatformAccessories', listener);
     const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'SAVE'));
     if (bridged) new api.hap.Bridge('Test Bridge', api.hap.uuid.generate('bridge:save')).addBridgedAccessory(accessory._associatedHAPAccessory);
-    const lock = new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve(), describeCommandFailure }, accessory, { id: 'SAVE', name: 'Front Door', doorSensor: false });
+    const lock = serveLock({ api, log: captureLog().log, operate: () => Promise.resolve(), describeCommandFailure }, accessory, { id: 'SAVE', name: 'Front Door', doorSensor: false });
     return { lock, accessory, updates, done: () => emitter.off('updatePlatformAccessories', listener) };
   }
 
@@ -101,7 +102,7 @@ describe.each(hapEnvs)('cached state is saved to the accessory cache soon after 
     const locks = ['B1', 'B2', 'B3'].map((id) => {
       const accessory = newAccessory(api, `Door ${id}`, lockUuid(api, id));
       bridge.addBridgedAccessory(accessory._associatedHAPAccessory);
-      return { accessory, lock: new LockAccessory({ api, log: captureLog().log, operate: () => Promise.resolve(), describeCommandFailure }, accessory, { id, name: `Door ${id}`, doorSensor: false }) };
+      return { accessory, lock: serveLock({ api, log: captureLog().log, operate: () => Promise.resolve(), describeCommandFailure }, accessory, { id, name: `Door ${id}`, doorSensor: false }) };
     });
     vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
     updates.length = 0;

@@ -5,11 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { Actor, LockEvent } from '../../src/model/events.js';
 import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.js';
-import type { LockDeps } from '../../src/homekit/device-deps.js';
-import { LockAccessory, lockUuid, type LockAccessoryEntry } from '../../src/homekit/lock-accessory.js';
+import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import type { Person } from '../../src/model/person-triggers.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
+import { serveLock, type LockDeps } from './serve-device.js';
+import { type LockDevice, type LockEntry } from '../../src/model/lock-device.js';
 
 const NOW = 1_800_000_000_000;
 const ctx = { receivedAt: NOW, signedAt: NOW };
@@ -25,17 +26,17 @@ const door = (state: 'open' | 'closed' | 'ajar', at: number): LockEvent => ({ lo
 
 describe.each(hapEnvs)('who and how on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
-  const made: LockAccessory[] = [];
+  const made: LockDevice[] = [];
   afterEach(() => {
     for (const lock of made.splice(0)) lock.dispose();
   });
 
   let clock = NOW;
-  function setup(entry: Partial<LockAccessoryEntry> = {}, accessory: PlatformAccessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'))) {
+  function setup(entry: Partial<LockEntry> = {}, accessory: PlatformAccessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'))) {
     clock = NOW;
     const captured = captureLog();
     const deps: LockDeps = { api, log: captured.log, operate: () => Promise.resolve(), describeCommandFailure, now: () => clock };
-    const lock = new LockAccessory(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: false, ...entry });
+    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: false, ...entry });
     made.push(lock);
     return { lock, accessory, captured };
   }

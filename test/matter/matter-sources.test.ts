@@ -2,15 +2,15 @@
 // device state for HAP and Matter, one command path, and rings only when HomeKit rings.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { DoorbellAccessory, doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
+import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
 import type { DoorbellEvent, LockEvent } from '../../src/model/events.js';
-import type { DoorbellDeps, LockDeps } from '../../src/homekit/device-deps.js';
-import { LockAccessory, lockUuid } from '../../src/homekit/lock-accessory.js';
+import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import { CommandSupersededError, type LockAction } from '../../src/model/lock-commands.js';
 import { doorbellSource, lockSource } from '../../src/matter/matter-sources.js';
 import { BridgeError } from '../../src/cloud/http/errors.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, newAccessory, service } from '../homekit/hap-env.js';
+import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps } from '../homekit/serve-device.js';
 
 // Matter exists on Homebridge 2 only.
 const [hb2] = hapEnvs;
@@ -45,7 +45,7 @@ function lockSetup(options: { doorSensor?: boolean } = {}) {
       }),
   };
   const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-  const lock = new LockAccessory(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+  const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
   made.push(lock);
   const commanded: LockAction[] = [];
   const source = lockSource(lock, {
@@ -159,7 +159,7 @@ describe('the doorbell reaches Matter only when HomeKit rings', () => {
   function bellSetup(motionTimeoutSeconds = 30) {
     const deps: DoorbellDeps = { api, log: captureLog().log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')) };
     const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-    const doorbell = new DoorbellAccessory(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds });
+    const doorbell = serveDoorbell(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds });
     made.push(doorbell);
     const source = doorbellSource(doorbell, { id: 'D1', name: 'Front Doorbell' });
     const heard: string[] = [];

@@ -27,7 +27,7 @@ class FakeLock implements LockFeed {
       return Promise.reject(new Error('the lock\'s Wi-Fi bridge is busy (423)'));
     }
     this.state = { ...this.state, lock: action === 'lock' ? 'locked' : 'unlocked' };
-    this.listeners.emit({ cause: 'command', state: this.state, action });
+    this.listeners.emit({ cause: 'command', state: this.state, action, origin, settled: true });
     return Promise.resolve();
   }
 
@@ -39,7 +39,7 @@ class FakeLock implements LockFeed {
       : kind === 'online'
         ? { kind, lockId: 'L1', at: undefined, online: this.state.online } as LockEvent
         : { kind: 'lockState', lockId: 'L1', at: undefined, state: this.state.lock === 'locked' ? 'locked' : 'unlocked', source: 'operation', device: 'lock', actor: { kind: 'person', userId: 'u' } } as LockEvent;
-    this.listeners.emit({ cause: 'event', state: this.state, event });
+    this.listeners.emit({ cause: 'event', state: this.state, event, context: { receivedAt: Date.now(), signedAt: Date.now() }, byAutoLock: false });
   }
 }
 

@@ -49,7 +49,6 @@ function setup(options: { locks?: string[]; doorbells?: string[]; idle?: boolean
       calls.push(`membership ${lockId} ${change}`);
       options.onMembership?.(lockId);
     },
-    onlineChanged: (lockId) => calls.push(`online ${lockId}`),
     accountDeleted: () => calls.push('account deleted'),
     routed: () => calls.push('routed'),
     isIdle: () => options.idle ?? false,
@@ -90,22 +89,6 @@ describe('each event goes to the device it names, keyed by device id', () => {
     const { router, calls } = setup({ locks: ['L1'] });
     router.route([locked('L1', 1), locked('L1', 2)], context);
     expect(calls).toEqual(['routed']);
-  });
-});
-
-describe('systemstatus online/offline updates the device list', () => {
-  it('an online or offline report is passed on after the lock applied it', () => {
-    const { router, calls, locks } = setup({ locks: ['L1'] });
-    router.route([online('L1', false)], context);
-    expect(locks.got.get('L1')).toHaveLength(1);
-    expect(calls).toEqual(['online L1', 'routed']);
-  });
-
-  it('a status report, which proves an offline bridge reachable, is passed on too; an operation is not', () => {
-    const { router, calls } = setup({ locks: ['L1'] });
-    const status: LockEvent = { lockId: 'L1', at: NOW, kind: 'lockState', state: 'locked', source: 'status', device: 'lock', actor: person };
-    router.route([status, locked('L1', NOW)], context);
-    expect(calls).toEqual(['online L1', 'routed']);
   });
 });
 

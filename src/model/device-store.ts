@@ -1,0 +1,25 @@
+// Where a device keeps what must survive a restart (its state, a delay changed from HomeKit, the
+// chime switch). The model says what to keep under which key; the runtime decides where it lives
+// (today the accessory cache Homebridge saves) and when it is written.
+export interface DeviceStore {
+  read(key: string): unknown;
+  /**
+   * Keeps `value` under `key`. `batched` (state that changes with every event) is written with the
+   * next quiet moment; `now` (a choice the user made) is written at once.
+   */
+  write(key: string, value: unknown, when: 'batched' | 'now'): void;
+  /** The device is gone: nothing more is written for it. */
+  dispose(): void;
+}
+
+/** A store that keeps values in memory only (a device whose accessory Homebridge does not hold). */
+export function memoryStore(initial: Record<string, unknown> = {}): DeviceStore {
+  const values: Record<string, unknown> = { ...initial };
+  return {
+    read: (key) => values[key],
+    write: (key, value) => {
+      values[key] = value;
+    },
+    dispose: () => undefined,
+  };
+}

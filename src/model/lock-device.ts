@@ -1,0 +1,266 @@
+// One lock's truth: its state, the events applied to it, its one command queue, its guard
+// (auto-lock and the "left open / left unlocked" alerts) and what it keeps across restarts. HomeKit
+// and Matter are views that follow its changes and send it commands; neither holds state of its own.
+import type { Clock } from '../util/clock.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { ChangeListeners, type ChangeListener } from './change-listeners.js';
+import type { GuardAlerts, LockChange, LockFeed } from './device-feeds.js';
+import type { DeviceStore } from './device-store.js';
+import type { DeliveryContext } from './event-time.js';
+import type { LockEvent } from './events.js';
+import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
+import { LockGuard, type GuardSettings } from './lock-guard.js';
+import { commandSucceeded, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
+import type { Person } from './person-triggers.js';
+import type { ReachabilityProof } from './reachability.js';
+
+export interface LockEntry {
+  id: string;
+  name: string;
+  doorSensor: boolean;
+  /** The lock itself is in HomeKit on its own: only its door sensor is shown here. */
+  doorSensorOnly?: boolean | undefined;
+  /** Whose unlocks and locks get a trigger of their own. */
+  people?: readonly Person[] | undefined;
+  /** The guard (absent or 0: off). */
+  autoLockSeconds?: number | undefined;
+  leftOpenSeconds?: number | undefined;
+  leftUnlockedSeconds?: number | undefined;
+}
+
+export interface LockDeviceDeps {
+  log: Logger;
+  /** Sends a remote command; rejects when the service or the lock's bridge refused it. */
+  operate(lockId: string, action: LockAction): Promise<void>;
+  /** Plain words for why a command failed, ending with a full stop. */
+  describeCommandFailure(error: unknown): string;
+  store: DeviceStore;
+  clock: Clock;
+}
+
+/** Where the state is kept (the key predates the model and stays, so saved state carries over). */
+export const LOCK_STATE_KEY = 'lockAccess';
+/** The auto-lock delay changed from HomeKit, with the config value it was changed against. */
+export const GUARD_DELAY_KEY = 'lockAccessGuard';
+/** The lock callback within this long after the plugin's own auto-lock is attributed to it. */
+export const AUTO_LOCK_FOLLOW_MS = 60_000;
+/** The longest auto-lock delay HomeKit can set (AutoSecurityTimeout is in seconds). */
+const MAX_AUTO_LOCK_SECONDS = 3600;
+
+interface SavedDelay {
+  configSeconds: number;
+  homekitSeconds: number;
+}
+
+function savedDelay(raw: unknown): SavedDelay | undefined {
+  const value = raw as Partial<SavedDelay> | undefined;
+  return typeof value?.configSeconds === 'number' && typeof value.homekitSeconds === 'number' ? { configSeconds: value.configSeconds, homekitSeconds: value.homekitSeconds } : undefined;
+}
+
+/** What of an entry the guard depends on: a change restarts its countdowns. */
+function guardPart(entry: LockEntry): string {
+  return JSON.stringify([entry.doorSensor, entry.doorSensorOnly === true, entry.autoLockSeconds ?? 0, entry.leftOpenSeconds ?? 0, entry.leftUnlockedSeconds ?? 0]);
+}
+
+export class LockDevice implements LockFeed {
+  private current: LockState;
+  private entryValue: LockEntry;
+  private readonly commands: LockCommands;
+  private readonly changes: ChangeListeners<LockChange>;
+  private readonly guard: LockGuard;
+  /** Who asked last for each action; the command that runs logs it. */
+  private readonly origins: Record<LockAction, string> = { lock: 'Apple Home', unlock: 'Apple Home' };
+  /** When the plugin last sent its own auto-lock: the lock callback that follows is that, not a person. */
+  private autoLockAt: number | undefined;
+  private warnedNoSensor = false;
+  private disposed = false;
+
+  constructor(
+    private readonly deps: LockDeviceDeps,
+    entry: LockEntry,
+  ) {
+    this.entryValue = { ...entry };
+    const stored = deps.store.read(LOCK_STATE_KEY);
+    const cached = parseLockState(stored);
+    if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
+    const repaired = cached === undefined ? undefined : repairLockMarks(cached, deps.clock.now());
+    if (repaired !== cached) deps.log.info(`${entry.name}: the saved event times lay in the future (a lock clock that ran ahead), so ordering starts again from now.`);
+    this.current = withEntryName(repaired ?? initialLockState(), entry.name);
+    this.commands = new LockCommands((action) => this.execute(action));
+    this.changes = new ChangeListeners(deps.log, () => this.name);
+    this.guard = new LockGuard({
+      lock: this,
+      settings: () => this.guardSettings(),
+      clock: deps.clock,
+      log: deps.log,
+      onAlerts: (alerts) => {
+        this.changes.emit({ cause: 'alerts', state: this.current, alerts });
+      },
+      onAutoLockSent: (at) => {
+        this.autoLockAt = at;
+      },
+    });
+    this.warnIfAutoLockBlind();
+    this.store();
+  }
+
+  get state(): LockState {
+    return this.current;
+  }
+
+  get entry(): Readonly<LockEntry> {
+    return this.entryValue;
+  }
+
+  get name(): string {
+    return lockDisplayName(this.current, this.entryValue.name);
+  }
+
+  get alerts(): GuardAlerts {
+    return this.guard.current;
+  }
+
+  /** Follows every change; returns the function that stops following. */
+  onChange(listener: ChangeListener<LockChange>): () => void {
+    return this.changes.add(listener);
+  }
+
+  /** Applies one callback event (already verified, parsed and de-duplicated by the receiver). */
+  apply(event: LockEvent, context: DeliveryContext): void {
+    if (this.disposed) return;
+    if (event.lockId !== this.entryValue.id) {
+      this.deps.log.debug(`${this.name}: ignored an event for another lock (${event.lockId}).`);
+      return;
+    }
+    const wasOnline = this.current.online;
+    const result = reduceLock(this.current, event, context);
+    this.current = result.state;
+    const byAutoLock = this.followsAutoLock(event, context.receivedAt);
+    if (byAutoLock) this.autoLockAt = undefined;
+    this.store();
+    if (!result.applied) {
+      this.deps.log.debug(`${this.name}: ${result.text}: older than the last event of its kind, so it changes nothing.`);
+      this.changes.emit({ cause: 'stale', state: this.current, event, context, byAutoLock });
+      return;
+    }
+    this.changes.emit({ cause: 'event', state: this.current, event, context, byAutoLock });
+    // Logged after the views have the change: a log line is a synchronous write that can wait on a
+    // slow reader of Homebridge's output.
+    const reachabilityChanged = wasOnline !== this.current.online;
+    if (event.kind === 'lockState' && event.source === 'status') this.deps.log.debug(`${this.name}: ${result.text}.`);
+    else if (!(event.kind === 'online' && reachabilityChanged)) this.deps.log.info(`${this.name}: ${result.text}.`);
+    if (reachabilityChanged) this.logReachability(event.kind === 'online' ? 'online' : 'status');
+  }
+
+  /** Config or discovery changed this lock's entry. */
+  update(entry: LockEntry): void {
+    if (this.disposed) return;
+    const guardChanged = guardPart(entry) !== guardPart(this.entryValue);
+    this.entryValue = { ...entry };
+    this.current = withEntryName(this.current, entry.name);
+    this.warnIfAutoLockBlind();
+    this.store();
+    this.changes.emit({ cause: 'entry', state: this.current });
+    if (guardChanged) this.guard.settingsChanged();
+  }
+
+  /** Queues a remote command; settles (never rejects) with the outcome of the command it joined. */
+  request(action: LockAction, origin: string): Promise<CommandOutcome> {
+    if (this.commands.current === action && this.commands.next === undefined) {
+      this.deps.log.debug(`${this.name}: ${action} is already on its way; joining it.`);
+    } else {
+      this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locking' : 'unlocking'} from ${origin}.`);
+    }
+    this.origins[action] = origin;
+    return this.commands.request(action);
+  }
+
+  /** Like request(), but rejects when the command failed, so a controller can answer with a failure. */
+  async command(action: LockAction, origin: string): Promise<void> {
+    if (this.disposed) throw new Error(`${this.name} is no longer served`);
+    const outcome = await this.request(action, origin);
+    if (!outcome.ok) throw outcome.error instanceof Error ? outcome.error : new Error(errorText(outcome.error));
+  }
+
+  /** The auto-lock delay in force: one set from HomeKit, unless the config value changed since. */
+  autoLockSeconds(): number {
+    const config = this.entryValue.autoLockSeconds ?? 0;
+    const saved = savedDelay(this.deps.store.read(GUARD_DELAY_KEY));
+    return saved !== undefined && saved.configSeconds === config ? saved.homekitSeconds : config;
+  }
+
+  /** A controller set the auto-lock delay: kept across restarts; 0 turns auto-lock off. */
+  setAutoLockSeconds(seconds: number, from: string): void {
+    if (this.disposed) return;
+    const value = Math.max(0, Math.min(MAX_AUTO_LOCK_SECONDS, Math.round(seconds)));
+    this.deps.store.write(GUARD_DELAY_KEY, { configSeconds: this.entryValue.autoLockSeconds ?? 0, homekitSeconds: value } satisfies SavedDelay, 'now');
+    this.deps.log.info(`${this.name}: auto-lock ${value === 0 ? 'turned off' : `set to ${value} s`} from ${from}.`);
+    this.guard.settingsChanged();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.guard.dispose();
+    this.changes.clear();
+    this.deps.store.dispose();
+  }
+
+  private guardSettings(): GuardSettings {
+    const entry = this.entryValue;
+    return {
+      doorSensor: entry.doorSensor || entry.doorSensorOnly === true,
+      autoLockSeconds: this.autoLockSeconds(),
+      leftOpenSeconds: entry.leftOpenSeconds ?? 0,
+      leftUnlockedSeconds: entry.leftUnlockedSeconds ?? 0,
+    };
+  }
+
+  private warnIfAutoLockBlind(): void {
+    const entry = this.entryValue;
+    if ((entry.autoLockSeconds ?? 0) > 0 && !entry.doorSensor && entry.doorSensorOnly !== true && !this.warnedNoSensor) {
+      this.warnedNoSensor = true;
+      this.deps.log.warn(`${this.name}: autoLockSeconds needs a door sensor ("doorSensor": true on this lock): the plugin locks only once it knows the door is closed, so auto-lock stays off.`);
+    }
+  }
+
+  private followsAutoLock(event: LockEvent, receivedAt: number): boolean {
+    const at = this.autoLockAt;
+    return at !== undefined && event.kind === 'lockState' && event.source === 'operation' && event.state === 'locked' && receivedAt >= at && receivedAt - at <= AUTO_LOCK_FOLLOW_MS;
+  }
+
+  private logReachability(proof: ReachabilityProof): void {
+    if (!this.current.online) {
+      this.deps.log.warn(`${this.name}: the lock's Wi-Fi bridge is offline; Apple Home shows No Response until it is back.`);
+    } else if (proof === 'online') {
+      this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge is back online.`);
+    } else {
+      this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge answered ${proof === 'status' ? 'a status request' : 'a command'}, so it is back online.`);
+    }
+  }
+
+  private store(): void {
+    this.deps.store.write(LOCK_STATE_KEY, this.current, 'batched');
+  }
+
+  /** Rejects when the command failed (after reporting it), so those who joined it learn the outcome. */
+  private async execute(action: LockAction): Promise<void> {
+    const origin = this.origins[action];
+    try {
+      await this.deps.operate(this.entryValue.id, action);
+    } catch (error) {
+      if (!this.disposed) {
+        this.deps.log.error(`${this.name}: could not ${action} from ${origin}: ${this.deps.describeCommandFailure(error)}`);
+        this.changes.emit({ cause: 'commandFailed', state: this.current, action, origin, superseded: this.commands.next !== undefined });
+      }
+      throw error;
+    }
+    if (this.disposed) return;
+    const wasOnline = this.current.online;
+    this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
+    this.store();
+    this.changes.emit({ cause: 'command', state: this.current, action, origin, settled: this.commands.next === undefined });
+    this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);
+    if (!wasOnline) this.logReachability('command');
+  }
+}
