@@ -1,0 +1,202 @@
+// The lock device on its own, without HomeKit or Matter: a store in memory and fake timers. What it
+// announces is what every view renders, so the rules are checked here once.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import type { LockChange } from '../../src/model/device-feeds.js';
+import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
+import type { LockEvent } from '../../src/model/events.js';
+import { AUTO_LOCK_ORIGIN } from '../../src/model/lock-guard.js';
+import { AUTO_LOCK_FOLLOW_MS, GUARD_DELAY_KEY, LOCK_STATE_KEY, LockDevice, type LockEntry } from '../../src/model/lock-device.js';
+import type { LockAction } from '../../src/model/lock-commands.js';
+import { systemClock } from '../../src/util/clock.js';
+
+const T0 = 1_700_000_000_000;
+const actor = { kind: 'person', userId: 'u-1' } as const;
+const lockEv = (state: 'locked' | 'unlocked', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'lockState', state, source: 'operation', device: 'lock', actor });
+const doorEv = (state: 'open' | 'closed', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'doorState', state });
+const onlineEv = (online: boolean, at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'online', online });
+
+interface Written {
+  key: string;
+  when: 'batched' | 'now';
+}
+
+function setup(entry: Partial<LockEntry> = {}, initial: Record<string, unknown> = {}) {
+  const lines: string[] = [];
+  const writes: Written[] = [];
+  const memory = memoryStore(initial);
+  const store: DeviceStore = {
+    read: (key) => memory.read(key),
+    write: (key, value, when) => {
+      writes.push({ key, when });
+      memory.write(key, value, when);
+    },
+    dispose: () => undefined,
+  };
+  const operations: { action: LockAction; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const log = { info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`), error: (m: string) => lines.push(`error ${m}`), debug: () => undefined };
+  const device = new LockDevice(
+    {
+      log,
+      store,
+      clock: { ...systemClock, now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => { clearTimeout(h as NodeJS.Timeout); } },
+      describeCommandFailure: (error) => `${(error as Error).message}.`,
+      operate: (_id, action) => new Promise<void>((resolve, reject) => operations.push({ action, resolve, reject })),
+    },
+    { id: 'L1', name: 'Front Door', doorSensor: true, ...entry },
+  );
+  const changes: LockChange[] = [];
+  device.onChange((change) => changes.push(change));
+  return { device, changes, lines, writes, store, operations };
+}
+
+const ctx = () => ({ receivedAt: Date.now(), signedAt: Date.now() });
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('state and its changes', () => {
+  it('applies events, announces each, keeps the state batched, and announces an older event as stale without moving anything', () => {
+    const { device, changes, writes, store } = setup();
+    device.apply(lockEv('locked', T0), ctx());
+    device.apply(lockEv('unlocked', T0 - 5_000), ctx());
+    expect(device.state.lock).toBe('locked');
+    expect(changes.map((c) => c.cause)).toEqual(['event', 'stale']);
+    expect(writes.filter((w) => w.key === LOCK_STATE_KEY).every((w) => w.when === 'batched')).toBe(true);
+    expect(store.read(LOCK_STATE_KEY)).toMatchObject({ lock: 'locked' });
+  });
+
+  it('starts from what the store kept, and fresh (with a warning) from what it cannot read', () => {
+    const first = setup();
+    first.device.apply(lockEv('unlocked', T0), ctx());
+    const again = setup({}, { [LOCK_STATE_KEY]: first.store.read(LOCK_STATE_KEY) });
+    expect(again.device.state.lock).toBe('unlocked');
+    const broken = setup({}, { [LOCK_STATE_KEY]: { version: 1, lock: 'sideways' } });
+    expect(broken.device.state.lock).toBe('unknown');
+    expect(broken.lines.join('\n')).toMatch(/saved state could not be read/);
+  });
+
+  it('ignores an event for another lock', () => {
+    const { device, changes } = setup();
+    device.apply({ ...lockEv('locked'), lockId: 'L2' }, ctx());
+    expect(changes).toEqual([]);
+    expect(device.state.lock).toBe('unknown');
+  });
+
+  it('a new entry renames the lock and is announced; a lock_name_changed name gives way to a new config name', () => {
+    const { device, changes } = setup();
+    device.apply({ lockId: 'L1', at: T0, kind: 'lockName', name: 'Porch' }, ctx());
+    expect(device.name).toBe('Porch');
+    device.update({ id: 'L1', name: 'Garden Gate', doorSensor: true });
+    expect(device.name).toBe('Garden Gate');
+    expect(changes.at(-1)?.cause).toBe('entry');
+  });
+});
+
+describe('commands', () => {
+  it('a command that succeeds is announced with who asked and brings an offline lock back online', async () => {
+    const { device, changes, operations, lines } = setup();
+    device.apply(onlineEv(false, T0), ctx());
+    const done = device.command('unlock', 'a Matter controller');
+    operations[0]?.resolve();
+    await done;
+    expect(device.state).toMatchObject({ lock: 'unlocked', online: true });
+    expect(changes.at(-1)).toMatchObject({ cause: 'command', action: 'unlock', origin: 'a Matter controller', settled: true });
+    expect(lines.join('\n')).toMatch(/answered a command, so it is back online/);
+  });
+
+  it('a command that fails is announced (not superseded) and rejects for whoever sent it', async () => {
+    const { device, changes, operations, lines } = setup();
+    const done = device.command('lock', 'Apple Home');
+    operations[0]?.reject(new Error('the bridge is busy'));
+    await expect(done).rejects.toThrow('the bridge is busy');
+    expect(changes.at(-1)).toMatchObject({ cause: 'commandFailed', action: 'lock', superseded: false });
+    expect(lines.join('\n')).toMatch(/error Front Door: could not lock from Apple Home: the bridge is busy\./);
+  });
+});
+
+describe('the guard runs on the device', () => {
+  it('auto-locks once the door has been closed for the delay; the lock callback that follows is marked as the auto-lock', async () => {
+    const { device, changes, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(onlineEv(true, T0), ctx());
+    device.apply(doorEv('closed', T0), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(operations).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(operations.map((o) => o.action)).toEqual(['lock']);
+    operations[0]?.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(changes.at(-1)).toMatchObject({ cause: 'command', origin: AUTO_LOCK_ORIGIN });
+    await vi.advanceTimersByTimeAsync(2_000);
+    device.apply(lockEv('locked', Date.now()), ctx());
+    expect(changes.at(-1)).toMatchObject({ cause: 'event', byAutoLock: true });
+    // Only the one callback is the auto-lock's: the next lock is a person's again.
+    device.apply(lockEv('locked', Date.now() + 1), ctx());
+    expect(changes.at(-1)).toMatchObject({ cause: 'event', byAutoLock: false });
+  });
+
+  it('a lock callback long after the auto-lock is not attributed to it', async () => {
+    const { device, changes, operations } = setup({ autoLockSeconds: 10 });
+    device.apply(onlineEv(true, T0), ctx());
+    device.apply(doorEv('closed', T0), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(10_000);
+    operations[0]?.reject(new Error('busy'));
+    // Tried once more after 30 s, and failing again.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(operations).toHaveLength(2);
+    operations[1]?.reject(new Error('busy'));
+    await vi.advanceTimersByTimeAsync(AUTO_LOCK_FOLLOW_MS + 1_000);
+    device.apply(lockEv('locked', Date.now()), ctx());
+    expect(changes.at(-1)).toMatchObject({ cause: 'event', byAutoLock: false });
+  });
+
+  it('the left-open alert is announced after its delay and cleared when the door closes', async () => {
+    const { device, changes } = setup({ leftOpenSeconds: 60 });
+    device.apply(doorEv('open', T0), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(device.alerts.leftOpen).toBe(true);
+    expect(changes.at(-1)).toMatchObject({ cause: 'alerts', alerts: { leftOpen: true, leftUnlocked: false } });
+    device.apply(doorEv('closed', Date.now()), ctx());
+    expect(device.alerts.leftOpen).toBe(false);
+  });
+
+  it('a delay set from a controller is kept at once and wins until the config value changes', () => {
+    const { device, writes, store } = setup({ autoLockSeconds: 30 });
+    device.setAutoLockSeconds(120.4, 'HomeKit');
+    expect(device.autoLockSeconds()).toBe(120);
+    expect(writes.at(-1)).toEqual({ key: GUARD_DELAY_KEY, when: 'now' });
+    const restarted = setup({ autoLockSeconds: 30 }, { [GUARD_DELAY_KEY]: store.read(GUARD_DELAY_KEY) });
+    expect(restarted.device.autoLockSeconds()).toBe(120);
+    const reconfigured = setup({ autoLockSeconds: 45 }, { [GUARD_DELAY_KEY]: store.read(GUARD_DELAY_KEY) });
+    expect(reconfigured.device.autoLockSeconds()).toBe(45);
+    device.setAutoLockSeconds(99_999, 'HomeKit');
+    expect(device.autoLockSeconds()).toBe(3600);
+  });
+
+  it('warns once when auto-lock has no door sensor to rely on', () => {
+    const { device, lines } = setup({ autoLockSeconds: 30, doorSensor: false });
+    device.update({ id: 'L1', name: 'Front Door', doorSensor: false, autoLockSeconds: 30 });
+    expect(lines.filter((l) => l.includes('needs a door sensor'))).toHaveLength(1);
+  });
+
+  it('after dispose nothing is applied, announced or sent', async () => {
+    const { device, changes, operations } = setup({ autoLockSeconds: 5 });
+    device.apply(onlineEv(true, T0), ctx());
+    device.apply(doorEv('closed', T0), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    const before = changes.length;
+    device.dispose();
+    await vi.advanceTimersByTimeAsync(10_000);
+    device.apply(lockEv('locked', Date.now()), ctx());
+    expect(changes).toHaveLength(before);
+    expect(operations).toHaveLength(0);
+    await expect(device.command('lock', 'a test')).rejects.toThrow(/no longer served/);
+  });
+});
