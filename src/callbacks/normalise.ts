@@ -64,24 +64,72 @@ function withId<T extends { eventId?: string | undefined }>(event: T, eventId: s
   return event;
 }
 
+type PayloadOf<K extends CallbackPayload['kind']> = Extract<CallbackPayload, { kind: K }>['payload'];
+
+function lockOperation(p: PayloadOf<'lockOperation'>): LockEvent {
+  const oneTouch = p.Event === 'onetouchlock';
+  const event: LockEvent = {
+    kind: 'lockState',
+    lockId: p.LockID,
+    at: eventTime(p),
+    state: p.Event === 'unlock' ? 'unlocked' : 'locked',
+    source: p.EventType,
+    device: p.Device === 'keypad' || oneTouch ? 'keypad' : 'lock',
+    actor: actorOf(p.User),
+  };
+  if (oneTouch) event.oneTouch = true;
+  return withId(event, p.EventID);
+}
+
+function pinManaged(p: PayloadOf<'pinManaged'>): LockEvent {
+  const masterPin = p.PinUser?.UserID === 'masterpin' || p.User?.UserID === 'masterpin' || Object.keys(p.Pin).length === 0;
+  const state = p.Pin.state ?? (masterPin ? 'master' : 'changed');
+  // The code's digits (Pin.pin) are never read into an event: only who, what and when.
+  const schedule = masterPin ? undefined : scheduleWords(p.Pin);
+  const event: LockEvent = { kind: 'pinManaged', lockId: p.LockID, at: eventTime(p), state, pinUser: actorOf(p.PinUser), actor: actorOf(p.User), masterPin };
+  if (schedule !== undefined) event.schedule = schedule;
+  return withId(event, p.EventID);
+}
+
+function battery(callback: Extract<CallbackPayload, { kind: 'keypadBattery' | 'lockBatteryAlert' | 'announcedBattery' }>): LockEvent[] {
+  const p = callback.payload;
+  const raw = callback.kind === 'lockBatteryAlert' ? callback.payload.warningLevel : callback.payload.Event;
+  const device = callback.kind === 'keypadBattery' ? 'keypad' : callback.kind === 'lockBatteryAlert' ? 'lock' : callback.payload.DeviceType;
+  const mapped = BATTERY_TABLE[raw];
+  // A level the table does not list tells nothing that can be shown: it changes nothing.
+  if (mapped === undefined) return [];
+  const { level, low } = mapped;
+  const event: LockEvent = { kind: 'battery', lockId: p.LockID, at: eventTime(p), device, level, low, raw };
+  const serial = callback.kind === 'lockBatteryAlert' ? undefined : callback.payload.DeviceSerialNumber;
+  if (serial !== undefined) event.serialNumber = serial;
+  return [withId(event, p.EventID)];
+}
+
+function membership(p: PayloadOf<'authorization'>, route: CallbackRoute): LockEvent {
+  const change = ({ lock_user_add: 'added', lock_user_remove: 'removed', lock_usertype_changed: 'userType', lock_accesstype_changed: 'accessType' } as const)[p.Event];
+  const user: Actor = p.User !== undefined ? actorOf(p.User) : { kind: 'person', userId: p.UserID ?? '' };
+  const event: LockEvent = { kind: 'membership', lockId: p.LockID, at: eventTime(p), change, user, viaUserHook: route === 'user' };
+  const value = change === 'userType' ? (p.UserType ?? p.User?.UserType) : change === 'accessType' ? (p.AccessType ?? p.User?.AccessType) : undefined;
+  if (value !== undefined) event.value = value;
+  return withId(event, p.EventID);
+}
+
+function motion(p: PayloadOf<'motion'>): DeviceEvent {
+  const event: DeviceEvent = { kind: 'motion', doorbellId: p.DoorbellID, at: eventTime(p) };
+  const imageUrl = p.SecureURL ?? p.Url;
+  if (imageUrl !== undefined && imageUrl !== '') event.imageUrl = imageUrl;
+  // Url stays as a second choice: an https still that cannot be fetched may still load over plain http.
+  if (p.Url !== undefined && p.Url !== '' && p.Url !== event.imageUrl) event.fallbackImageUrl = p.Url;
+  if (p.Width !== undefined) event.width = p.Width;
+  if (p.Height !== undefined) event.height = p.Height;
+  return withId(event, p.EventID);
+}
+
 /** Maps one validated payload (received on `route`) to device events. */
 export function normalise(callback: CallbackPayload, route: CallbackRoute): DeviceEvent[] {
   switch (callback.kind) {
-    case 'lockOperation': {
-      const p = callback.payload;
-      const oneTouch = p.Event === 'onetouchlock';
-      const event: LockEvent = {
-        kind: 'lockState',
-        lockId: p.LockID,
-        at: eventTime(p),
-        state: p.Event === 'unlock' ? 'unlocked' : 'locked',
-        source: p.EventType,
-        device: p.Device === 'keypad' || oneTouch ? 'keypad' : 'lock',
-        actor: actorOf(p.User),
-      };
-      if (oneTouch) event.oneTouch = true;
-      return [withId(event, p.EventID)];
-    }
+    case 'lockOperation':
+      return [lockOperation(callback.payload)];
     case 'doorState': {
       const p = callback.payload;
       return [withId<LockEvent>({ kind: 'doorState', lockId: p.LockID, at: eventTime(p), state: p.Event }, p.EventID)];
@@ -97,31 +145,12 @@ export function normalise(callback: CallbackPayload, route: CallbackRoute): Devi
       const flag = p.Event === 'privacy_mode' ? 'privacyMode' : p.Event === 'vacation_mode' ? 'vacationMode' : 'keypadEnabled';
       return [withId<LockEvent>({ kind: 'configFlag', lockId: p.LockID, at: eventTime(p), flag, value: p.Value }, p.EventID)];
     }
-    case 'pinManaged': {
-      const p = callback.payload;
-      const masterPin = p.PinUser?.UserID === 'masterpin' || p.User?.UserID === 'masterpin' || Object.keys(p.Pin).length === 0;
-      const state = p.Pin.state ?? (masterPin ? 'master' : 'changed');
-      // The code's digits (Pin.pin) are never read into an event: only who, what and when.
-      const schedule = masterPin ? undefined : scheduleWords(p.Pin);
-      const event: LockEvent = { kind: 'pinManaged', lockId: p.LockID, at: eventTime(p), state, pinUser: actorOf(p.PinUser), actor: actorOf(p.User), masterPin };
-      if (schedule !== undefined) event.schedule = schedule;
-      return [withId(event, p.EventID)];
-    }
+    case 'pinManaged':
+      return [pinManaged(callback.payload)];
     case 'keypadBattery':
     case 'lockBatteryAlert':
-    case 'announcedBattery': {
-      const p = callback.payload;
-      const raw = callback.kind === 'lockBatteryAlert' ? callback.payload.warningLevel : callback.payload.Event;
-      const device = callback.kind === 'keypadBattery' ? 'keypad' : callback.kind === 'lockBatteryAlert' ? 'lock' : callback.payload.DeviceType;
-      const mapped = BATTERY_TABLE[raw];
-      // A level the table does not list tells nothing that can be shown: it changes nothing.
-      if (mapped === undefined) return [];
-      const { level, low } = mapped;
-      const event: LockEvent = { kind: 'battery', lockId: p.LockID, at: eventTime(p), device, level, low, raw };
-      const serial = callback.kind === 'lockBatteryAlert' ? undefined : callback.payload.DeviceSerialNumber;
-      if (serial !== undefined) event.serialNumber = serial;
-      return [withId(event, p.EventID)];
-    }
+    case 'announcedBattery':
+      return battery(callback);
     case 'systemStatus': {
       const p = callback.payload;
       return [withId<LockEvent>({ kind: 'online', lockId: p.LockID, at: eventTime(p), online: p.Event === 'online' }, p.EventID)];
@@ -134,30 +163,14 @@ export function normalise(callback: CallbackPayload, route: CallbackRoute): Devi
       if (p.TimestampDrifted !== undefined) event.driftedTo = p.TimestampDrifted;
       return [withId(event, p.EventID)];
     }
-    case 'authorization': {
-      const p = callback.payload;
-      const change = ({ lock_user_add: 'added', lock_user_remove: 'removed', lock_usertype_changed: 'userType', lock_accesstype_changed: 'accessType' } as const)[p.Event];
-      const user: Actor = p.User !== undefined ? actorOf(p.User) : { kind: 'person', userId: p.UserID ?? '' };
-      const event: LockEvent = { kind: 'membership', lockId: p.LockID, at: eventTime(p), change, user, viaUserHook: route === 'user' };
-      const value = change === 'userType' ? (p.UserType ?? p.User?.UserType) : change === 'accessType' ? (p.AccessType ?? p.User?.AccessType) : undefined;
-      if (value !== undefined) event.value = value;
-      return [withId(event, p.EventID)];
-    }
+    case 'authorization':
+      return [membership(callback.payload, route)];
     case 'lifecycle': {
       const p = callback.payload;
       return [withId<DeviceEvent>({ kind: 'accountDeleted', at: eventTime(p), event: p.Event ?? 'lifecycle' }, p.EventID)];
     }
-    case 'motion': {
-      const p = callback.payload;
-      const event: DeviceEvent = { kind: 'motion', doorbellId: p.DoorbellID, at: eventTime(p) };
-      const imageUrl = p.SecureURL ?? p.Url;
-      if (imageUrl !== undefined && imageUrl !== '') event.imageUrl = imageUrl;
-      // Url stays as a second choice: an https still that cannot be fetched may still load over plain http.
-      if (p.Url !== undefined && p.Url !== '' && p.Url !== event.imageUrl) event.fallbackImageUrl = p.Url;
-      if (p.Width !== undefined) event.width = p.Width;
-      if (p.Height !== undefined) event.height = p.Height;
-      return [withId(event, p.EventID)];
-    }
+    case 'motion':
+      return [motion(callback.payload)];
     case 'buttonPush': {
       const p = callback.payload;
       const event: DeviceEvent = { kind: 'doorbellPress', doorbellId: p.DoorbellID, at: eventTime(p) };

@@ -115,18 +115,40 @@ function replyBody(verdict: Verdict): Record<string, unknown> {
 export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   assertApiKey(options.apiKey);
   const now = options.now ?? Date.now;
-  const { log, isReady } = options;
   const prefix = listenerPrefix(options.webhook.publicUrl);
-  const tls = readTls(options.webhook);
-  const tally = new ReceiverTally(log, now);
-  const env: AcceptEnv = {
-    apiKey: options.apiKey,
-    toleranceSeconds: options.webhook.toleranceSeconds,
-    storedToken: options.callbackToken,
-    sinkReady: isReady ?? (() => true),
-    dedupe: options.dedupe,
+  const tally = new ReceiverTally(options.log, now);
+  const app = createServer(options, tally);
+  /** A listener failure must never turn into a failed answer or an unhandled error. */
+  const notifyRejected = (): void => {
+    try {
+      options.onRejected?.();
+    } catch (error) {
+      options.log.debug(`Webhook: the rejection listener failed: ${errorText(error)}`);
+    }
   };
+  answerFailures(app, tally, options.log, notifyRejected);
+  app.get(`${prefix}/health`, (_request, reply) => reply.code(200).send({ ok: true, instance: options.instanceNonce }));
+  const handle = callbackHandler(options, tally, now, notifyRejected);
+  // Webhook routes live in their own scope: any content type is read as raw bytes for the
+  // signature check, with the callback size limit; the rest of the app keeps Fastify's defaults.
+  void app.register((scope, _opts, done) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_CALLBACK_BYTES }, (_request, body, parsed) => {
+      parsed(null, body);
+    });
+    for (const method of ['POST', 'PUT'] as const) {
+      scope.route({ method, url: `${prefix}/lock/:id`, handler: handle('lock') });
+      scope.route({ method, url: `${prefix}/doorbell/:id`, handler: handle('doorbell') });
+      scope.route({ method, url: `${prefix}/user`, handler: handle('user') });
+    }
+    done();
+  });
+  return Object.assign(app, { receiverStats: tally.stats });
+}
 
+/** The Fastify server with the listener's limits: sizes, timeouts and connections. */
+function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyInstance {
+  const tls = readTls(options.webhook);
   const limits = options.limits ?? LISTENER_LIMITS;
   // Node checks the header and request timeouts every `connectionsCheckingInterval` (30 s by
   // default); checked every second, a slow sender is cut off within a second or two.
@@ -158,17 +180,11 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = limits.headersTimeoutMs;
   app.server.maxConnections = limits.maxConnections;
+  return app;
+}
 
-  /** A listener failure must never turn into a failed answer or an unhandled error. */
-  const notifyRejected = (): void => {
-    try {
-      options.onRejected?.();
-    } catch (error) {
-      log.debug(`Webhook: the rejection listener failed: ${errorText(error)}`);
-    }
-  };
-
-  // One error handler for everything: a status and a short word, never a stack or a secret.
+/** One answer for every failure and unknown path: a status and a short word, never a stack or a secret. */
+function answerFailures(app: FastifyInstance, tally: ReceiverTally, log: Logger, notifyRejected: () => void): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status === 413 || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -184,7 +200,6 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     log.error(`Webhook listener: ${request.method} ${printable(request.url)} failed: ${error.message}`);
     return reply.code(503).send({ error: 'temporarily unavailable' });
   });
-
   app.setNotFoundHandler((request, reply) => {
     // Written down for the settings page's test event: a callback at another path means a proxy
     // or tunnel that strips or changes the path.
@@ -194,9 +209,17 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   });
   // Outside the webhook scope no body is ever read, so an unknown path is a 404 whatever it carries.
   app.removeAllContentTypeParsers();
+}
 
-  app.get(`${prefix}/health`, (_request, reply) => reply.code(200).send({ ok: true, instance: options.instanceNonce }));
-
+/** The handler of one webhook route: accept, remember, answer, then hand the events on. */
+function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: () => number, notifyRejected: () => void) {
+  const env: AcceptEnv = {
+    apiKey: options.apiKey,
+    toleranceSeconds: options.webhook.toleranceSeconds,
+    storedToken: options.callbackToken,
+    sinkReady: options.isReady ?? (() => true),
+    dedupe: options.dedupe,
+  };
   /** Writes down what an accepted verdict asks for; the store's check-and-set has the last word. */
   const record = (verdict: Verdict): Verdict => {
     // State reports carry no key: they are never remembered.
@@ -204,7 +227,6 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     if (options.dedupe.checkAndSet(verdict.record.dedupeKey)) return verdict;
     return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: verdict.record.lastCallback } };
   };
-
   const deliver = (route: CallbackRoute, events: DeviceEvent[], context: CallbackContext) => {
     const failed = (error: unknown) => {
       tally.sinkFailed(route, error);
@@ -218,9 +240,8 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
       failed(error);
     }
   };
-
   // A plain (not async) handler that sends and returns nothing, so Fastify never sends twice.
-  const handle = (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
+  return (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
     const receivedAt = now();
     const pathId = route === 'user' ? undefined : (request.params as { id?: string }).id;
     // `/lock/` matches the route with an empty id; it names no device, so it is not a route of ours.
@@ -245,23 +266,6 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
       deliver(route, verdict.events, verdict.context);
     });
   };
-
-  // Webhook routes live in their own scope: any content type is read as raw bytes for the
-  // signature check, with the callback size limit; the rest of the app keeps Fastify's defaults.
-  void app.register((scope, _opts, done) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_CALLBACK_BYTES }, (_request, body, parsed) => {
-      parsed(null, body);
-    });
-    for (const method of ['POST', 'PUT'] as const) {
-      scope.route({ method, url: `${prefix}/lock/:id`, handler: handle('lock') });
-      scope.route({ method, url: `${prefix}/doorbell/:id`, handler: handle('doorbell') });
-      scope.route({ method, url: `${prefix}/user`, handler: handle('user') });
-    }
-    done();
-  });
-
-  return Object.assign(app, { receiverStats: tally.stats });
 }
 
 function formatHost(host: string): string {

@@ -79,29 +79,10 @@ export class Runtime {
   }
 
   async start(): Promise<void> {
-    const { api, log, config } = this.options;
-    const status = await StatusWriter.open(this.storage, { log });
-    this.status = status;
-    // For the diagnostics file: the settings server cannot ask Homebridge itself.
-    status.update({ versions: { plugin: pluginVersion(), homebridge: api.serverVersion, node: process.version } });
-    const [eventLog, doorHistory] = await Promise.all([EventLog.open(this.storage, { log }), DoorHistoryFiles.open(this.storage, log)]);
-    this.eventLog = eventLog;
-    this.doorHistory = doorHistory;
-
-    const tokens = new TokenManager({
-      storage: this.storage,
-      authUrl: config.authUrl,
-      baseUrl: config.baseUrl,
-      apiKey: config.apiKey,
-      clientId: config.clientId,
-      clientSecret: config.clientSecret,
-      seeds: { refreshToken: config.refreshToken, accessToken: config.accessToken },
-      log,
-    });
-    this.tokens = tokens;
-    const client = new CloudHttpClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, tokens, log });
+    const { status, eventLog, doorHistory } = await this.openFiles();
+    const tokens = this.makeTokens();
+    const client = new CloudHttpClient({ baseUrl: this.options.config.baseUrl, apiKey: this.options.config.apiKey, tokens, log: this.options.log });
     const secret = await WebhookSecret.load(this.storage);
-
     const publisher = new StatusPublisher({
       status,
       eventLog,
@@ -111,16 +92,57 @@ export class Runtime {
       receiverStats: () => this.receiver?.stats,
     });
     this.statusPublisher = publisher;
-    const link = new LinkControl({
+    const link = this.makeLink(client, tokens, secret, publisher);
+    const registry = this.serveDevices(client, publisher, doorHistory, link);
+    const router = this.makeRouter(registry, publisher, link);
+    await this.startListener(secret, router, publisher, status);
+    await this.startLink(tokens, link, publisher);
+  }
+
+  /** The status file, the event log and the doors' Eve history, read before anything is served. */
+  private async openFiles(): Promise<{ status: StatusWriter; eventLog: EventLog; doorHistory: DoorHistoryFiles }> {
+    const { api, log } = this.options;
+    const status = await StatusWriter.open(this.storage, { log });
+    this.status = status;
+    // For the diagnostics file: the settings server cannot ask Homebridge itself.
+    status.update({ versions: { plugin: pluginVersion(), homebridge: api.serverVersion, node: process.version } });
+    const [eventLog, doorHistory] = await Promise.all([EventLog.open(this.storage, { log }), DoorHistoryFiles.open(this.storage, log)]);
+    this.eventLog = eventLog;
+    this.doorHistory = doorHistory;
+    return { status, eventLog, doorHistory };
+  }
+
+  private makeTokens(): TokenManager {
+    const { config, log } = this.options;
+    this.tokens = new TokenManager({
+      storage: this.storage,
+      authUrl: config.authUrl,
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      clientId: config.clientId,
+      clientSecret: config.clientSecret,
+      seeds: { refreshToken: config.refreshToken, accessToken: config.accessToken },
+      log,
+    });
+    return this.tokens;
+  }
+
+  private makeLink(client: CloudHttpClient, tokens: TokenManager, secret: WebhookSecret, publisher: StatusPublisher): LinkControl {
+    const { config, log } = this.options;
+    this.link = new LinkControl({
       log,
       status: publisher,
       newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: config.webhook.publicUrl, secret, log }),
       tokens,
       converge: (asFirstRun) => this.convergence?.request(asFirstRun),
     });
-    this.link = link;
+    return this.link;
+  }
 
-    const registry = new AccessoryRegistry({
+  /** The devices, HomeKit's accessories and every other publisher, served at once from config and cache. */
+  private serveDevices(client: CloudHttpClient, publisher: StatusPublisher, doorHistory: DoorHistoryFiles, link: LinkControl): AccessoryRegistry {
+    const { api, log, config } = this.options;
+    const registry: AccessoryRegistry = new AccessoryRegistry({
       api,
       log,
       pluginName: this.options.pluginName,
@@ -156,8 +178,12 @@ export class Runtime {
     // Serve what we know at once: configured devices plus those cached from the last run.
     publishers.sync(convergence.startupDevices(), !config.discoverDevices);
     publisher.devices(registry);
+    return registry;
+  }
 
-    const router = new EventRouter({
+  private makeRouter(registry: AccessoryRegistry, publisher: StatusPublisher, link: LinkControl): EventRouter {
+    const { log } = this.options;
+    return new EventRouter({
       lock: (id) => registry.lock(id),
       doorbell: (id) => registry.doorbell(id),
       nameOf: (kind, id) => registry.nameOf(kind, id),
@@ -166,7 +192,7 @@ export class Runtime {
         publisher.record(routed);
       },
       membershipChanged: (lockId, change) => {
-        convergence.membershipChanged(lockId, change);
+        this.convergence?.membershipChanged(lockId, change);
       },
       accountDeleted: () => {
         // Nobody awaits this: a failure (the token file could not be deleted) is logged, never left unhandled.
@@ -179,7 +205,11 @@ export class Runtime {
       },
       isIdle: () => link.idle,
     });
+  }
 
+  /** The webhook listener; a port in use is logged with what to change and never stops the start. */
+  private async startListener(secret: WebhookSecret, router: EventRouter, publisher: StatusPublisher, status: StatusWriter): Promise<void> {
+    const { config, log } = this.options;
     this.dedupe = await DedupeStore.open({ storage: this.storage, log });
     try {
       this.receiver = await startReceiver({
@@ -203,7 +233,10 @@ export class Runtime {
       log.error(`The webhook listener could not start on ${config.webhook.listenHost}:${config.webhook.listenPort} (${errorText(error)}). Choose a free webhook.listenPort in the plugin settings; until then no events arrive.`);
       status.update({ receiver: { listening: false } });
     }
+  }
 
+  /** Tokens, then the link's follow-up (convergence now and every few hours); a link made in the settings UI is picked up from the token file. */
+  private async startLink(tokens: TokenManager, link: LinkControl, publisher: StatusPublisher): Promise<void> {
     tokens.onStateChange((state) => {
       link.onLinkState(state);
     });
@@ -217,9 +250,9 @@ export class Runtime {
       void tokens.syncWithStore();
     });
     publisher.link(state);
-    if (state === 'linked') convergence.request();
+    if (state === 'linked') this.convergence?.request();
     this.reconcileTimer = setInterval(() => {
-      if (tokens.state === 'linked' && !link.idle) convergence.request();
+      if (tokens.state === 'linked' && !link.idle) this.convergence?.request();
     }, RECONCILE_INTERVAL_MS);
     this.reconcileTimer.unref();
   }
