@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { errorText } from '../util/error-text.js';
+import { listedDelay } from '../util/backoff.js';
 
 /** How long after a motion event its still is fetched (see setSource). */
 export const PREFETCH_DELAY_MS = 200;
@@ -141,7 +142,7 @@ export class SnapshotCache {
 
   /** The wait before retry number `attempts`, or undefined when none is left inside the motion window. */
   private retryDelay(still: Still, attempts: number): number | undefined {
-    const base = this.retryDelaysMs[attempts - 1];
+    const base = listedDelay(this.retryDelaysMs, attempts);
     if (base === undefined) return undefined;
     if (still.retryDeadline === undefined) return base;
     const delay = Math.round(base * (still.retryScale ?? 1));

@@ -5,6 +5,7 @@
 // Matter, or `"matter": false`: no registry at all (matter-gate.ts).
 import type { API, MatterAPI, MatterAccessory } from 'homebridge';
 
+import { doublingDelay } from '../util/backoff.js';
 import { errorText } from '../util/error-text.js';
 import { SingleRun } from '../util/single-run.js';
 import type { Logger } from '../util/logger.js';
@@ -76,7 +77,8 @@ export class MatterRegistry implements DevicePublisher {
     () => this.stopped,
   );
   private retryTimer: NodeJS.Timeout | undefined;
-  private retryDelay = MATTER_RETRY_FIRST_MS;
+  /** Registrations that did not take in a row. */
+  private retryFailures = 0;
   private firstRun = true;
   private stopped = false;
 
@@ -211,10 +213,10 @@ export class MatterRegistry implements DevicePublisher {
       this.options.log.info(`Matter: ${count} endpoint${count === 1 ? '' : 's'} ready for Google Home, Alexa and other Matter apps${restored > 0 ? ` (${restored} kept from the last run)` : ''}.`);
     }
     if (firstFailures.length > 0) {
-      this.options.log.warn(`Matter: ${firstFailures.join(', ')} could not be published (the Homebridge log above may say why); trying again in ${Math.round(this.retryDelay / 1000)} s.`);
+      this.options.log.warn(`Matter: ${firstFailures.join(', ')} could not be published (the Homebridge log above may say why); trying again in ${Math.round(this.nextRetryDelay() / 1000)} s.`);
     }
     if (failing) this.scheduleRetry();
-    else this.retryDelay = MATTER_RETRY_FIRST_MS;
+    else this.retryFailures = 0;
   }
 
   /** Makes `held` match the wanted devices HomeKit's registry serves; returns their keys. */
@@ -278,10 +280,14 @@ export class MatterRegistry implements DevicePublisher {
     return this.stopped;
   }
 
+  private nextRetryDelay(): number {
+    return doublingDelay(this.retryFailures + 1, { firstMs: MATTER_RETRY_FIRST_MS, maxMs: MATTER_RETRY_MAX_MS });
+  }
+
   private scheduleRetry(): void {
     if (this.retryTimer || this.stopped) return;
-    const delay = this.retryDelay;
-    this.retryDelay = Math.min(this.retryDelay * 2, MATTER_RETRY_MAX_MS);
+    const delay = this.nextRetryDelay();
+    this.retryFailures += 1;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.reconcile();

@@ -2,6 +2,7 @@
 // (back-off), the status file says when it last passed, and a change from passing to failing is a
 // warning in the log (once per change). Timers are injected so tests run the schedule at once.
 import type { Logger } from '../util/logger.js';
+import { listedDelay } from '../util/backoff.js';
 
 export interface SelfCheckOutcome {
   ok: boolean;
@@ -88,7 +89,7 @@ export class SelfCheckWatch {
       }
     }
     this.lastOk = outcome.ok;
-    const delay = outcome.ok ? SELF_CHECK_EVERY_MS : (SELF_CHECK_RETRY_MS[this.failures - 1] ?? SELF_CHECK_EVERY_MS);
+    const delay = outcome.ok ? SELF_CHECK_EVERY_MS : (listedDelay(SELF_CHECK_RETRY_MS, this.failures) ?? SELF_CHECK_EVERY_MS);
     this.history = [{ at, ok: outcome.ok, message: outcome.message }, ...this.history].slice(0, HISTORY);
     this.deps.publish({
       state: outcome.ok ? 'ok' : 'failed',

@@ -1,6 +1,7 @@
 // Back-off with full jitter that honours Retry-After, and a bounded-concurrency pool that slows down
 // for every caller after a 429. Sleep, clock and random source are injectable so schedules are
 // tested without waiting.
+import { jitteredDelay, unitInterval } from '../../util/backoff.js';
 import { RateLimitedError, TransientError } from './errors.js';
 
 export type Sleep = (ms: number) => Promise<void>;
@@ -26,8 +27,7 @@ export const DEFAULT_BACKOFF: Omit<BackoffOptions, 'random'> = { baseMs: 500, ca
  * together do not come back together. `attempt` counts from 0 for the first retry.
  */
 export function backoffDelay(attempt: number, options: BackoffOptions): number {
-  const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.max(0, attempt));
-  return Math.floor(clamp01(options.random()) * ceiling);
+  return jitteredDelay(attempt + 1, { firstMs: options.baseMs, maxMs: options.capMs }, options.random);
 }
 
 /**
@@ -37,12 +37,7 @@ export function backoffDelay(attempt: number, options: BackoffOptions): number {
 export function rateLimitDelay(error: RateLimitedError, attempt: number, options: BackoffOptions): number {
   if (error.retryAfterMs === undefined) return Math.max(options.baseMs, backoffDelay(attempt + 1, options));
   const spread = Math.min(1_000, error.retryAfterMs / 4);
-  return Math.ceil(error.retryAfterMs + clamp01(options.random()) * spread);
-}
-
-function clamp01(value: number): number {
-  if (!Number.isFinite(value) || value < 0) return 0;
-  return value >= 1 ? 0.999_999 : value;
+  return Math.ceil(error.retryAfterMs + unitInterval(options.random()) * spread);
 }
 
 export interface RetryOptions extends BackoffOptions {

@@ -13,7 +13,8 @@ import { desiredRegistrations, nextRefreshAt, planReconcile, type PlannedAction,
 import { emptyReport, logOutcome, registrationStatus, type ReconcileReport, type RegistrationStatus, type UnlinkOutcome } from './registration-report.js';
 import { describeScope, isSuccessAnswer, registerPath, registrationBody } from './registration-requests.js';
 import { deleteAllRegistrations } from './registration-unlink.js';
-import { backoffDelay, DEFAULT_RETRY, realSleep, type RetryOptions, type Sleep } from '../http/retry.js';
+import { jitteredDelay } from '../../util/backoff.js';
+import { DEFAULT_RETRY, realSleep, type RetryOptions, type Sleep } from '../http/retry.js';
 import type { WebhookSecret } from './webhook-secret.js';
 
 export type { WantedHooks } from './registration-plan.js';
@@ -291,7 +292,7 @@ export class WebhookRegistrar {
     if (this.stopped || report.skipped || report.authorizationLost || !this.lastWanted) return;
     let delay: number;
     if (report.failed.length > 0) {
-      delay = Math.max(FAILED_RUN_BASE_MS / 4, backoffDelay(this.failedRuns, { baseMs: FAILED_RUN_BASE_MS, capMs: FAILED_RUN_CAP_MS, random: this.random }));
+      delay = Math.max(FAILED_RUN_BASE_MS / 4, jitteredDelay(this.failedRuns + 1, { firstMs: FAILED_RUN_BASE_MS, maxMs: FAILED_RUN_CAP_MS }, this.random));
       delay = Math.max(delay, run.notBefore - this.now());
       this.failedRuns++;
     } else {

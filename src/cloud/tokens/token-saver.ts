@@ -7,6 +7,7 @@ import { step, type MachineState } from './token-machine.js';
 import { notSavedMessage } from './token-messages.js';
 import type { TokenRecord, TokenStore } from './token-store.js';
 import type { Logger } from '../../util/logger.js';
+import { doublingDelay } from '../../util/backoff.js';
 
 /** First retry of an unsaved write, doubling up to SAVE_RETRY_MAX_MS. */
 export const SAVE_RETRY_FIRST_MS = 5_000;
@@ -28,7 +29,7 @@ export function describeStorageFault(error: unknown): string {
 }
 
 export function saveRetryDelayMs(failures: number): number {
-  return Math.min(SAVE_RETRY_MAX_MS, SAVE_RETRY_FIRST_MS * 2 ** Math.max(0, failures - 1));
+  return doublingDelay(failures, { firstMs: SAVE_RETRY_FIRST_MS, maxMs: SAVE_RETRY_MAX_MS });
 }
 
 const NO_FILE = -1;
