@@ -1,11 +1,14 @@
-/* global Buffer, setTimeout, clearTimeout */
-// The bare minimum the benchmarks compare the real plugin against: the same accessories, and one
-// HTTP route that verifies the signature and calls updateCharacteristic. Nothing else: no dedupe,
-// no ordering, no schema, no storage, no cloud. Plain JS so Homebridge loads it without a build.
+/* global Buffer, setTimeout, clearTimeout, URLSearchParams */
+// The bare minimum the benchmarks compare the real plugin against: the same accessories, the same
+// webhook registrations (one refresh grant, then one registration per lock and doorbell plus the
+// user hook, each with a custom header token), and one HTTP route that checks the token and the
+// signature and calls updateCharacteristic. Nothing else: no dedupe, no ordering, no schema, no
+// storage, no retries. Plain JS so Homebridge loads it without a build.
 //
-// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera }
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
+// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera,
+//           cloud: { baseUrl, authUrl, clientId, clientSecret, refreshToken } (optional: no cloud calls without it) }
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, request } from 'node:http';
 
 const PLUGIN = 'homebridge-bench-bare';
 const PLATFORM = 'BenchBare';
@@ -15,6 +18,37 @@ export default (api) => {
 };
 
 /** HMAC-SHA256 of `t.body` keyed by the API key, hex, compared in constant time. */
+const TOKEN_HEADER = 'x-bare-token';
+
+/** One JSON (or form) request over node:http, as the plugin makes them; resolves with status, headers and parsed body. */
+function call(url, method, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { ...headers, 'content-length': Buffer.byteLength(body ?? '') } }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: json });
+      });
+    });
+    req.on('error', reject);
+    req.end(body ?? '');
+  });
+}
+
+function sameText(got, want) {
+  if (typeof got !== 'string') return false;
+  const a = Buffer.from(got);
+  const b = Buffer.from(want);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 function verify(header, raw, apiKey) {
   if (typeof header !== 'string') return false;
   let t;
@@ -43,9 +77,14 @@ class BarePlatform {
     this.cached = new Map();
     this.locks = new Map();
     this.doorbells = new Map();
+    this.token = randomBytes(24).toString('base64url');
     api.on('didFinishLaunching', () => {
       this.setUp();
       this.listen();
+      this.register().then(
+        (n) => this.log.info(`bare registrations done: ${n}`),
+        (error) => this.log.error(`bare registrations failed: ${error.message}`),
+      );
     });
   }
 
@@ -104,12 +143,40 @@ class BarePlatform {
     if (fresh.length > 0) this.api.registerPlatformAccessories(PLUGIN, PLATFORM, fresh);
   }
 
+  /** One refresh grant, then every registration in turn, each answer's fresh access token for the next. */
+  async register() {
+    const cloud = this.config.cloud;
+    if (!cloud) return 0;
+    const form = new URLSearchParams({ grant_type: 'refresh_token', client_id: cloud.clientId, client_secret: cloud.clientSecret, refresh_token: cloud.refreshToken }).toString();
+    const grant = await call(`${cloud.authUrl}/access_token`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    if (grant.status !== 200 || typeof grant.body?.access_token !== 'string') throw new Error(`token grant answered ${grant.status}`);
+    let access = grant.body.access_token;
+    const base = `http://127.0.0.1:${this.config.port}`;
+    const hooks = [
+      ...(this.config.locks ?? []).map((l) => ({ path: `/webhook/${encodeURIComponent(l.id)}`, url: `${base}/lock/${encodeURIComponent(l.id)}`, types: ['operation', 'configuration', 'battery', 'systemstatus', 'accessmgmt'] })),
+      ...(this.config.doorbells ?? []).map((d) => ({ path: `/webhook/doorbell/${encodeURIComponent(d.id)}`, url: `${base}/doorbell/${encodeURIComponent(d.id)}`, types: ['motiondetected', 'videoavailable', 'buttonpush'] })),
+      { path: '/webhook/user', url: `${base}/user`, types: ['lockmembership', 'lifecycle'] },
+    ];
+    for (const hook of hooks) {
+      const body = JSON.stringify({ url: hook.url, method: 'POST', clientID: cloud.clientId, header: TOKEN_HEADER, token: this.token, notificationTypes: hook.types });
+      const answer = await call(`${cloud.baseUrl}${hook.path}`, 'POST', { 'content-type': 'application/json', 'x-svc-api-key': this.config.apiKey, 'x-svc-access-token': access }, body);
+      if (answer.status !== 200) throw new Error(`registration ${hook.path} answered ${answer.status}`);
+      const fresh = answer.headers['x-svc-access-token'];
+      if (typeof fresh === 'string') access = fresh;
+    }
+    return hooks.length;
+  }
+
   listen() {
     const server = createServer((req, res) => {
       const chunks = [];
       req.on('data', (chunk) => chunks.push(chunk));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
+        if (this.config.cloud && !sameText(req.headers[TOKEN_HEADER], this.token)) {
+          res.writeHead(401).end();
+          return;
+        }
         if (!verify(req.headers['x-svc-signature'], raw, this.config.apiKey)) {
           res.writeHead(401).end();
           return;

@@ -70,16 +70,34 @@ export function registrationTarget(sim: Simulator, kind: 'lock' | 'doorbell', id
   return { url: reg.url, apiKey: sim.account.apiKey, header: { name: reg.header, value: reg.token } };
 }
 
-export async function startBare(f: Fleet, options: { camera?: boolean } = {}): Promise<Subject> {
+/**
+ * Homebridge with the bare plugin. With a simulator it makes the same registrations as this plugin
+ * (one refresh grant, a registration with a custom header token per device and the user hook) and
+ * receives the same signed callbacks through them; without one it only listens.
+ */
+export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Simulator } = {}): Promise<Subject> {
   const port = await freePort();
   const spawnedAt = performance.now();
+  const { sim } = options;
+  const cloud = sim === undefined ? undefined : {
+    baseUrl: sim.baseUrl,
+    authUrl: sim.authUrl,
+    clientId: sim.account.clientId,
+    clientSecret: sim.account.clientSecret,
+    refreshToken: sim.issueRefreshToken(),
+  };
+  const apiKey = sim === undefined ? BARE_API_KEY : sim.account.apiKey;
   const hb = await startHomebridge({
     pluginPath: BARE_PLUGIN_PATH,
-    platforms: [{ platform: 'BenchBare', apiKey: BARE_API_KEY, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true }],
+    platforms: [{ platform: 'BenchBare', apiKey, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true, cloud }],
     env: SETTLE_ENV,
   });
   await hb.waitForLog(/is running on port/, 180_000);
   await hb.waitForLog(/bare listener on/, 10_000);
+  if (sim !== undefined) {
+    await hb.waitForLog(/bare registrations (done|failed)/, 180_000);
+    await waitForRegistrations(sim, f, 10_000);
+  }
   const readyAt = performance.now();
   const bridge = await pairBridge(hb.username, hb.bridgePort, hb.pin);
   const pairedAt = performance.now();
@@ -90,8 +108,8 @@ export async function startBare(f: Fleet, options: { camera?: boolean } = {}): P
     pid: pidOf(hb),
     bridge,
     fleet: f,
-    lockTarget: (id) => ({ url: `${base}/lock/${encodeURIComponent(id)}`, apiKey: BARE_API_KEY }),
-    doorbellTarget: (id) => ({ url: `${base}/doorbell/${encodeURIComponent(id)}`, apiKey: BARE_API_KEY }),
+    lockTarget: (id) => (sim === undefined ? { url: `${base}/lock/${encodeURIComponent(id)}`, apiKey } : registrationTarget(sim, 'lock', id)),
+    doorbellTarget: (id) => (sim === undefined ? { url: `${base}/doorbell/${encodeURIComponent(id)}`, apiKey } : registrationTarget(sim, 'doorbell', id)),
     timings: { spawnedAt, readyAt, pairedAt },
     stop: () => stopSubject(subject, hb),
   };
@@ -145,6 +163,8 @@ export class BenchEnv {
   private simPromise: Promise<Simulator> | undefined;
   private oursPromise: Promise<Subject> | undefined;
   private barePromise: Promise<Subject> | undefined;
+  /** The bare plugin's own simulator: the service keeps one registration per user and device, so sharing one would replace this plugin's. */
+  private bareSimPromise: Promise<Simulator> | undefined;
   readonly fleet = fleet();
 
   constructor(private readonly options: RunOptions) {}
@@ -168,10 +188,19 @@ export class BenchEnv {
     return this.oursPromise;
   }
 
+  bareSim(): Promise<Simulator> {
+    this.bareSimPromise ??= (async () => {
+      const sim = await startSimulator({ port: 0, latencyMs: 0, accessTokenLifetimeSeconds: SOAK_TOKEN_LIFETIME_SECONDS, accessTokenExtensionSeconds: 1 });
+      addFleetToSim(sim, this.fleet);
+      return sim;
+    })();
+    return this.bareSimPromise;
+  }
+
   bare(): Promise<Subject> {
     this.barePromise ??= (async () => {
       this.options.log('starting Homebridge with the bare plugin (same 120 accessories) and pairing a controller');
-      return startBare(this.fleet);
+      return startBare(this.fleet, { sim: await this.bareSim() });
     })();
     return this.barePromise;
   }
@@ -179,8 +208,9 @@ export class BenchEnv {
   async close(): Promise<void> {
     const subjects = await Promise.allSettled([this.oursPromise, this.barePromise].filter((p) => p !== undefined));
     await Promise.allSettled(subjects.map((s) => (s.status === 'fulfilled' ? s.value.stop() : Promise.resolve())));
-    if (this.simPromise) {
-      const sim = await this.simPromise.catch(() => undefined);
+    for (const promise of [this.simPromise, this.bareSimPromise]) {
+      if (promise === undefined) continue;
+      const sim = await promise.catch(() => undefined);
       await sim?.close();
     }
   }

@@ -5,7 +5,7 @@
 // its answer in milliseconds and a failing sink cannot change or break it.
 
 import Fastify from 'fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 
 import type { WebhookConfig } from '../config.js';
 import { listenerPrefix } from '../config.js';
@@ -146,6 +146,16 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   return Object.assign(app, { receiverStats: tally.stats });
 }
 
+/**
+ * No route declares a JSON schema (payloads are checked with zod), so Fastify's default schema
+ * compilers (Ajv and fast-json-stringify, a hundred modules) are never loaded into Homebridge. A
+ * schema added to a route later fails loudly at start-up instead of going unchecked.
+ */
+const NO_SCHEMAS = (() => () => {
+  throw new Error('the webhook listener compiles no JSON schemas');
+}) as unknown;
+const SCHEMA_CONTROLLER = { compilersFactory: { buildValidator: NO_SCHEMAS, buildSerializer: NO_SCHEMAS } } as FastifyServerOptions['schemaController'];
+
 /** The Fastify server with the listener's limits: sizes, timeouts and connections. */
 function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyInstance {
   const tls = readTls(options.webhook);
@@ -170,6 +180,7 @@ function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyIn
     requestTimeout: serverOptions.requestTimeout,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     return503OnClosing: true,
+    schemaController: SCHEMA_CONTROLLER,
     // A path too long or malformed for the router is unroutable like any unknown path: 404, never
     // 414 or another framework default.
     frameworkErrors: (_error, request, reply: FastifyReply) => {
