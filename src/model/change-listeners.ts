@@ -1,4 +1,4 @@
-// Lets other publishers (Matter endpoints) follow the state an accessory applied, so there is one
+// Lets the views (HomeKit, Matter, the status file) follow the changes a device made, so there is one
 // reducer per device. A listener that throws is logged and never disturbs HomeKit or the others.
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';

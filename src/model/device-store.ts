@@ -12,7 +12,7 @@ export interface DeviceStore {
   dispose(): void;
 }
 
-/** A store that keeps values in memory only (a device whose accessory Homebridge does not hold). */
+/** A store that keeps values in memory only: nothing survives a restart (tests and tools). */
 export function memoryStore(initial: Record<string, unknown> = {}): DeviceStore {
   const values: Record<string, unknown> = { ...initial };
   return {
