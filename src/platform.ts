@@ -4,9 +4,10 @@
 // device or person entry leaves that entry out and everything else runs.
 import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 
-import { checkConfig } from './config.js';
-import { matterPublisher } from './runtime/matter-gate.js';
-import type { ServedAccessories } from './runtime/matter-registry.js';
+import { checkConfig, type LockAccessConfig } from './config.js';
+import type { DevicePublisher } from './runtime/device-publisher.js';
+import { MATTER_OFF_FOR_BRIDGE, matterOf } from './runtime/matter-probe.js';
+import type { AccessoryRegistry } from './runtime/accessory-registry.js';
 import { Runtime } from './runtime/runtime.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import { errorText } from './util/error-text.js';
@@ -16,6 +17,7 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
   /** Matter endpoints Homebridge 2 restored from its cache; registered again on start. */
   private readonly cachedMatter: MatterAccessory[] = [];
   private runtime: Runtime | undefined;
+  private shuttingDown = false;
 
   constructor(
     private readonly log: Logging,
@@ -36,19 +38,37 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
     const config = check.config;
 
     api.on('didFinishLaunching', () => {
-      // Matter shows the same device set as HomeKit, synced after HomeKit's registry.
-      const matter = (registry: ServedAccessories) =>
-        matterPublisher({ api, log, registry, cached: this.cachedMatter, wanted: config.matter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME });
-      const runtime = new Runtime({ api, log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, publishers: [matter] });
-      this.runtime = runtime;
-      runtime.start().catch((error: unknown) => {
+      this.launch(config).catch((error: unknown) => {
         // start() handles its own failures; this is the last guard so Homebridge never crashes.
         log.error(`Lock Access could not start: ${errorText(error)}`);
       });
     });
     api.on('shutdown', () => {
+      this.shuttingDown = true;
       void this.runtime?.stop();
     });
+  }
+
+  private async launch(config: LockAccessConfig): Promise<void> {
+    const publishers = await this.matterPublishers(config);
+    if (this.shuttingDown) return;
+    const runtime = new Runtime({ api: this.api, log: this.log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, publishers });
+    this.runtime = runtime;
+    await runtime.start();
+  }
+
+  /**
+   * Matter shows the same device set as HomeKit, synced after HomeKit's registry. Its code is
+   * loaded only on a bridge that runs Matter.
+   */
+  private async matterPublishers(config: LockAccessConfig): Promise<((registry: AccessoryRegistry) => DevicePublisher)[]> {
+    if (!matterOf(this.api)) {
+      this.log.debug(MATTER_OFF_FOR_BRIDGE);
+      return [];
+    }
+    const { matterPublisher } = await import('./runtime/matter-gate.js');
+    const { api, log } = this;
+    return [(registry) => matterPublisher({ api, log, registry, cached: this.cachedMatter, wanted: config.matter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME })];
   }
 
   /** Homebridge hands back accessories from its cache before launch; the runtime adopts them. */

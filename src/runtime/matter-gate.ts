@@ -2,22 +2,10 @@
 // (Homebridge 2 with Matter on for the main or child bridge) and the platform option `matter` is not
 // false. Otherwise the runtime gets a publisher that publishes nothing, and on Homebridge 1.x or a
 // bridge without Matter nothing is logged above debug.
-import type { API, MatterAPI } from 'homebridge';
-
 import { MatterPublisher } from '../matter/matter-publisher.js';
 import type { DevicePublisher } from './device-publisher.js';
+import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter-probe.js';
 import { MatterRegistry, type MatterRegistryOptions } from './matter-registry.js';
-
-/** Matter's API when this bridge runs Matter: never on Homebridge 1.x, which has no isMatterEnabled. */
-export function matterOf(api: API): MatterAPI | undefined {
-  const probe = api as Partial<Pick<API, 'isMatterEnabled' | 'matter'>>;
-  if (typeof probe.isMatterEnabled !== 'function') return undefined;
-  try {
-    return probe.isMatterEnabled() ? probe.matter : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A publisher that publishes nothing: Matter is off for this bridge or for the plugin. */
 const INERT: DevicePublisher = {
@@ -34,7 +22,7 @@ const INERT: DevicePublisher = {
 export function matterPublisher(options: MatterRegistryOptions): DevicePublisher {
   const matter = matterOf(options.api);
   if (!matter) {
-    options.log.debug('Matter is not enabled for this bridge: the plugin publishes HomeKit accessories only.');
+    options.log.debug(MATTER_OFF_FOR_BRIDGE);
     return INERT;
   }
   if (!options.wanted) {
