@@ -1,13 +1,17 @@
 // Part 4: Homebridge's RSS with this plugin serving 100 locks and 20 doorbells, against Homebridge
 // with no plugin, and against the bare plugin with the same 120 accessories, in one run. Each is
 // read twice: after a full collection, and after the collection V8 makes under memory pressure.
+// The goal compares like with like: this plugin as configured by default (no person triggers, which
+// add a switch per person to every lock and which the bare plugin does not have). The shared
+// process of the other parts, with a person trigger on every lock, is read as well and shown.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startHomebridge } from '../../test/harness/homebridge.js';
-import type { BenchEnv } from '../lib/env.js';
+import { addFleetToSim, startOurs, type BenchEnv } from '../lib/env.js';
 import { SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
+import { startSimulator } from '../../test/sim/index.js';
 import { round } from '../lib/stats.js';
 import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/types.js';
 
@@ -45,10 +49,12 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
   const bareMiB = await read(bare.pid);
   options.log(`memory: bare plugin ${bareMiB.settled} MiB (${bareMiB.pressure} under pressure)`);
   let oursMiB: Reading | undefined;
+  let peopleMiB: Reading | undefined;
   try {
-    const ours = await env.ours();
-    oursMiB = await read(ours.pid);
+    oursMiB = await readDefaultOurs(env);
     options.log(`memory: this plugin ${oursMiB.settled} MiB (${oursMiB.pressure} under pressure)`);
+    peopleMiB = await read((await env.ours()).pid);
+    options.log(`memory: this plugin with a person trigger on every lock ${peopleMiB.settled} MiB (${peopleMiB.pressure} under pressure)`);
   } catch (error) {
     notes.push(`The plugin could not be started: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
@@ -69,6 +75,7 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
       noPlugin: noneMiB,
       barePlugin: bareMiB,
       thisPlugin: oursMiB ?? null,
+      thisPluginWithPeople: peopleMiB ?? null,
       barePluginAdds: { settled: added(bareMiB, 'settled'), pressure: added(bareMiB, 'pressure') },
       thisPluginAdds: oursMiB === undefined ? null : { settled: added(oursMiB, 'settled'), pressure: added(oursMiB, 'pressure') },
       ratio: oursMiB === undefined ? null : { settled: ratioOf('settled'), pressure: ratioOf('pressure') },
@@ -79,10 +86,30 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
         row('no plugin', noneMiB, ''),
         row('bare plugin, 120 accessories', bareMiB, '1'),
         row('this plugin, 100 locks + 20 doorbells', oursMiB, oursMiB === undefined ? 'n/a' : `${fmt(ratioOf('settled'), 2)} / ${fmt(ratioOf('pressure'), 2)}`),
+        row('this plugin, the same with a person trigger on every lock', peopleMiB, peopleMiB === undefined ? 'n/a' : `${fmt(round(added(peopleMiB, 'settled') / added(bareMiB, 'settled'), 2), 2)} / ${fmt(round(added(peopleMiB, 'pressure') / added(bareMiB, 'pressure'), 2), 2)}`),
       ],
     },
     goals,
     notes,
     seconds: round((performance.now() - started) / 1000, 1),
   };
+}
+
+/**
+ * This plugin as configured by default, on a simulator of its own (the service keeps one
+ * registration per device, so sharing the other parts' simulator would take over theirs).
+ */
+async function readDefaultOurs(env: BenchEnv): Promise<Reading> {
+  const sim = await startSimulator({ port: 0, latencyMs: 0 });
+  try {
+    addFleetToSim(sim, env.fleet);
+    const subject = await startOurs(sim, env.fleet, { people: [] });
+    try {
+      return await read(subject.pid);
+    } finally {
+      await subject.stop();
+    }
+  } finally {
+    await sim.close();
+  }
 }
