@@ -23,6 +23,12 @@ export function setPluginDevices(devices) {
 }
 
 /**
+ * Counts the actions that answer in the devices result line: a change whose check comes back after
+ * a newer action began (say "Find my devices") must not cover that action's answer.
+ */
+let resultTurn = 0;
+
+/**
  * @param {DeviceKind} kind
  * @param {string} id
  * @param {string} key
@@ -30,13 +36,14 @@ export function setPluginDevices(devices) {
  * @param {Event} event the change event of the option's control
  */
 async function changeDevice(kind, id, key, value, event) {
+  const turn = ++resultTurn;
   const accepted = await changeConfig((draft) => {
     const entry = entryFor(draft, kind, id, true);
     if (!entry) return;
     if (value === undefined || value === '' || value === false) Reflect.deleteProperty(entry, key);
     else entry[key] = value;
   }, 'devices-result', inputOf(event));
-  if (accepted) say('devices-result', 'Changed: click "Save settings" (or Save below), then restart Homebridge.', 'info');
+  if (accepted && turn === resultTurn) say('devices-result', 'Changed: click "Save settings" (or Save below), then restart Homebridge.', 'info');
 }
 
 /** @returns {DeviceRow[]} */
@@ -129,6 +136,7 @@ export function renderDevices() {
 
 export function wireDevices() {
   $('discover').addEventListener('click', (event) => busy(event.currentTarget, async () => {
+    resultTurn += 1;
     /** @type {FoundDevices | undefined} */
     const answer = await call('/discover', { account: account() }, 'devices-result');
     if (!answer) return;
