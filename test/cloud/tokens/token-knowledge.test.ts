@@ -7,20 +7,8 @@ import { describe, expect, it } from 'vitest';
 
 import { acceptsHeaderToken, know, LIVE_MEMORY, REFUSED_MEMORY, unknown, type Knowledge, type KnowledgeEffect, type KnowledgeEvent } from '../../../src/cloud/tokens/token-knowledge.js';
 import type { TokenRecord } from '../../../src/cloud/tokens/token-store.js';
+import { linkedRecord as record } from '../../fixtures/token-harness.js';
 
-const record = (change: Partial<TokenRecord> = {}): TokenRecord => ({
-  version: 1,
-  generation: 1,
-  rotations: 1,
-  state: 'linked',
-  linkedAt: 0,
-  knownSeedHashes: [],
-  refreshToken: 'refresh-1',
-  accessToken: 'access-1',
-  accessTokenExpiresAt: 2_000,
-  accessTokenIssuedAt: 1_000,
-  ...change,
-});
 
 /** Runs events from `state`, collecting every effect in order. */
 function run(state: Knowledge, ...events: KnowledgeEvent[]): { state: Knowledge; effects: KnowledgeEffect[] } {

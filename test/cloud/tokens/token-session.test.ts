@@ -5,24 +5,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { TokenSession, type LinkState } from '../../../src/cloud/tokens/token-session.js';
-import { TokenStore, type TokenRecord } from '../../../src/cloud/tokens/token-store.js';
+import { TokenStore } from '../../../src/cloud/tokens/token-store.js';
 import { REAUTHORIZATION_ADVICE } from '../../../src/cloud/tokens/token-messages.js';
 import { Storage } from '../../../src/storage.js';
-import { captureLog, tempDir, type CapturedLog } from '../../fixtures/token-harness.js';
+import { captureLog, linkedRecord as record, tempDir, type CapturedLog } from '../../fixtures/token-harness.js';
 
-const record = (change: Partial<TokenRecord> = {}): TokenRecord => ({
-  version: 1,
-  generation: 1,
-  rotations: 1,
-  state: 'linked',
-  linkedAt: 0,
-  knownSeedHashes: [],
-  refreshToken: 'refresh-1',
-  accessToken: 'access-1',
-  accessTokenExpiresAt: 2_000,
-  accessTokenIssuedAt: 1_000,
-  ...change,
-});
 
 let dir: string;
 let cleanup: () => Promise<void>;
