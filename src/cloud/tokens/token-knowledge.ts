@@ -83,7 +83,8 @@ export const LIVE_MEMORY = 64;
 /** Refused tokens remembered at most (a few per grant is the most that ever happens). */
 export const REFUSED_MEMORY = 16;
 
-export const unknown: Knowledge = {
+/** Before anything is read: unlinked, no record, no token. */
+export const nothingKnown: Knowledge = {
   record: undefined,
   current: undefined,
   link: 'unlinked',
@@ -156,11 +157,9 @@ function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: Uns
   return { state: withLink(next, record.state, record.message, effects), effects };
 }
 
-/** Adds `item`, starting over once `limit` are held: old entries only matter for a short while. */
-function remembered<T>(set: ReadonlySet<T>, item: T, limit: number): ReadonlySet<T> {
-  const next = new Set(set.size >= limit ? [] : set);
-  next.add(item);
-  return next;
+/** What a bounded memory keeps before adding: all of it, or nothing once `limit` are held (old entries only matter for a short while). */
+function keptOf<T>(items: Iterable<T> & { readonly size: number }, limit: number): Iterable<T> {
+  return items.size >= limit ? [] : items;
 }
 
 export function know(state: Knowledge, event: KnowledgeEvent): Known {
@@ -177,12 +176,15 @@ export function know(state: Knowledge, event: KnowledgeEvent): Known {
     case 'alive':
       return { state: { ...state, aliveAt: event.at }, effects };
     case 'handedOut': {
-      const live = new Map(state.live.size >= LIVE_MEMORY ? [] : state.live);
+      const live = new Map(keptOf(state.live, LIVE_MEMORY));
       live.set(event.token, state.unlinks);
       return { state: { ...state, live }, effects };
     }
-    case 'refused':
-      return { state: { ...state, refused: remembered(state.refused, event.token, REFUSED_MEMORY) }, effects };
+    case 'refused': {
+      const refused = new Set(keptOf(state.refused, REFUSED_MEMORY));
+      refused.add(event.token);
+      return { state: { ...state, refused }, effects };
+    }
     case 'unlinkStarted':
       effects.push({ type: 'forgetUnsaved' });
       return { state: { ...forgetLink(state), current: undefined, aliveAt: undefined }, effects };

@@ -6,7 +6,7 @@
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from './safe-error-text.js';
 import { notSavedMessage, REAUTHORIZATION_ADVICE } from './token-messages.js';
-import { acceptsHeaderToken, know, unknown, type CurrentToken, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState } from './token-knowledge.js';
+import { acceptsHeaderToken, know, nothingKnown, type CurrentToken, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState } from './token-knowledge.js';
 import { TokenSaver } from './token-saver.js';
 import type { PendingAccessToken, TokenRecord, TokenStore } from './token-store.js';
 
@@ -35,7 +35,7 @@ export function currentFromPending(pending: PendingAccessToken): CurrentToken {
 }
 
 export class TokenSession {
-  private known: Knowledge = unknown;
+  private known: Knowledge = nothingKnown;
   private readonly listeners = new Set<(state: LinkState) => void>();
   private readonly statusListeners = new Set<() => void>();
   readonly saver: TokenSaver;

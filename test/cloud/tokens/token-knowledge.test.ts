@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { acceptsHeaderToken, know, LIVE_MEMORY, REFUSED_MEMORY, unknown, type Knowledge, type KnowledgeEffect, type KnowledgeEvent } from '../../../src/cloud/tokens/token-knowledge.js';
+import { acceptsHeaderToken, know, LIVE_MEMORY, REFUSED_MEMORY, nothingKnown, type Knowledge, type KnowledgeEffect, type KnowledgeEvent } from '../../../src/cloud/tokens/token-knowledge.js';
 import type { TokenRecord } from '../../../src/cloud/tokens/token-store.js';
 import { linkedRecord as record } from '../../fixtures/token-harness.js';
 
@@ -21,13 +21,13 @@ function run(state: Knowledge, ...events: KnowledgeEvent[]): { state: Knowledge;
   return { state, effects };
 }
 
-const linked = run(unknown, { type: 'adopted', record: record() }).state;
+const linked = run(nothingKnown, { type: 'adopted', record: record() }).state;
 
 const STATES = {
-  unknown,
+  nothingKnown,
   linked,
-  reauthorizationNeeded: run(unknown, { type: 'adopted', record: record({ state: 'reauthorizationNeeded', refreshToken: undefined }) }).state,
-  tombstone: run(unknown, { type: 'adopted', record: record({ state: 'unlinked', unlinks: 1, refreshToken: undefined, accessToken: undefined }) }).state,
+  reauthorizationNeeded: run(nothingKnown, { type: 'adopted', record: record({ state: 'reauthorizationNeeded', refreshToken: undefined }) }).state,
+  tombstone: run(nothingKnown, { type: 'adopted', record: record({ state: 'unlinked', unlinks: 1, refreshToken: undefined, accessToken: undefined }) }).state,
   withHeaderToken: run(linked, { type: 'handedOut', token: 'header-1' }, { type: 'used', token: { token: 'header-1', expiresAt: 3_000 } }).state,
   settingsLogged: run(linked, { type: 'settingsProblem', message: 'the client secret is wrong' }).state,
 } satisfies Record<string, Knowledge>;
@@ -73,7 +73,7 @@ describe('every state x every event', () => {
 
 describe('records', () => {
   it('adopting a record takes its access token with its times, its link state and its message, and tells the listeners', () => {
-    const { state, effects } = run(unknown, { type: 'adopted', record: record({ state: 'reauthorizationNeeded', message: 'refused' }) });
+    const { state, effects } = run(nothingKnown, { type: 'adopted', record: record({ state: 'reauthorizationNeeded', message: 'refused' }) });
     expect(state.current).toEqual({ token: 'access-1', expiresAt: 2_000, issuedAt: 1_000 });
     expect(state.link).toBe('reauthorizationNeeded');
     expect(state.message).toBe('refused');
@@ -89,7 +89,7 @@ describe('records', () => {
   });
 
   it('a refused token is not taken back from a record, and the next one is', () => {
-    const refused = run(unknown, { type: 'refused', token: 'access-1' }, { type: 'adopted', record: record() }).state;
+    const refused = run(nothingKnown, { type: 'refused', token: 'access-1' }, { type: 'adopted', record: record() }).state;
     expect(refused.current).toBeUndefined();
     expect(refused.link).toBe('linked');
     expect(know(refused, { type: 'adopted', record: record({ rotations: 2, accessToken: 'access-2' }) }).state.current?.token).toBe('access-2');
@@ -158,7 +158,7 @@ describe('unlink and header tokens', () => {
     expect(acceptsHeaderToken(state, 'in-flight', 'rotated')).toBe(false);
   });
 
-  it('a header token is never taken while unlinked, or by a request sent with an unknown token', () => {
+  it('a header token is never taken while unlinked, or by a request sent with an nothingKnown token', () => {
     const tombstone = STATES.tombstone;
     expect(acceptsHeaderToken(tombstone, undefined, 'any')).toBe(false);
     expect(acceptsHeaderToken(linked, 'never-handed-out', 'any')).toBe(false);
@@ -179,13 +179,13 @@ describe('unlink and header tokens', () => {
 
 describe('what the user is told', () => {
   it('listeners hear each change of the link once; a new message alone is a status change', () => {
-    const { effects } = run(unknown, { type: 'linkState', link: 'linked', message: undefined }, { type: 'linkState', link: 'linked', message: 'note' }, { type: 'linkState', link: 'linked', message: 'note' });
+    const { effects } = run(nothingKnown, { type: 'linkState', link: 'linked', message: undefined }, { type: 'linkState', link: 'linked', message: 'note' }, { type: 'linkState', link: 'linked', message: 'note' });
     expect(effects).toEqual([{ type: 'linkChanged', link: 'linked' }, { type: 'statusChanged' }, { type: 'statusChanged' }]);
   });
 
   it('"link again" is logged once per loss of the link, and again after a new link is lost', () => {
     const { effects } = run(
-      unknown,
+      nothingKnown,
       { type: 'linkState', link: 'reauthorizationNeeded', message: undefined },
       { type: 'linkLost', reason: 'first.' },
       { type: 'linkLost', reason: 'second.' },
@@ -233,7 +233,7 @@ describe('over any sequence of events', () => {
   it('each told link differs from the one before it, and the last one told is the state', () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 40 }), (events) => {
-        let state = unknown;
+        let state = nothingKnown;
         let heard = state.link;
         for (const e of events) {
           const step = know(state, e);
@@ -252,7 +252,7 @@ describe('over any sequence of events', () => {
   it('a token handed out before an unlink is never accepted from an answer after it', () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 40 }), fc.array(event, { maxLength: 40 }), (before, after) => {
-        let state = run(unknown, ...before, { type: 'handedOut', token: 'old-link' }, { type: 'unlinkStarted' }).state;
+        let state = run(nothingKnown, ...before, { type: 'handedOut', token: 'old-link' }, { type: 'unlinkStarted' }).state;
         for (const e of after) {
           if (e.type === 'handedOut' || e.type === 'used') continue;
           state = know(state, e).state;
@@ -265,7 +265,7 @@ describe('over any sequence of events', () => {
   it('"link again" is logged at most once while the link stays lost', () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 60 }), (events) => {
-        let state = unknown;
+        let state = nothingKnown;
         let loggedThisLoss = 0;
         for (const e of events) {
           const step = know(state, e);
