@@ -1,6 +1,6 @@
 // The plugin's config: one zod schema gives the typed config and readable errors.
 // config.schema.json (the Homebridge UI form) must agree with it; test/config-schema.test.ts checks that.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import {
   DEFAULT_DISPLAY_NAME,
@@ -13,26 +13,27 @@ import {
 
 const secret = (field: string, where: string) =>
   z
-    .string({ error: `${field} is missing: ${where}` })
+    .string({ message: `${field} is missing: ${where}` })
     .refine((value) => value.trim() === value, { message: `${field} has spaces or line breaks at its start or end: paste it again without them` })
     .refine((value) => value.length > 0, { message: `${field} is empty: ${where}` });
 
-const httpUrl = (field: string, example: string) =>
-  z
-    .string({ error: `${field} is missing: enter an address such as ${example}` })
-    .refine((value) => {
-      try {
-        const url = new URL(value);
-        return url.protocol === 'https:' || url.protocol === 'http:';
-      } catch {
-        return false;
-      }
-    }, { message: `${field} must be a full http(s) address such as ${example}` });
+/** A full http(s) address; `mustMatch` is a further pattern with its own message. */
+function httpUrl(field: string, example: string, mustMatch?: { pattern: RegExp; message: string }) {
+  const text = z.string({ message: `${field} is missing: enter an address such as ${example}` });
+  return (mustMatch === undefined ? text : text.regex(mustMatch.pattern, mustMatch.message)).refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'https:' || url.protocol === 'http:';
+    } catch {
+      return false;
+    }
+  }, { message: `${field} must be a full http(s) address such as ${example}` });
+}
 
 /** A device id: spaces around it are a paste slip, so they are trimmed; an empty one is refused. */
 const deviceId = (kind: string) =>
   z
-    .string({ error: `each ${kind} needs an id: copy it from the Lock Access app or use Find my devices in the plugin settings` })
+    .string({ message: `each ${kind} needs an id: copy it from the Lock Access app or use Find my devices in the plugin settings` })
     .trim()
     // After trimming, "has a character that is not a space" is "not empty"; as a pattern the
     // settings form, which cannot trim, refuses an id of spaces alike.
@@ -48,7 +49,7 @@ export const PUBLIC_URL_PATTERN = '^[^?#]*$';
 /** 0 or absent: off; else 10 seconds to a day. */
 function alertSeconds(field: string) {
   return z
-    .number({ error: `${field} must be a number of seconds` })
+    .number({ message: `${field} must be a number of seconds` })
     .int()
     .min(0, `${field} must be 0 (off) or 10 to 86400`)
     .max(86400, `${field} must be 0 (off) or 10 to 86400`)
@@ -64,7 +65,7 @@ export const lockEntrySchema = z.object({
   doorSensorOnly: z.boolean().optional(),
   hidden: z.boolean().default(false),
   /** Lock again this many seconds after the lock is unlocked and the door closed (needs doorSensor). */
-  autoLockSeconds: z.number({ error: 'autoLockSeconds must be a number of seconds' }).int().min(0, 'autoLockSeconds must be 0 (off) to 3600').max(3600, 'autoLockSeconds must be 0 (off) to 3600').optional(),
+  autoLockSeconds: z.number({ message: 'autoLockSeconds must be a number of seconds' }).int().min(0, 'autoLockSeconds must be 0 (off) to 3600').max(3600, 'autoLockSeconds must be 0 (off) to 3600').optional(),
   /** A "Left Open" contact sensor trips after the door has been open this long. */
   leftOpenSeconds: alertSeconds('leftOpenSeconds'),
   /** A "Left Unlocked" contact sensor trips after the lock has been unlocked this long. */
@@ -73,7 +74,7 @@ export const lockEntrySchema = z.object({
 
 /** Someone whose unlocks and locks become an automation trigger on every lock. */
 export const personEntrySchema = z.object({
-  userId: z.string({ error: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().regex(/\S/, 'a person\'s userId is empty'),
+  userId: z.string({ message: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().regex(/\S/, 'a person\'s userId is empty'),
   /** Shown in Apple Home; the userId stands in when it is left empty. */
   name: z.string().trim().optional(),
 });
@@ -86,12 +87,12 @@ export const doorbellEntrySchema = z.object({
 });
 
 export const webhookSchema = z.object({
-  publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access').regex(
-    new RegExp(PUBLIC_URL_PATTERN),
-    'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
-  ),
+  publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
+    pattern: new RegExp(PUBLIC_URL_PATTERN),
+    message: 'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
+  }),
   listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
-  listenPort: z.number({ error: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
+  listenPort: z.number({ message: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
   toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
   tlsCertFile: z.string().optional(),
   tlsKeyFile: z.string().optional(),
@@ -159,7 +160,7 @@ function entryName(list: EntryList, index: number, entry: unknown): string {
 }
 
 /** The problems of one refused parse, as sentences. */
-function problemSentences(issues: readonly z.core.$ZodIssue[], skip: (where: string) => boolean): string[] {
+function problemSentences(issues: readonly z.ZodIssue[], skip: (where: string) => boolean): string[] {
   return issues
     .filter((issue) => !skip(pathOf(issue.path)))
     .map((issue) => {
@@ -184,7 +185,7 @@ export function checkConfig(raw: unknown): ConfigCheck {
   const disabled: string[] = [];
   if (!parsed.success) {
     // Entry mistakes alone: parse again without the entries (or lists) that hold them.
-    const inEntry = (issue: z.core.$ZodIssue) => isEntryList(issue.path[0]);
+    const inEntry = (issue: z.ZodIssue) => isEntryList(issue.path[0]);
     if (missing.length > 0 || !parsed.error.issues.every(inEntry)) {
       return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues.filter((issue) => !inEntry(issue)), isMissing) };
     }

@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
-import type { z } from 'zod';
+import type { z } from 'zod/v3';
 
 import { STORAGE_FOLDER } from './settings.js';
 
@@ -42,7 +42,7 @@ export class Storage {
   }
 
   /** Reads and validates a JSON file; undefined when it does not exist. */
-  async read<T>(name: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  async read<T>(name: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T | undefined> {
     const raw = await this.readText(name);
     if (raw === undefined) return undefined;
     let data: unknown;

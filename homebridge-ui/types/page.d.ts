@@ -1,7 +1,7 @@
 // Types for the settings page's scripts (homebridge-ui/public/js, checked by tsconfig.ui.json).
 // The shapes come from the plugin's own sources, so the page and the settings server cannot drift apart.
 import type {} from '@homebridge/plugin-ui-utils/ui.interface';
-import type { z } from 'zod';
+import type { z } from 'zod/v3';
 
 import type { configSchema, webhookSchema } from '../../src/config.js';
 import type { FieldProblem } from '../../src/settings-ui/config-check.js';

@@ -2,7 +2,7 @@
 // retry window, so a retried or doubled delivery has one effect.
 // Check-and-set is synchronous in memory (two identical requests at the same moment cannot both
 // pass); the set is persisted to dedupe.json with debounced atomic writes and flushed on close.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import { DEDUPE_TTL_MS } from '../settings.js';
 import type { Storage } from '../storage.js';

@@ -2,7 +2,7 @@
 // loose: extra fields pass through, times may be numbers or digit strings, imageInfo may be null,
 // 'n/a' or an object. A payload is first classified by (EventType, Event); a known kind whose body
 // breaks its schema is a schema violation (400), an unknown kind is ignored (200).
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 /** Epoch time; 13-digit milliseconds are what the spec shows, 10-digit seconds are scaled up. */
 const epoch = z
@@ -11,27 +11,27 @@ const epoch = z
 
 const optionalEpoch = epoch.optional().catch(undefined);
 
-const imageSchema = z.looseObject({
+const imageSchema = z.object({
   width: z.number().optional(),
   height: z.number().optional(),
   format: z.string().optional(),
   url: z.string().optional(),
   secure_url: z.string().optional(),
-});
+}).passthrough();
 
-export const userSchema = z.looseObject({
+export const userSchema = z.object({
   UserID: z.string(),
   FirstName: z.string().optional(),
   LastName: z.string().optional(),
   PhoneNo: z.string().optional(),
   Email: z.string().optional(),
-  imageInfo: z.union([z.null(), z.string(), z.looseObject({ original: imageSchema.optional(), thumbnail: imageSchema.optional() })]).optional(),
+  imageInfo: z.union([z.null(), z.string(), z.object({ original: imageSchema.optional(), thumbnail: imageSchema.optional() }).passthrough()]).optional(),
   UserType: z.string().optional(),
   AccessType: z.string().optional(),
   PartnerUserID: z.string().optional(),
-});
+}).passthrough();
 
-const lockRef = z.looseObject({ Name: z.string().optional() });
+const lockRef = z.object({ Name: z.string().optional() }).passthrough();
 
 /** Fields every lock callback may carry; LockID is required so the path id can be checked. */
 const lockBase = {
@@ -43,54 +43,54 @@ const lockBase = {
 
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
 
-export const lockOperationSchema = z.looseObject({
+export const lockOperationSchema = z.object({
   ...lockBase,
   EventType: z.enum(['operation', 'status']),
   Event: z.enum(['lock', 'unlock', 'onetouchlock']),
   Device: z.string().optional(),
   User: userSchema.optional(),
-});
+}).passthrough();
 
-export const doorStateSchema = z.looseObject({
+export const doorStateSchema = z.object({
   ...lockBase,
   EventType: z.literal('operation'),
   Event: z.enum(['open', 'closed', 'ajar', 'init', 'unknown']),
   Device: z.string().optional(),
   User: userSchema.optional(),
-});
+}).passthrough();
 
-export const lockNameChangedSchema = z.looseObject({
+export const lockNameChangedSchema = z.object({
   ...lockBase,
   EventType: z.literal('configuration'),
   Event: z.literal('lock_name_changed'),
-  Lock: z.looseObject({ Name: z.string() }),
+  Lock: z.object({ Name: z.string() }).passthrough(),
   User: userSchema.optional(),
-});
+}).passthrough();
 
-export const configFlagSchema = z.looseObject({
+export const configFlagSchema = z.object({
   ...lockBase,
   EventType: z.literal('configuration'),
   Event: z.enum(['privacy_mode', 'vacation_mode', 'keypad_enabled']),
   Value: flag,
-});
+}).passthrough();
 
-export const pinManagedSchema = z.looseObject({
+export const pinManagedSchema = z.object({
   ...lockBase,
   EventType: z.literal('configuration'),
   Event: z.literal('keypad_pin_managed'),
   Lock: lockRef.optional(),
   // The master-PIN variant sends an empty object.
-  Pin: z.looseObject({
+  Pin: z.object({
     state: z.string().optional(),
     action: z.string().optional(),
     pin: z.string().optional(),
     accessType: z.string().optional(),
     accessTimes: z.string().optional(),
     accessRecurrence: z.string().optional(),
-  }),
+  }).passthrough(),
   PinUser: userSchema.optional(),
   User: userSchema.optional(),
-});
+}).passthrough();
 
 export const KEYPAD_BATTERY_EVENTS = ['keypad_battery_none', 'keypad_battery_warning', 'keypad_battery_critical'] as const;
 export const LOCK_BATTERY_LEVELS = [
@@ -101,15 +101,15 @@ export const LOCK_BATTERY_LEVELS = [
 ] as const;
 export const ANNOUNCED_BATTERY_EVENTS = ['battery_level_none', 'battery_level_warning', 'battery_level_critical'] as const;
 
-export const keypadBatterySchema = z.looseObject({
+export const keypadBatterySchema = z.object({
   ...lockBase,
   EventType: z.literal('battery'),
   Event: z.enum(KEYPAD_BATTERY_EVENTS),
   DeviceType: z.literal('keypad').optional(),
   DeviceSerialNumber: z.string().optional(),
-});
+}).passthrough();
 
-export const lockBatteryAlertSchema = z.looseObject({
+export const lockBatteryAlertSchema = z.object({
   ...lockBase,
   EventType: z.literal('system'),
   Event: z.literal('lock_battery_alert'),
@@ -117,41 +117,41 @@ export const lockBatteryAlertSchema = z.looseObject({
   // lose the callback for good, since the service never retries one).
   warningLevel: z.string(),
   userID: z.string().optional(),
-});
+}).passthrough();
 
-export const announcedBatterySchema = z.looseObject({
+export const announcedBatterySchema = z.object({
   ...lockBase,
   EventType: z.literal('battery'),
   Event: z.enum(ANNOUNCED_BATTERY_EVENTS),
   DeviceType: z.enum(['lock', 'keypad']),
   UserID: z.string().optional(),
   DeviceSerialNumber: z.string().optional(),
-});
+}).passthrough();
 
 /** The spec shows LockID as an array of one string on systemstatus callbacks; a plain string is accepted too. */
 const systemLockId = z.union([z.tuple([z.string().min(1)]), z.string().min(1)]).transform((value) => (typeof value === 'string' ? value : value[0]));
 
-export const systemStatusSchema = z.looseObject({
+export const systemStatusSchema = z.object({
   ...lockBase,
   LockID: systemLockId,
   EventType: z.literal('systemstatus'),
   Event: z.enum(['online', 'offline']),
-});
+}).passthrough();
 
-export const clockDriftSchema = z.looseObject({
+export const clockDriftSchema = z.object({
   ...lockBase,
   LockID: systemLockId,
   EventType: z.literal('systemstatus'),
   Event: z.literal('lock_log_timestamp_drifted'),
   warningLevel: z.string().optional(),
   TimestampDrifted: optionalEpoch,
-});
+}).passthrough();
 
 export const MEMBERSHIP_EVENTS = ['lock_user_add', 'lock_user_remove', 'lock_usertype_changed', 'lock_accesstype_changed'] as const;
 
 /** accessmgmt on the lock hook (User object) and lockmembership on the user hook (UserID, LockID). */
 export const authorizationSchema = z
-  .looseObject({
+  .object({
     ...lockBase,
     EventType: z.literal('authorization'),
     Event: z.enum(MEMBERSHIP_EVENTS),
@@ -161,16 +161,17 @@ export const authorizationSchema = z
     UserType: z.string().optional(),
     AccessType: z.string().optional(),
   })
+  .passthrough()
   .refine((value) => value.User !== undefined || value.UserID !== undefined, { message: 'User or UserID is required' });
 
-export const lifecycleSchema = z.looseObject({
+export const lifecycleSchema = z.object({
   EventType: z.literal('lifecycle'),
   Event: z.string().optional(),
   EventID: z.string().optional(),
   UserID: z.string().optional(),
   Timestamp: optionalEpoch,
   timeStamp: optionalEpoch,
-});
+}).passthrough();
 
 const doorbellBase = {
   DoorbellID: z.string().min(1),
@@ -179,28 +180,28 @@ const doorbellBase = {
   timeStamp: optionalEpoch,
 };
 
-export const motionSchema = z.looseObject({
+export const motionSchema = z.object({
   ...doorbellBase,
   EventType: z.literal('doorbell_motion_detected'),
   Url: z.string().optional(),
   SecureURL: z.string().optional(),
   Width: z.number().optional().catch(undefined),
   Height: z.number().optional().catch(undefined),
-});
+}).passthrough();
 
-export const buttonPushSchema = z.looseObject({
+export const buttonPushSchema = z.object({
   ...doorbellBase,
   EventType: z.literal('buttonpush'),
   dvrID: z.string().optional(),
-});
+}).passthrough();
 
-export const videoAvailableSchema = z.looseObject({
+export const videoAvailableSchema = z.object({
   ...doorbellBase,
   EventType: z.literal('doorbell_video_upload_available'),
   dvrID: z.string().min(1),
   cause: z.string().default('unknown'),
   startTime: optionalEpoch,
-});
+}).passthrough();
 
 export type LockOperationPayload = z.infer<typeof lockOperationSchema>;
 export type DoorStatePayload = z.infer<typeof doorStateSchema>;
@@ -305,7 +306,7 @@ export function kindOf({ eventType, event }: Envelope): CallbackKind | undefined
   }
 }
 
-const SCHEMAS: { [K in CallbackKind]: z.ZodType<Extract<CallbackPayload, { kind: K }>['payload']> } = {
+const SCHEMAS: { [K in CallbackKind]: z.ZodType<Extract<CallbackPayload, { kind: K }>['payload'], z.ZodTypeDef, unknown> } = {
   lockOperation: lockOperationSchema,
   doorState: doorStateSchema,
   lockNameChanged: lockNameChangedSchema,

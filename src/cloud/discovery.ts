@@ -3,7 +3,7 @@
 // stands alone: an account without doorbells may answer that list with 404, 204, [] or null, which
 // means "none" and leaves the locks standing; a list that fails is replaced by the devices of that
 // kind known from the last run, so a cloud hiccup never removes a device.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { DoorbellEntry, LockEntry } from '../config.js';
 import { DEFAULT_MOTION_TIMEOUT_SECONDS } from '../settings.js';
@@ -54,8 +54,8 @@ export interface DeviceConfig {
 
 const listSchema = z.record(z.string(), z.unknown());
 const optionalName = z.string().trim().min(1).optional().catch(undefined);
-const lockSchema = z.looseObject({ LockName: optionalName });
-const doorbellSchema = z.looseObject({ name: optionalName });
+const lockSchema = z.object({ LockName: optionalName }).passthrough();
+const doorbellSchema = z.object({ name: optionalName }).passthrough();
 
 /** Raised when a discovery answer is not an object keyed by device id. */
 export class DiscoveryShapeError extends Error {

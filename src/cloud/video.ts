@@ -1,5 +1,5 @@
 // Video event lookup: GET /doorbells/{id}/videoevent?dvrID= answers { url } (an .m3u8 playlist).
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { ApiClient } from './http/api.js';
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';

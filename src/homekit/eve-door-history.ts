@@ -9,7 +9,7 @@
 // - HistoryRequest: Eve writes the entry number it wants next (little-endian, at byte 2);
 // - HistoryEntries: each read returns up to 11 records from there; the first entry of the memory is
 //   sent as a reference-time record, later ones as 11-byte contact records; one 00 byte ends it.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 /** Unix seconds of 2001-01-01T00:00:00Z, Eve's epoch. */
 export const EVE_EPOCH = 978_307_200;

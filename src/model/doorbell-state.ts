@@ -1,6 +1,6 @@
 // Pure state of one doorbell and the decision whether an event rings phones.
 // Plain JSON so it lives in accessory.context across restarts.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import { MAX_RING_AGE_MS } from '../settings.js';
 import { order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';

@@ -1,6 +1,6 @@
 // Pure state of one lock: what the callbacks told us, with the design's ordering rule.
 // Plain JSON so it lives in accessory.context and shows the last known state at once after a restart.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import { isOlder, order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';

@@ -1,6 +1,6 @@
 // A device the plugin should show: the outcome of the device-set rules, the input of every
 // publisher (HomeKit's accessory registry, and Matter), and what a cached accessory remembers.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 export const wantedDeviceSchema = z.discriminatedUnion('kind', [
   /** doorSensorOnly: only the door sensor; absent means off. The guard settings: absent or 0 means off. */

@@ -2,7 +2,7 @@
 // saved in Homebridge's config.json, and what is still missing is named in the user's words.
 import { readFile } from 'node:fs/promises';
 
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import { PLATFORM_NAME } from '../settings.js';
 import { UiError } from './ui-error.js';

@@ -30,7 +30,7 @@ export function configProblems(raw: unknown): FieldProblem[] {
   if (parsed.success) return [];
   const problems: FieldProblem[] = [];
   for (const issue of parsed.error.issues) {
-    const path = issue.path.map((part) => (typeof part === 'number' ? part : String(part)));
+    const path = [...issue.path];
     const dotted = path.join('.');
     // A required field not filled in yet (or the missing object that would hold it).
     if (isBlank(valueAt(raw, path)) && REQUIRED_FIELDS.some((field) => field === dotted || field.startsWith(`${dotted}.`))) continue;

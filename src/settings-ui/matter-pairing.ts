@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import { errorText } from '../util/error-text.js';
 import { PLATFORM_NAME } from '../settings.js';
@@ -20,20 +20,20 @@ export const TESTED_CONTROLLERS = {
   untested: ['Google Home', 'Amazon Alexa', 'SmartThings', 'Apple Home over Matter'],
 } as const;
 
-const matterBlockSchema = z.looseObject({ port: z.number().optional(), enabled: z.boolean().optional(), externalsOnly: z.boolean().optional() });
-const bridgeSchema = z.looseObject({ username: z.string(), name: z.string().optional(), matter: matterBlockSchema.optional() });
-const configSchema = z.looseObject({
+const matterBlockSchema = z.object({ port: z.number().optional(), enabled: z.boolean().optional(), externalsOnly: z.boolean().optional() }).passthrough();
+const bridgeSchema = z.object({ username: z.string(), name: z.string().optional(), matter: matterBlockSchema.optional() }).passthrough();
+const configSchema = z.object({
   bridge: bridgeSchema.optional(),
-  platforms: z.array(z.looseObject({ platform: z.string().optional(), matter: z.boolean().optional(), _bridge: bridgeSchema.optional() })).optional(),
-});
+  platforms: z.array(z.object({ platform: z.string().optional(), matter: z.boolean().optional(), _bridge: bridgeSchema.optional() }).passthrough()).optional(),
+}).passthrough();
 
-const commissioningSchema = z.looseObject({
+const commissioningSchema = z.object({
   manualPairingCode: z.string().optional(),
   qrCode: z.string().optional(),
   commissioned: z.boolean().optional(),
   fabricCount: z.number().optional(),
-  fabrics: z.array(z.looseObject({ label: z.string().optional() })).optional(),
-});
+  fabrics: z.array(z.object({ label: z.string().optional() }).passthrough()).optional(),
+}).passthrough();
 
 export interface MatterPairingInfo {
   /** Which bridge the plugin runs on. */

@@ -1,7 +1,7 @@
 // The event log the settings UI shows: the last events per device in plain words (`events.json`).
 // Bounded per device, written atomically through Storage and debounced, so a burst of callbacks
 // costs one write. It holds no secrets: words, ids, names, times, recording ids and still-image URLs.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { DeviceEvent } from '../model/events.js';
 import { describeEvent, eventPerson } from '../model/event-words.js';

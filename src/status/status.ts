@@ -2,7 +2,7 @@
 // each webhook registration, receiver counters and the device list. The plugin updates it through
 // StatusWriter (debounced, atomic); the UI server reads it with readStatus. It never holds a secret:
 // no tokens, keys or callback token, only states, ids, names, URLs without credentials and counts.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';

@@ -1,7 +1,7 @@
 // What support needs to remember between visits of the settings page: the last test events and
 // self-check results, in `support.json` under lock-access/. No secrets: lock ids, times, states and
 // the sentences the page showed.
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { Storage } from '../storage.js';
 

@@ -75,7 +75,7 @@ describe('source layout: the agreed shape passes', () => {
   });
 
   it('imports of packages and of files outside src/ are no edges; a relative import that does not resolve is noted', async () => {
-    await put('src/util/extra.ts', "import { z } from 'zod';\nimport '../../outside.js';\nimport './missing.js';\nexport const schema = z.string();\n");
+    await put('src/util/extra.ts', "import { z } from 'zod/v3';\nimport '../../outside.js';\nimport './missing.js';\nexport const schema = z.string();\n");
     await put('outside.ts', 'export {};\n');
     const report = checkImports(root);
     expect(report.edges.filter((e) => e.from === 'src/util/extra.ts')).toEqual([]);

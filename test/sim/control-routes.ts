@@ -1,6 +1,6 @@
 // The simulator's own control surface under /_sim (no auth: it listens on 127.0.0.1 for demos and tests).
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import type { SimCore } from './core.js';
 import type { DeliveryResult } from './delivery.js';
 import { EVENT_NAMES, FireError, type FireOptions } from './events.js';

@@ -1,6 +1,6 @@
 // Webhook registrations: validation of the six fields and the spec's cardinality (one per user
 // per device, or per user for the user hook; a repeat call replaces the earlier one).
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 export type RegistrationKind = 'lock' | 'doorbell' | 'user';
 
@@ -22,12 +22,12 @@ function isAbsoluteHttpUrl(value: string): boolean {
 function bodySchema(kind: RegistrationKind) {
   const allowed = ALLOWED_TYPES[kind];
   return z.object({
-    url: z.string({ error: 'url is required' }).refine(isAbsoluteHttpUrl, { message: 'url must be an absolute http(s) URL' }),
-    method: z.string({ error: 'method is required' }).refine((m) => m === 'POST' || m === 'PUT', { message: 'method must be POST or PUT' }),
-    clientID: z.string({ error: 'clientID is required' }).min(1, { message: 'clientID is required' }),
-    header: z.string({ error: 'header is required' }).regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: 'header must be a valid header name' }),
-    token: z.string({ error: 'token is required' }).min(1, { message: 'token is required' }),
-    notificationTypes: z.array(z.string(), { error: 'notificationTypes is required' })
+    url: z.string({ message: 'url is required' }).refine(isAbsoluteHttpUrl, { message: 'url must be an absolute http(s) URL' }),
+    method: z.string({ message: 'method is required' }).refine((m) => m === 'POST' || m === 'PUT', { message: 'method must be POST or PUT' }),
+    clientID: z.string({ message: 'clientID is required' }).min(1, { message: 'clientID is required' }),
+    header: z.string({ message: 'header is required' }).regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: 'header must be a valid header name' }),
+    token: z.string({ message: 'token is required' }).min(1, { message: 'token is required' }),
+    notificationTypes: z.array(z.string(), { message: 'notificationTypes is required' })
       .min(1, { message: 'notificationTypes must not be empty' })
       .refine((types) => types.every((t) => allowed.includes(t)), { message: `notificationTypes must be drawn from: ${allowed.join(', ')}` }),
   });

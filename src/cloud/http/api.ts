@@ -1,5 +1,5 @@
 // What the rest of the plugin needs from the cloud API client (implemented in http-client.ts).
-import type { z } from 'zod';
+import type { z } from 'zod/v3';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -7,7 +7,7 @@ export interface RequestOptions<T> {
   body?: unknown;
   query?: Record<string, string>;
   /** Validates the JSON response; without it the parsed JSON (or undefined for an empty body) is returned as unknown. */
-  schema?: z.ZodType<T>;
+  schema?: z.ZodType<T, z.ZodTypeDef, unknown>;
   /** Overrides the default timeout. */
   timeoutMs?: number;
 }

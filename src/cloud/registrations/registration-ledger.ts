@@ -2,7 +2,7 @@
 // An entry is written with state "registering" / "deleting" before the call goes out, so a crash
 // in the middle of a reconcile leaves entries that the next start treats as unconfirmed and sends
 // again (registration is idempotent, and a delete answered 404 counts as done).
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { Storage } from '../../storage.js';
 import { errorText } from '../../util/error-text.js';

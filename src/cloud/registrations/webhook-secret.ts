@@ -3,7 +3,7 @@
 // generation number, so the registrar can tell when registrations carry an old token.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { Storage } from '../../storage.js';
 

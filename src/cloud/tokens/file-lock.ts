@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { open, readFile, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 const ownerSchema = z.object({ pid: z.number(), nonce: z.string(), createdAt: z.number(), host: z.string() });
 type Owner = z.infer<typeof ownerSchema>;

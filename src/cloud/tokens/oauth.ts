@@ -2,7 +2,7 @@
 // authorization-code exchange of the settings UI's link flow. They return an outcome instead of
 // throwing, because the caller must treat "the server may have used the refresh token" very
 // differently from "the request never left this machine".
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import { describeNetworkError, networkErrorCode } from '../http/network-error.js';
 import { parseRetryAfter } from '../http/retry-after.js';

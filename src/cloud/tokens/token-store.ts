@@ -3,7 +3,7 @@
 // lock can tell whether someone else changed the file since it last looked.
 import { createHash } from 'node:crypto';
 
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import type { Storage } from '../../storage.js';
 import { withFileLock, type FileLockOptions } from './file-lock.js';

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 import { CloudHttpClient } from '../../../src/cloud/http/http-client.js';
 import {
