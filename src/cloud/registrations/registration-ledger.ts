@@ -5,6 +5,7 @@
 import { z } from 'zod/v3';
 
 import type { Storage } from '../../storage.js';
+import { byCodeUnit } from '../../util/code-order.js';
 import { errorText } from '../../util/error-text.js';
 
 export const LEDGER_FILE = 'webhooks.json';
@@ -121,7 +122,7 @@ export class RegistrationLedger {
   }
 
   private async writeNow(): Promise<void> {
-    const entries = [...this.entries.values()].sort((a, b) => scopeKey(a.kind, a.id).localeCompare(scopeKey(b.kind, b.id)));
+    const entries = [...this.entries.values()].sort((a, b) => byCodeUnit(scopeKey(a.kind, a.id), scopeKey(b.kind, b.id)));
     await this.storage.write(LEDGER_FILE, { version: 1, entries });
   }
 }
