@@ -4,8 +4,10 @@
 // user hook, each with a custom header token), and one HTTP route that checks the token and the
 // signature and calls updateCharacteristic. Nothing else: no dedupe, no ordering, no schema, no
 // storage, no retries. Plain JS so Homebridge loads it without a build.
+// With `listener: "fastify"` the route runs on Fastify, set up as the plugin's listener is (no
+// logger, no schema compilers): the floor for a plugin whose listener must be Fastify.
 //
-// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera,
+// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera, listener,
 //           cloud: { baseUrl, authUrl, clientId, clientSecret, refreshToken } (optional: no cloud calls without it) }
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request } from 'node:http';
@@ -168,24 +170,17 @@ class BarePlatform {
   }
 
   listen() {
+    if (this.config.listener === 'fastify') {
+      this.listenFastify().catch((error) => this.log.error(`bare listener failed: ${error.message}`));
+      return;
+    }
     const server = createServer((req, res) => {
       const chunks = [];
       req.on('data', (chunk) => chunks.push(chunk));
       req.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        if (this.config.cloud && !sameText(req.headers[TOKEN_HEADER], this.token)) {
-          res.writeHead(401).end();
-          return;
-        }
-        if (!verify(req.headers['x-svc-signature'], raw, this.config.apiKey)) {
-          res.writeHead(401).end();
-          return;
-        }
-        let body;
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch {
-          res.writeHead(400).end();
+        const { status, body } = this.check(req.headers, Buffer.concat(chunks));
+        if (status !== 200) {
+          res.writeHead(status).end();
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
@@ -194,6 +189,35 @@ class BarePlatform {
     });
     server.listen(this.config.port, '127.0.0.1', () => this.log.info(`bare listener on ${this.config.port}`));
     this.api.on('shutdown', () => server.close());
+  }
+
+  async listenFastify() {
+    // Loaded only for this listener, so the node:http floor never carries it.
+    const { default: Fastify } = await import('fastify');
+    const none = () => () => () => true;
+    const app = Fastify({ logger: false, schemaController: { compilersFactory: { buildValidator: none, buildSerializer: none } } });
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    app.post('/*', (req, reply) => {
+      const { status, body } = this.check(req.headers, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      if (status !== 200) return reply.code(status).send();
+      reply.code(200).header('content-type', 'application/json').send('{"ok":true}');
+      this.apply(req.url, body);
+      return reply;
+    });
+    await app.listen({ port: this.config.port, host: '127.0.0.1' });
+    this.log.info(`bare listener on ${this.config.port}`);
+    this.api.on('shutdown', () => void app.close());
+  }
+
+  /** Checks the token and the signature and parses the body: the status to answer, and the event when 200. */
+  check(headers, raw) {
+    if (this.config.cloud && !sameText(headers[TOKEN_HEADER], this.token)) return { status: 401 };
+    if (!verify(headers['x-svc-signature'], raw, this.config.apiKey)) return { status: 401 };
+    try {
+      return { status: 200, body: JSON.parse(raw.toString('utf8')) };
+    } catch {
+      return { status: 400 };
+    }
   }
 
   apply(url, body) {

@@ -75,7 +75,7 @@ export function registrationTarget(sim: Simulator, kind: 'lock' | 'doorbell', id
  * (one refresh grant, a registration with a custom header token per device and the user hook) and
  * receives the same signed callbacks through them; without one it only listens.
  */
-export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Simulator } = {}): Promise<Subject> {
+export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Simulator; listener?: 'http' | 'fastify' } = {}): Promise<Subject> {
   const port = await freePort();
   const spawnedAt = performance.now();
   const { sim } = options;
@@ -89,7 +89,7 @@ export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Sim
   const apiKey = sim === undefined ? BARE_API_KEY : sim.account.apiKey;
   const hb = await startHomebridge({
     pluginPath: BARE_PLUGIN_PATH,
-    platforms: [{ platform: 'BenchBare', apiKey, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true, cloud }],
+    platforms: [{ platform: 'BenchBare', apiKey, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true, listener: options.listener ?? 'http', cloud }],
     env: SETTLE_ENV,
   });
   await hb.waitForLog(/is running on port/, 180_000);
