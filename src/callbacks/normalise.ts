@@ -5,7 +5,7 @@ import { BATTERY_TABLE } from '../model/battery-table.js';
 import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
-import { ROUTE_KINDS } from './payloads.js';
+import { epochMs, ROUTE_KINDS } from './payloads.js';
 
 export { BATTERY_TABLE } from '../model/battery-table.js';
 
@@ -26,9 +26,9 @@ export function actorOf(user: CallbackUser | undefined): Actor {
   return actor;
 }
 
-/** The event time used for ordering: Timestamp, else timeStamp, else startTime. */
-function eventTime(payload: { Timestamp?: number | undefined; timeStamp?: number | undefined; startTime?: number | undefined }): number | undefined {
-  return payload.Timestamp ?? payload.timeStamp ?? payload.startTime;
+/** The event time used for ordering: Timestamp, else timeStamp, else startTime (each when it is a time). */
+function eventTime(payload: { Timestamp?: unknown; timeStamp?: unknown; startTime?: unknown }): number | undefined {
+  return epochMs(payload.Timestamp) ?? epochMs(payload.timeStamp) ?? epochMs(payload.startTime);
 }
 
 export type RouteCheck = { ok: true } | { ok: false; reason: 'wrong-route' | 'path-id-mismatch'; detail: string };
@@ -158,9 +158,10 @@ export function normalise(callback: CallbackPayload, route: CallbackRoute): Devi
     case 'clockDrift': {
       const p = callback.payload;
       // On this callback Timestamp is when the webhook was sent; TimestampDrifted is the lock's clock.
-      const event: LockEvent = { kind: 'clockDrift', lockId: p.LockID, at: p.Timestamp ?? p.timeStamp };
+      const event: LockEvent = { kind: 'clockDrift', lockId: p.LockID, at: epochMs(p.Timestamp) ?? epochMs(p.timeStamp) };
       if (p.warningLevel !== undefined) event.warningLevel = p.warningLevel;
-      if (p.TimestampDrifted !== undefined) event.driftedTo = p.TimestampDrifted;
+      const driftedTo = epochMs(p.TimestampDrifted);
+      if (driftedTo !== undefined) event.driftedTo = driftedTo;
       return [withId(event, p.EventID)];
     }
     case 'authorization':
@@ -180,7 +181,8 @@ export function normalise(callback: CallbackPayload, route: CallbackRoute): Devi
     case 'videoAvailable': {
       const p = callback.payload;
       const event: DeviceEvent = { kind: 'videoAvailable', doorbellId: p.DoorbellID, at: eventTime(p), dvrId: p.dvrID, cause: p.cause };
-      if (p.startTime !== undefined) event.startTime = p.startTime;
+      const startTime = epochMs(p.startTime);
+      if (startTime !== undefined) event.startTime = startTime;
       return [withId(event, p.EventID)];
     }
   }

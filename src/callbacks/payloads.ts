@@ -4,12 +4,20 @@
 // breaks its schema is a schema violation (400), an unknown kind is ignored (200).
 import { z } from 'zod/v3';
 
-/** Epoch time; 13-digit milliseconds are what the spec shows, 10-digit seconds are scaled up. */
-const epoch = z
-  .union([z.number().nonnegative(), z.string().regex(/^[0-9]{1,13}$/).transform(Number)])
-  .transform((value) => (value < 1e11 ? Math.round(value * 1000) : Math.round(value)));
+/**
+ * A time as the service sends it: 13-digit milliseconds as the spec shows, 10-digit seconds, as a
+ * number or a digit string. Kept as sent and read with `epochMs` when the event is mapped, so a
+ * malformed time drops the time, never the event (a zod transform here cost more per callback than
+ * the rest of the payload).
+ */
+const sentTime = z.unknown();
 
-const optionalEpoch = epoch.optional().catch(undefined);
+/** Epoch milliseconds of a sent time (seconds are scaled up); undefined when it is not a time. */
+export function epochMs(value: unknown): number | undefined {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^[0-9]{1,13}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number) || number < 0) return undefined;
+  return number < 1e11 ? Math.round(number * 1000) : Math.round(number);
+}
 
 const imageSchema = z.object({
   width: z.number().optional(),
@@ -25,7 +33,8 @@ export const userSchema = z.object({
   LastName: z.string().optional(),
   PhoneNo: z.string().optional(),
   Email: z.string().optional(),
-  imageInfo: z.union([z.null(), z.string(), z.object({ original: imageSchema.optional(), thumbnail: imageSchema.optional() }).passthrough()]).optional(),
+  // null is the common value: checked first, without a union's try-each-option.
+  imageInfo: z.union([z.string(), z.object({ original: imageSchema.optional(), thumbnail: imageSchema.optional() }).passthrough()]).nullable().optional(),
   UserType: z.string().optional(),
   AccessType: z.string().optional(),
   PartnerUserID: z.string().optional(),
@@ -37,8 +46,8 @@ const lockRef = z.object({ Name: z.string().optional() }).passthrough();
 const lockBase = {
   LockID: z.string().min(1),
   EventID: z.string().optional(),
-  Timestamp: optionalEpoch,
-  timeStamp: optionalEpoch,
+  Timestamp: sentTime,
+  timeStamp: sentTime,
 };
 
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
@@ -144,7 +153,7 @@ export const clockDriftSchema = z.object({
   EventType: z.literal('systemstatus'),
   Event: z.literal('lock_log_timestamp_drifted'),
   warningLevel: z.string().optional(),
-  TimestampDrifted: optionalEpoch,
+  TimestampDrifted: sentTime,
 }).passthrough();
 
 export const MEMBERSHIP_EVENTS = ['lock_user_add', 'lock_user_remove', 'lock_usertype_changed', 'lock_accesstype_changed'] as const;
@@ -169,15 +178,15 @@ export const lifecycleSchema = z.object({
   Event: z.string().optional(),
   EventID: z.string().optional(),
   UserID: z.string().optional(),
-  Timestamp: optionalEpoch,
-  timeStamp: optionalEpoch,
+  Timestamp: sentTime,
+  timeStamp: sentTime,
 }).passthrough();
 
 const doorbellBase = {
   DoorbellID: z.string().min(1),
   EventID: z.string().optional(),
-  Timestamp: optionalEpoch,
-  timeStamp: optionalEpoch,
+  Timestamp: sentTime,
+  timeStamp: sentTime,
 };
 
 export const motionSchema = z.object({
@@ -200,7 +209,7 @@ export const videoAvailableSchema = z.object({
   EventType: z.literal('doorbell_video_upload_available'),
   dvrID: z.string().min(1),
   cause: z.string().default('unknown'),
-  startTime: optionalEpoch,
+  startTime: sentTime,
 }).passthrough();
 
 export type LockOperationPayload = z.infer<typeof lockOperationSchema>;

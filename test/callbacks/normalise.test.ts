@@ -86,6 +86,16 @@ describe('spec Lock: operation -> lockState / doorState', () => {
   it('a 10-digit seconds time is read as seconds', () => {
     expect(one({ ...fixtures.doorOpen, Timestamp: T0 / 1000 }).at).toBe(T0);
   });
+  it('a digit string is a time; a malformed time drops the time and keeps the event', () => {
+    expect(one({ ...fixtures.doorOpen, Timestamp: String(T0) }).at).toBe(T0);
+    expect(one({ ...fixtures.doorOpen, Timestamp: String(T0 / 1000) }).at).toBe(T0);
+    for (const bad of ['soon', '12.5', '-5', -5, { t: T0 }, true, null, Number.POSITIVE_INFINITY, '12345678901234']) {
+      expect(one({ ...fixtures.doorOpen, Timestamp: bad, timeStamp: undefined })).toMatchObject({ kind: 'doorState', state: 'open', at: undefined });
+    }
+  });
+  it('a malformed Timestamp falls back to timeStamp', () => {
+    expect(one({ ...fixtures.appUnlock, Timestamp: 'soon' })).toMatchObject({ at: T0 + 100 });
+  });
 });
 
 describe('spec Lock: configuration', () => {
