@@ -6,7 +6,8 @@
 //     stays pure, HomeKit and Matter are equal views that never reach into each other or the edges,
 //     the callback path never reaches the cloud, the settings server never the running plugin,
 //   - only index.ts, platform.ts, settings.ts, config.ts and storage.ts at the top of src/,
-//   - no source file in src/ over 350 lines.
+//   - no source file in src/ over 350 lines,
+//   - packages only through the entry points PACKAGE_RULES allows (zod through zod/v3).
 // Usage: tsx scripts/check-imports.ts [projectRoot]; prints what it found, exits 1 on a violation.
 //
 // Why the TypeScript compiler and not madge: madge is not installed and would bring its own
@@ -26,7 +27,16 @@ export const MAX_LINES = 350;
 export const TOP_LEVEL_FILES: readonly string[] = ['index.ts', 'platform.ts', 'settings.ts', 'config.ts', 'storage.ts'];
 const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js)$/;
 
-export type Rule = 'top-level' | 'size' | 'layer' | 'file-cycle' | 'folder-cycle';
+export type Rule = 'top-level' | 'size' | 'layer' | 'file-cycle' | 'folder-cycle' | 'package';
+
+/**
+ * Entry points of packages that src/ must not import, with the one to use. zod's main entry (its
+ * v4 API) loads 64 locales and its JSON Schema tools on import, about 5 MiB more of Homebridge's
+ * memory than zod/v3, the same package's v3 API, for the same schemas.
+ */
+export const PACKAGE_RULES: readonly { refused: RegExp; use: string; why: string }[] = [
+  { refused: /^zod(?:\/(?!v3$).*)?$/, use: 'zod/v3', why: "zod's v4 entry points cost about 5 MiB more of Homebridge's memory than zod/v3" },
+];
 
 /**
  * What each layer may import from the rest of src/. `only` lists everything allowed (folders, and
@@ -202,6 +212,8 @@ export function checkImports(rootInput: string): ImportReport {
     const lines = countLines(text);
     if (lines > MAX_LINES) violations.push({ rule: 'size', message: `${name(file)} has ${lines} lines (at most ${MAX_LINES}): split it along its jobs` });
     for (const { specifier, typeOnly } of importsOf(file, text)) {
+      const refused = PACKAGE_RULES.find((entry) => entry.refused.test(specifier));
+      if (refused) violations.push({ rule: 'package', message: `${name(file)} imports ${specifier}: import ${refused.use} instead (${refused.why})` });
       const resolved = ts.resolveModuleName(specifier, file, options, ts.sys).resolvedModule;
       const target = resolved && !resolved.isExternalLibraryImport ? resolve(resolved.resolvedFileName) : undefined;
       if (target === undefined || !known.has(target)) {

@@ -5,7 +5,8 @@ import { BATTERY_TABLE } from '../model/battery-table.js';
 import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
-import { epochMs, ROUTE_KINDS } from './payloads.js';
+import { ROUTE_KINDS } from './payloads.js';
+import { epochMs } from './sent-time.js';
 
 export { BATTERY_TABLE } from '../model/battery-table.js';
 

@@ -160,6 +160,17 @@ describe('source layout: only the five agreed files at the top of src/, no file 
     ]);
   });
 
+  it("zod only through zod/v3, in value and type imports alike", async () => {
+    await put('src/model/schema.ts', "import { z } from 'zod/v3';\nexport const id = z.string();\n");
+    expect(found('package')).toEqual([]);
+    await put('src/model/v4.ts', "import { z } from 'zod';\nexport const id = z.string();\n");
+    await put('src/util/mini.ts', "import type { z } from 'zod/mini';\nexport type Id = z.infer<z.ZodMiniString>;\n");
+    expect(found('package')).toEqual([
+      expect.stringMatching(/^src\/model\/v4\.ts imports zod: import zod\/v3 instead/),
+      expect.stringMatching(/^src\/util\/mini\.ts imports zod\/mini: import zod\/v3 instead/),
+    ]);
+  });
+
   it('350 lines pass, 351 do not', async () => {
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
     await put('src/util/just-fits.ts', lines(MAX_LINES));
