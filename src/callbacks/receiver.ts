@@ -174,7 +174,7 @@ function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyIn
     // address, so forwarded headers are never trusted.
     trustProxy: false,
     bodyLimit: MAX_CALLBACK_BYTES,
-    maxParamLength: MAX_PATH_ID_CHARS,
+    routerOptions: { maxParamLength: MAX_PATH_ID_CHARS },
     // A backstop for a socket that sends nothing at all, longer than the keep-alive timeout.
     connectionTimeout: limits.keepAliveTimeoutMs + 5_000,
     requestTimeout: serverOptions.requestTimeout,

@@ -1,7 +1,9 @@
 // The listener's limits, on a real server with real sockets on 127.0.0.1: unroutable paths are
 // 404, the keep-alive timeout outlives a proxy's 60 s, slow senders are cut off within a second or
 // two, and the number of open connections is capped.
+import { execFile } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
+import { promisify } from 'node:util';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -47,6 +49,14 @@ function untilClosed(socket: Socket): Promise<{ text: string; afterMs: number }>
 }
 
 describe('listener limits', () => {
+  it('the listener is built without a Fastify warning, which Homebridge would print in the user\'s log', async () => {
+    // A fresh process: Node prints each warning once per process, so only a new one shows it for sure.
+    const script = new URL('./fixtures/build-listener.ts', import.meta.url).pathname;
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8' });
+    expect(stdout).toBe('built\n');
+    expect(stderr).not.toMatch(/Warning|DEP\d/);
+  });
+
   it('a path too long for any device id answers 404 like any unknown path, never 414', async () => {
     harness = await makeHarness();
     const app = buildReceiverApp(harness.options);
