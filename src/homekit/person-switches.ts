@@ -28,8 +28,9 @@ export function convergePersonSwitches(api: API, accessory: PlatformAccessory, p
     // Unlock and lock only: Home offers no "long press" for these.
     service.getCharacteristic(C.ProgrammableSwitchEvent).setProps({ validValues: [C.ProgrammableSwitchEvent.SINGLE_PRESS, C.ProgrammableSwitchEvent.DOUBLE_PRESS] });
     service.updateCharacteristic(C.ServiceLabelIndex, Math.min(index + 1, 255));
-    // Home shows ConfiguredName for services that are not primary; HAP does not list it as optional here.
-    service.addOptionalCharacteristic(C.ConfiguredName);
+    // Home shows ConfiguredName for services that are not primary; HAP does not list it as optional
+    // here. Added once: HAP keeps every template it is handed, and this runs on every converge.
+    if (!service.optionalCharacteristics.some((template) => template.UUID === C.ConfiguredName.UUID)) service.addOptionalCharacteristic(C.ConfiguredName);
     // Renamed only when the config's name changes, so a name given in the Home app stays.
     if (!service.testCharacteristic(C.ConfiguredName) || service.getCharacteristic(C.Name).value !== person.name) {
       service.updateCharacteristic(C.Name, person.name);

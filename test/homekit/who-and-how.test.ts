@@ -149,6 +149,15 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
     });
   });
 
+  it('converging again and again keeps one ConfiguredName per switch: HAP would keep every optional template it is handed', () => {
+    const { lock, accessory } = setup({ people });
+    const templates = () => service(accessory, S.StatelessProgrammableSwitch, 'person:u-alex').optionalCharacteristics.filter((c) => c.UUID === C.ConfiguredName.UUID).length;
+    const before = templates();
+    for (let i = 0; i < 5; i += 1) lock.update({ id: 'L1', name: `Front Door ${String(i)}`, doorSensor: false, people });
+    expect(before).toBe(1);
+    expect(templates()).toBe(1);
+  });
+
   describe('doorSensorOnly', () => {
     it('no LockMechanism or LockManagement; ContactSensor primary; batteries and person switches stay; door events still arrive', () => {
       const { lock, accessory } = setup({ doorSensorOnly: true, people });
