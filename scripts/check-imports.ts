@@ -285,7 +285,7 @@ function main(): void {
     console.log(`check-imports: ${report.violations.length} violation(s) of the layout rules`);
     process.exit(1);
   }
-  console.log('check-imports: ok (no cycles between files or folders, every layer within its imports, top level and file sizes as agreed)');
+  console.log('check-imports: ok (no cycles between files or folders, every layer within its imports, top level and file sizes as agreed, zod through zod/v3)');
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
