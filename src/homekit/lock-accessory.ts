@@ -212,6 +212,8 @@ export class LockAccessory {
   private onTargetSet(value: CharacteristicValue): void {
     const C = this.deps.api.hap.Characteristic;
     const action: LockAction = value === C.LockTargetState.SECURED ? 'lock' : 'unlock';
+    // The auto-lock countdown stops at the write, not when the command runs or succeeds.
+    this.device.targetWritten();
     const timer = setImmediate(() => {
       this.timers.delete(timer);
       if (this.disposed) return;

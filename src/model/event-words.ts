@@ -17,7 +17,8 @@ function personName(actor: Actor | undefined): string | undefined {
  * The person an event is about, for the event log's people list and filter: who operated, checked
  * or renamed the lock, whose PIN changed, whose access changed. Reserved actors are not people.
  */
-export function eventPerson(event: DeviceEvent): { userId: string; name?: string } | undefined {
+export function eventPerson(event: DeviceEvent, own?: OwnAction): { userId: string; name?: string } | undefined {
+  if (own !== undefined) return undefined;
   let actor: Actor | undefined;
   if (event.kind === 'lockState' || event.kind === 'lockName') actor = event.actor;
   else if (event.kind === 'pinManaged') actor = event.pinUser;
@@ -25,6 +26,19 @@ export function eventPerson(event: DeviceEvent): { userId: string; name?: string
   if (actor?.kind !== 'person' || actor.userId === undefined || actor.userId === '') return undefined;
   const name = personName(actor);
   return name === undefined ? { userId: actor.userId } : { userId: actor.userId, name };
+}
+
+/**
+ * What the plugin did itself, for an event it caused: the lock callback that follows its own
+ * auto-lock (the service names the account the plugin is linked to, who did nothing).
+ */
+export interface OwnAction {
+  /** How long the door had been closed (and the lock unlocked) when the auto-lock was sent. */
+  autoLockSeconds: number;
+}
+
+export function autoLockWords(closedSeconds: number): string {
+  return `Locked by auto-lock (the door was closed for ${closedSeconds} s)`;
 }
 
 function who(actor: Actor | undefined): string {
@@ -82,7 +96,8 @@ function lockStateWords(event: Extract<DeviceEvent, { kind: 'lockState' }>): str
 }
 
 /** One line for one event, e.g. "Unlocked by Jane Doe at the keypad". */
-export function describeEvent(event: DeviceEvent, deviceName: string): string {
+export function describeEvent(event: DeviceEvent, deviceName: string, own?: OwnAction): string {
+  if (own !== undefined && event.kind === 'lockState') return autoLockWords(own.autoLockSeconds);
   switch (event.kind) {
     case 'lockState':
       return lockStateWords(event);

@@ -8,9 +8,10 @@ import { ChangeListeners, type ChangeListener } from './change-listeners.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-feeds.js';
 import type { DeviceStore } from './device-store.js';
 import type { DeliveryContext } from './event-time.js';
+import { autoLockWords, type OwnAction } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
-import { LockGuard, type GuardSettings } from './lock-guard.js';
+import { AUTO_LOCK_ORIGIN, LockGuard, type GuardSettings } from './lock-guard.js';
 import { commandSucceeded, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
 import type { Person } from './person-triggers.js';
 import type { ReachabilityProof } from './reachability.js';
@@ -71,8 +72,11 @@ export class LockDevice implements LockFeed {
   private readonly guard: LockGuard;
   /** Who asked last for each action; the command that runs logs it. */
   private readonly origins: Record<LockAction, string> = { lock: 'Apple Home', unlock: 'Apple Home' };
-  /** When the plugin last sent its own auto-lock: the lock callback that follows is that, not a person. */
-  private autoLockAt: number | undefined;
+  /**
+   * When the plugin last sent its own auto-lock and how long the door had been closed: the lock
+   * callback that follows is that, not a person. Cleared when that command fails.
+   */
+  private autoLock: { at: number; closedSeconds: number } | undefined;
   private warnedNoSensor = false;
   private disposed = false;
 
@@ -97,8 +101,9 @@ export class LockDevice implements LockFeed {
       onAlerts: (alerts) => {
         this.changes.emit({ cause: 'alerts', state: this.current, alerts });
       },
-      onAutoLockSent: (at) => {
-        this.autoLockAt = at;
+      commandPending: () => this.commands.current !== undefined || this.commands.next !== undefined,
+      onAutoLockSent: (at, closedSeconds) => {
+        this.autoLock = { at, closedSeconds };
       },
     });
     this.warnIfAutoLockBlind();
@@ -126,31 +131,38 @@ export class LockDevice implements LockFeed {
     return this.changes.add(listener);
   }
 
-  /** Applies one callback event (already verified, parsed and de-duplicated by the receiver). */
-  apply(event: LockEvent, context: DeliveryContext): void {
-    if (this.disposed) return;
+  /**
+   * Applies one callback event (already verified, parsed and de-duplicated by the receiver). Returns
+   * what the plugin itself did, when the event is the lock callback of its own auto-lock: the event
+   * log words it so, not as the account owner's remote lock.
+   */
+  apply(event: LockEvent, context: DeliveryContext): OwnAction | undefined {
+    if (this.disposed) return undefined;
     if (event.lockId !== this.entryValue.id) {
       this.deps.log.debug(`${this.name}: ignored an event for another lock (${event.lockId}).`);
-      return;
+      return undefined;
     }
     const wasOnline = this.current.online;
     const result = reduceLock(this.current, event, context);
     this.current = result.state;
-    const byAutoLock = this.followsAutoLock(event, context.receivedAt);
-    if (byAutoLock) this.autoLockAt = undefined;
+    const own = this.followsAutoLock(event, context.receivedAt);
+    const byAutoLock = own !== undefined;
+    if (byAutoLock) this.autoLock = undefined;
     this.store();
     if (!result.applied) {
       this.deps.log.debug(`${this.name}: ${result.text}: older than the last event of its kind, so it changes nothing.`);
       this.changes.emit({ cause: 'stale', state: this.current, event, context, byAutoLock });
-      return;
+      return own;
     }
     this.changes.emit({ cause: 'event', state: this.current, event, context, byAutoLock });
     // Logged after the views have the change: a log line is a synchronous write that can wait on a
     // slow reader of Homebridge's output.
     const reachabilityChanged = wasOnline !== this.current.online;
     if (event.kind === 'lockState' && event.source === 'status') this.deps.log.debug(`${this.name}: ${result.text}.`);
+    else if (own !== undefined) this.deps.log.info(`${this.name}: ${autoLockWords(own.autoLockSeconds)}.`);
     else if (!(event.kind === 'online' && reachabilityChanged)) this.deps.log.info(`${this.name}: ${result.text}.`);
     if (reachabilityChanged) this.logReachability(event.kind === 'online' ? 'online' : 'status');
+    return own;
   }
 
   /** Config or discovery changed this lock's entry. */
@@ -173,7 +185,16 @@ export class LockDevice implements LockFeed {
       this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locking' : 'unlocking'} from ${origin}.`);
     }
     this.origins[action] = origin;
+    if (origin !== AUTO_LOCK_ORIGIN) this.guard.commandRequested();
     return this.commands.request(action);
+  }
+
+  /**
+   * A controller wrote a target that becomes a command a moment later: the auto-lock countdown
+   * stops now, at the write.
+   */
+  targetWritten(): void {
+    if (!this.disposed) this.guard.commandRequested();
   }
 
   /** Like request(), but rejects when the command failed, so a controller can answer with a failure. */
@@ -224,9 +245,10 @@ export class LockDevice implements LockFeed {
     }
   }
 
-  private followsAutoLock(event: LockEvent, receivedAt: number): boolean {
-    const at = this.autoLockAt;
-    return at !== undefined && event.kind === 'lockState' && event.source === 'operation' && event.state === 'locked' && receivedAt >= at && receivedAt - at <= AUTO_LOCK_FOLLOW_MS;
+  private followsAutoLock(event: LockEvent, receivedAt: number): OwnAction | undefined {
+    const sent = this.autoLock;
+    const follows = sent !== undefined && event.kind === 'lockState' && event.source === 'operation' && event.state === 'locked' && receivedAt >= sent.at && receivedAt - sent.at <= AUTO_LOCK_FOLLOW_MS;
+    return follows ? { autoLockSeconds: sent.closedSeconds } : undefined;
   }
 
   private logReachability(proof: ReachabilityProof): void {
@@ -249,6 +271,8 @@ export class LockDevice implements LockFeed {
     try {
       await this.deps.operate(this.entryValue.id, action);
     } catch (error) {
+      // A failed auto-lock locked nothing: a lock callback after it is a person's.
+      if (origin === AUTO_LOCK_ORIGIN) this.autoLock = undefined;
       if (!this.disposed) {
         this.deps.log.error(`${this.name}: could not ${action} from ${origin}: ${this.deps.describeCommandFailure(error)}`);
         this.changes.emit({ cause: 'commandFailed', state: this.current, action, origin, superseded: this.commands.next !== undefined });

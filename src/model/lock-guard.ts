@@ -3,12 +3,20 @@
 // command queue; timers come from an injected clock, so every countdown is tested without waiting.
 //
 // Safety of auto-lock: "lock" is sent only while the lock is known unlocked, the door known closed
-// and the lock's bridge online, checked again at the moment of sending. Anything else (the door
-// open, ajar or unknown, any lock event, a command from Apple Home, the bridge going offline)
-// cancels the countdown; a new one starts from the moment the conditions hold again.
+// and the lock's bridge online, checked again at the moment of sending, and never while another
+// command is on its way (it would run after it). Anything else (the door open, ajar or unknown, any
+// lock event, a command asked for from Apple Home or Matter, the bridge going offline) cancels the
+// countdown; a new one starts from the moment the conditions hold again.
+//
+// Fresh facts only: the door position must have been reported since the plugin last could have
+// missed a change. After a start (the door may have opened while Homebridge was down, and a saved
+// "open" can be lost), after the bridge comes back online (door events could not reach the service
+// meanwhile) and after a door `init` or `unknown` report, the saved position is shown but not acted
+// on until the next door report.
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-feeds.js';
+import type { LockEvent } from './events.js';
 import type { LockState } from './lock-state.js';
 
 export type { GuardAlerts } from './device-feeds.js';
@@ -40,8 +48,18 @@ export interface LockGuardDeps {
   log: Logger;
   /** The alerts changed (the "Left Open" / "Left Unlocked" sensors follow). */
   onAlerts(alerts: GuardAlerts): void;
-  /** The plugin sent its own auto-lock: the lock callback that follows is attributed to it. */
-  onAutoLockSent?(at: number): void;
+  /** Whether a command to the lock is running or waiting: an auto-lock would be queued behind it. */
+  commandPending(): boolean;
+  /** The plugin sent its own auto-lock, the door closed for `closedSeconds`: the lock callback that follows is attributed to it. */
+  onAutoLockSent?(at: number, closedSeconds: number): void;
+}
+
+/** Whether an applied event leaves the guard without a current door position, or gives it one. */
+function doorFreshness(event: LockEvent): 'fresh' | 'stale' | undefined {
+  if (event.kind === 'doorState') return event.state === 'init' || event.state === 'unknown' ? 'stale' : 'fresh';
+  // The bridge was out of reach, however briefly: door events could not get through meanwhile.
+  if (event.kind === 'online' && event.online) return 'stale';
+  return undefined;
 }
 
 export class LockGuard {
@@ -51,10 +69,16 @@ export class LockGuard {
   private alerts: GuardAlerts = { leftOpen: false, leftUnlocked: false };
   /** Tried twice and failed: no more tries until the next unlock. */
   private gaveUp = false;
+  /** The door position was reported since the plugin last could have missed a change (never at start). */
+  private doorFresh = false;
+  private wasOnline: boolean;
+  /** When the running auto-lock countdown (of the first attempt) started. */
+  private closedFrom = 0;
   private readonly unsubscribe: () => void;
   private disposed = false;
 
   constructor(private readonly deps: LockGuardDeps) {
+    this.wasOnline = deps.lock.state.online;
     this.unsubscribe = deps.lock.onChange((change) => {
       this.changed(change);
     });
@@ -65,6 +89,15 @@ export class LockGuard {
   settingsChanged(): void {
     this.cancelAutoLock();
     this.reconsider(true);
+  }
+
+  /**
+   * A controller (Apple Home, Matter) asked for a command: the countdown stops now, not when the
+   * command succeeds, so an unlock still on its way never gets an auto-lock behind it. The outcome
+   * of that command starts a new countdown if the conditions hold.
+   */
+  commandRequested(): void {
+    this.cancelAutoLock();
   }
 
   get current(): GuardAlerts {
@@ -82,8 +115,21 @@ export class LockGuard {
   }
 
   private changed(change: LockChange): void {
-    // A stale event changed nothing, a failed command moved nothing, and alerts are the guard's own.
-    if (change.cause === 'stale' || change.cause === 'commandFailed' || change.cause === 'alerts') return;
+    const backOnline = !this.wasOnline && change.state.online;
+    this.wasOnline = change.state.online;
+    if (backOnline) this.doorFresh = false;
+    // A stale event changed nothing, and alerts are the guard's own.
+    if (change.cause === 'stale' || change.cause === 'alerts') return;
+    if (change.cause === 'commandFailed') {
+      // A controller's command failed: its target write stopped the countdown, which starts anew.
+      // The auto-lock's own failure is handled where it was sent (one retry).
+      if (change.origin !== AUTO_LOCK_ORIGIN) this.reconsider(true);
+      return;
+    }
+    if (change.cause === 'event') {
+      const freshness = doorFreshness(change.event);
+      if (freshness !== undefined) this.doorFresh = freshness === 'fresh';
+    }
     const lockMoved = (change.cause === 'event' && change.event.kind === 'lockState') || change.cause === 'command';
     if (change.cause === 'event' && change.event.kind === 'lockState' && change.state.lock === 'locked') this.gaveUp = false;
     if (change.cause === 'command' && change.action === 'unlock') this.gaveUp = false;
@@ -96,7 +142,7 @@ export class LockGuard {
     if (this.disposed) return;
     const state = this.deps.lock.state;
     const settings = this.deps.settings();
-    if (!autoLockMayRun(state, settings)) this.cancelAutoLock();
+    if (!this.mayAutoLock(state, settings)) this.cancelAutoLock();
     else if ((restart || this.autoLockTimer === undefined) && !this.gaveUp) this.startAutoLock(settings.autoLockSeconds * 1000, 1);
     this.openTimer = this.follow(this.openTimer, settings.leftOpenSeconds > 0 && doorLeftOpen(state), settings.leftOpenSeconds, 'leftOpen');
     this.unlockedTimer = this.follow(this.unlockedTimer, settings.leftUnlockedSeconds > 0 && state.lock === 'unlocked', settings.leftUnlockedSeconds, 'leftUnlocked');
@@ -123,6 +169,10 @@ export class LockGuard {
     this.deps.onAlerts(this.current);
   }
 
+  private mayAutoLock(state: LockState, settings: GuardSettings): boolean {
+    return this.doorFresh && autoLockMayRun(state, settings);
+  }
+
   private cancelAutoLock(): void {
     if (this.autoLockTimer !== undefined) this.deps.clock.clearTimeout(this.autoLockTimer);
     this.autoLockTimer = undefined;
@@ -130,6 +180,7 @@ export class LockGuard {
 
   private startAutoLock(delayMs: number, attempt: 1 | 2): void {
     this.cancelAutoLock();
+    if (attempt === 1) this.closedFrom = this.deps.clock.now();
     this.autoLockTimer = this.deps.clock.setTimeout(() => {
       this.autoLockTimer = undefined;
       void this.fire(attempt);
@@ -138,18 +189,20 @@ export class LockGuard {
 
   private async fire(attempt: 1 | 2): Promise<void> {
     const { lock, log } = this.deps;
-    // Checked again at the moment of sending: never "lock" with the door open, ajar or unknown.
-    if (this.disposed || !autoLockMayRun(lock.state, this.deps.settings())) return;
+    // Checked again at the moment of sending: never "lock" with the door open, ajar or unknown, nor
+    // behind a command on its way (its outcome starts a new countdown).
+    if (this.disposed || !this.mayAutoLock(lock.state, this.deps.settings()) || this.deps.commandPending()) return;
     const sentAt = this.deps.clock.now();
-    this.deps.onAutoLockSent?.(sentAt);
+    const closedSeconds = Math.round((sentAt - this.closedFrom) / 1000);
+    this.deps.onAutoLockSent?.(sentAt, closedSeconds);
     try {
       await lock.command('lock', AUTO_LOCK_ORIGIN);
-      log.info(`${lock.name}: locked by auto-lock (the door was closed for ${this.deps.settings().autoLockSeconds} s).`);
+      log.info(`${lock.name}: locked by auto-lock (the door was closed for ${closedSeconds} s).`);
     } catch (error) {
       // Disposed while the command was on its way (the lock left the config).
       if (this.isDisposed()) return;
       const why = error instanceof Error ? error.message : String(error);
-      if (attempt === 1 && autoLockMayRun(lock.state, this.deps.settings())) {
+      if (attempt === 1 && this.mayAutoLock(lock.state, this.deps.settings())) {
         log.info(`${lock.name}: auto-lock failed (${why}); it is tried once more in ${AUTO_LOCK_RETRY_MS / 1000} s.`);
         this.startAutoLock(AUTO_LOCK_RETRY_MS, 2);
         return;

@@ -3,14 +3,14 @@
 // beyond its device (a membership change, the account's deletion) is
 // passed to functions the runtime injects, so the router knows no registry, cloud or status file.
 import type { DeliveryContext } from '../model/event-time.js';
-import { describeEvent } from '../model/event-words.js';
+import { describeEvent, type OwnAction } from '../model/event-words.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../model/events.js';
 import type { Logger } from '../util/logger.js';
 import type { DeviceKind } from './wanted-device.js';
 
-/** Something that takes one device's events: an accessory. */
-export interface EventSink<E> {
-  apply(event: E, context: DeliveryContext): void;
+/** Something that takes one device's events: an accessory. `Said`: what it tells back about an event. */
+export interface EventSink<E, Said = void> {
+  apply(event: E, context: DeliveryContext): Said;
 }
 
 /** One routed event, for the event log and the status file. */
@@ -22,10 +22,13 @@ export interface RoutedEvent {
   /** When it happened: the event's own time, else when it arrived (epoch ms). */
   at: number;
   receivedAt: number;
+  /** The event is the plugin's own doing (its auto-lock), to be worded so. */
+  own?: OwnAction;
 }
 
 export interface EventRouterDeps {
-  lock(id: string): EventSink<LockEvent> | undefined;
+  /** A lock says what the plugin itself did for an event (the lock callback of its own auto-lock). */
+  lock(id: string): EventSink<LockEvent, OwnAction | undefined> | undefined;
   doorbell(id: string): EventSink<DoorbellEvent> | undefined;
   /** The name Apple Home shows, or the id of a device it does not show. */
   nameOf(kind: DeviceKind, id: string): string;
@@ -55,9 +58,13 @@ export class EventRouter {
         if (event.kind === 'membership' && event.viaUserHook && (event.change === 'added' || event.change === 'removed')) {
           deps.membershipChanged(event.lockId, event.change);
         }
-        this.deliver('lock', event.lockId, deps.lock(event.lockId), event, context);
+        const lock = deps.lock(event.lockId);
+        const own = lock?.apply(event, context);
+        this.deliver('lock', event.lockId, lock !== undefined, event, context, own);
       } else if (isDoorbellEvent(event)) {
-        this.deliver('doorbell', event.doorbellId, deps.doorbell(event.doorbellId), event, context);
+        const doorbell = deps.doorbell(event.doorbellId);
+        doorbell?.apply(event, context);
+        this.deliver('doorbell', event.doorbellId, doorbell !== undefined, event, context);
       } else {
         this.record('account', 'account', 'Account', event, context);
         deps.accountDeleted();
@@ -66,15 +73,17 @@ export class EventRouter {
     deps.routed();
   }
 
-  private deliver<E extends LockEvent | DoorbellEvent>(kind: DeviceKind, id: string, sink: EventSink<E> | undefined, event: E, context: DeliveryContext): void {
+  /** After the device applied the event (when it is served): the log line when it is not, and the record. */
+  private deliver(kind: DeviceKind, id: string, served: boolean, event: DeviceEvent, context: DeliveryContext, own?: OwnAction): void {
     const name = this.deps.nameOf(kind, id);
     // Accessories log what they apply; events for devices not in HomeKit are logged here.
-    if (sink) sink.apply(event, context);
-    else this.deps.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
-    this.record(kind, id, name, event, context);
+    if (!served) this.deps.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
+    this.record(kind, id, name, event, context, own);
   }
 
-  private record(deviceKind: RoutedEvent['deviceKind'], deviceId: string, deviceName: string, event: DeviceEvent, context: DeliveryContext): void {
-    this.deps.record({ deviceKind, deviceId, deviceName, event, at: event.at ?? context.receivedAt, receivedAt: context.receivedAt });
+  private record(deviceKind: RoutedEvent['deviceKind'], deviceId: string, deviceName: string, event: DeviceEvent, context: DeliveryContext, own?: OwnAction): void {
+    const routed: RoutedEvent = { deviceKind, deviceId, deviceName, event, at: event.at ?? context.receivedAt, receivedAt: context.receivedAt };
+    if (own !== undefined) routed.own = own;
+    this.deps.record(routed);
   }
 }

@@ -74,8 +74,8 @@ export class StatusPublisher {
 
   /** An event routed to a device (or the account), for the event log and the last-callback times. */
   record(routed: RoutedEvent): void {
-    const { deviceKind, deviceId, deviceName, event, at, receivedAt } = routed;
-    this.deps.eventLog.record({ deviceKind, deviceId, deviceName, event, at });
+    const { deviceKind, deviceId, deviceName, event, at, receivedAt, own } = routed;
+    this.deps.eventLog.record({ deviceKind, deviceId, deviceName, event, at, ...(own === undefined ? {} : { own }) });
     if (deviceKind !== 'account') this.deps.status.callbackAccepted({ deviceKind, deviceId, at: receivedAt, kind: event.kind });
   }
 }

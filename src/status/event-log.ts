@@ -4,7 +4,7 @@
 import { z } from 'zod/v3';
 
 import type { DeviceEvent } from '../model/events.js';
-import { describeEvent, eventPerson } from '../model/event-words.js';
+import { describeEvent, eventPerson, type OwnAction } from '../model/event-words.js';
 import type { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
@@ -54,6 +54,8 @@ export interface EventLogRecord {
   event: DeviceEvent;
   /** When it happened (epoch ms): the event's own time, or when it arrived. */
   at: number;
+  /** The plugin's own doing (its auto-lock): worded so, and about no person. */
+  own?: OwnAction;
 }
 
 export interface EventLogOptions {
@@ -71,7 +73,7 @@ export function toEntry(record: EventLogRecord): EventLogEntry {
     deviceName: record.deviceName,
     kind: event.kind,
     at: record.at,
-    text: describeEvent(event, record.deviceName),
+    text: describeEvent(event, record.deviceName, record.own),
   };
   if ((event.kind === 'doorbellPress' || event.kind === 'videoAvailable') && event.dvrId) entry.dvrId = event.dvrId;
   if (event.kind === 'motion' && event.imageUrl) entry.imageUrl = event.imageUrl;
@@ -79,7 +81,7 @@ export function toEntry(record: EventLogRecord): EventLogEntry {
     entry.pinState = event.state;
     if (event.schedule !== undefined) entry.schedule = event.schedule;
   }
-  const person = eventPerson(event);
+  const person = eventPerson(event, record.own);
   if (person) entry.userId = person.userId;
   if (person?.name !== undefined) entry.userName = person.name;
   return entry;

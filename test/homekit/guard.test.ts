@@ -9,6 +9,7 @@ import type { DoorbellEvent, LockEvent } from '../../src/model/events.js';
 import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps } from './serve-device.js';
+import { LAST_ACTION } from '../../src/model/last-action.js';
 import { type LockEntry } from '../../src/model/lock-device.js';
 
 const owner = { kind: 'person', userId: 'u-owner', firstName: 'Alex', lastName: 'Example' } as const;
@@ -33,7 +34,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     return { lock, accessory, operated, captured };
   }
   const ctx = () => ({ receivedAt: Date.now(), signedAt: Date.now() });
-  const lockEvent = (state: 'locked' | 'unlocked'): LockEvent => ({ kind: 'lockState', lockId: 'L1', at: undefined, state, source: 'operation', device: 'lock', actor: owner });
+  const lockEvent = (state: 'locked' | 'unlocked', device: 'lock' | 'keypad' = 'lock', at?: number): LockEvent => ({ kind: 'lockState', lockId: 'L1', at, state, source: 'operation', device, actor: owner });
   const door = (state: 'open' | 'closed'): LockEvent => ({ kind: 'doorState', lockId: 'L1', at: undefined, state });
 
   it('Left Open and Left Unlocked are contact sensors with their subtypes and names while the settings are on, and go when they are off', () => {
@@ -95,6 +96,61 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     again.lock.dispose();
     const changed = lockSetup({ autoLockSeconds: 45 }, restart(api, again.accessory));
     expect(service(changed.accessory, S.LockManagement).getCharacteristic(C.LockManagementAutoSecurityTimeout).value).toBe(45);
+  });
+
+  /** A lock whose remote commands wait for the test to answer them. */
+  function slowLockSetup(entry: Partial<LockEntry> = {}, accessory: PlatformAccessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'))) {
+    const captured = captureLog();
+    const operations: { action: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+    const operate = (_id: string, action: string) => new Promise<void>((resolve, reject) => operations.push({ action, resolve, reject }));
+    const lock = serveLock({ api, log: captured.log, operate, describeCommandFailure, now: () => Date.now() }, accessory, { id: 'L1', name: 'Front Door', doorSensor: true, people: [{ userId: 'u-owner', name: 'Alex' }], ...entry });
+    made.push(lock);
+    return { lock, accessory, operations, captured };
+  }
+
+  it('after a restart the saved door position is shown in HomeKit but auto-lock waits for the door to report closed', async () => {
+    const first = lockSetup({ autoLockSeconds: 30 });
+    first.lock.apply(door('closed'), ctx());
+    first.lock.apply(lockEvent('unlocked'), ctx());
+    first.lock.dispose();
+    const again = lockSetup({ autoLockSeconds: 30 }, restart(api, first.accessory));
+    expect(service(again.accessory, S.ContactSensor).getCharacteristic(C.ContactSensorState).value).toBe(C.ContactSensorState.CONTACT_DETECTED);
+    expect(service(again.accessory, S.LockMechanism).getCharacteristic(C.LockCurrentState).value).toBe(C.LockCurrentState.UNSECURED);
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(again.operated).toEqual([]);
+    again.lock.apply(door('closed'), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(again.operated).toEqual(['lock']);
+  });
+
+  it('an unlock written from Apple Home stops the countdown at the write: no auto-lock follows it while it is on its way', async () => {
+    const { lock, accessory, operations } = slowLockSetup({ autoLockSeconds: 30 });
+    lock.apply(door('closed'), ctx());
+    lock.apply(lockEvent('unlocked'), ctx());
+    await vi.advanceTimersByTimeAsync(29_000);
+    service(accessory, S.LockMechanism).getCharacteristic(C.LockTargetState).setValue(C.LockTargetState.UNSECURED);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(operations.map((o) => o.action)).toEqual(['unlock']);
+    operations[0]?.resolve();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(operations.map((o) => o.action)).toEqual(['unlock']);
+    expect(service(accessory, S.LockMechanism).getCharacteristic(C.LockCurrentState).value).toBe(C.LockCurrentState.UNSECURED);
+  });
+
+  it('after a failed auto-lock a person locking at the keypad is that person: keypad last action and their trigger', async () => {
+    const { lock, accessory, operations } = slowLockSetup({ autoLockSeconds: 30 });
+    const management = service(accessory, S.LockManagement);
+    const presses: unknown[] = [];
+    service(accessory, S.StatelessProgrammableSwitch, 'person:u-owner').getCharacteristic(C.ProgrammableSwitchEvent).on('change', (change: { newValue: unknown }) => presses.push(change.newValue));
+    lock.apply(door('closed'), ctx());
+    lock.apply(lockEvent('unlocked'), ctx());
+    presses.length = 0;
+    await vi.advanceTimersByTimeAsync(30_000);
+    operations[0]?.reject(new Error('the bridge is busy'));
+    await vi.advanceTimersByTimeAsync(5_000);
+    lock.apply(lockEvent('locked', 'keypad', Date.now()), ctx());
+    expect(management.getCharacteristic(C.LockLastKnownAction).value).toBe(LAST_ACTION.securedByKeypad);
+    expect(presses).toEqual([C.ProgrammableSwitchEvent.DOUBLE_PRESS]);
   });
 
   it('a lock with autoLockSeconds and no door sensor gets a warning naming it, and no auto-lock', async () => {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { LockChange } from '../../src/model/device-feeds.js';
 import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
-import type { LockEvent } from '../../src/model/events.js';
+import type { Actor, LockEvent } from '../../src/model/events.js';
 import { AUTO_LOCK_ORIGIN } from '../../src/model/lock-guard.js';
 import { AUTO_LOCK_FOLLOW_MS, GUARD_DELAY_KEY, LOCK_STATE_KEY, LockDevice, type LockEntry } from '../../src/model/lock-device.js';
 import type { LockAction } from '../../src/model/lock-commands.js';
@@ -12,8 +12,10 @@ import { systemClock } from '../../src/util/clock.js';
 
 const T0 = 1_700_000_000_000;
 const actor = { kind: 'person', userId: 'u-1' } as const;
-const lockEv = (state: 'locked' | 'unlocked', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'lockState', state, source: 'operation', device: 'lock', actor });
-const doorEv = (state: 'open' | 'closed', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'doorState', state });
+const lockEv = (state: 'locked' | 'unlocked', at?: number, by: { device?: 'lock' | 'keypad'; actor?: Actor } = {}): LockEvent =>
+  ({ lockId: 'L1', at, kind: 'lockState', state, source: 'operation', device: by.device ?? 'lock', actor: by.actor ?? actor });
+const doorEv = (state: 'open' | 'closed' | 'ajar' | 'init' | 'unknown', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'doorState', state });
+const statusEv = (state: 'locked' | 'unlocked', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'lockState', state, source: 'status', device: 'lock', actor });
 const onlineEv = (online: boolean, at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'online', online });
 
 interface Written {
@@ -198,5 +200,121 @@ describe('the guard runs on the device', () => {
     expect(changes).toHaveLength(before);
     expect(operations).toHaveLength(0);
     await expect(device.command('lock', 'a test')).rejects.toThrow(/no longer served/);
+  });
+});
+
+describe('auto-lock acts only on fresh facts', () => {
+  const sentLocks = (operations: { action: LockAction }[]) => operations.filter((o) => o.action === 'lock').length;
+
+  it('after a start the saved door position is shown but not acted on, until the next closed report', async () => {
+    const first = setup({ autoLockSeconds: 30 });
+    first.device.apply(doorEv('closed', T0), ctx());
+    first.device.apply(lockEv('unlocked', T0), ctx());
+    first.device.dispose();
+    const again = setup({ autoLockSeconds: 30 }, { [LOCK_STATE_KEY]: first.store.read(LOCK_STATE_KEY) });
+    expect(again.device.state).toMatchObject({ lock: 'unlocked', door: 'closed', online: true });
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(again.operations).toHaveLength(0);
+    // A status answer reports the lock, not the door: still nothing.
+    again.device.apply(statusEv('unlocked', Date.now()), ctx());
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(again.operations).toHaveLength(0);
+    again.device.apply(doorEv('closed'), ctx());
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(again.operations).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(again.operations.map((o) => o.action)).toEqual(['lock']);
+  });
+
+  it.each([
+    ['an online notice after offline', (device: LockDevice) => { device.apply(onlineEv(false), ctx()); device.apply(onlineEv(true), ctx()); }],
+    ['an online notice without an offline one (a short outage)', (device: LockDevice) => { device.apply(onlineEv(true), ctx()); }],
+    ['a status report proving an offline bridge reachable', (device: LockDevice) => { device.apply(onlineEv(false), ctx()); device.apply(statusEv('unlocked', Date.now()), ctx()); }],
+  ])('after the bridge comes back (%s) the door before the outage is not acted on until a fresh closed', async (_label, backOnline) => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(doorEv('closed'), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(10_000);
+    backOnline(device);
+    expect(device.state).toMatchObject({ online: true, lock: 'unlocked', door: 'closed' });
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(operations).toHaveLength(0);
+    device.apply(doorEv('closed'), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(operations.map((o) => o.action)).toEqual(['lock']);
+  });
+
+  it.each(['unknown', 'init'] as const)('a door %s report after closed: the reducer keeps showing closed, the countdown stops until a fresh closed', async (report) => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(doorEv('closed'), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(20_000);
+    device.apply(doorEv(report), ctx());
+    expect(device.state.door).toBe('closed');
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(operations).toHaveLength(0);
+    device.apply(doorEv('closed'), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(operations.map((o) => o.action)).toEqual(['lock']);
+  });
+
+  it('a command from a controller cancels the countdown when it is asked for, and no auto-lock is queued behind it', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(doorEv('closed'), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(29_000);
+    // Apple Home unlocks (a slow bridge: the command is still on its way when the countdown would end).
+    void device.request('unlock', 'Apple Home');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(operations.map((o) => o.action)).toEqual(['unlock']);
+    operations[0]?.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(operations.map((o) => o.action)).toEqual(['unlock']);
+    // The unlock went through: a new countdown from now.
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(sentLocks(operations)).toBe(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(operations.map((o) => o.action)).toEqual(['unlock', 'lock']);
+  });
+
+  it('a countdown that ends while any command is on its way sends nothing; a failed command from a controller starts a new countdown', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(doorEv('closed'), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    void device.request('unlock', 'a Matter controller');
+    // A fresh door report starts a countdown, but it ends while the command is still on its way.
+    device.apply(doorEv('closed'), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(operations.map((o) => o.action)).toEqual(['unlock']);
+    operations[0]?.reject(new Error('the bridge is busy'));
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(operations.map((o) => o.action)).toEqual(['unlock']);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(operations.map((o) => o.action)).toEqual(['unlock', 'lock']);
+  });
+
+  it('a failed auto-lock closes the attribution window: a person locking a few seconds later is that person', async () => {
+    const { device, changes, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(doorEv('closed'), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    operations[0]?.reject(new Error('the bridge is busy'));
+    await vi.advanceTimersByTimeAsync(5_000);
+    device.apply(lockEv('locked', Date.now(), { device: 'keypad' }), ctx());
+    expect(changes.at(-1)).toMatchObject({ cause: 'event', byAutoLock: false });
+  });
+
+  it('the lock callback of its own auto-lock is worded as auto-lock, with how long the door was closed', async () => {
+    const { device, operations, lines } = setup({ autoLockSeconds: 30 });
+    device.apply(doorEv('closed'), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    operations[0]?.resolve();
+    await vi.advanceTimersByTimeAsync(1_000);
+    lines.length = 0;
+    const own = device.apply(lockEv('locked', Date.now(), { actor: { kind: 'person', userId: 'u-1', firstName: 'Alex', lastName: 'Owner' } }), ctx());
+    expect(own).toEqual({ autoLockSeconds: 30 });
+    expect(lines).toEqual(['info Front Door: Locked by auto-lock (the door was closed for 30 s).']);
+    expect(lines.join('\n')).not.toMatch(/remotely|Alex/);
   });
 });

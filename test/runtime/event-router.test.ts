@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import type { OwnAction } from '../../src/model/event-words.js';
 import type { DeviceEvent, DoorbellEvent, LockEvent } from '../../src/model/events.js';
 import { EventRouter, type EventRouterDeps, type EventSink, type RoutedEvent } from '../../src/runtime/event-router.js';
 
@@ -14,25 +15,26 @@ const pressed = (doorbellId: string): DoorbellEvent => ({ doorbellId, at: NOW - 
 const deleted: DeviceEvent = { at: undefined, kind: 'accountDeleted', event: 'user_deleted' };
 
 /** A recording sink per device id, standing in for the accessories the registry holds. */
-function sinks<E>() {
+function sinks<E>(own?: OwnAction) {
   const got = new Map<string, E[]>();
   const known = new Set<string>();
   return {
     got,
     known,
-    lookup: (id: string): EventSink<E> | undefined =>
+    lookup: (id: string): EventSink<E, OwnAction | undefined> | undefined =>
       known.has(id)
         ? {
             apply: (event) => {
               got.set(id, [...(got.get(id) ?? []), event]);
+              return own;
             },
           }
         : undefined,
   };
 }
 
-function setup(options: { locks?: string[]; doorbells?: string[]; idle?: boolean; onMembership?: (lockId: string) => void } = {}) {
-  const locks = sinks<LockEvent>();
+function setup(options: { locks?: string[]; doorbells?: string[]; idle?: boolean; onMembership?: (lockId: string) => void; own?: OwnAction } = {}) {
+  const locks = sinks<LockEvent>(options.own);
   const doorbells = sinks<DoorbellEvent>();
   for (const id of options.locks ?? []) locks.known.add(id);
   for (const id of options.doorbells ?? []) doorbells.known.add(id);
@@ -73,6 +75,12 @@ describe('each event goes to the device it names, keyed by device id', () => {
       { deviceKind: 'lock', deviceId: 'L1', deviceName: 'Name of lock L1', event: online('L1', false), at: NOW, receivedAt: NOW },
       { deviceKind: 'doorbell', deviceId: 'D1', deviceName: 'Name of doorbell D1', event: pressed('D1'), at: NOW - 500, receivedAt: NOW },
     ]);
+  });
+
+  it('what the device says it did itself (the lock callback of its own auto-lock) goes with the record', () => {
+    const { router, records } = setup({ locks: ['L1'], own: { autoLockSeconds: 30 } });
+    router.route([locked('L1', 1_000)], context);
+    expect(records).toEqual([{ deviceKind: 'lock', deviceId: 'L1', deviceName: 'Name of lock L1', event: locked('L1', 1_000), at: 1_000, receivedAt: NOW, own: { autoLockSeconds: 30 } }]);
   });
 
   it('an event for a device HomeKit does not show is logged in words as not shown, and still recorded', () => {

@@ -45,6 +45,14 @@ describe('README "Settings UI" > Event log: describeEvent, one plain-words line 
     expect(describeEvent(event, 'Front Door')).toBe(words);
   });
 
+  it('the lock callback of the plugin\'s own auto-lock is worded as auto-lock and names nobody, not "locked remotely by" the account owner', () => {
+    const event = lockEv({ kind: 'lockState', state: 'locked', source: 'operation', device: 'lock', actor: jane });
+    const entry = toEntry({ deviceKind: 'lock', deviceId: 'L1', deviceName: 'Front Door', at: 5, event, own: { autoLockSeconds: 30 } });
+    expect(entry.text).toBe('Locked by auto-lock (the door was closed for 30 s)');
+    expect(entry.userId).toBeUndefined();
+    expect(entry.userName).toBeUndefined();
+  });
+
   it('never names "n/a" placeholders of non-person actors', () => {
     const actor: Actor = { kind: 'person', firstName: 'n/a', lastName: 'n/a' };
     expect(describeEvent(lockEv({ kind: 'lockState', state: 'unlocked', source: 'operation', device: 'keypad', actor }), 'X')).toBe('Unlocked by a PIN user at the keypad');
