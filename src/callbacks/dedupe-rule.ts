@@ -1,12 +1,14 @@
 // Which callbacks the duplicate filter remembers, and under which key. accept() asks only this, so
 // the rule of what counts as "the same delivery" lives here and nowhere else. A redelivery is the
 // same delivery of the same event, not the same bytes. One-shot events (something happened: an
-// operation, a press, a motion, a recording, a membership or PIN change) must have one effect, so
-// they are remembered per device by EventID, else by a hash of the raw body together with the
-// signature's `t`: a retry of one delivery carries the `t` it was signed with, while a new
+// operation, the door opening or closing, a press, a motion, a recording, a membership or PIN
+// change) must have one effect, so they are remembered per device by EventID, else by a hash of
+// the raw body together with the signature's `t`: a retry of one delivery carries the `t` it was signed with, while a new
 // operation whose body happens to be identical (the same person locking twice from the app, every
-// one-touch lock, a keypad lock by the same PIN) is signed anew and is applied. State reports (the
-// bridge is online, the battery is low, a flag is set, the door is closed, the name is X) carry no
+// one-touch lock, a keypad lock by the same PIN) is signed anew and is applied. A door report
+// counts as one-shot because a redelivered "closed" arriving after a newer "open" would otherwise
+// show the door closed and could start an auto-lock countdown. State reports (the bridge is
+// online, the battery is low, a flag is set, the present lock state, the name is X) carry no
 // EventID or event time that would tell a repeat from a redelivery; applying one again is harmless
 // and dropping it is not (offline, online, offline, online must end online), so they never enter
 // the store. Pure.
@@ -32,6 +34,7 @@ export function isOneShot(event: DeviceEvent): boolean {
     case 'lockState':
       // `operation` is an action (who did what); `status` reports the present state.
       return event.source === 'operation';
+    case 'doorState':
     case 'doorbellPress':
     case 'motion':
     case 'videoAvailable':
@@ -39,7 +42,6 @@ export function isOneShot(event: DeviceEvent): boolean {
     case 'pinManaged':
     case 'accountDeleted':
       return true;
-    case 'doorState':
     case 'battery':
     case 'online':
     case 'configFlag':

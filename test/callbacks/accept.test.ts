@@ -141,6 +141,18 @@ describe('200 duplicate', () => {
     // Its redelivery (same bytes, same t) still changes nothing.
     expect(lock(lockBody, { t: T + 10 }).kind).toBe('duplicate');
   });
+  it('a door report is safe against redelivery: a closed without an event time, redelivered after a newer open, is a duplicate; a new closed is applied', () => {
+    const closedBody = { ...fixtures.doorClosed } as Record<string, unknown>;
+    delete closedBody.Timestamp;
+    const openBody = { ...closedBody, Event: 'open' };
+    recordAccepted(lock(closedBody, { t: T }));
+    recordAccepted(lock(openBody, { t: T + 5 }));
+    // The service retries the first delivery (same bytes, the t it was signed with).
+    expect(lock(closedBody, { t: T }).kind).toBe('duplicate');
+    const closedAgain = lock(closedBody, { t: T + 20 });
+    expect(closedAgain.kind).toBe('accepted');
+    if (closedAgain.kind === 'accepted') expect(closedAgain.events[0]).toMatchObject({ kind: 'doorState', state: 'closed', at: undefined });
+  });
   it('two one-touch locks around a keypad unlock: both locks apply', () => {
     recordAccepted(lock(fixtures.oneTouch, { t: T }));
     recordAccepted(lock({ ...fixtures.keypadLock, Event: 'unlock' }, { t: T + 20 }));

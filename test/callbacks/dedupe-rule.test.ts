@@ -27,9 +27,11 @@ function classOf(body: unknown, route: CallbackRoute = 'lock', signedAt = T) {
 const ONE_SHOT: FixtureName[] = [
   'appUnlock', 'keypadLock', 'manualUnlock', 'oneTouch', 'pinManaged', 'masterPin',
   'userAdd', 'userRemove', 'userType', 'accessType', 'motion', 'press', 'video',
+  // A door that opened or closed is something that happened: a late redelivery must not undo a newer position.
+  'doorOpen', 'doorClosed', 'doorAjar', 'doorInit', 'doorUnknown',
 ];
 const STATE_REPORTS: FixtureName[] = [
-  'doorOpen', 'doorClosed', 'doorAjar', 'doorInit', 'doorUnknown', 'status', 'nameChanged', 'privacy', 'vacation', 'keypadEnabled',
+  'status', 'nameChanged', 'privacy', 'vacation', 'keypadEnabled',
   'keypadBattery', 'lockBattery', 'announcedBattery', 'online', 'offline', 'drift',
 ];
 const USER_ROUTE: FixtureName[] = ['membershipAdd', 'membershipType', 'lifecycle'];
