@@ -32,7 +32,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function lockSetup(options: { doorSensor?: boolean } = {}) {
+function lockSetup(options: { doorSensor?: boolean; autoLockSeconds?: number } = {}) {
   const calls: { action: LockAction; resolve: () => void; reject: (error: unknown) => void }[] = [];
   const captured = captureLog();
   const deps: LockDeps = {
@@ -45,7 +45,7 @@ function lockSetup(options: { doorSensor?: boolean } = {}) {
       }),
   };
   const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-  const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+  const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false, autoLockSeconds: options.autoLockSeconds });
   made.push(lock);
   const commanded: LockAction[] = [];
   const source = lockSource(lock, {
@@ -124,6 +124,20 @@ describe('Matter commands through the lock\'s one command serialiser', () => {
     await expect(done).rejects.toThrow(/offline \(422\)/);
     expect(source.plans()[0]?.state.doorLock).toEqual({ lockState: 1 });
     expect(captured.text('error')).toMatch(/Front Door: could not unlock from a Matter controller: .*offline \(422\)/);
+  });
+
+  it('unlockDoor stops the auto-lock countdown when it is asked for: no auto-lock is queued behind the unlock on its way', async () => {
+    vi.useFakeTimers();
+    const { source, lock, calls } = lockSetup({ doorSensor: true, autoLockSeconds: 30 });
+    lock.apply({ lockId: 'L1', at: undefined, kind: 'doorState', state: 'closed' }, ctx);
+    lock.apply(lockEvent('unlocked'), ctx);
+    await vi.advanceTimersByTimeAsync(29_000);
+    const done = (source.handlers(source.plans()[0] ?? never())?.doorLock?.unlockDoor as () => Promise<void>)();
+    await vi.advanceTimersByTimeAsync(60_000);
+    calls[0]?.resolve();
+    await expect(done).resolves.toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.map((c) => c.action)).toEqual(['unlock']);
   });
 
   it('the same action from Apple Home and from Matter at once is one remote command', async () => {
