@@ -9,6 +9,8 @@ import { E2eSession, fireAccepted, type SessionStart } from '../harness/e2e-sess
 import { characteristicId, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
 import { freePort } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
+import { readEventLog } from '../../src/status/event-log.js';
+import { Storage } from '../../src/storage.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
 const { Service: S, Characteristic: C } = hap;
@@ -65,6 +67,12 @@ describe('guard the door, read through HAP', () => {
     await eventually(async () => ((await read('Front Door', S.LockManagement.UUID, C.LockLastKnownAction.UUID)) === 8 ? true : undefined), 'LockLastKnownAction 8');
     expect(sim.lock('LOCK-1')?.lockState).toBe('locked');
     expect((sim.stats.byRoute['PUT /api/remoteoperate/:lockID/:operation'] ?? 0) - before).toBe(1);
+    // The service's callback for that lock names the account owner; the plugin words it as its own auto-lock.
+    await session.hb?.waitForLog(/Front Door: Locked by auto-lock \(the door was closed for 1 s\)\./);
+    const storagePath = session.hb?.storagePath ?? '';
+    const autoLockEntry = await eventually(async () => (await readEventLog(Storage.under(storagePath))).find((e) => e.text.startsWith('Locked by auto-lock')), 'the event log line', 20_000);
+    expect(autoLockEntry).toMatchObject({ deviceName: 'Front Door', text: 'Locked by auto-lock (the door was closed for 1 s)' });
+    expect(autoLockEntry.userId).toBeUndefined();
   });
 
   it('never with the door open: unlocked with the door open stays unlocked', async () => {
