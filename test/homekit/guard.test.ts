@@ -10,7 +10,7 @@ import { describeCommandFailure } from '../../src/runtime/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps } from './serve-device.js';
 import { LAST_ACTION } from '../../src/model/last-action.js';
-import { type LockEntry } from '../../src/model/lock-device.js';
+import { type LockDevice, type LockEntry } from '../../src/model/lock-device.js';
 
 const owner = { kind: 'person', userId: 'u-owner', firstName: 'Alex', lastName: 'Example' } as const;
 
@@ -36,6 +36,18 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
   const ctx = () => ({ receivedAt: Date.now(), signedAt: Date.now() });
   const lockEvent = (state: 'locked' | 'unlocked', device: 'lock' | 'keypad' = 'lock', at?: number): LockEvent => ({ kind: 'lockState', lockId: 'L1', at, state, source: 'operation', device, actor: owner });
   const door = (state: 'open' | 'closed'): LockEvent => ({ kind: 'doorState', lockId: 'L1', at: undefined, state });
+
+  /** The door reported closed, then the owner unlocks: the auto-lock countdown runs. */
+  function unlockWithDoorClosed(lock: LockDevice): void {
+    lock.apply(door('closed'), ctx());
+    lock.apply(lockEvent('unlocked'), ctx());
+  }
+  /** The owner's automation button presses from now on. */
+  function ownerPresses(accessory: PlatformAccessory): unknown[] {
+    const presses: unknown[] = [];
+    service(accessory, S.StatelessProgrammableSwitch, 'person:u-owner').getCharacteristic(C.ProgrammableSwitchEvent).on('change', (change: { newValue: unknown }) => presses.push(change.newValue));
+    return presses;
+  }
 
   it('Left Open and Left Unlocked are contact sensors with their subtypes and names while the settings are on, and go when they are off', () => {
     const { lock, accessory } = lockSetup({ leftOpenSeconds: 300, leftUnlockedSeconds: 600 });
@@ -64,11 +76,8 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     const { lock, accessory, operated } = lockSetup({ autoLockSeconds: 30 });
     const management = service(accessory, S.LockManagement);
     expect(management.getCharacteristic(C.LockManagementAutoSecurityTimeout).value).toBe(30);
-    const presses: unknown[] = [];
-    service(accessory, S.StatelessProgrammableSwitch, 'person:u-owner').getCharacteristic(C.ProgrammableSwitchEvent).on('change', (change: { newValue: unknown }) => presses.push(change.newValue));
-    lock.apply(door('closed'), ctx());
-    lock.apply(lockEvent('unlocked'), ctx());
-    presses.length = 0;
+    unlockWithDoorClosed(lock);
+    const presses = ownerPresses(accessory);
     await vi.advanceTimersByTimeAsync(30_000);
     expect(operated).toEqual(['lock']);
     expect(management.getCharacteristic(C.LockLastKnownAction).value).toBe(8);
@@ -87,8 +96,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     const cached = restart(api, first.accessory);
     const again = lockSetup({ autoLockSeconds: 30 }, cached);
     expect(service(again.accessory, S.LockManagement).getCharacteristic(C.LockManagementAutoSecurityTimeout).value).toBe(120);
-    again.lock.apply(door('closed'), ctx());
-    again.lock.apply(lockEvent('unlocked'), ctx());
+    unlockWithDoorClosed(again.lock);
     await vi.advanceTimersByTimeAsync(119_000);
     expect(again.operated).toEqual([]);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -110,8 +118,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
 
   it('after a restart the saved door position is shown in HomeKit but auto-lock waits for the door to report closed', async () => {
     const first = lockSetup({ autoLockSeconds: 30 });
-    first.lock.apply(door('closed'), ctx());
-    first.lock.apply(lockEvent('unlocked'), ctx());
+    unlockWithDoorClosed(first.lock);
     first.lock.dispose();
     const again = lockSetup({ autoLockSeconds: 30 }, restart(api, first.accessory));
     expect(service(again.accessory, S.ContactSensor).getCharacteristic(C.ContactSensorState).value).toBe(C.ContactSensorState.CONTACT_DETECTED);
@@ -125,8 +132,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
 
   it('an unlock written from Apple Home stops the countdown at the write: no auto-lock follows it while it is on its way', async () => {
     const { lock, accessory, operations } = slowLockSetup({ autoLockSeconds: 30 });
-    lock.apply(door('closed'), ctx());
-    lock.apply(lockEvent('unlocked'), ctx());
+    unlockWithDoorClosed(lock);
     await vi.advanceTimersByTimeAsync(29_000);
     service(accessory, S.LockMechanism).getCharacteristic(C.LockTargetState).setValue(C.LockTargetState.UNSECURED);
     await vi.advanceTimersByTimeAsync(60_000);
@@ -140,11 +146,8 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
   it('after a failed auto-lock a person locking at the keypad is that person: keypad last action and their trigger', async () => {
     const { lock, accessory, operations } = slowLockSetup({ autoLockSeconds: 30 });
     const management = service(accessory, S.LockManagement);
-    const presses: unknown[] = [];
-    service(accessory, S.StatelessProgrammableSwitch, 'person:u-owner').getCharacteristic(C.ProgrammableSwitchEvent).on('change', (change: { newValue: unknown }) => presses.push(change.newValue));
-    lock.apply(door('closed'), ctx());
-    lock.apply(lockEvent('unlocked'), ctx());
-    presses.length = 0;
+    unlockWithDoorClosed(lock);
+    const presses = ownerPresses(accessory);
     await vi.advanceTimersByTimeAsync(30_000);
     operations[0]?.reject(new Error('the bridge is busy'));
     await vi.advanceTimersByTimeAsync(5_000);
