@@ -31,7 +31,7 @@ import { Publishers, type DevicePublisher } from './device-publisher.js';
 import { EventRouter } from './event-router.js';
 import { fetchImage } from './image-fetch.js';
 import { LinkControl } from './link-control.js';
-import { LogLimiter } from './log-limiter.js';
+import { LogLimiter } from '../util/log-limiter.js';
 import { SelfCheckWatch } from './self-check-watch.js';
 import { selfCheckOnce } from './startup-checks.js';
 import { StatusPublisher } from './status-publisher.js';

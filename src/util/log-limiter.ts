@@ -2,7 +2,7 @@
 // log: event lines are written at a household's pace, and the rest are counted and summed up in one
 // line. Each info line is a synchronous write, so a flood would also slow the plugin down. Warnings
 // and errors always pass; left-out lines still go to debug, which `homebridge -D` shows.
-import type { Logger } from '../util/logger.js';
+import type { Logger } from './logger.js';
 
 export interface LogLimitOptions {
   /** Lines written at once after a quiet spell. */

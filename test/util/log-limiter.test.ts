@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { LogLimiter } from '../../src/runtime/log-limiter.js';
+import { LogLimiter } from '../../src/util/log-limiter.js';
 
 function capture() {
   const lines: { level: string; message: string }[] = [];
