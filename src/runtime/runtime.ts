@@ -25,7 +25,7 @@ import type { Logger } from '../util/logger.js';
 import { pluginVersion } from '../util/plugin-version.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { AccessoryRegistry } from './accessory-registry.js';
-import { describeCommandFailure } from './command-failure.js';
+import { describeCommandFailure } from '../cloud/command-failure.js';
 import { Convergence } from './convergence.js';
 import { Publishers, type DevicePublisher } from './device-publisher.js';
 import { EventRouter } from './event-router.js';

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DoorHistoryFiles, doorHistoryFileName } from '../../src/homekit/door-history-store.js';
 import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.js';
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
-import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { Storage } from '../../src/storage.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 import { serveLock } from './serve-device.js';

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import type { DoorbellEvent, LockEvent } from '../../src/model/events.js';
-import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps } from './serve-device.js';
 import { LAST_ACTION } from '../../src/model/last-action.js';

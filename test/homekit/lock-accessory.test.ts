@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BridgeError, RequestRejectedError, type BridgeProblem } from '../../src/cloud/http/errors.js';
 import type { LockEvent } from '../../src/model/events.js';
 import { KEYPAD_SUBTYPE, lockCategory, lockUuid } from '../../src/homekit/lock-accessory.js';
-import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, read, restart, service, type CharacteristicType, type ServiceType } from './hap-env.js';
 import { serveLock, type LockDeps } from './serve-device.js';
 import { LOCK_STATE_KEY, type LockDevice } from '../../src/model/lock-device.js';

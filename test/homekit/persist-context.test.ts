@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import { CONTEXT_SAVE_MAX_DELAY_MS, CONTEXT_SAVE_QUIET_MS, flushContextSaves } from '../../src/homekit/persist-context.js';
-import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 import { serveLock } from './serve-device.js';
 

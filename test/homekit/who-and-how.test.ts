@@ -7,7 +7,7 @@ import type { Actor, LockEvent } from '../../src/model/events.js';
 import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.js';
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import type { Person } from '../../src/model/person-triggers.js';
-import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 import { serveLock, type LockDeps } from './serve-device.js';
 import { type LockDevice, type LockEntry } from '../../src/model/lock-device.js';

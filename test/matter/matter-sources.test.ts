@@ -8,7 +8,7 @@ import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import { CommandSupersededError, type LockAction } from '../../src/model/lock-commands.js';
 import { doorbellSource, lockSource } from '../../src/matter/matter-sources.js';
 import { BridgeError } from '../../src/cloud/http/errors.js';
-import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, newAccessory, service } from '../homekit/hap-env.js';
 import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps } from '../homekit/serve-device.js';
 

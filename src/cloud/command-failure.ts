@@ -1,6 +1,6 @@
 // Words for a remote command that failed, for the device layer's log line: the cloud error's own
 // message, plus what to do when the lock's bridge was the problem.
-import { BridgeError, type BridgeProblem } from '../cloud/http/errors.js';
+import { BridgeError, type BridgeProblem } from './http/errors.js';
 import { errorText } from '../util/error-text.js';
 
 const BRIDGE_ADVICE: Record<BridgeProblem, string> = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { BridgeError, RequestRejectedError, TransientError } from '../../src/cloud/http/errors.js';
-import { describeCommandFailure } from '../../src/runtime/command-failure.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 
 describe('a failed command from Apple Home says which problem, and what to do', () => {
   it.each([
