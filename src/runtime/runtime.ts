@@ -32,7 +32,7 @@ import { EventRouter } from './event-router.js';
 import { fetchImage } from './image-fetch.js';
 import { LinkControl } from './link-control.js';
 import { LogLimiter } from '../util/log-limiter.js';
-import { SelfCheckWatch } from './self-check-watch.js';
+import { SelfCheckWatch } from '../status/self-check-watch.js';
 import { selfCheckOnce } from './startup-checks.js';
 import { StatusPublisher } from './status-publisher.js';
 

@@ -8,7 +8,7 @@ import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { redactUrlIn, withoutCredentials } from '../util/redact-url.js';
-import type { SelfCheckOutcome } from './self-check-watch.js';
+import type { SelfCheckOutcome } from '../status/self-check-watch.js';
 
 /** State refreshes at start-up: a few at once is plenty and stays clear of rate limits. */
 const STATUS_REFRESH_CONCURRENCY = 4;

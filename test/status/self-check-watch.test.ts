@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { SELF_CHECK_EVERY_MS, SELF_CHECK_RETRY_MS, SelfCheckWatch, type SelfCheckOutcome, type SelfCheckRecord } from '../../src/runtime/self-check-watch.js';
+import { SELF_CHECK_EVERY_MS, SELF_CHECK_RETRY_MS, SelfCheckWatch, type SelfCheckOutcome, type SelfCheckRecord } from '../../src/status/self-check-watch.js';
 
 const URL_SHOWN = 'https://home.example.net/lock-access/health';
 
