@@ -20,7 +20,7 @@ import {
 import type { Registrar } from './link-control.js';
 import { refreshLockStates } from './startup-checks.js';
 import type { StatusPublisher } from './status-publisher.js';
-import type { WantedDevice } from './wanted-device.js';
+import type { WantedDevice } from '../model/wanted-device.js';
 
 /** What convergence needs of the accessory registry. */
 export interface RegistryView {

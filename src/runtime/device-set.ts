@@ -2,7 +2,7 @@
 // from the last run, locks added or removed by membership callbacks, and hidden entries excluded.
 import { mergeDevices, type DiscoveredDevices, type MergedDevices } from '../cloud/discovery.js';
 import type { LockAccessConfig } from '../config.js';
-import { deviceKey, type DeviceKind, type WantedDevice } from './wanted-device.js';
+import { deviceKey, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
 
 export type DeviceSetConfig = Pick<LockAccessConfig, 'locks' | 'doorbells' | 'discoverDevices'>;
 

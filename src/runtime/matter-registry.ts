@@ -17,7 +17,7 @@ import type { DoorbellDevice } from '../model/doorbell-device.js';
 import type { LockDevice } from '../model/lock-device.js';
 import { CommandSupersededError, type LockAction } from '../model/lock-commands.js';
 import type { DevicePublisher } from './device-publisher.js';
-import { deviceKey, type DeviceKind, type WantedDevice } from './wanted-device.js';
+import { deviceKey, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
 
 /** Who asks, in the lock's log lines. */
 const MATTER_ORIGIN = 'a Matter controller';

@@ -7,7 +7,7 @@ import type { EventLog } from '../status/event-log.js';
 import type { RegistrationStatus, StatusPatch, StatusWriter } from '../status/status.js';
 import type { RoutedEvent } from './event-router.js';
 import type { DeviceSource } from './device-set.js';
-import { deviceKey, type DeviceKind } from './wanted-device.js';
+import { deviceKey, type DeviceKind } from '../model/wanted-device.js';
 
 const LINK_MESSAGES: Record<LinkState, string> = {
   linked: 'Linked to your Lock Access account.',

@@ -5,7 +5,7 @@ import { Convergence, type ConvergenceDeps } from '../../src/runtime/convergence
 import type { DevicePublisher } from '../../src/runtime/device-publisher.js';
 import type { Registrar } from '../../src/runtime/link-control.js';
 import type { StatusPublisher } from '../../src/runtime/status-publisher.js';
-import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { runtimeConfig } from './config-fixture.js';
 
 

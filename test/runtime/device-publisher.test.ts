@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { Publishers, type DevicePublisher } from '../../src/runtime/device-publisher.js';
-import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+import type { WantedDevice } from '../../src/model/wanted-device.js';
 
 const wanted: WantedDevice[] = [{ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false }];
 

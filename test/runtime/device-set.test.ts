@@ -9,7 +9,7 @@ import {
   startupDevices,
   withMembershipChange,
 } from '../../src/runtime/device-set.js';
-import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { runtimeConfig } from './config-fixture.js';
 
 const config = (devices: { locks?: unknown[]; doorbells?: unknown[]; discoverDevices?: boolean }) => runtimeConfig(devices);

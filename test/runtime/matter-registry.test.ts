@@ -12,7 +12,7 @@ import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
 import { matterPublisher } from '../../src/runtime/matter-gate.js';
 import { matterOf } from '../../src/runtime/matter-probe.js';
 import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/runtime/matter-registry.js';
-import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { captureLog, hapEnvs } from '../homekit/hap-env.js';
 import { FakeFailure, FakeMatter } from '../matter/fake-matter.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { LockEvent } from '../../src/model/events.js';
 import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import type { WantedDevice } from '../../src/runtime/wanted-device.js';
+import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { captureLog, hapEnvs } from '../homekit/hap-env.js';
 
 const [hb2] = hapEnvs;
