@@ -5,7 +5,7 @@
 import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig, type LockAccessConfig } from './config.js';
-import type { DevicePublisher } from './runtime/device-publisher.js';
+import type { DevicePublisher } from './model/device-views.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from './runtime/matter-probe.js';
 import type { AccessoryRegistry } from './runtime/accessory-registry.js';
 import { Runtime } from './runtime/runtime.js';

@@ -12,7 +12,7 @@ import type { Person } from '../model/person-triggers.js';
 import { clockWithNow } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
-import type { DevicePublisher } from './device-publisher.js';
+import type { DevicePublisher } from '../model/device-views.js';
 import { wantedDeviceSchema, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
 
 /** Where the registry keeps the wanted device in accessory.context, so a cached accessory can be served before discovery. */

@@ -7,7 +7,7 @@ import type { LockAccessConfig } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import { SingleRun } from '../util/single-run.js';
 import type { Logger } from '../util/logger.js';
-import type { DevicePublisher } from './device-publisher.js';
+import type { DevicePublisher } from '../model/device-views.js';
 import {
   applyMembership,
   discoveredSet,

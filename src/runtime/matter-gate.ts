@@ -3,7 +3,7 @@
 // false. Otherwise the runtime gets a publisher that publishes nothing, and on Homebridge 1.x or a
 // bridge without Matter nothing is logged above debug.
 import { MatterPublisher } from '../matter/matter-publisher.js';
-import type { DevicePublisher } from './device-publisher.js';
+import type { DevicePublisher } from '../model/device-views.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter-probe.js';
 import { MatterRegistry, type MatterRegistryOptions } from './matter-registry.js';
 

@@ -16,7 +16,7 @@ import { doorbellSource, lockSource, type MatterSource } from '../matter/matter-
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import type { LockDevice } from '../model/lock-device.js';
 import { CommandSupersededError, type LockAction } from '../model/lock-commands.js';
-import type { DevicePublisher } from './device-publisher.js';
+import type { DevicePublisher } from '../model/device-views.js';
 import { deviceKey, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
 
 /** Who asks, in the lock's log lines. */

@@ -27,7 +27,7 @@ import { withoutCredentials } from '../util/redact-url.js';
 import { AccessoryRegistry } from './accessory-registry.js';
 import { describeCommandFailure } from '../cloud/command-failure.js';
 import { Convergence } from './convergence.js';
-import { Publishers, type DevicePublisher } from './device-publisher.js';
+import { Publishers, type DevicePublisher } from '../model/device-views.js';
 import { EventRouter } from './event-router.js';
 import { fetchImage } from './image-fetch.js';
 import { LinkControl } from './link-control.js';

@@ -7,7 +7,7 @@ import type { LockAction } from '../../src/model/lock-commands.js';
 import { BridgeError } from '../../src/cloud/http/errors.js';
 import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { Publishers } from '../../src/runtime/device-publisher.js';
+import { Publishers } from '../../src/model/device-views.js';
 import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
 import { matterPublisher } from '../../src/runtime/matter-gate.js';
 import { matterOf } from '../../src/runtime/matter-probe.js';

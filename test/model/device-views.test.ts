@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { Publishers, type DevicePublisher } from '../../src/runtime/device-publisher.js';
+import { Publishers, type DevicePublisher } from '../../src/model/device-views.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
 
 const wanted: WantedDevice[] = [{ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false }];

@@ -2,7 +2,7 @@
 // (Matter endpoints) that take the same wanted devices. The runtime syncs them all at once.
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
-import type { DeviceKind, WantedDevice } from '../model/wanted-device.js';
+import type { DeviceKind, WantedDevice } from './wanted-device.js';
 
 export interface DevicePublisher {
   /** Makes what it shows match `wanted`; with `sweep`, removes whatever is not wanted. */
