@@ -28,7 +28,7 @@ import { AccessoryRegistry } from './accessory-registry.js';
 import { describeCommandFailure } from '../cloud/command-failure.js';
 import { Convergence } from './convergence.js';
 import { Publishers, type DevicePublisher } from '../model/device-views.js';
-import { EventRouter } from './event-router.js';
+import { EventRouter } from '../callbacks/event-router.js';
 import { fetchImage } from './image-fetch.js';
 import { LinkControl } from './link-control.js';
 import { LogLimiter } from '../util/log-limiter.js';

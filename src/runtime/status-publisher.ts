@@ -5,7 +5,7 @@ import type { LinkState, TokenProblem } from '../cloud/tokens/token-manager.js';
 import type { LockState } from '../model/lock-state.js';
 import type { EventLog } from '../status/event-log.js';
 import type { RegistrationStatus, StatusPatch, StatusWriter } from '../status/status.js';
-import type { RoutedEvent } from './event-router.js';
+import type { RoutedEvent } from '../callbacks/event-router.js';
 import type { DeviceSource } from './device-set.js';
 import { deviceKey, type DeviceKind } from '../model/wanted-device.js';
 

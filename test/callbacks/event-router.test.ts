@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { OwnAction } from '../../src/model/event-words.js';
 import type { DeviceEvent, DoorbellEvent, LockEvent } from '../../src/model/events.js';
-import { EventRouter, type EventRouterDeps, type EventSink, type RoutedEvent } from '../../src/runtime/event-router.js';
+import { EventRouter, type EventRouterDeps, type EventSink, type RoutedEvent } from '../../src/callbacks/event-router.js';
 
 const NOW = 1_700_000_000_000;
 const context = { receivedAt: NOW, signedAt: NOW - 1_000 };
