@@ -16,7 +16,7 @@ import {
   withMembershipChange,
   type DeviceSource,
   type Membership,
-} from './device-set.js';
+} from '../cloud/device-set.js';
 import type { Registrar } from './link-control.js';
 import { refreshLockStates } from './startup-checks.js';
 import type { StatusPublisher } from './status-publisher.js';

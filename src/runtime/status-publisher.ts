@@ -6,7 +6,7 @@ import type { LockState } from '../model/lock-state.js';
 import type { EventLog } from '../status/event-log.js';
 import type { RegistrationStatus, StatusPatch, StatusWriter } from '../status/status.js';
 import type { RoutedEvent } from '../callbacks/event-router.js';
-import type { DeviceSource } from './device-set.js';
+import type { DeviceSource } from '../cloud/device-set.js';
 import { deviceKey, type DeviceKind } from '../model/wanted-device.js';
 
 const LINK_MESSAGES: Record<LinkState, string> = {

@@ -1,6 +1,6 @@
 // Which devices exist, as pure rules: the config's devices, those the service lists, those cached
 // from the last run, locks added or removed by membership callbacks, and hidden entries excluded.
-import { mergeDevices, type DiscoveredDevices, type MergedDevices } from '../cloud/discovery.js';
+import { mergeDevices, type DiscoveredDevices, type MergedDevices } from './discovery.js';
 import type { LockAccessConfig } from '../config.js';
 import { deviceKey, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
 

@@ -8,9 +8,9 @@ import {
   NO_MEMBERSHIP_CHANGES,
   startupDevices,
   withMembershipChange,
-} from '../../src/runtime/device-set.js';
+} from '../../src/cloud/device-set.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
-import { runtimeConfig } from './config-fixture.js';
+import { runtimeConfig } from '../runtime/config-fixture.js';
 
 const config = (devices: { locks?: unknown[]; doorbells?: unknown[]; discoverDevices?: boolean }) => runtimeConfig(devices);
 
