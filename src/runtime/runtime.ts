@@ -33,7 +33,7 @@ import { fetchImage } from './image-fetch.js';
 import { LinkControl } from './link-control.js';
 import { LogLimiter } from '../util/log-limiter.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
-import { selfCheckOnce } from './startup-checks.js';
+import { selfCheckOnce } from '../cloud/startup-checks.js';
 import { StatusPublisher } from './status-publisher.js';
 
 export interface RuntimeOptions {

@@ -3,13 +3,7 @@
 // warning in the log (once per change). Timers are injected so tests run the schedule at once.
 import type { Logger } from '../util/logger.js';
 import { listedDelay } from '../util/backoff.js';
-
-export interface SelfCheckOutcome {
-  ok: boolean;
-  url: string;
-  /** Plain words, without credentials. */
-  message: string;
-}
+import type { SelfCheckOutcome } from '../cloud/startup-checks.js';
 
 export interface SelfCheckRecord {
   state: 'ok' | 'failed';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { SELF_CHECK_EVERY_MS, SELF_CHECK_RETRY_MS, SelfCheckWatch, type SelfCheckOutcome, type SelfCheckRecord } from '../../src/status/self-check-watch.js';
+import type { SelfCheckOutcome } from '../../src/cloud/startup-checks.js';
+import { SELF_CHECK_EVERY_MS, SELF_CHECK_RETRY_MS, SelfCheckWatch, type SelfCheckRecord } from '../../src/status/self-check-watch.js';
 
 const URL_SHOWN = 'https://home.example.net/lock-access/health';
 

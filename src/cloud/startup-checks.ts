@@ -1,14 +1,21 @@
 // The first setup run's two extra steps: the self-check of the public URL (repeated by
 // SelfCheckWatch), and asking every lock for its state (the service answers with `status` callbacks).
-import type { ApiClient } from '../cloud/http/api.js';
-import { operateLock } from '../cloud/remote-operate.js';
-import { ConcurrencyPool, realSleep } from '../cloud/http/retry.js';
-import { checkPublicUrl } from '../cloud/self-check.js';
+import type { ApiClient } from './http/api.js';
+import { operateLock } from './remote-operate.js';
+import { ConcurrencyPool, realSleep } from './http/retry.js';
+import { checkPublicUrl } from './self-check.js';
 import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { redactUrlIn, withoutCredentials } from '../util/redact-url.js';
-import type { SelfCheckOutcome } from '../status/self-check-watch.js';
+
+/** What one self-check found; the watch in status/ logs it and plans the next. */
+export interface SelfCheckOutcome {
+  ok: boolean;
+  url: string;
+  /** Plain words, without credentials. */
+  message: string;
+}
 
 /** State refreshes at start-up: a few at once is plenty and stays clear of rate limits. */
 const STATUS_REFRESH_CONCURRENCY = 4;
