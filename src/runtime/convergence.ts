@@ -17,7 +17,7 @@ import {
   type DeviceSource,
   type Membership,
 } from '../cloud/device-set.js';
-import type { Registrar } from './link-control.js';
+import type { Registrar } from '../cloud/link-control.js';
 import { refreshLockStates } from '../cloud/startup-checks.js';
 import type { StatusPublisher } from './status-publisher.js';
 import type { WantedDevice } from '../model/wanted-device.js';

@@ -30,7 +30,7 @@ import { Convergence } from './convergence.js';
 import { Publishers, type DevicePublisher } from '../model/device-views.js';
 import { EventRouter } from '../callbacks/event-router.js';
 import { fetchImage } from './image-fetch.js';
-import { LinkControl } from './link-control.js';
+import { LinkControl } from '../cloud/link-control.js';
 import { LogLimiter } from '../util/log-limiter.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
 import { selfCheckOnce } from '../cloud/startup-checks.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { NO_TOKEN_LEFT, unlinkAccount, type UnlinkRegistrar, type UnlinkTokens } from '../../src/cloud/account-unlink.js';
 import type { RegistrationStatus } from '../../src/cloud/registrations/registrations.js';
-import { LinkControl } from '../../src/runtime/link-control.js';
+import { LinkControl } from '../../src/cloud/link-control.js';
 import { captureLog } from '../fixtures/token-harness.js';
 
 const known: RegistrationStatus[] = [

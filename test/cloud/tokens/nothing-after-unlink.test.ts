@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CloudHttpClient } from '../../../src/cloud/http/http-client.js';
 import { NotLinkedError } from '../../../src/cloud/http/errors.js';
 import type { LinkState } from '../../../src/cloud/tokens/token-manager.js';
-import { LinkControl, type Registrar } from '../../../src/runtime/link-control.js';
+import { LinkControl, type Registrar } from '../../../src/cloud/link-control.js';
 import { readTokens, tokenTestBed } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();

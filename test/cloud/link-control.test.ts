@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import type { LinkState } from '../../src/cloud/tokens/token-manager.js';
-import { LinkControl, type LinkControlDeps, type Registrar } from '../../src/runtime/link-control.js';
+import { LinkControl, type LinkControlDeps, type Registrar } from '../../src/cloud/link-control.js';
 
 /** A registrar that records what it is asked; the link control is the thing under test. */
 function fakeRegistrar(name: string, calls: string[]): Registrar {

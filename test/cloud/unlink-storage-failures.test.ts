@@ -12,7 +12,7 @@ import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js
 import { TokenManager } from '../../src/cloud/tokens/token-manager.js';
 import { TOKENS_FILE } from '../../src/cloud/tokens/token-store.js';
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
-import { LinkControl } from '../../src/runtime/link-control.js';
+import { LinkControl } from '../../src/cloud/link-control.js';
 import { Storage, StorageError } from '../../src/storage.js';
 import type { Account } from '../../src/settings-ui/account-input.js';
 import { AccountLink } from '../../src/settings-ui/account-link.js';

@@ -1,18 +1,23 @@
 // Linking and unlinking while the plugin runs: an unlink (from the settings UI, or the account's
 // deletion) deletes registrations and tokens and leaves the plugin idle; linking again brings a
 // fresh registrar and a first setup run. The registrar lives here because only linking creates it.
-import type { LinkState } from '../cloud/tokens/token-manager.js';
-import type { WebhookRegistrar } from '../cloud/registrations/registrations.js';
-import { unlinkAccount, type UnlinkTokens } from '../cloud/account-unlink.js';
+import type { LinkState } from './tokens/token-manager.js';
+import type { RegistrationStatus, WebhookRegistrar } from './registrations/registrations.js';
+import { unlinkAccount, type UnlinkTokens } from './account-unlink.js';
 import type { Logger } from '../util/logger.js';
-import type { StatusPublisher } from './status-publisher.js';
 
 /** What linking and setup use of the webhook registrar. */
 export type Registrar = Pick<WebhookRegistrar, 'reconcile' | 'status' | 'unlinkAll' | 'stop' | 'knownRegistrations'>;
 
+/** Where the link state and what is left registered at the service are shown (the status file). */
+export interface LinkStatus {
+  link(state: LinkState): void;
+  registrations(registrations: RegistrationStatus[]): void;
+}
+
 export interface LinkControlDeps {
   log: Logger;
-  status: Pick<StatusPublisher, 'link' | 'registrations'>;
+  status: LinkStatus;
   newRegistrar(): Registrar | undefined;
   /** The token manager: whether a token can still sign in, and forgetting the tokens. */
   tokens: UnlinkTokens;
