@@ -19,7 +19,7 @@ import {
 } from '../cloud/device-set.js';
 import type { Registrar } from '../cloud/link-control.js';
 import { refreshLockStates } from '../cloud/startup-checks.js';
-import type { StatusPublisher } from './status-publisher.js';
+import type { StatusPublisher } from '../status/status-publisher.js';
 import type { WantedDevice } from '../model/wanted-device.js';
 
 /** What convergence needs of the accessory registry. */

@@ -34,7 +34,7 @@ import { LinkControl } from '../cloud/link-control.js';
 import { LogLimiter } from '../util/log-limiter.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
 import { selfCheckOnce } from '../cloud/startup-checks.js';
-import { StatusPublisher } from './status-publisher.js';
+import { StatusPublisher } from '../status/status-publisher.js';
 
 export interface RuntimeOptions {
   api: API;

@@ -4,7 +4,7 @@ import type { ApiClient } from '../../src/cloud/http/api.js';
 import { Convergence, type ConvergenceDeps } from '../../src/runtime/convergence.js';
 import type { DevicePublisher } from '../../src/model/device-views.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
-import type { StatusPublisher } from '../../src/runtime/status-publisher.js';
+import type { StatusPublisher } from '../../src/status/status-publisher.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { runtimeConfig } from './config-fixture.js';
 

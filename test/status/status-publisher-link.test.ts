@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { TokenProblem } from '../../src/cloud/tokens/token-manager.js';
-import { StatusPublisher } from '../../src/runtime/status-publisher.js';
+import { StatusPublisher } from '../../src/status/status-publisher.js';
 import { StatusWriter } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 import { tempDirEachTest } from '../fixtures/token-harness.js';
