@@ -1,7 +1,7 @@
 // The doorbell's camera picture: the latest motion still, fetched once and cached; concurrent
 // requests share one fetch; a transient failure is tried again a few times with back-off, fitted
 // inside the motion window; the bundled placeholder when there is no still (yet) or the fetch failed.
-// The download itself is handed in (src/runtime/image-fetch.ts), so this layer does no networking.
+// The download itself is handed in (cloud/image-fetch.ts), so this layer does no networking.
 import { readFile } from 'node:fs/promises';
 
 import { errorText } from '../util/error-text.js';
@@ -16,18 +16,11 @@ export const PREFETCH_DELAY_MS = 200;
  */
 export const STILL_RETRY_DELAYS_MS: readonly number[] = [1_000, 3_000, 9_000];
 
+/**
+ * Downloads a still. A rejection whose `transient` is false says trying again cannot help (a bad
+ * address, a 404); any other failure is tried again.
+ */
 export type FetchImage = (url: string) => Promise<Buffer>;
-
-/** A failed download; `transient` says whether trying again may help (any other error counts as transient). */
-export class ImageFetchError extends Error {
-  constructor(
-    message: string,
-    readonly transient: boolean,
-  ) {
-    super(message);
-    this.name = 'ImageFetchError';
-  }
-}
 
 let placeholderImage: Promise<Buffer> | undefined;
 
@@ -122,7 +115,7 @@ export class SnapshotCache {
       const attempts = (still.attempts ?? 0) + 1;
       still.attempts = attempts;
       const delay = this.retryDelay(still, attempts);
-      if (delay !== undefined && (!(error instanceof ImageFetchError) || error.transient)) {
+      if (delay !== undefined && !isPermanent(error)) {
         still.retrying = true;
         const timer = setTimeout(() => {
           still.retrying = false;
@@ -148,4 +141,9 @@ export class SnapshotCache {
     const delay = Math.round(base * (still.retryScale ?? 1));
     return Date.now() + delay < still.retryDeadline ? delay : undefined;
   }
+}
+
+/** A failure that says trying again cannot help (see FetchImage). */
+function isPermanent(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { transient?: unknown }).transient === false;
 }

@@ -29,7 +29,7 @@ import { describeCommandFailure } from '../cloud/command-failure.js';
 import { Convergence } from './convergence.js';
 import { Publishers, type DevicePublisher } from '../model/device-views.js';
 import { EventRouter } from '../callbacks/event-router.js';
-import { fetchImage } from './image-fetch.js';
+import { fetchImage } from '../cloud/image-fetch.js';
 import { LinkControl } from '../cloud/link-control.js';
 import { LogLimiter } from '../util/log-limiter.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';

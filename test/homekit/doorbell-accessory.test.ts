@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { doorbellCategory, doorbellUuid, LIVE_VIDEO_REFUSAL } from '../../src/homekit/doorbell-accessory.js';
 import type { DoorbellEvent } from '../../src/model/events.js';
-import { ImageFetchError } from '../../src/homekit/snapshot-cache.js';
+import { ImageFetchError } from '../../src/cloud/image-fetch.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 import { cameraOf, serveDoorbell, type DoorbellDeps } from './serve-device.js';
 import { DOORBELL_STATE_KEY, type DoorbellDevice } from '../../src/model/doorbell-device.js';

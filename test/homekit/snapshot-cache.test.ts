@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { ImageFetchError, placeholder, PREFETCH_DELAY_MS, SnapshotCache, STILL_RETRY_DELAYS_MS } from '../../src/homekit/snapshot-cache.js';
-import { fetchImage } from '../../src/runtime/image-fetch.js';
+import { fetchImage, ImageFetchError } from '../../src/cloud/image-fetch.js';
+import { placeholder, PREFETCH_DELAY_MS, SnapshotCache, STILL_RETRY_DELAYS_MS } from '../../src/homekit/snapshot-cache.js';
 
 describe('snapshot cache (latest still, or a bundled placeholder)', () => {
   let server: Server;

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { ImageFetchError } from '../../src/homekit/snapshot-cache.js';
-import { fetchImage, imageFetcher, MAX_SNAPSHOT_BYTES } from '../../src/runtime/image-fetch.js';
+import { ImageFetchError } from '../../src/cloud/image-fetch.js';
+import { fetchImage, imageFetcher, MAX_SNAPSHOT_BYTES } from '../../src/cloud/image-fetch.js';
 
 describe('the motion still is downloaded with a size cap', () => {
   let server: Server;

@@ -1,9 +1,8 @@
 // The doorbell's still-image download, built on the cloud layer's node:http fetch and handed to the
-// device layer as a plain function (src/devices does no networking of its own). The URL comes from
+// HomeKit view as a plain function (homekit/ does no networking of its own). The URL comes from
 // a signed callback, but is still only trusted so far: http(s) only, one deadline for the whole
 // download, a size cap, and redirects followed by hand and only within the same scheme.
-import { nodeFetch } from '../cloud/http/node-fetch.js';
-import { ImageFetchError, type FetchImage } from '../homekit/snapshot-cache.js';
+import { nodeFetch } from './http/node-fetch.js';
 import { errorText } from '../util/error-text.js';
 
 /** Images bigger than this are refused: a still is tens of KiB, and HomeKit chokes on huge snapshots. */
@@ -11,6 +10,17 @@ export const MAX_SNAPSHOT_BYTES = 5 * 1024 * 1024;
 export const SNAPSHOT_FETCH_TIMEOUT_MS = 5000;
 const MAX_IMAGE_REDIRECTS = 3;
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+
+/** A failed download; `transient` says whether trying again may help (the snapshot cache tries a transient one again). */
+export class ImageFetchError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = 'ImageFetchError';
+  }
+}
 
 function httpUrl(text: string, base?: URL): URL {
   let url: URL;
@@ -32,12 +42,12 @@ function networkFailure(error: unknown, signal: AbortSignal, timeoutMs: number):
 }
 
 /** A still fetcher with one deadline for the whole download (redirects included). */
-export function imageFetcher(timeoutMs = SNAPSHOT_FETCH_TIMEOUT_MS): FetchImage {
+export function imageFetcher(timeoutMs = SNAPSHOT_FETCH_TIMEOUT_MS): (address: string) => Promise<Buffer> {
   return (address) => fetchStill(address, timeoutMs);
 }
 
 /** Fetches a still. Rejects with an ImageFetchError that says whether trying again may help. */
-export const fetchImage: FetchImage = imageFetcher();
+export const fetchImage = imageFetcher();
 
 async function fetchStill(address: string, timeoutMs: number): Promise<Buffer> {
   const signal = AbortSignal.timeout(timeoutMs);
