@@ -10,7 +10,7 @@ import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { Publishers } from '../../src/model/device-views.js';
 import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
 import { matterPublisher } from '../../src/runtime/matter-gate.js';
-import { matterOf } from '../../src/runtime/matter-probe.js';
+import { matterOf } from '../../src/matter/matter-on-bridge.js';
 import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/runtime/matter-registry.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { captureLog, hapEnvs } from '../homekit/hap-env.js';
