@@ -5,7 +5,7 @@
 import { MatterPublisher } from '../matter/matter-publisher.js';
 import type { DevicePublisher } from '../model/device-views.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from '../matter/matter-on-bridge.js';
-import { MatterRegistry, type MatterRegistryOptions } from './matter-registry.js';
+import { MatterRegistry, type MatterRegistryOptions } from '../matter/matter-registry.js';
 
 /** A publisher that publishes nothing: Matter is off for this bridge or for the plugin. */
 const INERT: DevicePublisher = {

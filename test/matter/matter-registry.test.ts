@@ -11,10 +11,10 @@ import { Publishers } from '../../src/model/device-views.js';
 import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
 import { matterPublisher } from '../../src/runtime/matter-gate.js';
 import { matterOf } from '../../src/matter/matter-on-bridge.js';
-import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/runtime/matter-registry.js';
+import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/matter/matter-registry.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { captureLog, hapEnvs } from '../homekit/hap-env.js';
-import { FakeFailure, FakeMatter } from '../matter/fake-matter.js';
+import { FakeFailure, FakeMatter } from './fake-matter.js';
 
 const [hb2, hb1] = hapEnvs;
 if (!hb2 || !hb1) throw new Error('no Homebridge environments');
