@@ -66,7 +66,7 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
       this.log.debug(MATTER_OFF_FOR_BRIDGE);
       return [];
     }
-    const { matterPublisher } = await import('./runtime/matter-gate.js');
+    const { matterPublisher } = await import('./matter/matter-start.js');
     const { api, log } = this;
     return [(registry) => matterPublisher({ api, log, registry, cached: this.cachedMatter, wanted: config.matter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME })];
   }

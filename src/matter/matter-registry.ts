@@ -2,7 +2,7 @@
 // registry, synced after it with the same wanted devices, following the registry's accessories for
 // state and commands. Cached endpoints are registered again on each start (so their command handlers
 // are attached); endpoints of devices that left are removed. Homebridge 1.x, a bridge without
-// Matter, or `"matter": false`: no registry at all (matter-gate.ts).
+// Matter, or `"matter": false`: no registry at all (matter-start.ts).
 import type { API, MatterAPI, MatterAccessory } from 'homebridge';
 
 import { doublingDelay } from '../util/backoff.js';
@@ -82,7 +82,7 @@ export class MatterRegistry implements DevicePublisher {
   private firstRun = true;
   private stopped = false;
 
-  /** Made by matterPublisher (matter-gate.ts) once this bridge runs Matter and the plugin wants it. */
+  /** Made by matterPublisher (matter-start.ts) once this bridge runs Matter and the plugin wants it. */
   constructor(
     private readonly options: MatterRegistryOptions,
     private readonly matter: MatterAPI,

@@ -9,7 +9,7 @@ import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { Publishers } from '../../src/model/device-views.js';
 import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
-import { matterPublisher } from '../../src/runtime/matter-gate.js';
+import { matterPublisher } from '../../src/matter/matter-start.js';
 import { matterOf } from '../../src/matter/matter-on-bridge.js';
 import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/matter/matter-registry.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';

@@ -2,10 +2,10 @@
 // (Homebridge 2 with Matter on for the main or child bridge) and the platform option `matter` is not
 // false. Otherwise the runtime gets a publisher that publishes nothing, and on Homebridge 1.x or a
 // bridge without Matter nothing is logged above debug.
-import { MatterPublisher } from '../matter/matter-publisher.js';
+import { MatterPublisher } from './matter-publisher.js';
 import type { DevicePublisher } from '../model/device-views.js';
-import { MATTER_OFF_FOR_BRIDGE, matterOf } from '../matter/matter-on-bridge.js';
-import { MatterRegistry, type MatterRegistryOptions } from '../matter/matter-registry.js';
+import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter-on-bridge.js';
+import { MatterRegistry, type MatterRegistryOptions } from './matter-registry.js';
 
 /** A publisher that publishes nothing: Matter is off for this bridge or for the plugin. */
 const INERT: DevicePublisher = {
