@@ -7,7 +7,7 @@ import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAcce
 import { checkConfig, type LockAccessConfig } from './config.js';
 import type { DevicePublisher } from './model/device-views.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter/matter-on-bridge.js';
-import type { AccessoryRegistry } from './runtime/accessory-registry.js';
+import type { AccessoryRegistry } from './homekit/accessory-registry.js';
 import { Runtime } from './runtime/runtime.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import { errorText } from './util/error-text.js';

@@ -24,7 +24,7 @@ import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { pluginVersion } from '../util/plugin-version.js';
 import { withoutCredentials } from '../util/redact-url.js';
-import { AccessoryRegistry } from './accessory-registry.js';
+import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import { describeCommandFailure } from '../cloud/command-failure.js';
 import { Convergence } from './convergence.js';
 import { Publishers, type DevicePublisher } from '../model/device-views.js';

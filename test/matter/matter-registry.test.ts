@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { LockAction } from '../../src/model/lock-commands.js';
 import { BridgeError } from '../../src/cloud/http/errors.js';
-import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
+import { AccessoryRegistry } from '../../src/homekit/accessory-registry.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { Publishers } from '../../src/model/device-views.js';
 import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';

@@ -2,10 +2,10 @@
 // wanted device list, and unregisters in one sweep what is no longer wanted.
 import type { API, PlatformAccessory } from 'homebridge';
 
-import { accessoryStore } from '../homekit/context-store.js';
-import type { DeviceDeps } from '../homekit/device-deps.js';
-import { DoorbellAccessory, doorbellUuid } from '../homekit/doorbell-accessory.js';
-import { LockAccessory, lockUuid } from '../homekit/lock-accessory.js';
+import { accessoryStore } from './context-store.js';
+import type { DeviceDeps } from './device-deps.js';
+import { DoorbellAccessory, doorbellUuid } from './doorbell-accessory.js';
+import { LockAccessory, lockUuid } from './lock-accessory.js';
 import { DoorbellDevice, type DoorbellEntry } from '../model/doorbell-device.js';
 import { LockDevice, type LockEntry } from '../model/lock-device.js';
 import type { Person } from '../model/person-triggers.js';

@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 
 import type { LockEvent } from '../../src/model/events.js';
-import { AccessoryRegistry } from '../../src/runtime/accessory-registry.js';
+import { AccessoryRegistry } from '../../src/homekit/accessory-registry.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
-import { captureLog, hapEnvs } from '../homekit/hap-env.js';
+import { captureLog, hapEnvs } from './hap-env.js';
 
 const [hb2] = hapEnvs;
 if (!hb2) throw new Error('no Homebridge environment');
