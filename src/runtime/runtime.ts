@@ -26,7 +26,7 @@ import { pluginVersion } from '../util/plugin-version.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import { describeCommandFailure } from '../cloud/command-failure.js';
-import { Convergence } from './convergence.js';
+import { Convergence } from './converge-with-account.js';
 import { Publishers, type DevicePublisher } from '../model/device-views.js';
 import { EventRouter } from '../callbacks/event-router.js';
 import { fetchImage } from '../cloud/image-fetch.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { ApiClient } from '../../src/cloud/http/api.js';
-import { Convergence, type ConvergenceDeps } from '../../src/runtime/convergence.js';
+import { Convergence, type ConvergenceDeps } from '../../src/runtime/converge-with-account.js';
 import type { DevicePublisher } from '../../src/model/device-views.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
 import type { StatusPublisher } from '../../src/status/status-publisher.js';
