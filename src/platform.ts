@@ -8,7 +8,7 @@ import { checkConfig, type LockAccessConfig } from './config.js';
 import type { DevicePublisher } from './model/device-views.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter/matter-on-bridge.js';
 import type { AccessoryRegistry } from './homekit/accessory-registry.js';
-import { Runtime } from './runtime/runtime.js';
+import { Runtime } from './runtime/plugin-wiring.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import { errorText } from './util/error-text.js';
 
