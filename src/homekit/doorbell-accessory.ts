@@ -17,7 +17,7 @@ import type {
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { setAccessoryInformation } from './accessory-information.js';
-import type { DoorbellChange } from '../model/device-feeds.js';
+import type { DoorbellChange } from '../model/device-changes.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { acquireService, findService } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';

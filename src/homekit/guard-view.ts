@@ -3,7 +3,7 @@
 // delay and lets Eve and other apps change it. The guard itself runs in the lock device.
 import type { API, PlatformAccessory } from 'homebridge';
 
-import type { GuardAlerts } from '../model/device-feeds.js';
+import type { GuardAlerts } from '../model/device-changes.js';
 import type { LockDevice } from '../model/lock-device.js';
 import { ensureService, findService } from './services.js';
 

@@ -5,7 +5,7 @@ import type { API, Categories, CharacteristicValue, PlatformAccessory } from 'ho
 
 import { setAccessoryInformation } from './accessory-information.js';
 import type { DoorHistorySource } from './door-history-store.js';
-import type { LockChange } from '../model/device-feeds.js';
+import type { LockChange } from '../model/device-changes.js';
 import type { LockEvent } from '../model/events.js';
 import type { LockAction } from '../model/lock-commands.js';
 import type { LockDevice } from '../model/lock-device.js';

@@ -6,7 +6,7 @@ import type { API, PlatformAccessory, Service } from 'homebridge';
 import type { DoorHistorySource } from './door-history-store.js';
 import { EVE_HISTORY_SERVICE_UUID } from './eve-characteristics.js';
 import { EveDoorHistory } from './eve-door-service.js';
-import type { LockChange } from '../model/device-feeds.js';
+import type { LockChange } from '../model/device-changes.js';
 import { LAST_ACTION, commandAction, lastActionOf } from '../model/last-action.js';
 import { AUTO_LOCK_ORIGIN } from '../model/lock-guard.js';
 import { convergeLockManagement, showLastAction } from './lock-management-service.js';

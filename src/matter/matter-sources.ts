@@ -1,7 +1,7 @@
 // What a Matter endpoint set follows: the device's feed of applied changes, never a second copy of
 // its state. A source gives the endpoint plans for the state the device holds now, tells when that
 // state changed (or the doorbell rang), and supplies the command handlers.
-import type { DoorbellFeed, LockFeed } from '../model/device-feeds.js';
+import type { DoorbellFeed, LockFeed } from '../model/device-changes.js';
 import type { LockAction } from '../model/lock-commands.js';
 import { doorbellEndpoints, lockEndpoints, type EndpointPlan, type MatterDoorbellView } from './matter-endpoints.js';
 import type { MatterHandlers } from './matter-publisher.js';

@@ -7,7 +7,7 @@
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { ChangeListeners, type ChangeListener } from './change-listeners.js';
-import type { DoorbellChange, DoorbellFeed } from './device-feeds.js';
+import type { DoorbellChange, DoorbellFeed } from './device-changes.js';
 import type { DeviceStore } from './device-store.js';
 import { initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from './doorbell-state.js';
 import type { DeliveryContext } from './event-time.js';

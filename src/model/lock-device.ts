@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { ChangeListeners, type ChangeListener } from './change-listeners.js';
-import type { GuardAlerts, LockChange, LockFeed } from './device-feeds.js';
+import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
 import type { DeviceStore } from './device-store.js';
 import type { DeliveryContext } from './event-time.js';
 import { autoLockWords, type OwnAction } from './event-words.js';

@@ -15,11 +15,11 @@
 // on until the next door report.
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import type { GuardAlerts, LockChange, LockFeed } from './device-feeds.js';
+import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
 import type { LockEvent } from './events.js';
 import type { LockState } from './lock-state.js';
 
-export type { GuardAlerts } from './device-feeds.js';
+export type { GuardAlerts } from './device-changes.js';
 
 export interface GuardSettings {
   /** Whether the lock has a door sensor: without one, auto-lock never runs. */

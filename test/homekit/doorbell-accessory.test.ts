@@ -9,7 +9,7 @@ import { ImageFetchError } from '../../src/cloud/image-fetch.js';
 import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
 import { cameraOf, serveDoorbell, type DoorbellDeps } from './serve-device.js';
 import { DOORBELL_STATE_KEY, type DoorbellDevice } from '../../src/model/doorbell-device.js';
-import type { DoorbellChange } from '../../src/model/device-feeds.js';
+import type { DoorbellChange } from '../../src/model/device-changes.js';
 
 const placeholderBytes = await readFile(new URL('../../src/assets/placeholder.jpg', import.meta.url));
 const NOW = 1_700_000_000_000;

@@ -10,7 +10,7 @@ import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, read, restart, service, type CharacteristicType, type ServiceType } from './hap-env.js';
 import { serveLock, type LockDeps } from './serve-device.js';
 import { LOCK_STATE_KEY, type LockDevice } from '../../src/model/lock-device.js';
-import type { LockChange } from '../../src/model/device-feeds.js';
+import type { LockChange } from '../../src/model/device-changes.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const ctx = { receivedAt: 1_700_000_000_000, signedAt: 1_700_000_000_000 };

@@ -1,7 +1,7 @@
 // The doorbell device on its own: a store in memory and fake timers for the motion timeout.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import type { DoorbellChange } from '../../src/model/device-feeds.js';
+import type { DoorbellChange } from '../../src/model/device-changes.js';
 import { memoryStore } from '../../src/model/device-store.js';
 import { CHIME_KEY, DOORBELL_STATE_KEY, DoorbellDevice } from '../../src/model/doorbell-device.js';
 import type { DoorbellEvent } from '../../src/model/events.js';

@@ -2,7 +2,7 @@
 // announces is what every view renders, so the rules are checked here once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import type { LockChange } from '../../src/model/device-feeds.js';
+import type { LockChange } from '../../src/model/device-changes.js';
 import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
 import type { Actor, LockEvent } from '../../src/model/events.js';
 import { AUTO_LOCK_ORIGIN } from '../../src/model/lock-guard.js';

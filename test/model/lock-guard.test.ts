@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { ChangeListeners } from '../../src/model/change-listeners.js';
-import type { LockChange, LockFeed } from '../../src/model/device-feeds.js';
+import type { LockChange, LockFeed } from '../../src/model/device-changes.js';
 import type { LockEvent } from '../../src/model/events.js';
 import { AUTO_LOCK_ORIGIN, AUTO_LOCK_RETRY_MS, LockGuard, type GuardAlerts, type GuardSettings } from '../../src/model/lock-guard.js';
 import { initialLockState, type LockState } from '../../src/model/lock-state.js';
