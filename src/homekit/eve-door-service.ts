@@ -26,7 +26,7 @@ import {
   resetDoorCount,
   type DoorHistoryState,
 } from './eve-door-history.js';
-import { bindOwnRead } from './read-handlers.js';
+import { bindOwnRead } from './offline-reads.js';
 
 const END_OF_TRANSFER = Buffer.from([0]).toString('base64');
 

@@ -11,7 +11,7 @@ import type { LockAction } from '../model/lock-commands.js';
 import type { LockDevice } from '../model/lock-device.js';
 import type { Logger } from '../util/logger.js';
 import { renderBattery } from './battery-render.js';
-import { guardAccessoryReads } from './read-handlers.js';
+import { guardAccessoryReads } from './offline-reads.js';
 import { acquireService, ensureService, findService } from './services.js';
 import { GuardView } from './guard-view.js';
 import { WhoAndHow } from './who-and-how.js';
