@@ -1,4 +1,4 @@
-// Pure mapping of validated callback payloads to the device layer's DeviceEvent vocabulary
+// Pure mapping of validated callback payloads to the model's DeviceEvent vocabulary
 // (src/model/events.ts), including the battery table of the HomeKit mapping and the route/path id
 // rules of section 6. No I/O.
 import { BATTERY_TABLE } from '../model/battery-table.js';

@@ -1,5 +1,5 @@
-// Words for a remote command that failed, for the device layer's log line: the cloud error's own
-// message, plus what to do when the lock's bridge was the problem.
+// Words for a remote command that failed, for the lock's log line (the model writes it): the cloud
+// error's own message, plus what to do when the lock's bridge was the problem.
 import { BridgeError, type BridgeProblem } from './http/errors.js';
 import { errorText } from '../util/error-text.js';
 

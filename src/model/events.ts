@@ -1,4 +1,4 @@
-// The device layer's vocabulary: what a callback means, independent of its wire shape.
+// The model's vocabulary: what a callback means, independent of its wire shape.
 // src/callbacks/normalise.ts produces these; src/model/ reduces them into device state, which HomeKit and Matter render.
 
 /** Who did it, as far as the callback tells. `kind` separates people from the reserved actors. */

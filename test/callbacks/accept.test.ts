@@ -85,7 +85,7 @@ describe('200 accepted', () => {
     const verdict = lock(fixtures.privacy, { t: NOW - 1234 });
     expect(verdict).toMatchObject({ kind: 'accepted', context: { signedAt: NOW - 1234 } });
   });
-  it('a late doorbell press is still accepted with its times (the devices layer decides not to ring)', () => {
+  it('a late doorbell press is still accepted with its times (the model decides not to ring)', () => {
     const pressedAt = NOW - 120_000;
     const verdict = accept(requestFor('doorbell', { ...fixtures.press, Timestamp: pressedAt }, { t: T - 90 }), env);
     expect(verdict).toMatchObject({ kind: 'accepted', events: [{ kind: 'doorbellPress', at: pressedAt }], context: { signedAt: (T - 90) * 1000, receivedAt: NOW } });

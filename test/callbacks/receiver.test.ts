@@ -131,7 +131,7 @@ describe('200 accepted, then the sink', () => {
       await local.close();
     }
   });
-  it('a late doorbell press is passed to the sink with its times (the devices layer decides not to ring)', async () => {
+  it('a late doorbell press is passed to the sink with its times (the model decides not to ring)', async () => {
     const pressedAt = NOW - 120_000;
     const t = Math.floor((NOW - 90_000) / 1000);
     const res = await post(doorbellUrl, signed({ ...fixtures.press, Timestamp: pressedAt }, { t }));
