@@ -4,7 +4,8 @@
 //   - no two top-level folders of src/ importing each other,
 //   - each layer imports only what its job allows (LAYER_RULES below): the device truth in model/
 //     stays pure, HomeKit and Matter are equal views that never reach into each other or the edges,
-//     the callback path never reaches the cloud, the settings server never the running plugin,
+//     the callback path never reaches the cloud, the cloud and the status file never a view or the
+//     wiring, util/ on no layer, the settings server never the running plugin,
 //   - only index.ts, platform.ts, settings.ts, config.ts and storage.ts at the top of src/,
 //   - no source file in src/ over 350 lines,
 //   - packages only through the entry points PACKAGE_RULES allows (zod through zod/v3).
@@ -48,6 +49,9 @@ export const LAYER_RULES: Readonly<Record<string, { only?: readonly string[]; ne
   homekit: { never: ['matter', 'cloud', 'callbacks', 'runtime'], why: 'HomeKit is a view of the model: it renders devices and sends commands through them' },
   matter: { never: ['homekit', 'cloud', 'callbacks', 'runtime'], why: 'Matter is a view of the model, equal to HomeKit: it follows devices, never the HomeKit accessories' },
   callbacks: { never: ['homekit', 'matter', 'runtime', 'cloud'], why: 'the callback path verifies and classifies requests; it hands events on and calls nothing' },
+  cloud: { never: ['homekit', 'matter', 'callbacks', 'status', 'runtime', 'settings-ui'], why: 'the service and the calls to it: the views get its abilities as functions, and the status file and the wiring use it, never the other way' },
+  status: { never: ['homekit', 'matter', 'runtime', 'settings-ui'], why: 'the status file and the event log record what happens; they follow no view and no wiring' },
+  util: { only: ['util', 'settings.ts'], why: 'small helpers every layer uses: they depend on no layer' },
   'settings-ui': { never: ['runtime'], why: 'the settings server runs in its own process and must not load the running plugin' },
 };
 
