@@ -24,7 +24,8 @@ export interface RegistrarOptions {
   client: ApiClient;
   storage: Storage;
   clientId: string;
-  publicUrl: string;
+  /** Undefined while there is none (a tunnel not connected yet): nothing is registered then. */
+  publicUrl: string | undefined;
   secret: WebhookSecret;
   log: Logger;
   /** Calls at once (default 8). */
@@ -68,7 +69,7 @@ export class WebhookRegistrar {
   private readonly client: ApiClient;
   private readonly storage: Storage;
   private readonly clientId: string;
-  private readonly publicUrl: string;
+  private publicUrl: string | undefined;
   private readonly secret: WebhookSecret;
   private readonly log: Logger;
   private readonly now: () => number;
@@ -132,6 +133,16 @@ export class WebhookRegistrar {
   }
 
   /**
+   * The public address changed (a tunnel's, while running): every wanted registration is sent again
+   * at once with it, not at the next daily refresh. Undefined when nothing needs sending.
+   */
+  setPublicUrl(url: string): Promise<ReconcileReport> | undefined {
+    if (url === this.publicUrl) return undefined;
+    this.publicUrl = url;
+    return this.lastWanted && !this.stopped ? this.reconcile(this.lastWanted) : undefined;
+  }
+
+  /**
    * Deletes every registration in the ledger and the user registration, then the ledger. Runs
    * after (and cuts short) any reconcile in progress. Registrations that could not be deleted stay
    * in the ledger, so the next link deletes them, and in the outcome. Never rejects.
@@ -183,7 +194,9 @@ export class WebhookRegistrar {
   }
 
   private async runReconcile(wanted: WantedHooks): Promise<ReconcileReport> {
-    if (this.stopped) return emptyReport(true);
+    // No address yet: registering a made-up one would send events nowhere; setPublicUrl runs it.
+    const publicUrl = this.publicUrl;
+    if (this.stopped || publicUrl === undefined) return emptyReport(true);
     this.clearTimer();
     const run = newRun();
     this.activeRun = run;
@@ -191,7 +204,7 @@ export class WebhookRegistrar {
     try {
       const ledger = await this.loadLedger();
       const desired = desiredRegistrations(wanted, {
-        publicUrl: this.publicUrl,
+        publicUrl,
         clientId: this.clientId,
         token: { generation: this.secret.generation, fingerprint: this.secret.fingerprint },
       });

@@ -44,7 +44,8 @@ export const ALL_HOOKS: WantedHooks = { locks: ['LOCK-000', 'LOCK-001'], doorbel
 export interface RegistrarSetup {
   client?: ApiClient;
   timers?: RegistrarTimers;
-  publicUrl?: string;
+  /** null: no public address yet (a tunnel not connected). */
+  publicUrl?: string | null;
 }
 
 /** A registrar on the fixture's storage and secret, its calls and sleeps written into `events`. */
@@ -54,7 +55,7 @@ export async function makeRegistrar(fx: CloudFixture, events: RegistrarEvent[], 
     client: options.client ?? observedClient(fx.client, events),
     storage: fx.storage,
     clientId: fx.sim.account.clientId,
-    publicUrl: options.publicUrl ?? fx.target.url,
+    publicUrl: options.publicUrl === null ? undefined : (options.publicUrl ?? fx.target.url),
     secret,
     log: fx.log,
     sleep: scaledSleep(events),
