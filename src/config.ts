@@ -86,17 +86,42 @@ export const doorbellEntrySchema = z.object({
   hidden: z.boolean().default(false),
 });
 
-export const webhookSchema = z.object({
-  publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
-    pattern: new RegExp(PUBLIC_URL_PATTERN),
-    message: 'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
-  }),
-  listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
-  listenPort: z.number({ message: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
-  toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
-  tlsCertFile: z.string().optional(),
-  tlsKeyFile: z.string().optional(),
+const PUBLIC_URL_MISSING = 'webhook.publicUrl is missing: enter the https address that reaches this plugin, such as https://home.example.net/lock-access, or set up the built-in ngrok tunnel (webhook.tunnel)';
+
+/** A host name such as name.ngrok-free.app; a pasted https:// in front or / behind is taken off. */
+export const TUNNEL_DOMAIN_PATTERN = '^((https?://)?[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+/?)?$';
+
+/** The built-in tunnel: the plugin forwards its listener through ngrok and uses the tunnel's address. */
+export const tunnelSchema = z.object({
+  provider: z.literal('ngrok', { errorMap: () => ({ message: 'webhook.tunnel.provider must be "ngrok" (the one built-in tunnel)' }) }).default('ngrok'),
+  authtoken: secret('webhook.tunnel.authtoken', 'copy your authtoken from https://dashboard.ngrok.com/get-started/your-authtoken into the plugin settings'),
+  /** Without one, ngrok gives a new address at each start (the registrations follow it). */
+  domain: z
+    .string()
+    .trim()
+    .regex(new RegExp(TUNNEL_DOMAIN_PATTERN), 'webhook.tunnel.domain must be a domain name such as name.ngrok-free.app, as the ngrok dashboard shows it under Domains')
+    .transform((value) => value.replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase())
+    .optional(),
 });
+
+export const webhookSchema = z
+  .object({
+    publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
+      pattern: new RegExp(PUBLIC_URL_PATTERN),
+      message: 'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
+    }).optional(),
+    listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
+    listenPort: z.number({ message: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
+    toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
+    tlsCertFile: z.string().optional(),
+    tlsKeyFile: z.string().optional(),
+    tunnel: tunnelSchema.optional(),
+  })
+  .superRefine((webhook, context) => {
+    if (webhook.publicUrl === undefined && webhook.tunnel === undefined) {
+      context.addIssue({ code: z.ZodIssueCode.custom, path: ['publicUrl'], message: PUBLIC_URL_MISSING });
+    }
+  });
 
 export const configSchema = z.object({
   platform: z.literal(PLATFORM_NAME),
@@ -123,6 +148,7 @@ export type LockAccessConfig = z.infer<typeof configSchema>;
 export type LockEntry = z.infer<typeof lockEntrySchema>;
 export type DoorbellEntry = z.infer<typeof doorbellEntrySchema>;
 export type WebhookConfig = z.infer<typeof webhookSchema>;
+export type TunnelConfig = z.infer<typeof tunnelSchema>;
 
 export type ConfigCheck =
   /** `disabled`: one sentence per device or person entry left out for a mistake inside it. */
@@ -134,8 +160,22 @@ const ENTRY_LISTS = { locks: 'lock', doorbells: 'doorbell', people: 'person' } a
 type EntryList = keyof typeof ENTRY_LISTS;
 const isEntryList = (key: unknown): key is EntryList => typeof key === 'string' && key in ENTRY_LISTS;
 
-/** Fields a user must fill before the plugin does anything. */
+/** Fields a user must fill before the plugin does anything (the public address: unless a tunnel gives one). */
 export const REQUIRED_FIELDS = ['apiKey', 'clientId', 'clientSecret', 'baseUrl', 'authUrl', 'webhook.publicUrl'] as const;
+
+
+/** The required fields `raw` leaves blank: webhook.publicUrl is not needed with a tunnel, whose authtoken then is. */
+export function missingFields(raw: unknown): string[] {
+  const blank = (field: string) => {
+    const value = lookup(raw, field);
+    return value === undefined || value === null || value === '';
+  };
+  const tunnel = lookup(raw, 'webhook.tunnel');
+  const hasTunnel = tunnel !== undefined && tunnel !== null;
+  const fields: string[] = REQUIRED_FIELDS.filter((field) => !(hasTunnel && field === 'webhook.publicUrl'));
+  if (hasTunnel) fields.push('webhook.tunnel.authtoken');
+  return fields.filter(blank);
+}
 
 function pathOf(issuePath: readonly PropertyKey[]): string {
   return issuePath.map((part) => (typeof part === 'number' ? `[${part}]` : String(part))).join('.').replace(/\.\[/g, '[');
@@ -176,10 +216,7 @@ function problemSentences(issues: readonly z.ZodIssue[], skip: (where: string) =
  * out, with a sentence naming the entry, the field and the fix, and everything else runs.
  */
 export function checkConfig(raw: unknown): ConfigCheck {
-  const missing = REQUIRED_FIELDS.filter((field) => {
-    const value = lookup(raw, field);
-    return value === undefined || value === null || value === '';
-  });
+  const missing = missingFields(raw);
   const isMissing = (where: string) => missing.some((field) => field === where || field.startsWith(`${where}.`));
   let parsed = configSchema.safeParse(raw);
   const disabled: string[] = [];
@@ -216,7 +253,10 @@ export function checkConfig(raw: unknown): ConfigCheck {
     if (!parsed.success) return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues, isMissing) };
   }
   const warnings: string[] = [];
-  if (new URL(parsed.data.webhook.publicUrl).protocol === 'http:') {
+  const { publicUrl, tunnel } = parsed.data.webhook;
+  if (publicUrl !== undefined && tunnel !== undefined) {
+    warnings.push('webhook.publicUrl and webhook.tunnel are both set: the ngrok tunnel\'s address is used (with the path of webhook.publicUrl) and webhook.publicUrl is not registered. Remove one of them in the plugin settings.');
+  } else if (publicUrl !== undefined && new URL(publicUrl).protocol === 'http:') {
     warnings.push('webhook.publicUrl uses http: the service needs an https address; use http only for local testing.');
   }
   if (Boolean(parsed.data.webhook.tlsCertFile) !== Boolean(parsed.data.webhook.tlsKeyFile)) {
@@ -244,6 +284,11 @@ export function peopleOf(config: Pick<LockAccessConfig, 'people'>): { userId: st
 export function listenerPrefix(publicUrl: string): string {
   const path = new URL(publicUrl).pathname.replace(/\/+$/, '');
   return path === '/' ? '' : path;
+}
+
+/** The listener's prefix for a webhook config: none when a tunnel stands alone (the tunnel is the listener's only). */
+export function webhookPrefix(webhook: Pick<WebhookConfig, 'publicUrl'>): string {
+  return webhook.publicUrl === undefined ? '' : listenerPrefix(webhook.publicUrl);
 }
 
 /** Callback URLs registered with the service: the public address plus /lock/ID, /doorbell/ID, /user. */

@@ -91,7 +91,7 @@ describe('config.schema.json and src/config.ts agree: the settings form cannot s
 
   it('renders every secret as a password input', () => {
     const layout = form.layout as unknown[];
-    const secrets = ['apiKey', 'clientSecret', 'refreshToken', 'accessToken'];
+    const secrets = ['apiKey', 'clientSecret', 'refreshToken', 'accessToken', 'webhook.tunnel.authtoken'];
     const json = JSON.stringify(layout);
     for (const key of secrets) expect(json).toContain(`{"key":"${key}","type":"password"}`);
   });

@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 
 import type { WebhookConfig } from '../config.js';
-import { listenerPrefix } from '../config.js';
+import { webhookPrefix } from '../config.js';
 import type { DeviceEvent } from '../model/events.js';
 import { CALLBACK_TOKEN_HEADER, MAX_CALLBACK_BYTES, SIGNATURE_HEADER } from '../settings.js';
 import { errorText } from '../util/error-text.js';
@@ -115,7 +115,7 @@ function replyBody(verdict: Verdict): Record<string, unknown> {
 export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   assertApiKey(options.apiKey);
   const now = options.now ?? Date.now;
-  const prefix = listenerPrefix(options.webhook.publicUrl);
+  const prefix = webhookPrefix(options.webhook);
   const tally = new ReceiverTally(options.log, now);
   const app = createServer(options, tally);
   /** A listener failure must never turn into a failed answer or an unhandled error. */
@@ -304,7 +304,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : listenPort;
   const scheme = options.webhook.tlsCertFile !== undefined && options.webhook.tlsKeyFile !== undefined && options.webhook.tlsCertFile !== '' && options.webhook.tlsKeyFile !== '' ? 'https' : 'http';
-  const url = `${scheme}://${formatHost(listenHost)}:${port}${listenerPrefix(options.webhook.publicUrl)}`;
+  const url = `${scheme}://${formatHost(listenHost)}:${port}${webhookPrefix(options.webhook)}`;
   const stopWatching = scheme === 'https' ? watchTls(app.server, options.webhook, options.log, options.tlsWatchIntervalMs) : () => undefined;
   let closing: Promise<void> | undefined;
   return {

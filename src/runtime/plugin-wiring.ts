@@ -33,8 +33,8 @@ import { errorText } from '../util/error-text.js';
 import { LogLimiter } from '../util/log-limiter.js';
 import type { Logger } from '../util/logger.js';
 import { pluginVersion } from '../util/plugin-version.js';
-import { withoutCredentials } from '../util/redact-url.js';
 import { Convergence } from './converge-with-account.js';
+import { Reach } from './reach.js';
 
 export interface RuntimeOptions {
   api: API;
@@ -71,6 +71,7 @@ export class Runtime {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private selfChecks: SelfCheckWatch | undefined;
+  private reach: Reach | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
@@ -92,7 +93,8 @@ export class Runtime {
       receiverStats: () => this.receiver?.stats,
     });
     this.statusPublisher = publisher;
-    const link = this.makeLink(client, tokens, secret, publisher);
+    const reach = this.makeReach(publisher);
+    const link = this.makeLink(client, tokens, secret, publisher, reach);
     const registry = this.serveDevices(client, publisher, doorHistory, link);
     const router = this.makeRouter(registry, publisher, link);
     await this.startListener(secret, router, publisher, status);
@@ -127,12 +129,32 @@ export class Runtime {
     return this.tokens;
   }
 
-  private makeLink(client: CloudHttpClient, tokens: TokenManager, secret: WebhookSecret, publisher: StatusPublisher): LinkControl {
+  /** The public address: the configured one, or the tunnel's once it connects; registrations and the self-check follow each new one at once. */
+  private makeReach(publisher: StatusPublisher): Reach {
+    this.reach = new Reach({
+      webhook: this.options.config.webhook,
+      log: this.options.log,
+      publish: (publicAddress) => {
+        publisher.update({ publicAddress });
+      },
+      addressChanged: (url) => {
+        if (this.stopped) return;
+        const registrar = this.link?.idle === false ? this.link.registrar : undefined;
+        void registrar?.setPublicUrl(url)?.then((report) => {
+          if (!report.skipped) publisher.registrations(registrar.status());
+        });
+        void this.selfCheckWatch(publisher).runNow();
+      },
+    });
+    return this.reach;
+  }
+
+  private makeLink(client: CloudHttpClient, tokens: TokenManager, secret: WebhookSecret, publisher: StatusPublisher, reach: Reach): LinkControl {
     const { config, log } = this.options;
     this.link = new LinkControl({
       log,
       status: publisher,
-      newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: config.webhook.publicUrl, secret, log }),
+      newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: reach.publicUrl, secret, log }),
       tokens,
       converge: (asFirstRun) => this.convergence?.request(asFirstRun),
     });
@@ -172,7 +194,8 @@ export class Runtime {
       publishDevices: () => {
         publisher.devices(registry);
       },
-      selfCheck: () => this.selfCheckWatch(publisher).runNow(),
+      // Without an address yet (a tunnel connecting), the address's arrival runs it.
+      selfCheck: () => (this.reach?.publicUrl === undefined ? Promise.resolve() : this.selfCheckWatch(publisher).runNow()),
     });
     this.convergence = convergence;
     // Serve what we know at once: configured devices plus those cached from the last run.
@@ -227,8 +250,9 @@ export class Runtime {
           publisher.receiverStats();
         },
       });
-      log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${withoutCredentials(config.webhook.publicUrl)}`);
+      log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${this.reach?.describe() ?? ''}`);
       status.update({ receiver: { listening: true, listenAddress: `${config.webhook.listenHost}:${this.receiver.port}` } });
+      this.reach?.listenerReady(this.receiver.port, this.receiver.url.startsWith('https:'));
     } catch (error) {
       log.error(`The webhook listener could not start on ${config.webhook.listenHost}:${config.webhook.listenPort} (${errorText(error)}). Choose a free webhook.listenPort in the plugin settings; until then no events arrive.`);
       status.update({ receiver: { listening: false } });
@@ -259,9 +283,9 @@ export class Runtime {
 
   /** The self-check of the public address, made on first use and then repeating on its own. */
   private selfCheckWatch(publisher: StatusPublisher): SelfCheckWatch {
-    const { config, log } = this.options;
+    const { log } = this.options;
     this.selfChecks ??= new SelfCheckWatch({
-      check: () => selfCheckOnce({ publicUrl: config.webhook.publicUrl, instanceNonce: this.instanceNonce }),
+      check: () => selfCheckOnce({ publicUrl: this.reach?.publicUrl ?? '', instanceNonce: this.instanceNonce }),
       publish: (record) => {
         publisher.update({ selfCheck: record });
       },
@@ -283,6 +307,8 @@ export class Runtime {
     this.tokens?.stop();
     this.link?.stop();
     this.selfChecks?.stop();
+    // The tunnel closes with Homebridge; callbacks in flight through it are answered first below.
+    const tunnelClosed = this.reach?.stop().catch(() => undefined);
     // Stop taking callbacks first: one answered 200 must still reach HomeKit and the cache, while
     // the service sends those refused during closing (503) again later.
     await this.receiver?.close().catch(() => undefined);
@@ -292,6 +318,6 @@ export class Runtime {
     this.publishers?.disposeAll();
     this.eventLines.flush();
     this.statusPublisher?.receiverStats();
-    await Promise.allSettled([this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.doorHistory?.flush()]);
+    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.doorHistory?.flush()]);
   }
 }

@@ -2,7 +2,7 @@
 // plugin's own config rules, answered per field so the page can show each problem next to the
 // field that holds the value. Fields not filled in yet are no problem here: the page is also used
 // to fill them in one at a time, and the plugin names what is still missing when it starts.
-import { configSchema, REQUIRED_FIELDS } from '../config.js';
+import { configSchema, missingFields } from '../config.js';
 
 export interface FieldProblem {
   /** Where the value sits in the block, e.g. ['doorbells', 0, 'motionTimeoutSeconds']. */
@@ -29,11 +29,12 @@ export function configProblems(raw: unknown): FieldProblem[] {
   const parsed = configSchema.safeParse(raw);
   if (parsed.success) return [];
   const problems: FieldProblem[] = [];
+  const missing = missingFields(raw);
   for (const issue of parsed.error.issues) {
     const path = [...issue.path];
     const dotted = path.join('.');
     // A required field not filled in yet (or the missing object that would hold it).
-    if (isBlank(valueAt(raw, path)) && REQUIRED_FIELDS.some((field) => field === dotted || field.startsWith(`${dotted}.`))) continue;
+    if (isBlank(valueAt(raw, path)) && missing.some((field) => field === dotted || field.startsWith(`${dotted}.`))) continue;
     const field = path.filter((part): part is string => typeof part === 'string').at(-1) ?? '';
     const message = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
     problems.push({ path, message });

@@ -74,6 +74,22 @@ export const receiverStatusSchema = z.object({
   lastCallbacks: z.record(z.string(), lastCallbackSchema),
 });
 
+/** Where the service calls this plugin: webhook.publicUrl, or the built-in tunnel and its state. */
+export const publicAddressSchema = z.object({
+  /** Without credentials; absent while a tunnel has not connected yet. */
+  url: z.string().optional(),
+  via: z.enum(['config', 'ngrok']),
+  tunnel: z
+    .object({
+      state: z.enum(['connecting', 'connected', 'reconnecting', 'failed', 'closed']),
+      /** Plain words with what to do; never the authtoken. */
+      message: z.string(),
+      since: z.number(),
+      nextTryAt: z.number().optional(),
+    })
+    .optional(),
+});
+
 export const deviceStatusSchema = z.object({
   kind: z.enum(['lock', 'doorbell']),
   id: z.string(),
@@ -94,6 +110,7 @@ export const statusSchema = z.object({
   versions: z.object({ plugin: z.string(), homebridge: z.string().optional(), node: z.string() }).optional(),
   link: linkStatusSchema,
   selfCheck: selfCheckSchema.optional(),
+  publicAddress: publicAddressSchema.optional(),
   registrations: z.array(registrationStatusSchema),
   receiver: receiverStatusSchema,
   devices: z.array(deviceStatusSchema),
@@ -105,6 +122,7 @@ export type SelfCheckStatus = z.infer<typeof selfCheckSchema>;
 export type RegistrationStatus = z.infer<typeof registrationStatusSchema>;
 export type ReceiverStatus = z.infer<typeof receiverStatusSchema>;
 export type DeviceStatus = z.infer<typeof deviceStatusSchema>;
+export type PublicAddressStatus = z.infer<typeof publicAddressSchema>;
 
 /** Top-level fields replace; `receiver` merges field by field. */
 export type StatusPatch = Partial<Omit<Status, 'version' | 'updatedAt' | 'receiver'>> & { receiver?: Partial<ReceiverStatus> };

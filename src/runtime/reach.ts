@@ -1,0 +1,105 @@
+// The public address the service calls: webhook.publicUrl as configured, or, with webhook.tunnel,
+// the built-in tunnel's address once it connects (the tunnel wins when both are set). Every new
+// address goes to `addressChanged` (registrations and the self-check follow it) and to the status
+// file, without credentials; the tunnel opens once the listener runs and closes at shutdown.
+import { NgrokAdapter } from '../cloud/tunnel/ngrok-adapter.js';
+import type { TunnelAdapter } from '../cloud/tunnel/tunnel-adapter.js';
+import { TunnelKeeper, type TunnelState } from '../cloud/tunnel/tunnel-keeper.js';
+import { webhookPrefix, type TunnelConfig, type WebhookConfig } from '../config.js';
+import type { PublicAddressStatus } from '../status/status.js';
+import type { Logger } from '../util/logger.js';
+import { withoutCredentials } from '../util/redact-url.js';
+
+export type SessionEvents = (state: 'lost' | 'back', origin: string | undefined) => void;
+
+export interface ReachDeps {
+  webhook: WebhookConfig;
+  log: Logger;
+  publish(address: PublicAddressStatus): void;
+  /** A tunnel adopted a new address (the first, or another after a reconnect). */
+  addressChanged(url: string): void;
+  /** The tunnel's adapter; the real ngrok one unless a test scripts its own. */
+  adapter?: (tunnel: TunnelConfig, session: SessionEvents) => TunnelAdapter;
+  now?: () => number;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (handle: unknown) => void;
+}
+
+const realAdapter = (tunnel: TunnelConfig, session: SessionEvents): TunnelAdapter =>
+  new NgrokAdapter({ authtoken: tunnel.authtoken, domain: tunnel.domain, onStatus: session });
+
+/** Where a tunnel reaches a listener bound to `host`: a wildcard address means this machine's loopback. */
+export function loopbackFor(host: string): string {
+  if (host === '' || host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export class Reach {
+  private keeper: TunnelKeeper | undefined;
+  private readonly fixed: string | undefined;
+  private tunnelState: TunnelState | undefined;
+
+  constructor(private readonly deps: ReachDeps) {
+    // Both set: the tunnel wins (the config check has warned).
+    this.fixed = deps.webhook.tunnel === undefined ? deps.webhook.publicUrl : undefined;
+    this.publish();
+  }
+
+  /** The address to register and check; undefined while a tunnel has not connected. */
+  get publicUrl(): string | undefined {
+    return this.fixed ?? this.keeper?.address;
+  }
+
+  /** The address in words for the log line of the listener. */
+  describe(): string {
+    if (this.deps.webhook.tunnel === undefined) return withoutCredentials(this.fixed ?? '');
+    return this.publicUrl ?? 'the ngrok tunnel, once it connects';
+  }
+
+  /** The listener runs: open the tunnel to it (nothing to do without one). */
+  listenerReady(port: number, https: boolean): void {
+    const { webhook, log } = this.deps;
+    const tunnel = webhook.tunnel;
+    if (tunnel === undefined || this.keeper !== undefined) return;
+    const session: SessionEvents = (state, origin) => {
+      if (state === 'lost') this.keeper?.sessionLost();
+      else this.keeper?.sessionBack(origin);
+    };
+    this.keeper = new TunnelKeeper({
+      adapter: (this.deps.adapter ?? realAdapter)(tunnel, session),
+      target: { host: loopbackFor(webhook.listenHost), port, https },
+      prefix: webhookPrefix(webhook),
+      domain: tunnel.domain,
+      log,
+      onAddress: (url) => {
+        this.deps.addressChanged(url);
+      },
+      onState: (state) => {
+        this.tunnelState = state;
+        this.publish();
+      },
+      now: this.deps.now ?? Date.now,
+      setTimer: this.deps.setTimer ?? ((fn, ms) => setTimeout(fn, ms).unref()),
+      clearTimer: this.deps.clearTimer ?? ((handle) => {
+        clearTimeout(handle as NodeJS.Timeout);
+      }),
+    });
+    void this.keeper.start();
+  }
+
+  /** Closes the tunnel (at shutdown). */
+  async stop(): Promise<void> {
+    await this.keeper?.stop();
+  }
+
+  private publish(): void {
+    const url = this.publicUrl;
+    const tunnel = this.tunnelState;
+    this.deps.publish({
+      via: this.deps.webhook.tunnel === undefined ? 'config' : 'ngrok',
+      ...(url === undefined ? {} : { url: withoutCredentials(url) }),
+      ...(tunnel === undefined ? {} : { tunnel: { state: tunnel.state, message: tunnel.message, since: tunnel.since, ...(tunnel.nextTryAt === undefined ? {} : { nextTryAt: tunnel.nextTryAt }) } }),
+    });
+  }
+}
