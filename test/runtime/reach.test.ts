@@ -1,0 +1,116 @@
+// Design "Reach": registrations follow the tunnel's address. A real registrar against the service
+// simulator, a scripted tunnel (the real one needs the internet): nothing is registered before the
+// tunnel connects, everything at once when it does, and a restart at a new address (ngrok without
+// a domain) re-registers everything there. The callbacks then reach the listener through it.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
+import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
+import type { WebhookConfig } from '../../src/config.js';
+import type { PublicAddressStatus } from '../../src/status/status.js';
+import { loopbackFor, Reach } from '../../src/runtime/reach.js';
+import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js';
+import { ScriptedAdapter, type Scripted } from '../cloud/tunnel/scripted-adapter.js';
+
+const WANTED = { locks: ['LOCK-1'], doorbells: ['BELL-1'], user: true };
+const AUTHTOKEN = '2abcDEFghiJKLmnoPQRstuVWX_1234567890abcdefghij';
+
+describe('design "Reach": the registrations follow the tunnel', () => {
+  let fx: CloudFixture;
+  beforeEach(async () => {
+    fx = await startCloudFixture({ locks: [{ id: 'LOCK-1', name: 'Front' }], doorbells: [{ id: 'BELL-1', name: 'Bell' }] });
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  /** One plugin start: its registrar and its Reach with a scripted tunnel, wired as the runtime wires them. */
+  async function start(script: Scripted[]) {
+    const webhook: WebhookConfig = { listenHost: '0.0.0.0', listenPort: 8582, toleranceSeconds: 300, tunnel: { provider: 'ngrok', authtoken: AUTHTOKEN } };
+    const published: PublicAddressStatus[] = [];
+    const adapter = new ScriptedAdapter(script);
+    const wired: { registrar?: WebhookRegistrar } = {};
+    const reach = new Reach({
+      webhook,
+      log: fx.log,
+      publish: (address) => published.push(address),
+      addressChanged: (url) => void wired.registrar?.setPublicUrl(url),
+      adapter: () => adapter,
+    });
+    const registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: reach.publicUrl, secret: await WebhookSecret.load(fx.storage), log: fx.log });
+    wired.registrar = registrar;
+    return { reach, registrar, adapter, published };
+  }
+
+  const atService = () => fx.sim.registrations().map((r) => r.url).sort();
+  const origin = () => new URL(fx.target.url).origin;
+  const port = () => Number(new URL(fx.target.url).port);
+
+  it('before the tunnel connects nothing is registered; when it does, every registration goes to its address at once, and callbacks arrive through it', async () => {
+    const plugin = await start([{ fail: 'network', detail: 'failed to connect session' }, { origin: origin() }]);
+    expect(plugin.reach.publicUrl).toBeUndefined();
+    expect((await plugin.registrar.reconcile(WANTED)).skipped).toBe(true);
+    expect(fx.sim.registrations()).toEqual([]);
+    plugin.reach.listenerReady(port(), false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fx.sim.registrations()).toEqual([]);
+    expect(plugin.published.at(-1)).toMatchObject({ via: 'ngrok', tunnel: { state: 'failed' } });
+    expect(plugin.published.at(-1)?.url).toBeUndefined();
+    expect(fx.log.text('error').join('\n')).toMatch(/ngrok cannot be reached/);
+    await plugin.reach.stop();
+
+    // The next try (here: the next start) connects: the address is adopted and registered at once.
+    const again = await start([{ origin: origin() }]);
+    await again.registrar.reconcile(WANTED);
+    again.reach.listenerReady(port(), false);
+    await waitFor(() => fx.sim.registrations().length === 3);
+    expect(atService()).toEqual([`${origin()}/doorbell/BELL-1`, `${origin()}/lock/LOCK-1`, `${origin()}/user`]);
+    expect(again.published.at(-1)).toMatchObject({ via: 'ngrok', url: origin(), tunnel: { state: 'connected' } });
+    // The service's callbacks reach the listener through the adopted address.
+    await fx.sim.fire('lock', { lockId: 'LOCK-1' });
+    await fx.sim.idle();
+    expect(fx.target.received.some((cb) => cb.path === '/lock/LOCK-1')).toBe(true);
+    await again.reach.stop();
+    expect(again.adapter.calls).toEqual(['open', 'close']);
+    expect(again.published.at(-1)?.tunnel?.state).toBe('closed');
+  });
+
+  it('a restart without a domain gets a new address, and every registration follows it in that start', async () => {
+    const first = await start([{ origin: origin() }]);
+    first.reach.listenerReady(port(), false);
+    await first.registrar.reconcile(WANTED);
+    await waitFor(() => fx.sim.registrations().length === 3);
+    await first.reach.stop();
+    first.registrar.stop();
+
+    const moved = origin().replace('127.0.0.1', 'localhost');
+    const second = await start([{ origin: moved }]);
+    second.reach.listenerReady(port(), false);
+    await second.registrar.reconcile(WANTED);
+    await waitFor(() => atService().every((url) => url.startsWith(moved)));
+    expect(atService()).toEqual([`${moved}/doorbell/BELL-1`, `${moved}/lock/LOCK-1`, `${moved}/user`]);
+    expect(second.registrar.status().every((row) => row.state === 'registered' && row.url.startsWith(moved))).toBe(true);
+    await second.reach.stop();
+  });
+
+  it('the authtoken is in nothing the status file gets', async () => {
+    const plugin = await start([{ fail: 'authtoken', detail: 'ERR_NGROK_107' }]);
+    plugin.reach.listenerReady(8582, false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(JSON.stringify(plugin.published)).not.toContain(AUTHTOKEN);
+    expect(fx.log.lines.some((line) => line.message.includes(AUTHTOKEN))).toBe(false);
+    await plugin.reach.stop();
+  });
+
+  it('the tunnel reaches a listener bound to every address through this machine\'s loopback', () => {
+    expect(loopbackFor('0.0.0.0')).toBe('127.0.0.1');
+    expect(loopbackFor('::')).toBe('[::1]');
+    expect(loopbackFor('192.168.1.20')).toBe('192.168.1.20');
+    expect(loopbackFor('fe80::1')).toBe('[fe80::1]');
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
