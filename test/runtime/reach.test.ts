@@ -29,17 +29,25 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     const webhook: WebhookConfig = { listenHost: '0.0.0.0', listenPort: 8582, toleranceSeconds: 300, tunnel: { provider: 'ngrok', authtoken: AUTHTOKEN } };
     const published: PublicAddressStatus[] = [];
     const adapter = new ScriptedAdapter(script);
-    const wired: { registrar?: WebhookRegistrar } = {};
+    const wired: { registrar?: WebhookRegistrar; run?: Promise<unknown> } = {};
     const reach = new Reach({
       webhook,
       log: fx.log,
       publish: (address) => published.push(address),
-      addressChanged: (url) => void wired.registrar?.setPublicUrl(url),
+      addressChanged: (url) => {
+        wired.run = wired.registrar?.setPublicUrl(url);
+      },
       adapter: () => adapter,
     });
     const registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: reach.publicUrl, secret: await WebhookSecret.load(fx.storage), log: fx.log });
     wired.registrar = registrar;
-    return { reach, registrar, adapter, published };
+    /** Waits for the run the address started (its ledger writes), then stops the tunnel. */
+    const stop = async () => {
+      await wired.run;
+      await reach.stop();
+      registrar.stop();
+    };
+    return { reach, registrar, adapter, published, stop };
   }
 
   const atService = () => fx.sim.registrations().map((r) => r.url).sort();
@@ -57,7 +65,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     expect(plugin.published.at(-1)).toMatchObject({ via: 'ngrok', tunnel: { state: 'failed' } });
     expect(plugin.published.at(-1)?.url).toBeUndefined();
     expect(fx.log.text('error').join('\n')).toMatch(/ngrok cannot be reached/);
-    await plugin.reach.stop();
+    await plugin.stop();
 
     // The next try (here: the next start) connects: the address is adopted and registered at once.
     const again = await start([{ origin: origin() }]);
@@ -70,7 +78,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await fx.sim.fire('lock', { lockId: 'LOCK-1' });
     await fx.sim.idle();
     expect(fx.target.received.some((cb) => cb.path === '/lock/LOCK-1')).toBe(true);
-    await again.reach.stop();
+    await again.stop();
     expect(again.adapter.calls).toEqual(['open', 'close']);
     expect(again.published.at(-1)?.tunnel?.state).toBe('closed');
   });
@@ -80,8 +88,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     first.reach.listenerReady(port(), false);
     await first.registrar.reconcile(WANTED);
     await waitFor(() => fx.sim.registrations().length === 3);
-    await first.reach.stop();
-    first.registrar.stop();
+    await first.stop();
 
     const moved = origin().replace('127.0.0.1', 'localhost');
     const second = await start([{ origin: moved }]);
@@ -90,7 +97,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await waitFor(() => atService().every((url) => url.startsWith(moved)));
     expect(atService()).toEqual([`${moved}/doorbell/BELL-1`, `${moved}/lock/LOCK-1`, `${moved}/user`]);
     expect(second.registrar.status().every((row) => row.state === 'registered' && row.url.startsWith(moved))).toBe(true);
-    await second.reach.stop();
+    await second.stop();
   });
 
   it('the authtoken is in nothing the status file gets', async () => {
@@ -99,7 +106,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(JSON.stringify(plugin.published)).not.toContain(AUTHTOKEN);
     expect(fx.log.lines.some((line) => line.message.includes(AUTHTOKEN))).toBe(false);
-    await plugin.reach.stop();
+    await plugin.stop();
   });
 
   it('the tunnel reaches a listener bound to every address through this machine\'s loopback', () => {
