@@ -42,6 +42,22 @@ function refusalWords(reason: string, clockOffsetMs: number | undefined): string
   }
 }
 
+/**
+ * Where the service calls the plugin for this test: the address the running plugin registered (the
+ * ngrok tunnel's, or webhook.publicUrl as it started with), from its status file; before the plugin
+ * has said, the address on the page. Words for the user when there is none.
+ */
+export function testEventAddress(status: Status | undefined, pagePublicUrl: string | undefined): { url: string } | { problem: string } {
+  const address = status?.publicAddress;
+  if (address?.url !== undefined) return { url: address.url };
+  if (address?.via === 'ngrok') {
+    const why = address.tunnel?.message ?? 'it is still connecting.';
+    return { problem: `The ngrok tunnel is not connected, so the service cannot reach the plugin: ${why}` };
+  }
+  if (pagePublicUrl !== undefined) return { url: pagePublicUrl };
+  return { problem: 'Enter the public webhook address (or set up the ngrok tunnel) first, save, and restart Homebridge.' };
+}
+
 /** Reads the outcome of a test event for `lockId` from the plugin's status file. */
 export function judgeTestEvent(status: Status | undefined, question: TestEventQuestion): TestEventVerdict {
   const { lockId, startedAt, now } = question;

@@ -8,7 +8,7 @@ import { readStatus } from '../status/status.js';
 import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
-import { judgeTestEvent, type TestEventVerdict } from './test-event-verdict.js';
+import { judgeTestEvent, testEventAddress, type TestEventVerdict } from './test-event-verdict.js';
 import { UiError } from './ui-error.js';
 
 export interface TestEventStart {
@@ -24,6 +24,9 @@ export class TestEvents {
 
   /** Step 1: the service is asked; the answer says when, so the page can ask for the verdict. */
   async start(account: Account, lockId: string): Promise<TestEventStart> {
+    // No address to call (a tunnel not connected): say so now rather than after 30 s of silence.
+    const address = testEventAddress(await readStatus(this.session.storage), account.publicUrl);
+    if ('problem' in address) throw new UiError(address.problem);
     const startedAt = this.now();
     try {
       await this.session.withTokens(account, async (tokens) => {
@@ -39,9 +42,10 @@ export class TestEvents {
 
   /** Step 2, asked again until final: what the plugin's listener saw since the start. */
   async verdict(account: Account, start: TestEventStart): Promise<TestEventVerdict> {
-    if (account.publicUrl === undefined) throw new UiError('Enter the public webhook address first.');
     const status = await readStatus(this.session.storage);
-    const verdict = judgeTestEvent(status, { ...start, now: this.now(), publicUrl: account.publicUrl });
+    const address = testEventAddress(status, account.publicUrl);
+    if ('problem' in address) throw new UiError(address.problem);
+    const verdict = judgeTestEvent(status, { ...start, now: this.now(), publicUrl: address.url });
     if (verdict.state !== 'waiting') {
       await recordTestEvent(this.session.storage, { ...start, state: verdict.state, message: verdict.message, ...(verdict.state === 'passed' ? { tookMs: verdict.tookMs } : {}) }).catch(() => undefined);
     }

@@ -1,7 +1,8 @@
 // The diagnostics file a user attaches to a bug report: versions, the config with every secret
-// taken out, link state and token ages (never a token), the registrations, the last self-checks and
-// test events, rejection counts and the clock offset, listener counters and the last events. Pure:
-// the caller reads the files; this shapes and cleans what they hold.
+// taken out (the ngrok authtoken too), link state and token ages (never a token), the
+// registrations, the public address in use (or the tunnel's state), the last self-checks and test
+// events, rejection counts and the clock offset, listener counters and the last events. Pure: the
+// caller reads the files; this shapes and cleans what they hold.
 import { withoutCredentials } from '../util/redact-url.js';
 
 export const DIAGNOSTICS_EVENTS = 200;
@@ -97,6 +98,8 @@ export function buildDiagnostics(input: DiagnosticsInput): Record<string, unknow
     link: linkSummary(input.tokens, input.generatedAt),
     registrations: input.registrations,
     selfCheck: status.selfCheck,
+    /** Where the service calls the plugin: the configured address or the built-in tunnel and its state. */
+    publicAddress: status.publicAddress,
     testEvents: (input.support as { testEvents?: unknown } | undefined)?.testEvents ?? [],
     listener: {
       listening: receiver.listening,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { emptyStatus, type Status } from '../../src/status/status.js';
-import { TEST_EVENT_TIMEOUT_MS, judgeTestEvent } from '../../src/settings-ui/test-event-verdict.js';
+import { TEST_EVENT_TIMEOUT_MS, judgeTestEvent, testEventAddress } from '../../src/settings-ui/test-event-verdict.js';
 
 const STARTED = 1_800_000_000_000;
 const PUBLIC = 'https://user:pass-word@home.example.net/lock-access';
@@ -53,5 +53,29 @@ describe('"Send a test event": what came of it, in one sentence a user can act o
   it('no status file yet (the plugin never ran) waits, then says nothing arrived', () => {
     expect(ask(undefined).state).toBe('waiting');
     expect(ask(undefined, STARTED + TEST_EVENT_TIMEOUT_MS).state).toBe('nothing');
+  });
+});
+
+describe('design "Reach": the test event works through the tunnel as through one\'s own address', () => {
+  const TUNNEL = 'https://calm-otter.ngrok-free.app';
+
+  it('uses the address the running plugin registered (the tunnel\'s) over the page\'s, and judges the path under it', () => {
+    const s = status((x) => { x.publicAddress = { via: 'ngrok', url: TUNNEL, tunnel: { state: 'connected', message: 'connected', since: STARTED } }; });
+    expect(testEventAddress(s, undefined)).toEqual({ url: TUNNEL });
+    expect(testEventAddress(s, 'https://old.example.net/la')).toEqual({ url: TUNNEL });
+    s.receiver.lastCallbacks['lock:L1'] = { deviceKind: 'lock', deviceId: 'L1', at: STARTED + 900, kind: 'lockState' };
+    expect(judgeTestEvent(s, { lockId: 'L1', startedAt: STARTED, now: STARTED + 1_000, publicUrl: TUNNEL }).message).toMatch(/came back through https:\/\/calm-otter\.ngrok-free\.app in 0\.9 s/);
+    const stray = status((x) => { x.receiver.lastUnknownPath = { at: STARTED + 5, path: '/other/lock/L1' }; });
+    expect(judgeTestEvent(stray, { lockId: 'L1', startedAt: STARTED, now: STARTED + 1_000, publicUrl: TUNNEL }).message).toMatch(/not at \/lock\/L1/);
+  });
+
+  it('a tunnel that has not connected: the tunnel\'s own words, at once, instead of 30 s of waiting', () => {
+    const s = status((x) => { x.publicAddress = { via: 'ngrok', tunnel: { state: 'failed', message: 'The ngrok tunnel could not connect: ngrok refused the authtoken (ERR_NGROK_107).', since: STARTED } }; });
+    expect(testEventAddress(s, undefined)).toEqual({ problem: 'The ngrok tunnel is not connected, so the service cannot reach the plugin: The ngrok tunnel could not connect: ngrok refused the authtoken (ERR_NGROK_107).' });
+  });
+
+  it('a plugin that has not said yet: the page\'s address, or what to enter', () => {
+    expect(testEventAddress(undefined, PUBLIC)).toEqual({ url: PUBLIC });
+    expect(testEventAddress(undefined, undefined)).toMatchObject({ problem: expect.stringMatching(/Enter the public webhook address \(or set up the ngrok tunnel\)/) as unknown });
   });
 });

@@ -89,3 +89,22 @@ describe('the diagnostics file for a bug report', () => {
     expect(scrub({ note: `key=${SECRETS.apiKey}`, deviceId: 'LOCK-12345678', at: NOW }, [SECRETS.apiKey])).toEqual({ note: 'key=[redacted]', deviceId: 'LOCK-12345678', at: NOW });
   });
 });
+
+describe('the diagnostics file with the built-in ngrok tunnel', () => {
+  const AUTHTOKEN = '2abcDEFghiJKLmnoPQRstuVWX_1234567890abcdefghij';
+
+  it('the authtoken is redacted from the config and from anywhere else; the tunnel\'s address and state stay', () => {
+    const input = realisticInput();
+    const config = { ...input.config, webhook: { listenPort: 8582, tunnel: { provider: 'ngrok', authtoken: AUTHTOKEN, domain: 'calm-otter.ngrok-free.app' } } };
+    const status = {
+      ...input.status,
+      publicAddress: { via: 'ngrok', url: 'https://calm-otter.ngrok-free.app', tunnel: { state: 'failed', message: `ngrok refused the authtoken ${AUTHTOKEN}`, since: NOW } },
+    };
+    const report = buildDiagnostics({ ...input, config, status, secrets: [...input.secrets, AUTHTOKEN] });
+    expect(JSON.stringify(report)).not.toContain(AUTHTOKEN);
+    expect(report).toMatchObject({
+      config: { webhook: { tunnel: { provider: 'ngrok', authtoken: '[redacted]', domain: 'calm-otter.ngrok-free.app' } } },
+      publicAddress: { via: 'ngrok', url: 'https://calm-otter.ngrok-free.app', tunnel: { state: 'failed' } },
+    });
+  });
+});
