@@ -256,6 +256,43 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     expect(await frame.locator('#devices-result').textContent()).not.toMatch(/Not saved/);
   }, 120_000);
 
+  it('"How does the service reach this plugin?": ngrok with its authtoken (saved, never shown back) and domain, then my own address again', async () => {
+    const AUTHTOKEN = '2abcDEFghiJKLmnoPQRstuVWX_1234567890abcdefghij';
+    const before = await configBlock();
+    const publicUrl = (before.webhook as { publicUrl: string }).publicUrl;
+    expect(await frame.locator('#reach-own').isChecked()).toBe(true);
+    expect(await frame.locator('#ngrokAuthtoken').isVisible()).toBe(false);
+    await frame.locator('#reach-ngrok').check();
+    await expect.poll(() => frame.locator('#ngrokAuthtoken').isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await frame.locator('#publicUrl').isVisible()).toBe(false);
+    await frame.locator('#ngrokAuthtoken').fill(AUTHTOKEN);
+    await frame.locator('#ngrokAuthtoken').dispatchEvent('change');
+    await frame.locator('#ngrokDomain').fill('calm-otter.ngrok-free.app');
+    await frame.locator('#ngrokDomain').dispatchEvent('change');
+    await frame.locator('#save').click();
+    await expect.poll(async () => JSON.stringify((await configBlock()).webhook), { timeout: 15_000 }).toContain('calm-otter');
+    const saved = (await configBlock()).webhook as Record<string, unknown>;
+    expect(saved.tunnel).toEqual({ provider: 'ngrok', authtoken: AUTHTOKEN, domain: 'calm-otter.ngrok-free.app' });
+    expect(saved).not.toHaveProperty('publicUrl');
+    // Saved, never shown back: not in the field, not anywhere in the page.
+    await expect.poll(() => frame.locator('#ngrokAuthtoken').getAttribute('placeholder'), { timeout: 15_000 }).toMatch(/Saved/);
+    expect(await frame.locator('#ngrokAuthtoken').inputValue()).toBe('');
+    expect(await frame.content()).not.toContain(AUTHTOKEN);
+    expect(await frame.locator('#reach-ngrok').isChecked()).toBe(true);
+    const violations = await axeViolations(frame);
+    expect(violations, violations.map((v) => `${v.impact ?? ''} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
+    await shot('6c-ngrok');
+
+    // Back to my own address: the tunnel (and its authtoken) leaves the config, the address returns.
+    await frame.locator('#reach-own').check();
+    await expect.poll(() => frame.locator('#publicUrl').isVisible(), { timeout: 15_000 }).toBe(true);
+    await frame.locator('#publicUrl').fill(publicUrl);
+    await frame.locator('#publicUrl').dispatchEvent('change');
+    await frame.locator('#save').click();
+    await expect.poll(async () => JSON.stringify((await configBlock()).webhook), { timeout: 15_000 }).not.toContain('tunnel');
+    expect((await configBlock()).webhook).toEqual(before.webhook);
+  }, 120_000);
+
   it('every action works from the keyboard: Tab reaches each control, Enter and Space act', async () => {
     // Every visible control of the page, tagged so the Tab walk can name what has focus.
     const controls = await frame.evaluate(() => {

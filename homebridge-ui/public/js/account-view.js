@@ -1,9 +1,11 @@
 // @ts-check
-// The Account card: the account fields of the config block, linking (OAuth sign-in or a refresh
-// token), "Test connection", "Unlink account" and "Save settings".
+// The Account card: the account fields of the config block (secrets by their dotted path, such as
+// webhook.tunnel.authtoken), linking (OAuth sign-in or a refresh token), "Test connection",
+// "Unlink account" and "Save settings".
 import { account, block, changeConfig, getPath, pushConfig, setPath } from './config-block.js';
 import { $, busy, el, say } from './dom.js';
 import { problemSolved } from './field-problems.js';
+import { fillReach } from './reach-view.js';
 import { call, hb } from './requests.js';
 
 /** @typedef {import('../../types/page.js').LinkAnswer} LinkAnswer */
@@ -26,11 +28,12 @@ export function fillAccountForm() {
     else node.value = value === undefined || value === null ? '' : String(/** @type {string | number} */ (value));
   }
   for (const node of secrets()) {
-    const saved = current[node.dataset.secret ?? ''];
+    const saved = getPath(current, node.dataset.secret ?? '');
     node.value = '';
     node.placeholder = typeof saved === 'string' && saved !== '' ? 'Saved (leave empty to keep it)' : 'Not set';
   }
   redirectUri().value = localStorage.getItem(REDIRECT_KEY) || DEFAULT_REDIRECT;
+  fillReach();
 }
 
 function redirectUri() {
@@ -60,7 +63,7 @@ export function wireAccountForm() {
     node.addEventListener('change', () => {
       // Empty keeps the saved secret; only a typed value replaces it.
       const value = node.value.trim();
-      void changeConfig((draft) => { if (value !== '') draft[node.dataset.secret ?? ''] = value; }, 'account-result', node);
+      void changeConfig((draft) => { if (value !== '') setPath(draft, node.dataset.secret ?? '', value); }, 'account-result', node);
     });
   }
   redirectUri().addEventListener('change', () => { localStorage.setItem(REDIRECT_KEY, redirectUri().value.trim()); });

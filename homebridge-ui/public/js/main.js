@@ -18,6 +18,7 @@ import { renderDevices, setPluginDevices, wireDevices } from './devices-view.js'
 import { renderEvents, wireEvents } from './events-view.js';
 import { renderMatter } from './matter-view.js';
 import { renderPeople, setSeenPeople } from './people-view.js';
+import { wireReach } from './reach-view.js';
 import { hb, quietly } from './requests.js';
 import { renderKeypadCodes } from './keypad-view.js';
 import { renderStatus } from './status-view.js';
@@ -86,6 +87,7 @@ async function start() {
   await loadBlock();
   fillAccountForm();
   wireAccountForm();
+  wireReach();
   wireAccountActions(refresh);
   wireDevices();
   wireEvents();

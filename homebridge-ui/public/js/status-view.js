@@ -1,7 +1,8 @@
 // @ts-check
-// The Status card: link state, whether the plugin runs, the public address self-check, the
-// webhook listener's counters, why callbacks were refused, the registrations and the last callback
-// per device. Everything comes from the plugin's status file through the settings server.
+// The Status card: link state, whether the plugin runs, the public address in use (or the ngrok
+// tunnel's state), the public address self-check, the webhook listener's counters, why callbacks
+// were refused, the registrations and the last callback per device. Everything comes from the
+// plugin's status file through the settings server.
 import { $, el, when } from './dom.js';
 
 /** @typedef {import('../../types/page.js').UiStatus} UiStatus */
@@ -43,6 +44,24 @@ function selfCheckLine(check) {
   const next = check.nextAt ? ` Next check ${when(check.nextAt)}.` : '';
   return el('span', { class: check.state === 'ok' ? 'text-success' : check.state === 'failed' ? 'text-danger' : '', 'data-state': check.state },
     `${words}: ${check.message}${url}${at}.${passed}${next}`);
+}
+
+/** @type {Record<string, string>} */
+const TUNNEL_WORDS = { connecting: 'connecting', connected: 'connected', reconnecting: 'reconnecting', failed: 'not connected', closed: 'closed' };
+
+/**
+ * Where the service calls the plugin: its own address, or the ngrok tunnel and its state (with the
+ * tunnel's words and what to do while it does not connect).
+ * @param {PluginStatus['publicAddress']} address
+ */
+function publicAddressLine(address) {
+  if (!address) return 'Not known yet.';
+  if (address.via === 'config') return address.url ?? 'Not set.';
+  const tunnel = address.tunnel;
+  const ok = tunnel?.state === 'connected';
+  const words = `ngrok tunnel, ${TUNNEL_WORDS[tunnel?.state ?? 'connecting'] ?? tunnel?.state}`;
+  return el('span', { class: ok ? 'text-success' : tunnel?.state === 'failed' ? 'text-danger' : '', 'data-state': tunnel?.state ?? 'connecting' },
+    `${address.url ? `${address.url} (${words})` : words}${ok || !tunnel ? '' : `: ${tunnel.message}`}${tunnel?.nextTryAt ? ` Next try ${when(tunnel.nextTryAt)}.` : ''}`);
 }
 
 /**
@@ -105,6 +124,7 @@ export function renderStatus(status) {
       ? `The plugin is running (status from ${when(plugin.updatedAt)}).`
       : `The plugin is not running; this is its status from ${when(plugin.updatedAt)}.`;
   $('status-updated').textContent = `Refreshed ${new Date().toLocaleTimeString()}`;
+  $('public-address').replaceChildren(publicAddressLine(plugin?.publicAddress));
   $('self-check').replaceChildren(selfCheckLine(plugin?.selfCheck));
   renderReceiver(plugin?.receiver);
   renderTables(plugin, new Map((plugin?.devices ?? []).map((d) => [`${d.kind}:${d.id}`, d.name])));
