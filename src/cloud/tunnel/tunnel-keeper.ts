@@ -50,6 +50,11 @@ export class TunnelKeeper {
 
   constructor(private readonly deps: TunnelKeeperDeps) {}
 
+  /** The provider as the user knows it, for the log. */
+  private get name(): string {
+    return this.deps.adapter.provider;
+  }
+
   /** The adopted public address; undefined until the tunnel first connects. */
   get address(): string | undefined {
     return this.url;
@@ -67,14 +72,14 @@ export class TunnelKeeper {
   sessionLost(): void {
     if (this.stopped || this.lost || this.url === undefined) return;
     this.lost = true;
-    this.deps.log.warn(`The ngrok tunnel lost its connection to ngrok; it reconnects on its own. Until then the service cannot deliver events (it sends them again later).`);
-    this.publish('reconnecting', 'The tunnel lost its connection to ngrok and is reconnecting.');
+    this.deps.log.warn(`The ${this.name} tunnel lost its connection to ${this.name}; it reconnects on its own. Until then the service cannot deliver events (it sends them again later).`);
+    this.publish('reconnecting', `The tunnel lost its connection to ${this.name} and is reconnecting.`);
   }
 
   sessionBack(origin: string | undefined): void {
     if (this.stopped || !this.lost) return;
     this.lost = false;
-    this.deps.log.info('The ngrok tunnel is connected again.');
+    this.deps.log.info(`The ${this.name} tunnel is connected again.`);
     this.adopt(origin ?? this.url ?? '');
   }
 
@@ -92,7 +97,7 @@ export class TunnelKeeper {
   private async tryOpen(): Promise<void> {
     if (this.stopped) return;
     this.timer = undefined;
-    if (this.url === undefined) this.publish('connecting', `Connecting to ${this.deps.adapter.provider}…`);
+    if (this.url === undefined) this.publish('connecting', `Connecting to ${this.name}…`);
     let origin: string;
     try {
       origin = await this.deps.adapter.open(this.deps.target);
@@ -104,7 +109,7 @@ export class TunnelKeeper {
       await this.deps.adapter.close();
       return;
     }
-    if (this.failures > 0) this.deps.log.info(`The ngrok tunnel connects again after ${this.failures} failed ${this.failures === 1 ? 'try' : 'tries'}.`);
+    if (this.failures > 0) this.deps.log.info(`The ${this.name} tunnel connects again after ${this.failures} failed ${this.failures === 1 ? 'try' : 'tries'}.`);
     this.failures = 0;
     this.lastProblem = undefined;
     this.adopt(origin);
@@ -119,9 +124,9 @@ export class TunnelKeeper {
     const url = `${origin.replace(/\/+$/, '')}${this.deps.prefix}`;
     const changed = url !== this.url;
     this.url = url;
-    this.publish('connected', `The ngrok tunnel forwards ${url} to this plugin's listener.`);
+    this.publish('connected', `The ${this.name} tunnel forwards ${url} to this plugin's listener.`);
     if (!changed) return;
-    this.deps.log.info(`The ngrok tunnel is connected: the service reaches this plugin at ${url}; the webhooks are registered with this address.`);
+    this.deps.log.info(`The ${this.name} tunnel is connected: the service reaches this plugin at ${url}; the webhooks are registered with this address.`);
     this.deps.onAddress(url);
   }
 
@@ -131,7 +136,7 @@ export class TunnelKeeper {
     const message = tunnelFailureMessage(error, { domain: this.deps.domain, retries });
     // One error per cause; the same cause again is a debug line (the back-off keeps trying).
     if (error.problem !== this.lastProblem) this.deps.log.error(message);
-    else this.deps.log.debug(`ngrok tunnel: try ${this.failures} failed again (${error.detail}).`);
+    else this.deps.log.debug(`${this.name} tunnel: try ${this.failures} failed again (${error.detail}).`);
     this.lastProblem = error.problem;
     if (!retries) {
       this.publish('failed', message);
