@@ -256,6 +256,7 @@ export class Runtime {
     } catch (error) {
       log.error(`The webhook listener could not start on ${config.webhook.listenHost}:${config.webhook.listenPort} (${errorText(error)}). Choose a free webhook.listenPort in the plugin settings; until then no events arrive.`);
       status.update({ receiver: { listening: false } });
+      this.reach?.listenerFailed();
     }
   }
 

@@ -88,6 +88,14 @@ export class Reach {
     void this.keeper.start();
   }
 
+  /** The listener did not start: a tunnel would have nothing to forward to, and the status says so. */
+  listenerFailed(): void {
+    if (this.deps.webhook.tunnel === undefined) return;
+    const now = (this.deps.now ?? Date.now)();
+    this.tunnelState = { state: 'failed', message: 'The ngrok tunnel is not opened because the webhook listener did not start (see the Homebridge log for why).', since: now };
+    this.publish();
+  }
+
   /** Closes the tunnel (at shutdown). */
   async stop(): Promise<void> {
     await this.keeper?.stop();

@@ -109,6 +109,14 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await plugin.stop();
   });
 
+  it('a listener that did not start: no tunnel is opened, and the status says why', async () => {
+    const plugin = await start([{ origin: origin() }]);
+    plugin.reach.listenerFailed();
+    expect(plugin.adapter.calls).toEqual([]);
+    expect(plugin.published.at(-1)).toMatchObject({ via: 'ngrok', tunnel: { state: 'failed', message: expect.stringMatching(/listener did not start/) as unknown } });
+    await plugin.stop();
+  });
+
   it('the tunnel reaches a listener bound to every address through this machine\'s loopback', () => {
     expect(loopbackFor('0.0.0.0')).toBe('127.0.0.1');
     expect(loopbackFor('::')).toBe('[::1]');
