@@ -298,7 +298,9 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     const controls = await frame.evaluate(() => {
       const all = Array.from(document.querySelectorAll<HTMLElement>('#la-root :is(button, input, select, textarea, summary, a[href], video[controls])'));
       // checkVisibility also leaves out what a closed <details> holds.
-      const shown = all.filter((node) => node.checkVisibility({ visibilityProperty: true }) && !(node as HTMLButtonElement).disabled);
+      // A radio group is one Tab stop (its checked option); the arrow keys move within it, checked below.
+      const oneStop = (node: HTMLElement) => !(node instanceof HTMLInputElement && node.type === 'radio' && !node.checked);
+      const shown = all.filter((node) => node.checkVisibility({ visibilityProperty: true }) && !(node as HTMLButtonElement).disabled && oneStop(node));
       shown.forEach((node, index) => { node.dataset.kbd = String(index); });
       return shown.map((node) => node.id || node.getAttribute('aria-label') || node.textContent.trim() || node.tagName);
     });
@@ -311,6 +313,13 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
       if (index !== undefined) reached.add(Number(index));
     }
     expect(controls.filter((_, index) => !reached.has(index))).toEqual([]);
+
+    // The arrow keys choose within "How does the service reach this plugin?"; back again loses nothing.
+    await frame.locator('#reach-own').press('ArrowRight');
+    await expect.poll(() => frame.locator('#ngrokAuthtoken').isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await frame.locator('#reach-ngrok').isChecked()).toBe(true);
+    await frame.locator('#reach-ngrok').press('ArrowLeft');
+    await expect.poll(() => frame.locator('#publicUrl').isVisible(), { timeout: 15_000 }).toBe(true);
 
     // Enter on a button: test the connection.
     await frame.locator('#account-result').evaluate((node) => { node.textContent = ''; });
