@@ -3,11 +3,13 @@
 import { z } from 'zod/v3';
 
 import {
+  DEFAULT_DELIVERY_CHECK_MINUTES,
   DEFAULT_DISPLAY_NAME,
   DEFAULT_LISTEN_HOST,
   DEFAULT_LISTEN_PORT,
   DEFAULT_MOTION_TIMEOUT_SECONDS,
   DEFAULT_TOLERANCE_SECONDS,
+  MAX_DELIVERY_CHECK_MINUTES,
   PLATFORM_NAME,
 } from './settings.js';
 
@@ -96,6 +98,15 @@ export const webhookSchema = z.object({
   toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
   tlsCertFile: z.string().optional(),
   tlsKeyFile: z.string().optional(),
+  /** After this many minutes without a verified callback the plugin checks that events still arrive (0: off). */
+  deliveryCheckMinutes: z
+    .number({ message: 'webhook.deliveryCheckMinutes must be a number of minutes' })
+    .int('webhook.deliveryCheckMinutes must be a whole number of minutes')
+    .min(0, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
+    .max(MAX_DELIVERY_CHECK_MINUTES, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
+    .default(DEFAULT_DELIVERY_CHECK_MINUTES),
+  /** The "Lock Access Events Stopped" contact sensor in HomeKit. */
+  deliverySensor: z.boolean().default(true),
 });
 
 export const configSchema = z.object({
