@@ -86,6 +86,8 @@ export class WebhookRegistrar {
   private timer: unknown;
   private failedRuns = 0;
   private stopped = false;
+  /** Why the next run sends every registration, current or not. */
+  private sendAllReason: string | undefined;
 
   constructor(options: RegistrarOptions) {
     this.client = options.client;
@@ -129,6 +131,17 @@ export class WebhookRegistrar {
     this.queued = slot;
     this.chain = slot.promise.catch(() => undefined);
     return slot.promise;
+  }
+
+  /**
+   * Sends every wanted registration again, even those the ledger shows current: the service may
+   * have lost them, or the way in changed. Runs after any run in progress, with the last wanted
+   * set; before the first reconcile, that first one sends everything. Never rejects.
+   */
+  sendAllAgain(reason: string): Promise<ReconcileReport> {
+    this.sendAllReason = reason;
+    if (!this.lastWanted) return Promise.resolve(emptyReport(true));
+    return this.reconcile(this.lastWanted);
   }
 
   /**
@@ -188,14 +201,17 @@ export class WebhookRegistrar {
     const run = newRun();
     this.activeRun = run;
     const report = emptyReport(false);
+    const sendAll = this.sendAllReason;
+    this.sendAllReason = undefined;
     try {
+      if (sendAll !== undefined) this.log.debug(`Sending every webhook registration again: ${sendAll}.`);
       const ledger = await this.loadLedger();
       const desired = desiredRegistrations(wanted, {
         publicUrl: this.publicUrl,
         clientId: this.clientId,
         token: { generation: this.secret.generation, fingerprint: this.secret.fingerprint },
       });
-      const plan = planReconcile(desired, ledger.all(), this.now());
+      const plan = planReconcile(desired, ledger.all(), this.now(), undefined, sendAll !== undefined);
       report.unchanged = plan.unchanged;
       // Intents first: if we crash during the calls, the next start sees them unconfirmed.
       for (const action of plan.actions) this.recordIntent(ledger, action);

@@ -9,6 +9,7 @@ import { RateLimitedError } from '../../../src/cloud/http/errors.js';
 import type { WantedHooks } from '../../../src/cloud/registrations/registrations.js';
 import { DOORBELL_NOTIFICATION_TYPES, LOCK_NOTIFICATION_TYPES, USER_NOTIFICATION_TYPES } from '../../../src/settings.js';
 import type { ClientEvent } from '../cloud-fixture.js';
+import { describeResend } from '../../../src/cloud/registrations/registration-report.js';
 import { ALL_HOOKS, lockIds, manualTimers, registrarTestBed } from './registrar-harness.js';
 
 describe('spec "Webhook registration" against the simulator', () => {
@@ -197,5 +198,34 @@ describe('spec "Webhook registration" against the simulator', () => {
     }
     expect(peak).toBeLessThanOrEqual(8);
     expect(peak).toBeGreaterThan(1);
+  });
+});
+
+describe('sending every registration again (the service may have lost them)', () => {
+  const bed = registrarTestBed();
+
+  it('a reconcile trusts the ledger and sends nothing, so lost registrations stay lost; sendAllAgain sends every one, current or not', async () => {
+    const { registrar: r } = await bed.registrar();
+    await r.reconcile(ALL_HOOKS);
+    expect(bed.fx.sim.loseRegistrations()).toBe(4);
+    const reconciled = await r.reconcile(ALL_HOOKS);
+    expect(reconciled.registered).toEqual([]);
+    expect(bed.fx.sim.registrations()).toEqual([]);
+    const report = await r.sendAllAgain('events are not arriving');
+    expect(report.registered.sort()).toEqual(['doorbell:BELL-1', 'lock:LOCK-000', 'lock:LOCK-001', 'user']);
+    expect(bed.fx.sim.registrations().map((reg) => `${reg.kind}:${reg.scope}`).sort()).toEqual(['doorbell:BELL-1', 'lock:LOCK-000', 'lock:LOCK-001', `user:${bed.fx.sim.account.userId}`]);
+    expect(describeResend(report)).toBe('every webhook registration was sent again (4 confirmed)');
+    // Only that run: the next reconcile trusts the ledger again.
+    expect((await r.reconcile(ALL_HOOKS)).registered).toEqual([]);
+  });
+
+  it('before the first reconcile it sends nothing itself, and the first reconcile then sends everything', async () => {
+    const first = await bed.registrar();
+    await first.registrar.reconcile(ALL_HOOKS);
+    bed.fx.sim.loseRegistrations();
+    const { registrar: r } = await bed.registrar();
+    expect((await r.sendAllAgain('the public address changed')).skipped).toBe(true);
+    expect((await r.reconcile(ALL_HOOKS)).registered).toHaveLength(4);
+    expect(bed.fx.sim.registrations()).toHaveLength(4);
   });
 });
