@@ -40,6 +40,11 @@ export interface ReceiverOptions {
   isReady?: () => boolean;
   /** After a refused callback was answered and counted (the status file shows counts within seconds). */
   onRejected?: () => void;
+  /**
+   * After every callback that passed the signature and header checks (accepted, duplicate or of an
+   * unknown kind: each proves that the way in works), with its device key (`lock:ID`, `user`).
+   */
+  onVerified?: (key: string) => void;
   /** The socket limits; LISTENER_LIMITS unless a test needs them shorter. */
   limits?: ListenerLimits;
   /** How often the TLS certificate and key files are looked at for a renewal (ms). */
@@ -238,6 +243,14 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     if (options.dedupe.checkAndSet(verdict.record.dedupeKey)) return verdict;
     return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: verdict.record.lastCallback } };
   };
+  /** A listener failure must never turn into a failed answer. */
+  const notifyVerified = (key: string): void => {
+    try {
+      options.onVerified?.(key);
+    } catch (error) {
+      options.log.debug(`Webhook: the verified-callback listener failed: ${errorText(error)}`);
+    }
+  };
   const deliver = (route: CallbackRoute, events: DeviceEvent[], context: CallbackContext) => {
     const failed = (error: unknown) => {
       tally.sinkFailed(route, error);
@@ -270,7 +283,11 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     }, env));
     tally.note(route, verdict, pathId);
     void reply.code(verdict.status).send(replyBody(verdict));
-    if (verdict.kind === 'rejected') notifyRejected();
+    if (verdict.kind === 'rejected') {
+      notifyRejected();
+      return;
+    }
+    notifyVerified(verdict.record.lastCallback.key);
     if (verdict.kind !== 'accepted') return;
     // The reply has been handed to the socket; HomeKit updates come after it.
     setImmediate(() => {

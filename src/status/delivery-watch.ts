@@ -10,6 +10,7 @@ import { listedDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import type { DeliveryStatus } from './status.js';
 
 export type { DeliveryState } from '../model/delivery-state.js';
 
@@ -20,28 +21,9 @@ export const RECHECK_AFTER_MS = [60_000, 2 * 60_000, 5 * 60_000, 10 * 60_000, 30
 /** The warning waits this long at most for the registrations and the self-check to report. */
 export const CHECKS_WAIT_MS = 15_000;
 
-export interface DeliveryCheck {
-  at: number;
-  /** `probe`: a lock was asked for its state; `registrations`: no lock to ask (doorbells only). */
-  how: 'probe' | 'registrations';
-  lockId?: string;
-  outcome: 'arrived' | 'nothing' | 'notAsked' | 'checked';
-  message: string;
-}
-
 /** What the status file, the settings page and the diagnostics show. */
-export interface DeliveryRecord {
-  state: DeliveryState;
-  /** When this state began. */
-  since: number;
-  checkEveryMinutes: number;
-  /** The last verified callback known when the state last changed or was checked. */
-  lastHeardAt?: number;
-  lastCheck?: DeliveryCheck;
-  /** What was done and found when events stopped arriving, in words. */
-  checked?: { registrations: string; selfCheck: string };
-  nextCheckAt?: number;
-}
+export type DeliveryRecord = DeliveryStatus;
+type DeliveryCheck = NonNullable<DeliveryStatus['lastCheck']>;
 
 export interface DeliveryWatchDeps {
   periodMs: number;
