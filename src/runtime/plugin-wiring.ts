@@ -21,6 +21,7 @@ import { TokenManager } from '../cloud/tokens/token-manager.js';
 import { TOKENS_FILE } from '../cloud/tokens/token-store.js';
 import { peopleOf, type LockAccessConfig } from '../config.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
+import { deliveryAccessoryUuid } from '../homekit/delivery-sensor.js';
 import { DoorHistoryFiles } from '../homekit/door-history-store.js';
 import { flushContextSaves } from '../homekit/persist-context.js';
 import { Publishers, type DevicePublisher } from '../model/device-views.js';
@@ -35,6 +36,7 @@ import type { Logger } from '../util/logger.js';
 import { pluginVersion } from '../util/plugin-version.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { Convergence } from './converge-with-account.js';
+import { startDelivery, type Delivery } from './delivery.js';
 
 export interface RuntimeOptions {
   api: API;
@@ -71,6 +73,7 @@ export class Runtime {
   private reconcileTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private selfChecks: SelfCheckWatch | undefined;
+  private delivery: Delivery | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
@@ -97,6 +100,25 @@ export class Runtime {
     const router = this.makeRouter(registry, publisher, link);
     await this.startListener(secret, router, publisher, status);
     await this.startLink(tokens, link, publisher);
+    this.watchDelivery(client, tokens, link, registry, publisher, status);
+  }
+
+  /** Whether events still arrive: the delivery watch and its sensor in HomeKit. */
+  private watchDelivery(client: CloudHttpClient, tokens: TokenManager, link: LinkControl, registry: AccessoryRegistry, publisher: StatusPublisher, status: StatusWriter): void {
+    const { api, log, config } = this.options;
+    this.delivery = startDelivery({
+      api, log, config, client, publisher,
+      pluginName: this.options.pluginName,
+      platformName: this.options.platformName,
+      cached: this.options.cachedAccessories.find((accessory) => accessory.UUID === deliveryAccessoryUuid(api)),
+      locks: () => registry.lockIds(),
+      nameOf: (kind, id) => registry.nameOf(kind, id),
+      registrar: () => link.registrar,
+      linked: () => tokens.state === 'linked' && !link.idle,
+      listening: () => this.receiver !== undefined,
+      selfCheckWatch: () => this.selfCheckWatch(publisher),
+      status: status.status,
+    });
   }
 
   /** The status file, the event log and the doors' Eve history, read before anything is served. */
@@ -147,7 +169,8 @@ export class Runtime {
       log,
       pluginName: this.options.pluginName,
       platformName: this.options.platformName,
-      cached: this.options.cachedAccessories,
+      // The bridge-level "Lock Access" accessory is the delivery sensor's, not a device's.
+      cached: this.options.cachedAccessories.filter((accessory) => accessory.UUID !== deliveryAccessoryUuid(api)),
       people: peopleOf(config),
       deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage, doorHistory },
       reachabilityChanged: () => {
@@ -226,6 +249,9 @@ export class Runtime {
         onRejected: () => {
           publisher.receiverStats();
         },
+        onVerified: (key) => {
+          this.delivery?.heard(key);
+        },
       });
       log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${withoutCredentials(config.webhook.publicUrl)}`);
       status.update({ receiver: { listening: true, listenAddress: `${config.webhook.listenHost}:${this.receiver.port}` } });
@@ -283,6 +309,7 @@ export class Runtime {
     this.tokens?.stop();
     this.link?.stop();
     this.selfChecks?.stop();
+    this.delivery?.stop();
     // Stop taking callbacks first: one answered 200 must still reach HomeKit and the cache, while
     // the service sends those refused during closing (503) again later.
     await this.receiver?.close().catch(() => undefined);

@@ -90,7 +90,7 @@ export class DeliveryWatch implements DeliveryFeed {
    * A verified callback arrived (any kind, duplicates too: each proves the way in works). Runs for
    * every callback, so the usual case only notes the time; the timer looks at it when it fires.
    */
-  heard(what: string): void {
+  heard(what: string | (() => string)): void {
     const now = this.deps.clock.now();
     this.lastHeardAt = now;
     this.heardThisRun = true;
@@ -102,7 +102,7 @@ export class DeliveryWatch implements DeliveryFeed {
     this.unasked = 0;
     this.setState('arriving', now);
     if (was === 'notArriving') {
-      this.deps.log.info(`Events from Lock Access arrive again (${what}); they had not been arriving since ${timeWords(this.since, now)}.`);
+      this.deps.log.info(`Events from Lock Access arrive again (${typeof what === 'string' ? what : what()}); they had not been arriving since ${timeWords(this.since, now)}.`);
     }
     this.schedule(this.deps.periodMs);
     this.publish();
@@ -118,6 +118,11 @@ export class DeliveryWatch implements DeliveryFeed {
     this.clearTimer();
     this.waiting?.(false);
     this.waiting = undefined;
+  }
+
+  /** Read after awaits: stop() may have run meanwhile. */
+  private isStopped(): boolean {
+    return this.stopped;
   }
 
   private quietSince(): number {
@@ -145,7 +150,7 @@ export class DeliveryWatch implements DeliveryFeed {
     } catch (error) {
       // The watch must keep watching whatever a dependency did.
       this.deps.log.debug(`The delivery check failed (${errorText(error)}); it runs again later.`);
-      if (this.timer === undefined && !this.stopped) this.schedule(this.deps.periodMs);
+      if (this.timer === undefined && !this.isStopped()) this.schedule(this.deps.periodMs);
     } finally {
       this.checking = false;
     }
@@ -186,7 +191,7 @@ export class DeliveryWatch implements DeliveryFeed {
         this.publish();
         return;
       }
-      if (this.stopped) return;
+      if (this.isStopped()) return;
       await this.nothingArrived(lockId, startedAt);
       return;
     }

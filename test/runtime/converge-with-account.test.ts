@@ -46,6 +46,7 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
       calls.push(`reconcile ${wanted.locks.join(',')} user=${String(wanted.user)}`);
       return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
     },
+    sendAllAgain: () => Promise.reject(new Error('not used here')),
     status: () => [],
     unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
     knownRegistrations: () => Promise.resolve([]),

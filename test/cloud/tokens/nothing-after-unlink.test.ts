@@ -61,6 +61,7 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     let made = 0;
     const registrar = (name: string): Registrar => ({
       reconcile: () => Promise.reject(new Error('not used here')),
+      sendAllAgain: () => Promise.reject(new Error('not used here')),
       status: () => [],
       unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
       knownRegistrations: () => Promise.resolve([]),
