@@ -130,20 +130,23 @@ export class LockGuard {
       const freshness = doorFreshness(change.event);
       if (freshness !== undefined) this.doorFresh = freshness === 'fresh';
     }
-    const lockMoved = (change.cause === 'event' && change.event.kind === 'lockState') || change.cause === 'command';
+    // A status report says what is, not what someone did (the plugin's own status requests ask for
+    // them): it never starts or restarts the countdown, it only stops one that can no longer run.
+    const report = change.cause === 'event' && change.event.kind === 'lockState' && change.event.source === 'status';
+    const lockMoved = (change.cause === 'event' && change.event.kind === 'lockState' && !report) || change.cause === 'command';
     if (change.cause === 'event' && change.event.kind === 'lockState' && change.state.lock === 'locked') this.gaveUp = false;
     if (change.cause === 'command' && change.action === 'unlock') this.gaveUp = false;
     // Any lock event or command restarts the auto-lock countdown from now.
     if (lockMoved) this.cancelAutoLock();
-    this.reconsider(lockMoved);
+    this.reconsider(lockMoved, !report);
   }
 
-  private reconsider(restart: boolean): void {
+  private reconsider(restart: boolean, mayStart = true): void {
     if (this.disposed) return;
     const state = this.deps.lock.state;
     const settings = this.deps.settings();
     if (!this.mayAutoLock(state, settings)) this.cancelAutoLock();
-    else if ((restart || this.autoLockTimer === undefined) && !this.gaveUp) this.startAutoLock(settings.autoLockSeconds * 1000, 1);
+    else if (mayStart && (restart || this.autoLockTimer === undefined) && !this.gaveUp) this.startAutoLock(settings.autoLockSeconds * 1000, 1);
     this.openTimer = this.follow(this.openTimer, settings.leftOpenSeconds > 0 && doorLeftOpen(state), settings.leftOpenSeconds, 'leftOpen');
     this.unlockedTimer = this.follow(this.unlockedTimer, settings.leftUnlockedSeconds > 0 && state.lock === 'unlocked', settings.leftUnlockedSeconds, 'leftUnlocked');
   }
