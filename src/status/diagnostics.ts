@@ -1,6 +1,6 @@
 // The diagnostics file a user attaches to a bug report: versions, the config with every secret
-// taken out, link state and token ages (never a token), the registrations, the last self-checks and
-// test events, rejection counts and the clock offset, listener counters and the last events. Pure:
+// taken out, link state and token ages (never a token), the registrations, whether events arrive,
+// the last self-checks and test events, rejection counts and the clock offset, listener counters and the last events. Pure:
 // the caller reads the files; this shapes and cleans what they hold.
 import { withoutCredentials } from '../util/redact-url.js';
 
@@ -97,6 +97,7 @@ export function buildDiagnostics(input: DiagnosticsInput): Record<string, unknow
     link: linkSummary(input.tokens, input.generatedAt),
     registrations: input.registrations,
     selfCheck: status.selfCheck,
+    delivery: status.delivery ?? 'off (webhook.deliveryCheckMinutes is 0) or not started yet',
     testEvents: (input.support as { testEvents?: unknown } | undefined)?.testEvents ?? [],
     listener: {
       listening: receiver.listening,

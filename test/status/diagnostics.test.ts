@@ -39,6 +39,7 @@ function realisticInput() {
   const status = {
     versions: { plugin: '0.1.0', homebridge: '2.4.0', node: 'v24.0.0' },
     selfCheck: { state: 'ok', url: 'https://home.example.net/lock-access/health', message: 'ok', checkedAt: NOW },
+    delivery: { state: 'notArriving', since: NOW - 60_000, checkEveryMinutes: 360, checked: { registrations: 'every webhook registration was sent again (2 confirmed)', selfCheck: 'the public address self-check passes' } },
     receiver: { listening: true, accepted: 12, duplicates: 1, rejected: { 'stale-timestamp': 2 }, lastRejection: { at: NOW, reason: 'stale-timestamp', clockOffsetMs: 400_000 }, lastCallbacks: {} },
     devices: [{ kind: 'lock', id: 'LOCK-1', name: 'Front Door' }],
   };
@@ -62,7 +63,7 @@ describe('the diagnostics file for a bug report', () => {
     expect(text).not.toContain('867');
   });
 
-  it('keeps what helps: versions, link state and token ages, registrations, self-check, test events, rejections and clock offset, listener counters, events', () => {
+  it('keeps what helps: versions, link state and token ages, registrations, whether events arrive, self-check, test events, rejections and clock offset, listener counters, events', () => {
     const report = buildDiagnostics(realisticInput());
     expect(report).toMatchObject({
       versions: { plugin: '0.1.0', homebridge: '2.4.0', node: 'v24.0.0' },
@@ -70,6 +71,7 @@ describe('the diagnostics file for a bug report', () => {
       config: { apiKey: '[redacted]', clientId: 'client-123', webhook: { publicUrl: 'https://home.example.net/lock-access' } },
       registrations: [{ id: 'LOCK-1', state: 'registered' }],
       selfCheck: { state: 'ok' },
+      delivery: { state: 'notArriving', since: NOW - 60_000, checked: { registrations: 'every webhook registration was sent again (2 confirmed)' } },
       testEvents: [{ state: 'passed', tookMs: 800 }],
       listener: { accepted: 12, rejected: { 'stale-timestamp': 2 }, clockOffsetMs: 400_000 },
       events: [{ text: 'PIN [digits] added for Jamie ([e-mail], [phone])' }, { userId: 'u-jamie' }],
