@@ -77,7 +77,8 @@ export function startDelivery(deps: DeliveryDeps): Delivery {
         await checks.runNow();
         const last = checks.last;
         if (last === undefined) return 'the public address self-check gave no result';
-        return last.ok ? `the public address self-check passes (${last.message})` : `the public address self-check fails: ${last.message}`;
+        const message = last.message.replace(/\.$/, '');
+        return last.ok ? `the public address self-check passes (${message})` : `the public address self-check fails: ${message}`;
       },
       publish: (record) => {
         publisher.update({ delivery: record });
