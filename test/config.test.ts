@@ -37,6 +37,20 @@ describe('config', () => {
     expect(check.problems.join('\n')).toMatch(/webhook\.listenPort must be 1 to 65535/);
   });
 
+  it('the delivery check: every 360 minutes with its sensor by default; 0 turns it off; otherwise a whole number of minutes, 1 to a week', () => {
+    const check = checkConfig(complete);
+    expect(check.ok && check.config.webhook).toMatchObject({ deliveryCheckMinutes: 360, deliverySensor: true });
+    for (const minutes of [0, 1, 10080]) {
+      const ok = checkConfig({ ...complete, webhook: { ...complete.webhook, deliveryCheckMinutes: minutes, deliverySensor: false } });
+      expect(ok.ok && ok.config.webhook).toMatchObject({ deliveryCheckMinutes: minutes, deliverySensor: false });
+    }
+    for (const [minutes, message] of [[-1, /webhook\.deliveryCheckMinutes must be 0 \(off\) or 1 to 10080/], [10081, /must be 0 \(off\) or 1 to 10080/], [1.5, /whole number of minutes/], ['60', /must be a number of minutes/]] as const) {
+      const refused = checkConfig({ ...complete, webhook: { ...complete.webhook, deliveryCheckMinutes: minutes } });
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) expect(refused.problems.join('\n')).toMatch(message);
+    }
+  });
+
   it('refuses an API key padded with spaces without echoing it', () => {
     const check = checkConfig({ ...complete, apiKey: ' hunter2-key ' });
     expect(check.ok).toBe(false);
