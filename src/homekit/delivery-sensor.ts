@@ -68,7 +68,14 @@ export class DeliverySensor {
       try {
         api.registerPlatformAccessories(pluginName, platformName, [accessory]);
       } catch (error) {
-        // A full bridge (149 accessories) refuses it; the log, the status file and the page still tell.
+        // A full bridge (149 accessories) refuses it; Homebridge had cached it before HAP threw, so
+        // it is taken out again (a restart would otherwise restore it unbridged). The log, the
+        // status file and the settings page still tell.
+        try {
+          api.unregisterPlatformAccessories(pluginName, platformName, [accessory]);
+        } catch {
+          // it was never bridged: nothing more to undo
+        }
         log.warn(`The "${DELIVERY_SENSOR_NAME}" sensor could not be added to HomeKit (${errorText(error)}); the log and the plugin settings still say when events stop arriving.`);
       }
     }

@@ -87,6 +87,19 @@ describe.each(hapEnvs)('"Lock Access Events Stopped" on $label', ({ api }) => {
     sensor?.dispose();
   });
 
+  it('a full bridge refuses it: one warning that the log and the settings page still tell, and it is taken out of Homebridge\'s cache again', () => {
+    unregistered.length = 0;
+    const fullApi = Object.create(fakeApi) as typeof api;
+    fullApi.registerPlatformAccessories = () => {
+      throw new Error('Cannot add Accessory: the bridge already has more than 149 Accessories');
+    };
+    const captured = captureLog();
+    const sensor = DeliverySensor.attach({ api: fullApi, log: captured.log, pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached: undefined, feed: feed('unknown') });
+    expect(captured.text('warn')).toMatch(/"Lock Access Events Stopped" sensor could not be added to HomeKit \(.*149.*\); the log and the plugin settings still say when events stop arriving/);
+    expect(unregistered.map((a) => a.UUID)).toEqual([deliveryAccessoryUuid(api)]);
+    sensor?.dispose();
+  });
+
   it('webhook.deliverySensor false leaves it out, and removes a cached one', () => {
     registered.length = 0;
     unregistered.length = 0;

@@ -2,8 +2,7 @@
 // delivery check finds events not arriving, a banner above everything says so (since when, what
 // was found and checked, what to do); it goes once they arrive again. The check's two settings are
 // written to the config's webhook block, checked by the plugin's own rules.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Browser, Frame } from 'playwright-core';
@@ -11,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { emptyStatus, type DeliveryStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
-import { REPO_ROOT, freePort } from '../harness/homebridge.js';
-import { axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { REPO_ROOT } from '../harness/homebridge.js';
+import { axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, savedPluginBlock, startHomebridgeUi, uiTestStorage, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the delivery UI browser tests: ${unavailable}`);
@@ -38,26 +37,12 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
     };
     await Storage.under(storagePath).write('status.json', status);
   };
-  const configBlock = async () => {
-    const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
-    return config.platforms.find((p) => p.platform === 'LockAccess') as { webhook: Record<string, unknown> };
-  };
+  const configBlock = async () => (await savedPluginBlock(storagePath)) as { webhook: Record<string, unknown> };
 
   beforeAll(async () => {
-    storagePath = await mkdtemp(join(tmpdir(), 'lock-access-delivery-ui-'));
-    const pluginsDir = join(storagePath, 'plugins');
-    await snapshotPackage(pluginsDir);
-    const listenPort = await freePort();
-    await writeFile(join(storagePath, 'config.json'), JSON.stringify({
-      bridge: { name: 'Delivery UI test', username: '0E:2A:3B:4C:5D:81', port: await freePort(), pin: '031-45-154' },
-      platforms: [{
-        platform: 'LockAccess', name: 'Lock Access',
-        apiKey: 'delivery-ui-key', clientId: 'delivery-ui-client', clientSecret: 'delivery-ui-secret',
-        baseUrl: 'http://127.0.0.1:9/api', authUrl: 'http://127.0.0.1:9/oauth',
-        webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
-        locks: [{ id: 'LOCK-1', name: 'Front Door' }],
-      }],
-    }, null, 2));
+    const made = await uiTestStorage('delivery-ui', '0E:2A:3B:4C:5D:81');
+    storagePath = made.storagePath;
+    const pluginsDir = made.pluginsDir;
     const now = Date.now();
     await writeStatus({
       state: 'notArriving',
