@@ -4,17 +4,17 @@
 import type { API, PlatformAccessory } from 'homebridge';
 
 import type { ApiClient } from '../cloud/http/api.js';
+import type { Registrar } from '../cloud/link-control.js';
 import { describeResend } from '../cloud/registrations/registration-report.js';
 import { operateLock } from '../cloud/remote-operate.js';
 import type { LockAccessConfig } from '../config.js';
 import { DeliverySensor } from '../homekit/delivery-sensor.js';
 import { DeliveryWatch } from '../status/delivery-watch.js';
+import type { SelfCheckWatch } from '../status/self-check-watch.js';
+import type { StatusPublisher } from '../status/status-publisher.js';
 import type { Status } from '../status/status.js';
 import { systemClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import type { Registrar } from '../cloud/link-control.js';
-import type { SelfCheckWatch } from '../status/self-check-watch.js';
-import type { StatusPublisher } from '../status/status-publisher.js';
 
 export interface DeliveryDeps {
   api: API;
