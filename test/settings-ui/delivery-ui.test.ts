@@ -2,16 +2,16 @@
 // delivery check finds events not arriving, a banner above everything says so (since when, what
 // was found and checked, what to do); it goes once they arrive again. The check's two settings are
 // written to the config's webhook block, checked by the plugin's own rules.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { Browser, Frame } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { emptyStatus, type DeliveryStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 import { REPO_ROOT } from '../harness/homebridge.js';
-import { axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, savedPluginBlock, startHomebridgeUi, uiTestStorage, type UiHost } from './host.js';
+import { axeViolations, browserTestsUnavailable, openSettingsPage, savedPluginBlock, uiTestStorage, type OpenSettingsPage } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the delivery UI browser tests: ${unavailable}`);
@@ -20,8 +20,7 @@ const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
 describe.skipIf(unavailable !== undefined)('whether events arrive, in the settings UI', () => {
   let storagePath: string;
-  let ui: UiHost | undefined;
-  let browser: Browser | undefined;
+  let opened: OpenSettingsPage | undefined;
   let frame: Frame;
 
   /** The status file as the running plugin writes it (this test process stands in for it: its pid is alive). */
@@ -53,16 +52,12 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
       checked: { registrations: 'every webhook registration was sent again (2 confirmed)', selfCheck: 'the public address self-check passes (https://home.example.net/lock-access/health reaches this plugin\'s listener)' },
       nextCheckAt: now + 60_000,
     });
-    ui = await startHomebridgeUi(storagePath, pluginsDir);
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
-    frame = await openPluginSettings(await context.newPage(), ui);
+    opened = await openSettingsPage(storagePath, pluginsDir);
+    frame = opened.frame;
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await ui?.stop().catch(() => undefined);
-    if (storagePath) await rm(storagePath, { recursive: true, force: true });
+    await opened?.close();
   }, 60_000);
 
   it('while events are not arriving, a banner above everything says so, since when, what was found and checked, and what to do', async () => {

@@ -3,7 +3,7 @@
 // (Debian's package, driven by playwright-core) to click through it like a user.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -139,6 +139,34 @@ export async function startHomebridgeUi(storagePath: string, pluginDir: string):
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** The Homebridge UI and a browser showing this plugin's settings page, opened by openSettingsPage. */
+export interface OpenSettingsPage {
+  page: Page;
+  frame: Frame;
+  /** Closes the browser and the UI and removes the storage folder. */
+  close(): Promise<void>;
+}
+
+/** Starts the Homebridge UI on `storagePath` (see uiTestStorage), opens a browser on it and this plugin's settings page. */
+export async function openSettingsPage(storagePath: string, pluginsDir: string): Promise<OpenSettingsPage> {
+  const ui = await startHomebridgeUi(storagePath, pluginsDir);
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close().catch(() => undefined);
+    await ui.stop().catch(() => undefined);
+    await rm(storagePath, { recursive: true, force: true });
+  };
+  try {
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
+    const page = await context.newPage();
+    return { page, frame: await openPluginSettings(page, ui), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** Opens Plugins, then "Plugin Config" of this plugin, and returns the custom UI's frame once it is ready. */

@@ -2,17 +2,17 @@
 // people the event log names with an "Automation trigger" toggle written to `people`, the event
 // log's per-person filter, and the Devices table's "Door sensor only" checkbox. The event log is
 // written by the plugin's own EventLog from real device events.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Actor, DeviceEvent } from '../../src/model/events.js';
 import { Storage } from '../../src/storage.js';
 import { EventLog } from '../../src/status/event-log.js';
 import { REPO_ROOT } from '../harness/homebridge.js';
-import { browserTestsUnavailable, launchBrowser, openPluginSettings, savedPluginBlock, startHomebridgeUi, uiTestStorage, type UiHost } from './host.js';
+import { browserTestsUnavailable, openSettingsPage, savedPluginBlock, uiTestStorage, type OpenSettingsPage } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the people UI browser tests: ${unavailable}`);
@@ -23,8 +23,7 @@ const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
 describe.skipIf(unavailable !== undefined)('people and automation triggers in the settings UI', () => {
   let storagePath: string;
-  let ui: UiHost | undefined;
-  let browser: Browser | undefined;
+  let opened: OpenSettingsPage | undefined;
   let page: Page;
   let frame: Frame;
 
@@ -46,17 +45,13 @@ describe.skipIf(unavailable !== undefined)('people and automation triggers in th
     for (const [at, event] of events) log.record({ deviceKind: 'lock', deviceId: 'LOCK-1', deviceName: 'Front Door', event, at });
     await log.flush();
 
-    ui = await startHomebridgeUi(storagePath, pluginsDir);
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
-    page = await context.newPage();
-    frame = await openPluginSettings(page, ui);
+    opened = await openSettingsPage(storagePath, pluginsDir);
+    page = opened.page;
+    frame = opened.frame;
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await ui?.stop().catch(() => undefined);
-    if (storagePath) await rm(storagePath, { recursive: true, force: true });
+    await opened?.close();
   }, 60_000);
 
   it('lists the people the event log names (name and UserID, newest first), and configured people the log no longer names', async () => {
