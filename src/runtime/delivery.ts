@@ -41,6 +41,8 @@ export interface DeliveryDeps {
 export interface Delivery {
   /** A verified callback arrived for this device key (`lock:ID`, `doorbell:ID`, `user`). */
   heard(key: string): void;
+  /** Checks now, whatever the quiet time (e.g. after the public address changed). */
+  checkNow(): Promise<void>;
   stop(): void;
 }
 
@@ -96,6 +98,9 @@ export function startDelivery(deps: DeliveryDeps): Delivery {
   return {
     heard: (key) => {
       watch?.heard(() => describeKey(key, (kind, id) => deps.nameOf(kind, id)));
+    },
+    checkNow: async () => {
+      await watch?.checkNow();
     },
     stop: () => {
       watch?.stop();
