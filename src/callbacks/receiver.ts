@@ -13,6 +13,7 @@ import type { DeviceEvent } from '../model/events.js';
 import { CALLBACK_TOKEN_HEADER, MAX_CALLBACK_BYTES, SIGNATURE_HEADER } from '../settings.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { limitBodyTime } from './body-deadline.js';
 import { accept } from './accept.js';
 import type { AcceptEnv, CallbackContext, Verdict } from './accept.js';
 import type { DedupeStore } from './dedupe.js';
@@ -166,7 +167,7 @@ function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyIn
   const tls = readTls(options.webhook);
   const limits = options.limits ?? LISTENER_LIMITS;
   // Node checks the header and request timeouts every `connectionsCheckingInterval` (30 s by
-  // default); checked every second, a slow sender is cut off within a second or two.
+  // default); checked every second, slow headers are cut off within a second or two.
   const serverOptions = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs,
@@ -195,6 +196,8 @@ function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyIn
     ...(tls === undefined ? { http: serverOptions } : { https: { ...tls, ...serverOptions } }),
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = limits.headersTimeoutMs;
+  // Node's requestTimeout (the sum) stays as a backstop; the body's own time is held here.
+  limitBodyTime(app.server, limits.bodyTimeoutMs);
   app.server.maxConnections = limits.maxConnections;
   return app;
 }
