@@ -74,6 +74,7 @@ export class Runtime {
   private stopped = false;
   private selfChecks: SelfCheckWatch | undefined;
   private delivery: Delivery | undefined;
+  private secret: WebhookSecret | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
@@ -85,7 +86,11 @@ export class Runtime {
     const { status, eventLog, doorHistory } = await this.openFiles();
     const tokens = this.makeTokens();
     const client = new CloudHttpClient({ baseUrl: this.options.config.baseUrl, apiKey: this.options.config.apiKey, tokens, log: this.options.log });
-    const secret = await WebhookSecret.load(this.storage);
+    const secret = await WebhookSecret.load(this.storage, { log: this.options.log });
+    this.secret = secret;
+    // A token that could be read only later, or was replaced: every registration is sent again at
+    // once, so callbacks do not carry an old token until the daily refresh.
+    secret.onChange(() => this.convergence?.request());
     const publisher = new StatusPublisher({
       status,
       eventLog,
@@ -310,6 +315,7 @@ export class Runtime {
     this.link?.stop();
     this.selfChecks?.stop();
     this.delivery?.stop();
+    this.secret?.stop();
     // Stop taking callbacks first: one answered 200 must still reach HomeKit and the cache, while
     // the service sends those refused during closing (503) again later.
     await this.receiver?.close().catch(() => undefined);

@@ -266,7 +266,7 @@ export class WebhookRegistrar {
       this.log.debug(`Registering the webhook of ${describeScope(desired.kind, desired.id)} (${action.reason}).`);
       try {
         await this.calls.call(run, async () => {
-          const answer = await this.client.request('POST', registerPath(desired.kind, desired.id), { body: registrationBody(desired, this.secret.token) });
+          const answer = await this.client.request('POST', registerPath(desired.kind, desired.id), { body: registrationBody(desired, this.secret.registeredToken) });
           if (!isSuccessAnswer(answer)) throw new RequestRejectedError('the service answered the registration without "success"', 200);
         });
         ledger.update(desired.key, { state: 'registered', lastSuccessAt: this.now(), lastError: undefined });
