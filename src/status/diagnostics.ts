@@ -2,7 +2,7 @@
 // taken out, link state and token ages (never a token), the registrations, whether events arrive,
 // the last self-checks and test events, rejection counts and the clock offset, listener counters and the last events. Pure:
 // the caller reads the files; this shapes and cleans what they hold.
-import { withoutCredentials } from '../util/redact-url.js';
+import { redactLinksIn, withoutCredentials, withoutSecretParts } from '../util/redact-url.js';
 
 export const DIAGNOSTICS_EVENTS = 200;
 const REDACTED = '[redacted]';
@@ -37,10 +37,12 @@ export function scrub(value: unknown, secrets: readonly string[], key = ''): unk
     if (SECRET_KEY.test(key) && value !== '') return REDACTED;
     let text = value;
     for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join(REDACTED);
+    // Any address may be a signed link (motion stills are): its user info and query string go
+    // first, before the e-mail rule could take "password@host" for an address.
+    text = /url$/i.test(key) ? withoutSecretParts(text) : redactLinksIn(text);
     text = text.replace(EMAIL, '[e-mail]').replace(PIN_IN_TEXT, (_m, word: string, sep: string) => `${word}${sep}[digits]`);
     // Ids and times are digits by nature; words meant for people are not.
     if (!/(id|ID|Id|url|Url|URL|at|At|version|Version)$/.test(key)) text = text.replace(PHONE, '[phone]');
-    if (/url$/i.test(key)) text = withoutCredentials(text);
     return text;
   }
   if (Array.isArray(value)) return value.map((item) => scrub(item, secrets, key));
