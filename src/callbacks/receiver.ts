@@ -239,12 +239,11 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     sinkReady: options.isReady ?? (() => true),
     dedupe: options.dedupe,
   };
-  /** Writes down what an accepted verdict asks for; the store's check-and-set has the last word. */
+  /** Claims an accepted one-shot event's key: the store's check-and-set has the last word, the verdict says what then. */
   const record = (verdict: Verdict): Verdict => {
-    // State reports carry no key: they are never remembered.
-    if (verdict.kind !== 'accepted' || verdict.record.dedupeKey === undefined) return verdict;
-    if (options.dedupe.checkAndSet(verdict.record.dedupeKey)) return verdict;
-    return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: verdict.record.lastCallback } };
+    // State reports carry no claim: they are never remembered.
+    const claim = verdict.kind === 'accepted' ? verdict.record.claim : undefined;
+    return claim === undefined || options.dedupe.checkAndSet(claim.key) ? verdict : claim.taken;
   };
   /** A listener failure must never turn into a failed answer. */
   const notifyVerified = (key: string): void => {
