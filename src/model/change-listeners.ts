@@ -8,10 +8,8 @@ export type ChangeListener<T> = (change: T) => void;
 export class ChangeListeners<T> {
   private readonly listeners = new Set<ChangeListener<T>>();
 
-  constructor(
-    private readonly log: Logger,
-    private readonly name: () => string,
-  ) {}
+  /** `log` prefixes the device's name. */
+  constructor(private readonly log: Logger) {}
 
   /** Returns the function that removes the listener again. */
   add(listener: ChangeListener<T>): () => void {
@@ -26,7 +24,7 @@ export class ChangeListeners<T> {
       try {
         listener(change);
       } catch (error) {
-        this.log.error(`${this.name()}: a follower of its state failed (${errorText(error)}).`);
+        this.log.error(`a follower of its state failed (${errorText(error)}).`);
       }
     }
   }

@@ -200,19 +200,19 @@ export class LockGuard {
     this.deps.onAutoLockSent?.(sentAt, closedSeconds);
     try {
       await lock.command('lock', AUTO_LOCK_ORIGIN);
-      log.info(`${lock.name}: locked by auto-lock (the door was closed for ${closedSeconds} s).`);
+      log.info(`locked by auto-lock (the door was closed for ${closedSeconds} s).`);
     } catch (error) {
       // Disposed while the command was on its way (the lock left the config).
       if (this.isDisposed()) return;
       const why = error instanceof Error ? error.message : String(error);
       if (attempt === 1 && this.mayAutoLock(lock.state, this.deps.settings())) {
-        log.info(`${lock.name}: auto-lock failed (${why}); it is tried once more in ${AUTO_LOCK_RETRY_MS / 1000} s.`);
+        log.info(`auto-lock failed (${why}); it is tried once more in ${AUTO_LOCK_RETRY_MS / 1000} s.`);
         this.startAutoLock(AUTO_LOCK_RETRY_MS, 2);
         return;
       }
       if (attempt === 2) {
         this.gaveUp = true;
-        log.warn(`${lock.name}: auto-lock failed twice (${why}); the door is closed but the lock is still unlocked. It is not tried again until the next unlock.`);
+        log.warn(`auto-lock failed twice (${why}); the door is closed but the lock is still unlocked. It is not tried again until the next unlock.`);
       }
     }
   }

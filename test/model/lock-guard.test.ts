@@ -16,7 +16,7 @@ class FakeLock implements LockFeed {
   failCommands = 0;
   /** A command of someone else's still on its way. */
   pending = false;
-  private readonly listeners = new ChangeListeners<LockChange>(quiet, () => this.name);
+  private readonly listeners = new ChangeListeners<LockChange>(quiet);
 
   onChange(listener: (change: LockChange) => void): () => void {
     return this.listeners.add(listener);
