@@ -6,7 +6,7 @@
 // arrives or never.
 import type { Clock } from '../util/clock.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
-import { ChangeListeners, type ChangeListener } from './change-listeners.js';
+import { ChangeListeners, type ChangeListener, type ListenerPhase } from './change-listeners.js';
 import type { DoorbellChange, DoorbellFeed } from './device-changes.js';
 import type { DeviceStore } from './device-store.js';
 import { initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from './doorbell-state.js';
@@ -74,8 +74,8 @@ export class DoorbellDevice implements DoorbellFeed {
     return this.deps.store.read(CHIME_KEY) !== false;
   }
 
-  onChange(listener: ChangeListener<DoorbellChange>): () => void {
-    return this.changes.add(listener);
+  onChange(listener: ChangeListener<DoorbellChange>, phase?: ListenerPhase): () => void {
+    return this.changes.add(listener, phase);
   }
 
   apply(event: DoorbellEvent, context: DeliveryContext): void {

@@ -4,7 +4,7 @@
 import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
-import { ChangeListeners, type ChangeListener } from './change-listeners.js';
+import { ChangeListeners, type ChangeListener, type ListenerPhase } from './change-listeners.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
 import type { DeviceStore } from './device-store.js';
 import type { DeliveryContext } from './event-time.js';
@@ -130,8 +130,8 @@ export class LockDevice implements LockFeed {
   }
 
   /** Follows every change; returns the function that stops following. */
-  onChange(listener: ChangeListener<LockChange>): () => void {
-    return this.changes.add(listener);
+  onChange(listener: ChangeListener<LockChange>, phase?: ListenerPhase): () => void {
+    return this.changes.add(listener, phase);
   }
 
   /**

@@ -79,9 +79,10 @@ export class LockGuard {
 
   constructor(private readonly deps: LockGuardDeps) {
     this.wasOnline = deps.lock.state.online;
+    // The model's own rule: it hears a change before the views do, however they were built.
     this.unsubscribe = deps.lock.onChange((change) => {
       this.changed(change);
-    });
+    }, 'model');
     this.reconsider(true);
   }
 
