@@ -3,11 +3,13 @@
 import { z } from 'zod/v3';
 
 import {
+  DEFAULT_DELIVERY_CHECK_MINUTES,
   DEFAULT_DISPLAY_NAME,
   DEFAULT_LISTEN_HOST,
   DEFAULT_LISTEN_PORT,
   DEFAULT_MOTION_TIMEOUT_SECONDS,
   DEFAULT_TOLERANCE_SECONDS,
+  MAX_DELIVERY_CHECK_MINUTES,
   PLATFORM_NAME,
 } from './settings.js';
 
@@ -57,13 +59,15 @@ function alertSeconds(field: string) {
     .optional();
 }
 
+const hiddenField = z.boolean({ message: 'hidden must be true or false (a switch, without quotes)' }).default(false);
+
 export const lockEntrySchema = z.object({
   id: deviceId('lock'),
   name: z.string().optional(),
   doorSensor: z.boolean().default(false),
   /** For a lock already in HomeKit on its own: only its door sensor. Off when absent. */
-  doorSensorOnly: z.boolean().optional(),
-  hidden: z.boolean().default(false),
+  doorSensorOnly: z.boolean({ message: 'doorSensorOnly must be true or false (a switch, without quotes)' }).optional(),
+  hidden: hiddenField,
   /** Lock again this many seconds after the lock is unlocked and the door closed (needs doorSensor). */
   autoLockSeconds: z.number({ message: 'autoLockSeconds must be a number of seconds' }).int().min(0, 'autoLockSeconds must be 0 (off) to 3600').max(3600, 'autoLockSeconds must be 0 (off) to 3600').optional(),
   /** A "Left Open" contact sensor trips after the door has been open this long. */
@@ -83,7 +87,7 @@ export const doorbellEntrySchema = z.object({
   id: deviceId('doorbell'),
   name: z.string().optional(),
   motionTimeoutSeconds: z.number().int().min(1, 'motionTimeoutSeconds must be at least 1').max(3600, 'motionTimeoutSeconds must be at most 3600').default(DEFAULT_MOTION_TIMEOUT_SECONDS),
-  hidden: z.boolean().default(false),
+  hidden: hiddenField,
 });
 
 const PUBLIC_URL_MISSING = 'webhook.publicUrl is missing: enter the https address that reaches this plugin, such as https://home.example.net/lock-access, or set up the built-in ngrok tunnel (webhook.tunnel)';
@@ -116,6 +120,15 @@ export const webhookSchema = z
     tlsCertFile: z.string().optional(),
     tlsKeyFile: z.string().optional(),
     tunnel: tunnelSchema.optional(),
+    /** After this many minutes without a verified callback the plugin checks that events still arrive (0: off). */
+    deliveryCheckMinutes: z
+      .number({ message: 'webhook.deliveryCheckMinutes must be a number of minutes' })
+      .int('webhook.deliveryCheckMinutes must be a whole number of minutes')
+      .min(0, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
+      .max(MAX_DELIVERY_CHECK_MINUTES, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
+      .default(DEFAULT_DELIVERY_CHECK_MINUTES),
+    /** The "Lock Access Events Stopped" contact sensor in HomeKit. */
+    deliverySensor: z.boolean().default(true),
   })
   .superRefine((webhook, context) => {
     if (webhook.publicUrl === undefined && webhook.tunnel === undefined) {
@@ -199,6 +212,24 @@ function entryName(list: EntryList, index: number, entry: unknown): string {
   return `${kind.charAt(0).toUpperCase()}${kind.slice(1)} ${index + 1} of ${list}${known.length > 0 ? ` (${known.join(', ')})` : ''}`;
 }
 
+/**
+ * What becomes of a device entry refused for a mistake. A mistake never widens what the user asked
+ * for: the entry stands in as hidden (or door sensor only, when it says so and not hidden), so the
+ * device is not brought back by discovery, the cache of the last run or a membership callback.
+ * Without a usable id nothing can be matched, and the entry is just left out.
+ */
+function refusedEntry(list: EntryList, entry: unknown): { outcome: string; standIn?: Record<string, unknown> } {
+  const fields = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+  const id = typeof fields.id === 'string' ? fields.id.trim() : '';
+  if (list === 'people' || id === '') return { outcome: 'is left out' };
+  // Only an explicit false (or no value) shows a device: "false" in quotes is a mistake too.
+  if (fields.hidden !== undefined && fields.hidden !== false) return { outcome: 'stays hidden', standIn: { id, hidden: true } };
+  if (list === 'locks' && fields.doorSensorOnly === true) {
+    return { outcome: 'shows only its door sensor', standIn: { id, ...(typeof fields.name === 'string' ? { name: fields.name } : {}), doorSensor: true, doorSensorOnly: true } };
+  }
+  return { outcome: 'is left out', standIn: { id, hidden: true } };
+}
+
 /** The problems of one refused parse, as sentences. */
 function problemSentences(issues: readonly z.ZodIssue[], skip: (where: string) => boolean): string[] {
   return issues
@@ -213,7 +244,8 @@ function problemSentences(issues: readonly z.ZodIssue[], skip: (where: string) =
  * Parses the raw platform config. Never throws. A mistake in the account or webhook settings
  * yields the missing field names and one readable sentence per problem, so the platform can log
  * what to fix and stay idle. A mistake inside one lock, doorbell or person entry leaves that entry
- * out, with a sentence naming the entry, the field and the fix, and everything else runs.
+ * out, with a sentence naming the entry, the field and the fix, and everything else runs; a refused
+ * device entry still holds its device back (see refusedEntry).
  */
 export function checkConfig(raw: unknown): ConfigCheck {
   const missing = missingFields(raw);
@@ -233,7 +265,10 @@ export function checkConfig(raw: unknown): ConfigCheck {
       if (issues.length === 0) continue;
       const entries = record[list];
       if (!Array.isArray(entries)) {
-        disabled.push(`${list} must be a list of ${ENTRY_LISTS[list]} entries; it is ignored until you fix it in the plugin settings.`);
+        // An object may hold an entry that hides a device: without discovery none can come back.
+        const mayHide = list !== 'people' && entries !== null && typeof entries === 'object';
+        if (mayHide) pruned.discoverDevices = false;
+        disabled.push(`${list} must be a list of ${ENTRY_LISTS[list]} entries; it is ignored until you fix it in the plugin settings${mayHide ? ', and devices are not looked up at the service meanwhile, so a device hidden there cannot come back' : ''}.`);
         pruned[list] = [];
         continue;
       }
@@ -244,10 +279,13 @@ export function checkConfig(raw: unknown): ConfigCheck {
         const text = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
         bad.set(index, [...(bad.get(index) ?? []), text]);
       }
+      const standIns = new Map<number, Record<string, unknown>>();
       for (const [index, texts] of bad) {
-        disabled.push(`${entryName(list, index, entries[index])} is left out until you fix it in the plugin settings: ${texts.join('; ')}. Everything else runs.`);
+        const refused = refusedEntry(list, entries[index]);
+        if (refused.standIn) standIns.set(index, refused.standIn);
+        disabled.push(`${entryName(list, index, entries[index])} ${refused.outcome} until you fix it in the plugin settings: ${texts.join('; ')}. Everything else runs.`);
       }
-      pruned[list] = entries.filter((_entry, index) => !bad.has(index));
+      pruned[list] = entries.flatMap((entry: unknown, index) => (!bad.has(index) ? [entry] : standIns.has(index) ? [standIns.get(index)] : []));
     }
     parsed = configSchema.safeParse(pruned);
     if (!parsed.success) return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues, isMissing) };

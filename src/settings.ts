@@ -10,6 +10,10 @@ export const DEFAULT_LISTEN_HOST = '0.0.0.0';
 export const DEFAULT_LISTEN_PORT = 8582;
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 export const DEFAULT_MOTION_TIMEOUT_SECONDS = 30;
+/** Without a verified callback for this long, the plugin checks that events still arrive. */
+export const DEFAULT_DELIVERY_CHECK_MINUTES = 360;
+/** A week: longer would hide a broken way in for most of a month. */
+export const MAX_DELIVERY_CHECK_MINUTES = 10_080;
 
 /** Header the service adds to every callback; its value is our stored random token. */
 export const CALLBACK_TOKEN_HEADER = 'x-lock-access-token';

@@ -9,9 +9,13 @@ import type { z } from 'zod/v3';
 import { STORAGE_FOLDER } from './settings.js';
 
 export class StorageError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The file was read but holds no valid content; false when it could not be read at all (which may pass). */
+  readonly damaged: boolean;
+
+  constructor(message: string, options?: { cause?: unknown; damaged?: boolean }) {
     super(message, options);
     this.name = 'StorageError';
+    this.damaged = options?.damaged === true;
   }
 }
 
@@ -49,11 +53,11 @@ export class Storage {
     try {
       data = JSON.parse(raw);
     } catch (error) {
-      throw new StorageError(`${this.file(name)} is not valid JSON`, { cause: error });
+      throw new StorageError(`${this.file(name)} is not valid JSON`, { cause: error, damaged: true });
     }
     const parsed = schema.safeParse(data);
     if (!parsed.success) {
-      throw new StorageError(`${this.file(name)} has an unexpected shape: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new StorageError(`${this.file(name)} has an unexpected shape: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, { damaged: true });
     }
     return parsed.data;
   }

@@ -37,6 +37,20 @@ describe('config', () => {
     expect(check.problems.join('\n')).toMatch(/webhook\.listenPort must be 1 to 65535/);
   });
 
+  it('the delivery check: every 360 minutes with its sensor by default; 0 turns it off; otherwise a whole number of minutes, 1 to a week', () => {
+    const check = checkConfig(complete);
+    expect(check.ok && check.config.webhook).toMatchObject({ deliveryCheckMinutes: 360, deliverySensor: true });
+    for (const minutes of [0, 1, 10080]) {
+      const ok = checkConfig({ ...complete, webhook: { ...complete.webhook, deliveryCheckMinutes: minutes, deliverySensor: false } });
+      expect(ok.ok && ok.config.webhook).toMatchObject({ deliveryCheckMinutes: minutes, deliverySensor: false });
+    }
+    for (const [minutes, message] of [[-1, /webhook\.deliveryCheckMinutes must be 0 \(off\) or 1 to 10080/], [10081, /must be 0 \(off\) or 1 to 10080/], [1.5, /whole number of minutes/], ['60', /must be a number of minutes/]] as const) {
+      const refused = checkConfig({ ...complete, webhook: { ...complete.webhook, deliveryCheckMinutes: minutes } });
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) expect(refused.problems.join('\n')).toMatch(message);
+    }
+  });
+
   it('refuses an API key padded with spaces without echoing it', () => {
     const check = checkConfig({ ...complete, apiKey: ' hunter2-key ' });
     expect(check.ok).toBe(false);
@@ -111,7 +125,8 @@ describe('config: one bad entry disables that entry alone', () => {
     expect(check.ok).toBe(true);
     if (!check.ok) return;
     expect(check.config.locks.map((l) => l.id)).toEqual(['L1']);
-    expect(check.config.doorbells.map((d) => d.id)).toEqual(['D2']);
+    // The refused entry stands in as hidden, so discovery cannot bring D1 back.
+    expect(check.config.doorbells.map((d) => [d.id, d.hidden])).toEqual([['D1', true], ['D2', false]]);
     expect(check.disabled).toEqual([
       'Doorbell 1 of doorbells (id "D1", Front Doorbell) is left out until you fix it in the plugin settings: motionTimeoutSeconds must be at least 1. Everything else runs.',
     ]);
@@ -176,7 +191,58 @@ describe('config: the guard options of a lock', () => {
     const check = checkConfig({ ...complete, locks: [{ id: 'L1', ...options }] });
     expect(check.ok).toBe(true);
     if (!check.ok) return;
-    expect(check.config.locks).toEqual([]);
+    expect(check.config.locks).toEqual([expect.objectContaining({ id: 'L1', hidden: true })]);
     expect(check.disabled.join()).toMatch(reason);
+  });
+});
+
+describe('config: a mistake never widens what the user asked for', () => {
+  const parsed = (raw: Record<string, unknown>) => {
+    const check = checkConfig({ ...complete, ...raw });
+    if (!check.ok) throw new Error(`refused: ${check.problems.join('; ')}`);
+    return check;
+  };
+
+  it('an entry that says hidden, with a mistake elsewhere, keeps the device hidden and says why', () => {
+    const check = parsed({ locks: [{ id: 'L1', name: 'Shed', hidden: true, autoLockSeconds: -5 }], doorbells: [{ id: 'D1', hidden: true, motionTimeoutSeconds: 0 }] });
+    expect(check.config.locks).toEqual([expect.objectContaining({ id: 'L1', hidden: true })]);
+    expect(check.config.doorbells).toEqual([expect.objectContaining({ id: 'D1', hidden: true })]);
+    expect(check.disabled).toEqual([
+      'Lock 1 of locks (id "L1", Shed) stays hidden until you fix it in the plugin settings: autoLockSeconds must be 0 (off) to 3600. Everything else runs.',
+      'Doorbell 1 of doorbells (id "D1") stays hidden until you fix it in the plugin settings: motionTimeoutSeconds must be at least 1. Everything else runs.',
+    ]);
+  });
+
+  it.each([['the string "true"', 'true'], ['the string "false"', 'false'], ['a number', 1], ['null', null]])('a hidden that is %s keeps the device hidden, and names the fix', (_what, hidden) => {
+    const check = parsed({ locks: [{ id: 'L1', hidden }], doorbells: [{ id: 'D1', hidden }] });
+    expect(check.config.locks).toEqual([expect.objectContaining({ id: 'L1', hidden: true })]);
+    expect(check.config.doorbells).toEqual([expect.objectContaining({ id: 'D1', hidden: true })]);
+    expect(check.disabled[0]).toBe('Lock 1 of locks (id "L1") stays hidden until you fix it in the plugin settings: hidden must be true or false (a switch, without quotes). Everything else runs.');
+  });
+
+  it('an entry that says doorSensorOnly, with a mistake elsewhere, keeps only the door sensor (with its name, without the faulty options)', () => {
+    const check = parsed({ locks: [{ id: 'L1', name: 'Garage', doorSensorOnly: true, leftOpenSeconds: 5 }] });
+    expect(check.config.locks).toEqual([{ id: 'L1', name: 'Garage', doorSensor: true, doorSensorOnly: true, hidden: false }]);
+    expect(check.disabled).toEqual(['Lock 1 of locks (id "L1", Garage) shows only its door sensor until you fix it in the plugin settings: leftOpenSeconds must be 0 (off) or 10 to 86400. Everything else runs.']);
+  });
+
+  it('hidden wins over doorSensorOnly in a refused entry', () => {
+    const check = parsed({ locks: [{ id: 'L1', doorSensorOnly: true, hidden: 'yes' }] });
+    expect(check.config.locks).toEqual([expect.objectContaining({ id: 'L1', hidden: true })]);
+    expect(check.disabled[0]).toMatch(/stays hidden/);
+  });
+
+  it('any other refused entry with an id is held out by id, so discovery cannot bring the device back', () => {
+    const check = parsed({ locks: [{ id: ' L1 ', name: 'Front Door', autoLockSeconds: 9999 }] });
+    expect(check.config.locks).toEqual([expect.objectContaining({ id: 'L1', hidden: true })]);
+    expect(check.disabled[0]).toMatch(/^Lock 1 of locks \(id "L1", Front Door\) is left out until you fix it in the plugin settings: autoLockSeconds/);
+  });
+
+  it('a device list that is an object (it may hold a hidden entry) switches discovery off, and says why', () => {
+    const check = parsed({ locks: { id: 'L1', hidden: true }, doorbells: [{ id: 'D1' }] });
+    expect(check.config.locks).toEqual([]);
+    expect(check.config.discoverDevices).toBe(false);
+    expect(check.config.doorbells.map((d) => d.id)).toEqual(['D1']);
+    expect(check.disabled).toEqual(['locks must be a list of lock entries; it is ignored until you fix it in the plugin settings, and devices are not looked up at the service meanwhile, so a device hidden there cannot come back.']);
   });
 });

@@ -44,7 +44,7 @@ export interface CallbackRequest {
   receivedAt: number;
 }
 
-/** The duplicate store, read only: accept() looks keys up, the adapter records them. */
+/** The duplicate store, read only: accept() looks keys up, the adapter claims the verdict's key. */
 export interface DuplicateLookup {
   readonly ready: boolean;
   has(key: string): boolean;
@@ -87,10 +87,30 @@ export interface LastCallback {
  * counters (never a secret); `record` is what the adapter must write down once it answers.
  */
 export type Verdict =
-  | { kind: 'accepted'; status: 200; reason: 'accepted'; events: DeviceEvent[]; context: CallbackContext; record: { dedupeKey?: string; lastCallback: LastCallback } }
-  | { kind: 'duplicate'; status: 200; reason: 'duplicate'; record: { lastCallback: LastCallback } }
+  | { kind: 'accepted'; status: 200; reason: 'accepted'; events: DeviceEvent[]; context: CallbackContext; record: { claim?: DedupeClaim; lastCallback: LastCallback } }
+  | Duplicate
   | { kind: 'ignored'; status: 200; reason: 'unknown-kind'; kindName: string; record: { lastCallback: LastCallback } }
   | Rejected;
+
+export interface Duplicate {
+  kind: 'duplicate';
+  status: 200;
+  reason: 'duplicate';
+  record: { lastCallback: LastCallback };
+}
+
+/**
+ * A one-shot event's duplicate key for the adapter to claim in the store, and the answer when the
+ * claim fails (a redelivery of the same event got there first): the adapter only carries it out.
+ */
+export interface DedupeClaim {
+  key: string;
+  taken: Duplicate;
+}
+
+function duplicate(lastCallback: LastCallback): Duplicate {
+  return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };
+}
 
 export interface Rejected {
   kind: 'rejected';
@@ -150,7 +170,7 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
   const dedupe = dedupeClass(events, route, raw, signature.timestampMs);
   if (dedupe.oneShot) {
     if (!env.dedupe.ready) return reject(503, 'dedupe-not-ready');
-    if (env.dedupe.has(dedupe.key) || dedupe.earlierKeys.some((key) => env.dedupe.has(key))) return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };
+    if (env.dedupe.has(dedupe.key) || dedupe.earlierKeys.some((key) => env.dedupe.has(key))) return duplicate(lastCallback);
   }
 
   const context: CallbackContext = { route, receivedAt, signedAt: signature.timestampMs, toleranceMs: env.toleranceSeconds * 1000 };
@@ -160,7 +180,7 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
   else if (deviceId !== undefined && route !== 'user') context.pathId = deviceId;
   if (envelope.eventType !== undefined) context.eventType = envelope.eventType;
   if (envelope.event !== undefined) context.event = envelope.event;
-  return { kind: 'accepted', status: 200, reason: 'accepted', events, context, record: dedupe.oneShot ? { dedupeKey: dedupe.key, lastCallback } : { lastCallback } };
+  return { kind: 'accepted', status: 200, reason: 'accepted', events, context, record: dedupe.oneShot ? { claim: { key: dedupe.key, taken: duplicate(lastCallback) }, lastCallback } : { lastCallback } };
 }
 
 /** The value that could not be mapped, for the one log line: the battery level is the only such field. */

@@ -5,7 +5,7 @@
 import type { DeliveryContext } from '../model/event-time.js';
 import { describeEvent, type OwnAction } from '../model/event-words.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../model/events.js';
-import type { Logger } from '../util/logger.js';
+import { deviceLogger, type Logger } from '../util/logger.js';
 import type { DeviceKind } from '../model/wanted-device.js';
 
 /** Something that takes one device's events: an accessory. `Said`: what it tells back about an event. */
@@ -77,7 +77,7 @@ export class EventRouter {
   private deliver(kind: DeviceKind, id: string, served: boolean, event: DeviceEvent, context: DeliveryContext, own?: OwnAction): void {
     const name = this.deps.nameOf(kind, id);
     // Accessories log what they apply; events for devices not in HomeKit are logged here.
-    if (!served) this.deps.log.info(`${name}: ${describeEvent(event, name)} (not shown in HomeKit)`);
+    if (!served) deviceLogger(this.deps.log, () => name).info(`${describeEvent(event, name)} (not shown in HomeKit)`);
     this.record(kind, id, name, event, context, own);
   }
 

@@ -13,6 +13,7 @@ import type { DeviceEvent } from '../model/events.js';
 import { CALLBACK_TOKEN_HEADER, MAX_CALLBACK_BYTES, SIGNATURE_HEADER } from '../settings.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { limitBodyTime } from './body-deadline.js';
 import { accept } from './accept.js';
 import type { AcceptEnv, CallbackContext, Verdict } from './accept.js';
 import type { DedupeStore } from './dedupe.js';
@@ -40,6 +41,11 @@ export interface ReceiverOptions {
   isReady?: () => boolean;
   /** After a refused callback was answered and counted (the status file shows counts within seconds). */
   onRejected?: () => void;
+  /**
+   * After every callback that passed the signature and header checks (accepted, duplicate or of an
+   * unknown kind: each proves that the way in works), with its device key (`lock:ID`, `user`).
+   */
+  onVerified?: (key: string) => void;
   /** The socket limits; LISTENER_LIMITS unless a test needs them shorter. */
   limits?: ListenerLimits;
   /** How often the TLS certificate and key files are looked at for a renewal (ms). */
@@ -161,7 +167,7 @@ function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyIn
   const tls = readTls(options.webhook);
   const limits = options.limits ?? LISTENER_LIMITS;
   // Node checks the header and request timeouts every `connectionsCheckingInterval` (30 s by
-  // default); checked every second, a slow sender is cut off within a second or two.
+  // default); checked every second, slow headers are cut off within a second or two.
   const serverOptions = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs,
@@ -190,6 +196,8 @@ function createServer(options: ReceiverOptions, tally: ReceiverTally): FastifyIn
     ...(tls === undefined ? { http: serverOptions } : { https: { ...tls, ...serverOptions } }),
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = limits.headersTimeoutMs;
+  // Node's requestTimeout (the sum) stays as a backstop; the body's own time is held here.
+  limitBodyTime(app.server, limits.bodyTimeoutMs);
   app.server.maxConnections = limits.maxConnections;
   return app;
 }
@@ -231,12 +239,19 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     sinkReady: options.isReady ?? (() => true),
     dedupe: options.dedupe,
   };
-  /** Writes down what an accepted verdict asks for; the store's check-and-set has the last word. */
+  /** Claims an accepted one-shot event's key: the store's check-and-set has the last word, the verdict says what then. */
   const record = (verdict: Verdict): Verdict => {
-    // State reports carry no key: they are never remembered.
-    if (verdict.kind !== 'accepted' || verdict.record.dedupeKey === undefined) return verdict;
-    if (options.dedupe.checkAndSet(verdict.record.dedupeKey)) return verdict;
-    return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: verdict.record.lastCallback } };
+    // State reports carry no claim: they are never remembered.
+    const claim = verdict.kind === 'accepted' ? verdict.record.claim : undefined;
+    return claim === undefined || options.dedupe.checkAndSet(claim.key) ? verdict : claim.taken;
+  };
+  /** A listener failure must never turn into a failed answer. */
+  const notifyVerified = (key: string): void => {
+    try {
+      options.onVerified?.(key);
+    } catch (error) {
+      options.log.debug(`Webhook: the verified-callback listener failed: ${errorText(error)}`);
+    }
   };
   const deliver = (route: CallbackRoute, events: DeviceEvent[], context: CallbackContext) => {
     const failed = (error: unknown) => {
@@ -270,7 +285,11 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     }, env));
     tally.note(route, verdict, pathId);
     void reply.code(verdict.status).send(replyBody(verdict));
-    if (verdict.kind === 'rejected') notifyRejected();
+    if (verdict.kind === 'rejected') {
+      notifyRejected();
+      return;
+    }
+    notifyVerified(verdict.record.lastCallback.key);
     if (verdict.kind !== 'accepted') return;
     // The reply has been handed to the socket; HomeKit updates come after it.
     setImmediate(() => {

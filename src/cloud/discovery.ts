@@ -100,12 +100,12 @@ function source(inConfig: boolean, inService: boolean): 'config' | 'service' | '
 
 /**
  * Config entries override names and add their options; `hidden: true` excludes a device even when
- * the service lists it; devices only in the config are kept. Order: config order, then the rest in
+ * the service lists it (a config entry refused for a mistake arrives here as hidden); devices only in the config are kept. Order: config order, then the rest in
  * the service's order. `discovered` undefined means "no discovery" (config only).
  */
 export function mergeDevices(config: DeviceConfig, discovered: DiscoveredDevices | undefined): MergedDevices {
-  const lockConfig = new Map(config.locks.map((entry) => [entry.id, entry]));
-  const doorbellConfig = new Map(config.doorbells.map((entry) => [entry.id, entry]));
+  const lockConfig = byId(config.locks, (first, later) => ({ ...first, hidden: first.hidden || later.hidden, doorSensorOnly: first.doorSensorOnly === true || later.doorSensorOnly === true }));
+  const doorbellConfig = byId(config.doorbells, (first, later) => ({ ...first, hidden: first.hidden || later.hidden }));
   const serviceLocks = new Map((discovered?.locks ?? []).map((device) => [device.id, device]));
   const serviceDoorbells = new Map((discovered?.doorbells ?? []).map((device) => [device.id, device]));
 
@@ -142,6 +142,19 @@ function guardOf(entry: LockEntry | undefined): Pick<MergedLock, 'guard'> {
   if (entry === undefined) return {};
   const guard = Object.fromEntries((['autoLockSeconds', 'leftOpenSeconds', 'leftUnlockedSeconds'] as const).filter((key) => (entry[key] ?? 0) > 0).map((key) => [key, entry[key]]));
   return Object.keys(guard).length > 0 ? { guard } : {};
+}
+
+/**
+ * One entry per id. The first entry's settings win, but an id listed twice is held back when any
+ * of its entries holds it back (hidden, door sensor only): a second entry never widens the first.
+ */
+function byId<E extends { id: string }>(entries: readonly E[], join: (first: E, later: E) => E): Map<string, E> {
+  const result = new Map<string, E>();
+  for (const entry of entries) {
+    const first = result.get(entry.id);
+    result.set(entry.id, first === undefined ? entry : join(first, entry));
+  }
+  return result;
 }
 
 function unique(ids: string[]): string[] {

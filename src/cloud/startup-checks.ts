@@ -6,7 +6,7 @@ import { ConcurrencyPool, realSleep } from './http/retry.js';
 import { checkPublicUrl } from './self-check.js';
 import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';
-import type { Logger } from '../util/logger.js';
+import { deviceLogger, type Logger } from '../util/logger.js';
 import { redactUrlIn, withoutCredentials } from '../util/redact-url.js';
 
 /** What one self-check found; the watch in status/ logs it and plans the next. */
@@ -40,7 +40,7 @@ export async function refreshLockStates(options: { client: ApiClient; lockIds: r
         try {
           await operateLock(client, lockId, 'status');
         } catch (error) {
-          log.warn(`${nameOf(lockId)}: could not ask for the current state (${errorText(error)}).`);
+          deviceLogger(log, () => nameOf(lockId)).warn(`could not ask for the current state (${errorText(error)}).`);
         }
       }),
     ),

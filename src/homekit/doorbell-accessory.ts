@@ -50,7 +50,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     private readonly device: DoorbellDevice,
   ) {
     this.snapshots = new SnapshotCache(deps.fetchImage, (message) => {
-      this.deps.log.warn(`${this.device.name}: could not load the motion picture (${message}); Apple Home shows a placeholder.`);
+      this.device.log.warn(`could not load the motion picture (${message}); Apple Home shows a placeholder.`);
     });
     const lastMotion = device.state.lastMotion;
     if (lastMotion?.imageUrl !== undefined) this.snapshots.restore(lastMotion.imageUrl, lastMotion.fallbackImageUrl);
@@ -98,7 +98,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
   }
 
   prepareStream(_request: PrepareStreamRequest, callback: PrepareStreamCallback): void {
-    this.deps.log.info(`${this.device.name}: ${LIVE_VIDEO_REFUSAL}.`);
+    this.device.log.info(`${LIVE_VIDEO_REFUSAL}.`);
     callback(new Error(LIVE_VIDEO_REFUSAL));
   }
 
@@ -162,7 +162,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
       this.accessory.configureController(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.
-      this.deps.log.warn(`${this.device.name}: the camera could not be set up (${errorText(error)}).`);
+      this.device.log.warn(`the camera could not be set up (${errorText(error)}).`);
     }
   }
 

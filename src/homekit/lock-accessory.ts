@@ -83,12 +83,12 @@ export class LockAccessory {
         if (this.shape() !== this.shaped) this.converge();
         // The mapping table sets both current and target from operation/status events.
         this.render(change.event.kind === 'lockState', ASPECT_OF[change.event.kind]);
-        this.who.apply(change, this.device.name);
+        this.who.apply(change, this.device.log);
         // Offline, whatever this event added (a first battery level, a first last action) must fail reads too.
         if (!change.state.online) this.guardReads();
         return;
       case 'stale':
-        this.who.apply(change, this.device.name);
+        this.who.apply(change, this.device.log);
         return;
       case 'command':
         this.who.commandSucceeded(change.action, change.origin);

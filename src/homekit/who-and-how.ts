@@ -58,9 +58,9 @@ export class WhoAndHow {
 
   /**
    * Every event of this lock after the lock device took it, applied or found older than one already
-   * applied (a stale one). `lockName` names the lock in log lines.
+   * applied (a stale one). `log` is the lock's own (it prefixes the lock's name).
    */
-  apply(change: Extract<LockChange, { cause: 'event' | 'stale' }>, lockName: string): void {
+  apply(change: Extract<LockChange, { cause: 'event' | 'stale' }>, log: Logger): void {
     const { event } = change;
     const context = { ...change.context, applied: change.cause === 'event' };
     if (change.byAutoLock) {
@@ -81,11 +81,11 @@ export class WhoAndHow {
       pressPersonSwitch(this.deps.api, this.accessory, decision.userId, decision.press);
       this.lastFired = decision.key;
       const who = this.people.get(decision.userId)?.name ?? decision.userId;
-      this.deps.log.debug(`${lockName}: ${who}'s automation trigger: ${decision.press} press.`);
+      log.debug(`${who}'s automation trigger: ${decision.press} press.`);
     } else if (WORTH_SAYING.has(decision.reason)) {
       const userId = event.kind === 'lockState' ? event.actor.userId : undefined;
       const who = userId === undefined ? 'the person' : (this.people.get(userId)?.name ?? userId);
-      this.deps.log.info(`${lockName}: ${who}'s automation trigger stays quiet: ${decision.reason}.`);
+      log.info(`${who}'s automation trigger stays quiet: ${decision.reason}.`);
     }
   }
 

@@ -271,7 +271,7 @@ export class MatterRegistry implements DevicePublisher {
       await lock.command(action, MATTER_ORIGIN);
     } catch (error) {
       // A failure is already logged by the lock; a command replaced before it ran is not.
-      if (error instanceof CommandSupersededError) this.options.log.info(`${lock.name}: the ${action} from ${MATTER_ORIGIN} did not run: ${error.message}.`);
+      if (error instanceof CommandSupersededError) lock.log.info(`the ${action} from ${MATTER_ORIGIN} did not run: ${error.message}.`);
       throw new this.matter.status.Failure(errorText(error));
     }
   }

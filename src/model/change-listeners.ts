@@ -5,33 +5,41 @@ import type { Logger } from '../util/logger.js';
 
 export type ChangeListener<T> = (change: T) => void;
 
-export class ChangeListeners<T> {
-  private readonly listeners = new Set<ChangeListener<T>>();
+/**
+ * Who hears a change first, whatever the order of subscribing: the model's own rules (the guard,
+ * which may act on the change) before the views that show it.
+ */
+export type ListenerPhase = 'model' | 'view';
 
-  constructor(
-    private readonly log: Logger,
-    private readonly name: () => string,
-  ) {}
+export class ChangeListeners<T> {
+  private readonly phases: Record<ListenerPhase, Set<ChangeListener<T>>> = { model: new Set(), view: new Set() };
+
+  /** `log` prefixes the device's name. */
+  constructor(private readonly log: Logger) {}
 
   /** Returns the function that removes the listener again. */
-  add(listener: ChangeListener<T>): () => void {
-    this.listeners.add(listener);
+  add(listener: ChangeListener<T>, phase: ListenerPhase = 'view'): () => void {
+    const listeners = this.phases[phase];
+    listeners.add(listener);
     return () => {
-      this.listeners.delete(listener);
+      listeners.delete(listener);
     };
   }
 
   emit(change: T): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        this.log.error(`${this.name()}: a follower of its state failed (${errorText(error)}).`);
+    for (const listeners of [this.phases.model, this.phases.view]) {
+      for (const listener of listeners) {
+        try {
+          listener(change);
+        } catch (error) {
+          this.log.error(`a follower of its state failed (${errorText(error)}).`);
+        }
       }
     }
   }
 
   clear(): void {
-    this.listeners.clear();
+    this.phases.model.clear();
+    this.phases.view.clear();
   }
 }

@@ -1,6 +1,6 @@
 // What a view of a device follows: its changes, its state, its name and (for a lock) a way to send
 // it a command. HomeKit, Matter and the status file depend only on this shape, never on each other.
-import type { ChangeListener } from './change-listeners.js';
+import type { ChangeListener, ListenerPhase } from './change-listeners.js';
 import type { DoorbellState } from './doorbell-state.js';
 import type { DeliveryContext } from './event-time.js';
 import type { DoorbellEvent, LockEvent } from './events.js';
@@ -37,7 +37,8 @@ export type DoorbellChange =
 export interface LockFeed {
   readonly state: LockState;
   readonly name: string;
-  onChange(listener: ChangeListener<LockChange>): () => void;
+  /** `phase` 'model' is for the model's own rules: they hear a change before the views. */
+  onChange(listener: ChangeListener<LockChange>, phase?: ListenerPhase): () => void;
   /** Runs a remote command through the lock's one command queue; `origin` says who asked. */
   command(action: LockAction, origin: string): Promise<void>;
 }
@@ -46,5 +47,5 @@ export interface DoorbellFeed {
   readonly state: DoorbellState;
   /** Motion seen and its timeout not over yet. */
   readonly motion: boolean;
-  onChange(listener: ChangeListener<DoorbellChange>): () => void;
+  onChange(listener: ChangeListener<DoorbellChange>, phase?: ListenerPhase): () => void;
 }

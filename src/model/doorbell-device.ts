@@ -5,8 +5,8 @@
 // but rings nothing anywhere; turning it On again rings nothing belatedly: a press rings when it
 // arrives or never.
 import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import { ChangeListeners, type ChangeListener } from './change-listeners.js';
+import { deviceLogger, type Logger } from '../util/logger.js';
+import { ChangeListeners, type ChangeListener, type ListenerPhase } from './change-listeners.js';
 import type { DoorbellChange, DoorbellFeed } from './device-changes.js';
 import type { DeviceStore } from './device-store.js';
 import { initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from './doorbell-state.js';
@@ -33,6 +33,8 @@ export class DoorbellDevice implements DoorbellFeed {
   private current: DoorbellState;
   private entryValue: DoorbellEntry;
   private readonly changes: ChangeListeners<DoorbellChange>;
+  /** Every line this doorbell logs, prefixed with its name. */
+  readonly log: Logger;
   private motionTimer: unknown;
   private disposed = false;
 
@@ -43,9 +45,10 @@ export class DoorbellDevice implements DoorbellFeed {
     this.entryValue = { ...entry };
     const stored = deps.store.read(DOORBELL_STATE_KEY);
     const cached = parseDoorbellState(stored);
-    if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
+    this.log = deviceLogger(deps.log, () => this.entryValue.name);
+    if (stored !== undefined && !cached) this.log.warn('the saved state could not be read, so it starts fresh.');
     this.current = cached === undefined ? initialDoorbellState() : repairDoorbellMarks(cached, deps.clock.now());
-    this.changes = new ChangeListeners(deps.log, () => this.entryValue.name);
+    this.changes = new ChangeListeners(this.log);
     this.store();
   }
 
@@ -71,15 +74,14 @@ export class DoorbellDevice implements DoorbellFeed {
     return this.deps.store.read(CHIME_KEY) !== false;
   }
 
-  onChange(listener: ChangeListener<DoorbellChange>): () => void {
-    return this.changes.add(listener);
+  onChange(listener: ChangeListener<DoorbellChange>, phase?: ListenerPhase): () => void {
+    return this.changes.add(listener, phase);
   }
 
   apply(event: DoorbellEvent, context: DeliveryContext): void {
     if (this.disposed) return;
-    const name = this.entryValue.name;
     if (event.doorbellId !== this.entryValue.id) {
-      this.deps.log.debug(`${name}: ignored an event for another doorbell (${event.doorbellId}).`);
+      this.log.debug(`ignored an event for another doorbell (${event.doorbellId}).`);
       return;
     }
     const reduced = reduceDoorbell(this.current, event, context);
@@ -90,11 +92,11 @@ export class DoorbellDevice implements DoorbellFeed {
     const snapshot = reduced.snapshotUrl === undefined ? {} : { snapshot: { url: reduced.snapshotUrl, ...(reduced.snapshotFallbackUrl === undefined ? {} : { fallbackUrl: reduced.snapshotFallbackUrl }) } };
     this.changes.emit({ cause: 'event', state: this.current, event, ring, motion: reduced.motion, muted, ...snapshot });
     // After the views have rung: a log line is a synchronous write that can wait on a slow reader.
-    if (ring) this.deps.log.info(`${name}: doorbell pressed.`);
-    else if (muted) this.deps.log.info(`${name}: doorbell pressed; the chime is off, so no phone or HomePod rings.`);
-    else if (reduced.motion) this.deps.log.info(`${name}: motion detected.`);
-    else if (reduced.quietReason !== undefined) this.deps.log.info(`${name}: ${reduced.text}, but ${reduced.quietReason}, so no phone is notified.`);
-    else this.deps.log.info(`${name}: ${reduced.text}.`);
+    if (ring) this.log.info(`doorbell pressed.`);
+    else if (muted) this.log.info(`doorbell pressed; the chime is off, so no phone or HomePod rings.`);
+    else if (reduced.motion) this.log.info(`motion detected.`);
+    else if (reduced.quietReason !== undefined) this.log.info(`${reduced.text}, but ${reduced.quietReason}, so no phone is notified.`);
+    else this.log.info(`${reduced.text}.`);
     this.store();
   }
 
@@ -109,7 +111,7 @@ export class DoorbellDevice implements DoorbellFeed {
   setChime(on: boolean): void {
     if (this.disposed || on === this.chimeOn) return;
     this.deps.store.write(CHIME_KEY, on, 'now');
-    this.deps.log.info(`${this.entryValue.name}: chime ${on ? 'on: presses ring again' : 'off: presses are recorded but ring no phone or HomePod'}.`);
+    this.log.info(`chime ${on ? 'on: presses ring again' : 'off: presses are recorded but ring no phone or HomePod'}.`);
     this.changes.emit({ cause: 'chime', state: this.current, on });
   }
 

@@ -3,8 +3,8 @@
 // and Matter are views that follow its changes and send it commands; neither holds state of its own.
 import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
-import type { Logger } from '../util/logger.js';
-import { ChangeListeners, type ChangeListener } from './change-listeners.js';
+import { deviceLogger, type Logger } from '../util/logger.js';
+import { ChangeListeners, type ChangeListener, type ListenerPhase } from './change-listeners.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
 import type { DeviceStore } from './device-store.js';
 import type { DeliveryContext } from './event-time.js';
@@ -70,6 +70,8 @@ export class LockDevice implements LockFeed {
   private readonly commands: LockCommands;
   private readonly changes: ChangeListeners<LockChange>;
   private readonly guard: LockGuard;
+  /** Every line this lock logs, prefixed with its name. */
+  readonly log: Logger;
   /** Who asked last for each action; the command that runs logs it. */
   private readonly origins: Record<LockAction, string> = { lock: 'Apple Home', unlock: 'Apple Home' };
   /**
@@ -87,17 +89,18 @@ export class LockDevice implements LockFeed {
     this.entryValue = { ...entry };
     const stored = deps.store.read(LOCK_STATE_KEY);
     const cached = parseLockState(stored);
-    if (stored !== undefined && !cached) deps.log.warn(`${entry.name}: the saved state could not be read, so it starts fresh.`);
     const repaired = cached === undefined ? undefined : repairLockMarks(cached, deps.clock.now());
-    if (repaired !== cached) deps.log.info(`${entry.name}: the saved event times lay in the future (a lock clock that ran ahead), so ordering starts again from now.`);
     this.current = withEntryName(repaired ?? initialLockState(), entry.name);
+    this.log = deviceLogger(deps.log, () => this.name);
+    if (stored !== undefined && !cached) this.log.warn('the saved state could not be read, so it starts fresh.');
+    if (repaired !== cached) this.log.info('the saved event times lay in the future (a lock clock that ran ahead), so ordering starts again from now.');
     this.commands = new LockCommands((action) => this.execute(action));
-    this.changes = new ChangeListeners(deps.log, () => this.name);
+    this.changes = new ChangeListeners(this.log);
     this.guard = new LockGuard({
       lock: this,
       settings: () => this.guardSettings(),
       clock: deps.clock,
-      log: deps.log,
+      log: this.log,
       onAlerts: (alerts) => {
         this.changes.emit({ cause: 'alerts', state: this.current, alerts });
       },
@@ -127,8 +130,8 @@ export class LockDevice implements LockFeed {
   }
 
   /** Follows every change; returns the function that stops following. */
-  onChange(listener: ChangeListener<LockChange>): () => void {
-    return this.changes.add(listener);
+  onChange(listener: ChangeListener<LockChange>, phase?: ListenerPhase): () => void {
+    return this.changes.add(listener, phase);
   }
 
   /**
@@ -139,7 +142,7 @@ export class LockDevice implements LockFeed {
   apply(event: LockEvent, context: DeliveryContext): OwnAction | undefined {
     if (this.disposed) return undefined;
     if (event.lockId !== this.entryValue.id) {
-      this.deps.log.debug(`${this.name}: ignored an event for another lock (${event.lockId}).`);
+      this.log.debug(`ignored an event for another lock (${event.lockId}).`);
       return undefined;
     }
     const wasOnline = this.current.online;
@@ -150,7 +153,7 @@ export class LockDevice implements LockFeed {
     if (byAutoLock) this.autoLock = undefined;
     this.store();
     if (!result.applied) {
-      this.deps.log.debug(`${this.name}: ${result.text}: older than the last event of its kind, so it changes nothing.`);
+      this.log.debug(`${result.text}: older than the last event of its kind, so it changes nothing.`);
       this.changes.emit({ cause: 'stale', state: this.current, event, context, byAutoLock });
       return own;
     }
@@ -158,9 +161,9 @@ export class LockDevice implements LockFeed {
     // Logged after the views have the change: a log line is a synchronous write that can wait on a
     // slow reader of Homebridge's output.
     const reachabilityChanged = wasOnline !== this.current.online;
-    if (event.kind === 'lockState' && event.source === 'status') this.deps.log.debug(`${this.name}: ${result.text}.`);
-    else if (own !== undefined) this.deps.log.info(`${this.name}: ${autoLockWords(own.autoLockSeconds)}.`);
-    else if (!(event.kind === 'online' && reachabilityChanged)) this.deps.log.info(`${this.name}: ${result.text}.`);
+    if (event.kind === 'lockState' && event.source === 'status') this.log.debug(`${result.text}.`);
+    else if (own !== undefined) this.log.info(`${autoLockWords(own.autoLockSeconds)}.`);
+    else if (!(event.kind === 'online' && reachabilityChanged)) this.log.info(`${result.text}.`);
     if (reachabilityChanged) this.logReachability(event.kind === 'online' ? 'online' : 'status');
     return own;
   }
@@ -180,9 +183,9 @@ export class LockDevice implements LockFeed {
   /** Queues a remote command; settles (never rejects) with the outcome of the command it joined. */
   request(action: LockAction, origin: string): Promise<CommandOutcome> {
     if (this.commands.current === action && this.commands.next === undefined) {
-      this.deps.log.debug(`${this.name}: ${action} is already on its way; joining it.`);
+      this.log.debug(`${action} is already on its way; joining it.`);
     } else {
-      this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locking' : 'unlocking'} from ${origin}.`);
+      this.log.info(`${action === 'lock' ? 'locking' : 'unlocking'} from ${origin}.`);
     }
     this.origins[action] = origin;
     if (origin !== AUTO_LOCK_ORIGIN) this.guard.commandRequested();
@@ -216,7 +219,7 @@ export class LockDevice implements LockFeed {
     if (this.disposed) return;
     const value = Math.max(0, Math.min(MAX_AUTO_LOCK_SECONDS, Math.round(seconds)));
     this.deps.store.write(GUARD_DELAY_KEY, { configSeconds: this.entryValue.autoLockSeconds ?? 0, homekitSeconds: value } satisfies SavedDelay, 'now');
-    this.deps.log.info(`${this.name}: auto-lock ${value === 0 ? 'turned off' : `set to ${value} s`} from ${from}.`);
+    this.log.info(`auto-lock ${value === 0 ? 'turned off' : `set to ${value} s`} from ${from}.`);
     this.guard.settingsChanged();
   }
 
@@ -241,7 +244,7 @@ export class LockDevice implements LockFeed {
     const entry = this.entryValue;
     if ((entry.autoLockSeconds ?? 0) > 0 && !entry.doorSensor && entry.doorSensorOnly !== true && !this.warnedNoSensor) {
       this.warnedNoSensor = true;
-      this.deps.log.warn(`${this.name}: autoLockSeconds needs a door sensor ("doorSensor": true on this lock): the plugin locks only once it knows the door is closed, so auto-lock stays off.`);
+      this.log.warn(`autoLockSeconds needs a door sensor ("doorSensor": true on this lock): the plugin locks only once it knows the door is closed, so auto-lock stays off.`);
     }
   }
 
@@ -253,11 +256,11 @@ export class LockDevice implements LockFeed {
 
   private logReachability(proof: ReachabilityProof): void {
     if (!this.current.online) {
-      this.deps.log.warn(`${this.name}: the lock's Wi-Fi bridge is offline; Apple Home shows No Response until it is back.`);
+      this.log.warn(`the lock's Wi-Fi bridge is offline; Apple Home shows No Response until it is back.`);
     } else if (proof === 'online') {
-      this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge is back online.`);
+      this.log.info(`the lock's Wi-Fi bridge is back online.`);
     } else {
-      this.deps.log.info(`${this.name}: the lock's Wi-Fi bridge answered ${proof === 'status' ? 'a status request' : 'a command'}, so it is back online.`);
+      this.log.info(`the lock's Wi-Fi bridge answered ${proof === 'status' ? 'a status request' : 'a command'}, so it is back online.`);
     }
   }
 
@@ -274,7 +277,7 @@ export class LockDevice implements LockFeed {
       // A failed auto-lock locked nothing: a lock callback after it is a person's.
       if (origin === AUTO_LOCK_ORIGIN) this.autoLock = undefined;
       if (!this.disposed) {
-        this.deps.log.error(`${this.name}: could not ${action} from ${origin}: ${this.deps.describeCommandFailure(error)}`);
+        this.log.error(`could not ${action} from ${origin}: ${this.deps.describeCommandFailure(error)}`);
         this.changes.emit({ cause: 'commandFailed', state: this.current, action, origin, superseded: this.commands.next !== undefined });
       }
       throw error;
@@ -284,7 +287,7 @@ export class LockDevice implements LockFeed {
     this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
     this.store();
     this.changes.emit({ cause: 'command', state: this.current, action, origin, settled: this.commands.next === undefined });
-    this.deps.log.info(`${this.name}: ${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);
+    this.log.info(`${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);
     if (!wasOnline) this.logReachability('command');
   }
 }

@@ -79,9 +79,10 @@ export class LockGuard {
 
   constructor(private readonly deps: LockGuardDeps) {
     this.wasOnline = deps.lock.state.online;
+    // The model's own rule: it hears a change before the views do, however they were built.
     this.unsubscribe = deps.lock.onChange((change) => {
       this.changed(change);
-    });
+    }, 'model');
     this.reconsider(true);
   }
 
@@ -130,20 +131,23 @@ export class LockGuard {
       const freshness = doorFreshness(change.event);
       if (freshness !== undefined) this.doorFresh = freshness === 'fresh';
     }
-    const lockMoved = (change.cause === 'event' && change.event.kind === 'lockState') || change.cause === 'command';
+    // A status report says what is, not what someone did (the plugin's own status requests ask for
+    // them): it never starts or restarts the countdown, it only stops one that can no longer run.
+    const report = change.cause === 'event' && change.event.kind === 'lockState' && change.event.source === 'status';
+    const lockMoved = (change.cause === 'event' && change.event.kind === 'lockState' && !report) || change.cause === 'command';
     if (change.cause === 'event' && change.event.kind === 'lockState' && change.state.lock === 'locked') this.gaveUp = false;
     if (change.cause === 'command' && change.action === 'unlock') this.gaveUp = false;
     // Any lock event or command restarts the auto-lock countdown from now.
     if (lockMoved) this.cancelAutoLock();
-    this.reconsider(lockMoved);
+    this.reconsider(lockMoved, !report);
   }
 
-  private reconsider(restart: boolean): void {
+  private reconsider(restart: boolean, mayStart = true): void {
     if (this.disposed) return;
     const state = this.deps.lock.state;
     const settings = this.deps.settings();
     if (!this.mayAutoLock(state, settings)) this.cancelAutoLock();
-    else if ((restart || this.autoLockTimer === undefined) && !this.gaveUp) this.startAutoLock(settings.autoLockSeconds * 1000, 1);
+    else if (mayStart && (restart || this.autoLockTimer === undefined) && !this.gaveUp) this.startAutoLock(settings.autoLockSeconds * 1000, 1);
     this.openTimer = this.follow(this.openTimer, settings.leftOpenSeconds > 0 && doorLeftOpen(state), settings.leftOpenSeconds, 'leftOpen');
     this.unlockedTimer = this.follow(this.unlockedTimer, settings.leftUnlockedSeconds > 0 && state.lock === 'unlocked', settings.leftUnlockedSeconds, 'leftUnlocked');
   }
@@ -197,19 +201,19 @@ export class LockGuard {
     this.deps.onAutoLockSent?.(sentAt, closedSeconds);
     try {
       await lock.command('lock', AUTO_LOCK_ORIGIN);
-      log.info(`${lock.name}: locked by auto-lock (the door was closed for ${closedSeconds} s).`);
+      log.info(`locked by auto-lock (the door was closed for ${closedSeconds} s).`);
     } catch (error) {
       // Disposed while the command was on its way (the lock left the config).
       if (this.isDisposed()) return;
       const why = error instanceof Error ? error.message : String(error);
       if (attempt === 1 && this.mayAutoLock(lock.state, this.deps.settings())) {
-        log.info(`${lock.name}: auto-lock failed (${why}); it is tried once more in ${AUTO_LOCK_RETRY_MS / 1000} s.`);
+        log.info(`auto-lock failed (${why}); it is tried once more in ${AUTO_LOCK_RETRY_MS / 1000} s.`);
         this.startAutoLock(AUTO_LOCK_RETRY_MS, 2);
         return;
       }
       if (attempt === 2) {
         this.gaveUp = true;
-        log.warn(`${lock.name}: auto-lock failed twice (${why}); the door is closed but the lock is still unlocked. It is not tried again until the next unlock.`);
+        log.warn(`auto-lock failed twice (${why}); the door is closed but the lock is still unlocked. It is not tried again until the next unlock.`);
       }
     }
   }

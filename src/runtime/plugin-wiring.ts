@@ -7,7 +7,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import type { API, PlatformAccessory } from 'homebridge';
 
 import { DedupeStore } from '../callbacks/dedupe.js';
-import { EventRouter } from '../callbacks/event-router.js';
+import type { EventRouter } from '../callbacks/event-router.js';
 import { startReceiver, type Receiver } from '../callbacks/receiver.js';
 import { describeCommandFailure } from '../cloud/command-failure.js';
 import { CloudHttpClient } from '../cloud/http/http-client.js';
@@ -21,6 +21,7 @@ import { TokenManager } from '../cloud/tokens/token-manager.js';
 import { TOKENS_FILE } from '../cloud/tokens/token-store.js';
 import { peopleOf, type LockAccessConfig } from '../config.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
+import { deliveryAccessoryUuid } from '../homekit/delivery-sensor.js';
 import { DoorHistoryFiles } from '../homekit/door-history-store.js';
 import { flushContextSaves } from '../homekit/persist-context.js';
 import { Publishers, type DevicePublisher } from '../model/device-views.js';
@@ -34,7 +35,9 @@ import { LogLimiter } from '../util/log-limiter.js';
 import type { Logger } from '../util/logger.js';
 import { pluginVersion } from '../util/plugin-version.js';
 import { Convergence } from './converge-with-account.js';
+import { routeEvents } from './event-routing.js';
 import { Reach } from './reach.js';
+import { startDelivery, type Delivery } from './delivery.js';
 
 export interface RuntimeOptions {
   api: API;
@@ -72,6 +75,8 @@ export class Runtime {
   private stopped = false;
   private selfChecks: SelfCheckWatch | undefined;
   private reach: Reach | undefined;
+  private delivery: Delivery | undefined;
+  private secret: WebhookSecret | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
@@ -83,7 +88,11 @@ export class Runtime {
     const { status, eventLog, doorHistory } = await this.openFiles();
     const tokens = this.makeTokens();
     const client = new CloudHttpClient({ baseUrl: this.options.config.baseUrl, apiKey: this.options.config.apiKey, tokens, log: this.options.log });
-    const secret = await WebhookSecret.load(this.storage);
+    const secret = await WebhookSecret.load(this.storage, { log: this.options.log });
+    this.secret = secret;
+    // A token that could be read only later, or was replaced: every registration is sent again at
+    // once, so callbacks do not carry an old token until the daily refresh.
+    secret.onChange(() => this.convergence?.request());
     const publisher = new StatusPublisher({
       status,
       eventLog,
@@ -96,9 +105,28 @@ export class Runtime {
     const reach = this.makeReach(publisher);
     const link = this.makeLink(client, tokens, secret, publisher, reach);
     const registry = this.serveDevices(client, publisher, doorHistory, link);
-    const router = this.makeRouter(registry, publisher, link);
+    const router = routeEvents({ registry, publisher, link, log: this.options.log, eventLines: this.eventLines, convergence: () => this.convergence });
     await this.startListener(secret, router, publisher, status);
     await this.startLink(tokens, link, publisher);
+    this.watchDelivery(client, tokens, link, registry, publisher, status);
+  }
+
+  /** Whether events still arrive: the delivery watch and its sensor in HomeKit. */
+  private watchDelivery(client: CloudHttpClient, tokens: TokenManager, link: LinkControl, registry: AccessoryRegistry, publisher: StatusPublisher, status: StatusWriter): void {
+    const { api, log, config } = this.options;
+    this.delivery = startDelivery({
+      api, log, config, client, publisher,
+      pluginName: this.options.pluginName,
+      platformName: this.options.platformName,
+      cached: this.options.cachedAccessories.find((accessory) => accessory.UUID === deliveryAccessoryUuid(api)),
+      locks: () => registry.lockIds(),
+      nameOf: (kind, id) => registry.nameOf(kind, id),
+      registrar: () => link.registrar,
+      linked: () => tokens.state === 'linked' && !link.idle,
+      listening: () => this.receiver !== undefined,
+      selfCheckWatch: () => this.selfCheckWatch(publisher),
+      status: status.status,
+    });
   }
 
   /** The status file, the event log and the doors' Eve history, read before anything is served. */
@@ -137,14 +165,18 @@ export class Runtime {
       publish: (publicAddress) => {
         publisher.update({ publicAddress });
       },
+      // A new address: registrations follow it at once, then the self-check and a delivery check
+      // (callbacks through the old way in may have been lost).
       addressChanged: (url) => {
         if (this.stopped) return;
         const registrar = this.link?.idle === false ? this.link.registrar : undefined;
-        void registrar?.setPublicUrl(url)?.then((report) => {
-          if (!report.skipped) publisher.registrations(registrar.status());
+        void Promise.resolve(registrar?.setPublicUrl(url)).then((report) => {
+          if (report !== undefined && !report.skipped) publisher.registrations(registrar?.status() ?? []);
+          return this.delivery?.checkNow();
         });
         void this.selfCheckWatch(publisher).runNow();
       },
+      wayInLost: () => void this.delivery?.checkNow(),
     });
     return this.reach;
   }
@@ -169,7 +201,8 @@ export class Runtime {
       log,
       pluginName: this.options.pluginName,
       platformName: this.options.platformName,
-      cached: this.options.cachedAccessories,
+      // The bridge-level "Lock Access" accessory is the delivery sensor's, not a device's.
+      cached: this.options.cachedAccessories.filter((accessory) => accessory.UUID !== deliveryAccessoryUuid(api)),
       people: peopleOf(config),
       deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage, doorHistory },
       reachabilityChanged: () => {
@@ -204,32 +237,6 @@ export class Runtime {
     return registry;
   }
 
-  private makeRouter(registry: AccessoryRegistry, publisher: StatusPublisher, link: LinkControl): EventRouter {
-    const { log } = this.options;
-    return new EventRouter({
-      lock: (id) => registry.lock(id),
-      doorbell: (id) => registry.doorbell(id),
-      nameOf: (kind, id) => registry.nameOf(kind, id),
-      log: this.eventLines,
-      record: (routed) => {
-        publisher.record(routed);
-      },
-      membershipChanged: (lockId, change) => {
-        this.convergence?.membershipChanged(lockId, change);
-      },
-      accountDeleted: () => {
-        // Nobody awaits this: a failure (the token file could not be deleted) is logged, never left unhandled.
-        link.unlink('the Lock Access account was deleted').catch((error: unknown) => {
-          log.error(`Lock Access could not finish unlinking (${errorText(error)}); unlink it again in the plugin settings.`);
-        });
-      },
-      routed: () => {
-        publisher.receiverStats();
-      },
-      isIdle: () => link.idle,
-    });
-  }
-
   /** The webhook listener; a port in use is logged with what to change and never stops the start. */
   private async startListener(secret: WebhookSecret, router: EventRouter, publisher: StatusPublisher, status: StatusWriter): Promise<void> {
     const { config, log } = this.options;
@@ -248,6 +255,9 @@ export class Runtime {
         // Refusals reach the status file within seconds, accepted callback or not.
         onRejected: () => {
           publisher.receiverStats();
+        },
+        onVerified: (key) => {
+          this.delivery?.heard(key);
         },
       });
       log.info(`Webhook listener ready on ${config.webhook.listenHost}:${this.receiver.port}, reachable as ${this.reach?.describe() ?? ''}`);
@@ -310,6 +320,8 @@ export class Runtime {
     this.selfChecks?.stop();
     // The tunnel closes with Homebridge; callbacks in flight through it are answered first below.
     const tunnelClosed = this.reach?.stop().catch(() => undefined);
+    this.delivery?.stop();
+    this.secret?.stop();
     // Stop taking callbacks first: one answered 200 must still reach HomeKit and the cache, while
     // the service sends those refused during closing (503) again later.
     await this.receiver?.close().catch(() => undefined);

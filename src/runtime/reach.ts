@@ -18,6 +18,8 @@ export interface ReachDeps {
   publish(address: PublicAddressStatus): void;
   /** A tunnel adopted a new address (the first, or another after a reconnect). */
   addressChanged(url: string): void;
+  /** The tunnel failed (or dropped): callbacks cannot arrive until it connects again. */
+  wayInLost?(): void;
   /** The tunnel's adapter; the real ngrok one unless a test scripts its own. */
   adapter?: (tunnel: TunnelConfig, session: SessionEvents) => TunnelAdapter;
   now?: () => number;
@@ -76,7 +78,9 @@ export class Reach {
         this.deps.addressChanged(url);
       },
       onState: (state) => {
+        const lost = state.state === 'failed' && this.tunnelState?.state !== 'failed';
         this.tunnelState = state;
+        if (lost) this.deps.wayInLost?.();
         this.publish();
       },
       now: this.deps.now ?? Date.now,

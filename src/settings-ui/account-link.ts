@@ -73,12 +73,15 @@ export class AccountLink {
    */
   async unlink(account: Account): Promise<UnlinkAnswer> {
     const result = await this.session.withTokens(account, async (tokens) => {
+      // Deleting registrations needs no token: a file that cannot be read is not read again here.
+      const secret = await WebhookSecret.load(this.session.storage);
+      secret.stop();
       const registrar = new WebhookRegistrar({
         client: await this.session.client(account, tokens),
         storage: this.session.storage,
         clientId: account.clientId,
         publicUrl: account.publicUrl ?? '',
-        secret: await WebhookSecret.load(this.session.storage),
+        secret,
         log: this.session.log,
       });
       return unlinkAccount(tokens, registrar, this.session.log);

@@ -1,9 +1,9 @@
 // The diagnostics file a user attaches to a bug report: versions, the config with every secret
 // taken out (the ngrok authtoken too), link state and token ages (never a token), the
-// registrations, the public address in use (or the tunnel's state), the last self-checks and test
-// events, rejection counts and the clock offset, listener counters and the last events. Pure: the
-// caller reads the files; this shapes and cleans what they hold.
-import { withoutCredentials } from '../util/redact-url.js';
+// registrations, the public address in use (or the tunnel's state), whether events arrive, the last
+// self-checks and test events, rejection counts and the clock offset, listener counters and the
+// last events. Pure: the caller reads the files; this shapes and cleans what they hold.
+import { redactLinksIn, withoutCredentials, withoutSecretParts } from '../util/redact-url.js';
 
 export const DIAGNOSTICS_EVENTS = 200;
 const REDACTED = '[redacted]';
@@ -38,10 +38,12 @@ export function scrub(value: unknown, secrets: readonly string[], key = ''): unk
     if (SECRET_KEY.test(key) && value !== '') return REDACTED;
     let text = value;
     for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join(REDACTED);
+    // Any address may be a signed link (motion stills are): its user info and query string go
+    // first, before the e-mail rule could take "password@host" for an address.
+    text = /url$/i.test(key) ? withoutSecretParts(text) : redactLinksIn(text);
     text = text.replace(EMAIL, '[e-mail]').replace(PIN_IN_TEXT, (_m, word: string, sep: string) => `${word}${sep}[digits]`);
     // Ids and times are digits by nature; words meant for people are not.
     if (!/(id|ID|Id|url|Url|URL|at|At|version|Version)$/.test(key)) text = text.replace(PHONE, '[phone]');
-    if (/url$/i.test(key)) text = withoutCredentials(text);
     return text;
   }
   if (Array.isArray(value)) return value.map((item) => scrub(item, secrets, key));
@@ -100,6 +102,7 @@ export function buildDiagnostics(input: DiagnosticsInput): Record<string, unknow
     selfCheck: status.selfCheck,
     /** Where the service calls the plugin: the configured address or the built-in tunnel and its state. */
     publicAddress: status.publicAddress,
+    delivery: status.delivery ?? 'off (webhook.deliveryCheckMinutes is 0) or not started yet',
     testEvents: (input.support as { testEvents?: unknown } | undefined)?.testEvents ?? [],
     listener: {
       listening: receiver.listening,

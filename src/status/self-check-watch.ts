@@ -37,8 +37,14 @@ export class SelfCheckWatch {
   private history: SelfCheckRecord['history'] = [];
   private running: Promise<void> | undefined;
   private stopped = false;
+  private lastOutcome: SelfCheckOutcome | undefined;
 
   constructor(private readonly deps: SelfCheckWatchDeps) {}
+
+  /** The result of the last check, undefined before the first. */
+  get last(): SelfCheckOutcome | undefined {
+    return this.lastOutcome;
+  }
 
   /** Checks now (one at a time) and plans the next check. */
   runNow(): Promise<void> {
@@ -65,6 +71,7 @@ export class SelfCheckWatch {
       outcome = { ok: false, url: '', message: error instanceof Error ? error.message : String(error) };
     }
     if (this.stopped) return;
+    this.lastOutcome = outcome;
     const at = this.deps.now();
     if (outcome.ok) {
       this.failures = 0;

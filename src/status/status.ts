@@ -36,6 +36,29 @@ export const selfCheckSchema = z.object({
   history: z.array(z.object({ at: z.number(), ok: z.boolean(), message: z.string() })).optional(),
 });
 
+/** Whether events arrive (the delivery watch); absent while the watch is off. */
+export const deliverySchema = z.object({
+  state: z.enum(['unknown', 'arriving', 'notArriving']),
+  /** When this state began. */
+  since: z.number(),
+  checkEveryMinutes: z.number(),
+  /** The last verified callback known at the last change or check. */
+  lastHeardAt: z.number().optional(),
+  lastCheck: z
+    .object({
+      at: z.number(),
+      /** `probe`: a lock was asked for its state; `registrations`: no lock to ask (doorbells only). */
+      how: z.enum(['probe', 'registrations']),
+      lockId: z.string().optional(),
+      outcome: z.enum(['arrived', 'nothing', 'notAsked', 'checked']),
+      message: z.string(),
+    })
+    .optional(),
+  /** What was done and found when events stopped arriving, in words. */
+  checked: z.object({ registrations: z.string(), selfCheck: z.string() }).optional(),
+  nextCheckAt: z.number().optional(),
+});
+
 export const registrationStatusSchema = z.object({
   kind: z.enum(['lock', 'doorbell', 'user']),
   /** Device id; empty for the user registration. */
@@ -111,6 +134,7 @@ export const statusSchema = z.object({
   link: linkStatusSchema,
   selfCheck: selfCheckSchema.optional(),
   publicAddress: publicAddressSchema.optional(),
+  delivery: deliverySchema.optional(),
   registrations: z.array(registrationStatusSchema),
   receiver: receiverStatusSchema,
   devices: z.array(deviceStatusSchema),
@@ -119,6 +143,7 @@ export const statusSchema = z.object({
 export type Status = z.infer<typeof statusSchema>;
 export type LinkStatus = z.infer<typeof linkStatusSchema>;
 export type SelfCheckStatus = z.infer<typeof selfCheckSchema>;
+export type DeliveryStatus = z.infer<typeof deliverySchema>;
 export type RegistrationStatus = z.infer<typeof registrationStatusSchema>;
 export type ReceiverStatus = z.infer<typeof receiverStatusSchema>;
 export type DeviceStatus = z.infer<typeof deviceStatusSchema>;

@@ -6,3 +6,24 @@ export interface Logger {
   error(message: string): void;
   debug(message: string): void;
 }
+
+/**
+ * A logger whose every line starts with a device's name ("Front Door: locked."): the one place for
+ * that prefix. The name is read per line, so a rename shows in the next line.
+ */
+export function deviceLogger(log: Logger, name: () => string): Logger {
+  return {
+    info: (message) => {
+      log.info(`${name()}: ${message}`);
+    },
+    warn: (message) => {
+      log.warn(`${name()}: ${message}`);
+    },
+    error: (message) => {
+      log.error(`${name()}: ${message}`);
+    },
+    debug: (message) => {
+      log.debug(`${name()}: ${message}`);
+    },
+  };
+}

@@ -49,9 +49,9 @@ function requestFor(route: CallbackRoute, body: unknown, signing: Signing = {}, 
 
 const lock = (body: unknown, signing?: Signing, pathId?: string) => accept(requestFor('lock', body, signing, pathId), env);
 
-/** What the adapter does with an accepted verdict: record its dedupe key. */
+/** What the adapter does with an accepted verdict: claim its dedupe key. */
 function recordAccepted(verdict: Verdict): void {
-  if (verdict.kind === 'accepted' && verdict.record.dedupeKey !== undefined) store.checkAndSet(verdict.record.dedupeKey);
+  if (verdict.kind === 'accepted' && verdict.record.claim !== undefined) store.checkAndSet(verdict.record.claim.key);
 }
 
 function expectRejected(verdict: Verdict, status: number, reason: string): void {
@@ -65,7 +65,9 @@ describe('200 accepted', () => {
     if (verdict.kind !== 'accepted') return;
     expect(verdict.events).toEqual([expect.objectContaining({ kind: 'lockState', lockId: LOCK_ID, state: 'unlocked', at: fixtures.appUnlock.Timestamp, eventId: 'e-app-unlock' })]);
     expect(verdict.context).toEqual({ route: 'lock', pathId: LOCK_ID, receivedAt: NOW, signedAt: T * 1000, toleranceMs: 300_000, dedupeKey: `lock/${LOCK_ID}:id:e-app-unlock`, eventType: 'operation', event: 'unlock' });
-    expect(verdict.record).toEqual({ dedupeKey: `lock/${LOCK_ID}:id:e-app-unlock`, lastCallback: { key: `lock:${LOCK_ID}`, at: NOW } });
+    const lastCallback = { key: `lock:${LOCK_ID}`, at: NOW };
+    // The key to claim, and the answer when a redelivery claimed it first: the adapter only carries it out.
+    expect(verdict.record).toEqual({ claim: { key: `lock/${LOCK_ID}:id:e-app-unlock`, taken: { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } } }, lastCallback });
   });
   it('every route: lock, doorbell and user callbacks are accepted', () => {
     expect(lock(fixtures.privacy).kind).toBe('accepted');
@@ -119,7 +121,7 @@ describe('200 duplicate', () => {
   });
   it('without EventID the hash of the raw body and the signature\'s t is the key', () => {
     const first = lock(fixtures.keypadLock);
-    expect(first).toMatchObject({ kind: 'accepted', record: { dedupeKey: expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256t:[0-9a-f]{64}$`)) as unknown } });
+    expect(first).toMatchObject({ kind: 'accepted', record: { claim: { key: expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256t:[0-9a-f]{64}$`)) as unknown } } });
     recordAccepted(first);
     // A true redelivery: the same bytes with the same t.
     expect(lock(fixtures.keypadLock).kind).toBe('duplicate');
@@ -163,7 +165,7 @@ describe('200 duplicate', () => {
       const verdict = lock(body);
       expect(verdict.kind).toBe('accepted');
       if (verdict.kind !== 'accepted') return;
-      expect(verdict.record).not.toHaveProperty('dedupeKey');
+      expect(verdict.record).not.toHaveProperty('claim');
       expect(verdict.context).not.toHaveProperty('dedupeKey');
       recordAccepted(verdict);
     }

@@ -61,7 +61,7 @@ describe('for any operations and redeliveries, the final state is the last real 
           const request: CallbackRequest = { route: 'lock', pathId: LOCK_ID, body: raw, signature, token: TOKEN, receivedAt };
           const verdict = accept(request, env);
           if (verdict.kind !== 'accepted') return;
-          if (verdict.record.dedupeKey !== undefined && !store.checkAndSet(verdict.record.dedupeKey)) return;
+          if (verdict.record.claim !== undefined && !store.checkAndSet(verdict.record.claim.key)) return;
           for (const event of verdict.events) state = reduceLock(state, event as LockEvent, verdict.context).state;
         };
         for (const op of operations) {

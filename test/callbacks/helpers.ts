@@ -47,7 +47,7 @@ export async function makeHarness(overrides: Partial<ReceiverOptions> = {}, webh
   const sunk: Harness['sunk'] = [];
   const { log, lines } = recordingLog();
   const options: ReceiverOptions = {
-    webhook: { publicUrl: 'https://home.example.net/lock-access', listenHost: '127.0.0.1', listenPort: 0, toleranceSeconds: 300, ...webhook },
+    webhook: { publicUrl: 'https://home.example.net/lock-access', listenHost: '127.0.0.1', listenPort: 0, toleranceSeconds: 300, deliveryCheckMinutes: 360, deliverySensor: true, ...webhook },
     apiKey: API_KEY,
     callbackToken: () => TOKEN,
     instanceNonce: 'nonce-123',

@@ -103,6 +103,55 @@ describe('listener limits', () => {
     expect(text).toMatch(/^HTTP\/1\.1 408/);
   });
 
+  describe('the body must arrive within the body time after its headers, not within the sum after the request starts', () => {
+    // Headers may take long here and the body very little, so the two rules give different answers.
+    const limits = { headersTimeoutMs: 3_000, bodyTimeoutMs: 300, keepAliveTimeoutMs: 5_000, checkEveryMs: 200, maxConnections: 256 };
+    const head = (length: number) => `POST /lock-access/lock/L1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+    it('headers sent at once, then the body stalls: cut off with 408, though the sum of both times is far from over', async () => {
+      harness = await makeHarness({ limits });
+      receiver = await startReceiver(harness.options);
+      const socket = await open(receiver.port);
+      const closed = untilClosed(socket);
+      socket.write(`${head(2)}{`);
+      // Past the body's time, well within headers + body: the rest would still be read if the sum counted.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      if (!socket.destroyed) socket.write('}');
+      expect((await closed).text).toMatch(/^HTTP\/1\.1 408/);
+    });
+
+    it('a body that comes slowly but steadily is cut off when its time after the headers is over', async () => {
+      harness = await makeHarness({ limits });
+      receiver = await startReceiver(harness.options);
+      const socket = await open(receiver.port);
+      const closed = untilClosed(socket);
+      socket.write(head(15));
+      // One byte every 100 ms: never idle, and done after 1.5 s, well within headers + body time.
+      let sent = 0;
+      const trickle = setInterval(() => {
+        if (sent < 15 && !socket.destroyed) socket.write('x');
+        sent += 1;
+      }, 100);
+      const { text } = await closed;
+      clearInterval(trickle);
+      expect(text).toMatch(/^HTTP\/1\.1 408/);
+      expect(sent).toBeLessThan(15);
+    });
+
+    it('slow headers do not shorten the body\'s time: a body sent right after them is answered', async () => {
+      harness = await makeHarness({ limits });
+      receiver = await startReceiver(harness.options);
+      const socket = await open(receiver.port);
+      const closed = untilClosed(socket);
+      socket.write('POST /lock-access/lock/L1 HTTP/1.1\r\n');
+      // Longer than the body's time, well within the headers' time.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      socket.end(`Host: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+      // Unsigned, so refused: what matters is that it was read and answered, not cut off.
+      expect((await closed).text).toMatch(/^HTTP\/1\.1 401/);
+    });
+  });
+
   it('connections over the cap are closed at once; the ones within it are served', async () => {
     harness = await makeHarness({ limits: { ...LISTENER_LIMITS, maxConnections: 2 } });
     receiver = await startReceiver(harness.options);

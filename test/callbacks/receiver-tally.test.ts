@@ -1,7 +1,7 @@
 // What the listener writes down per verdict: counters, last-callback times, log lines, all bounded.
 import { describe, expect, it } from 'vitest';
 
-import type { Verdict } from '../../src/callbacks/accept.js';
+import type { Duplicate, Verdict } from '../../src/callbacks/accept.js';
 import { ReceiverTally } from '../../src/callbacks/receiver-tally.js';
 import { recordingLog } from './helpers.js';
 
@@ -12,7 +12,7 @@ function recordingTally() {
 
 const lastCallback = (key: string, at = 1) => ({ key, at });
 const ignored = (kindName: string, key = 'lock:L'): Verdict => ({ kind: 'ignored', status: 200, reason: 'unknown-kind', kindName, record: { lastCallback: lastCallback(key) } });
-const duplicate = (key: string, at: number): Verdict => ({ kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: lastCallback(key, at) } });
+const duplicate = (key: string, at: number): Duplicate => ({ kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback: lastCallback(key, at) } });
 
 describe('the receiver counts every answer for the status file', () => {
   it('accepted, duplicate and unknown-kind answers are counted and stamp the device\'s last callback', () => {
@@ -20,7 +20,7 @@ describe('the receiver counts every answer for the status file', () => {
     tally.note('lock', {
       kind: 'accepted', status: 200, reason: 'accepted', events: [],
       context: { route: 'lock', pathId: 'L', receivedAt: 5, signedAt: 5, toleranceMs: 300_000, dedupeKey: 'k' },
-      record: { dedupeKey: 'k', lastCallback: lastCallback('lock:L', 5) },
+      record: { claim: { key: 'k', taken: duplicate('lock:L', 5) }, lastCallback: lastCallback('lock:L', 5) },
     });
     tally.note('doorbell', duplicate('doorbell:D', 7));
     tally.note('lock', ignored('operation/jammed', 'lock:L2'));

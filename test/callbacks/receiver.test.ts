@@ -526,3 +526,25 @@ describe('rejections are never silent (the listener)', () => {
     await local.close();
   });
 });
+
+describe('every verified callback is told to the delivery watch', () => {
+  it('accepted, duplicate and unknown-kind callbacks are verified (each proves the way in); a refused one is not', async () => {
+    const keys: string[] = [];
+    const local = buildReceiverApp({ ...h.options, onVerified: (key) => keys.push(key) });
+    const unlock = signed(fixtures.appUnlock);
+    const inject = (req: { body: Buffer; headers: Record<string, string> }) => local.inject({ method: 'POST', url: lockUrl, payload: req.body, headers: req.headers });
+    expect((await inject(unlock)).statusCode).toBe(200);
+    expect((await inject(unlock)).json()).toMatchObject({ duplicate: true });
+    expect((await inject(signed({ EventType: 'operation', Event: 'teleport', LockID: LOCK_ID }))).json()).toMatchObject({ ignored: true });
+    expect((await inject(signed(fixtures.appUnlock, { token: 'wrong-token-value' }))).statusCode).toBe(401);
+    expect(keys).toEqual([`lock:${LOCK_ID}`, `lock:${LOCK_ID}`, `lock:${LOCK_ID}`]);
+    await local.close();
+  });
+
+  it('a throwing listener changes no answer', async () => {
+    const local = buildReceiverApp({ ...h.options, onVerified: () => { throw new Error('boom'); } });
+    const req = signed(fixtures.appUnlock);
+    expect((await local.inject({ method: 'POST', url: lockUrl, payload: req.body, headers: req.headers })).statusCode).toBe(200);
+    await local.close();
+  });
+});

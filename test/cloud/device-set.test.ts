@@ -9,6 +9,7 @@ import {
   startupDevices,
   withMembershipChange,
 } from '../../src/cloud/device-set.js';
+import { checkConfig } from '../../src/config.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { runtimeConfig } from '../runtime/config-fixture.js';
 
@@ -100,5 +101,45 @@ describe('locks added or removed by membership callbacks (lock_user_add / lock_u
     expect([...added.added]).toEqual(['L2']);
     expect([...removed.added]).toEqual([]);
     expect(NO_MEMBERSHIP_CHANGES.added.size + NO_MEMBERSHIP_CHANGES.removed.size).toBe(0);
+  });
+});
+
+describe('a refused entry never lets a device back in', () => {
+  // Parsed by the plugin's own config check, as the runtime gets it.
+  const checked = (raw: Record<string, unknown>) => {
+    const check = checkConfig({ ...runtimeConfig(), ...raw });
+    if (!check.ok) throw new Error('config refused');
+    return check.config;
+  };
+  const c = checked({
+    locks: [{ id: 'LH', hidden: 'true' }, { id: 'LB', autoLockSeconds: -1 }, { id: 'LS', name: 'Garage', doorSensorOnly: true, leftOpenSeconds: 1 }, { id: 'L1' }],
+    doorbells: [{ id: 'DH', hidden: true, motionTimeoutSeconds: 0 }],
+  });
+
+  it('discovery does not bring back a hidden or refused device; a refused door-sensor-only entry stays door sensor only', () => {
+    const found = discoveredSet(c, { locks: ['LH', 'LB', 'LS', 'L1', 'L2'].map((id) => ({ id, name: `Service ${id}` })), doorbells: [{ id: 'DH', name: 'Porch' }] });
+    expect(found.devices).toEqual([{ kind: 'lock', id: 'LS', name: 'Garage', doorSensor: true, doorSensorOnly: true }, lock('L1', 'Service L1'), lock('L2', 'Service L2')]);
+  });
+
+  it('the cache of the last run does not bring them back either', () => {
+    const remembered = [lock('LH', 'Hidden'), lock('LB', 'Bad'), doorbell('DH', 'Porch'), lock('L9', 'Shed')];
+    expect(startupDevices(c, remembered).map((d) => d.id)).toEqual(['LS', 'L1', 'L9']);
+  });
+
+  it('nor a membership callback that adds them', () => {
+    let membership = withMembershipChange(NO_MEMBERSHIP_CHANGES, 'LH', 'added');
+    membership = withMembershipChange(membership, 'LB', 'added');
+    expect(applyMembership([], membership, c, new Map())).toEqual([]);
+  });
+
+  it('a second entry for the same id cannot show a device that a refused or hidden entry holds out', () => {
+    const twice = checked({ locks: [{ id: 'L1', hidden: 'true' }, { id: 'L1', name: 'Front Door' }] });
+    expect(configuredDevices(twice)).toEqual([]);
+    expect(discoveredSet(twice, { locks: [{ id: 'L1', name: 'Service' }], doorbells: [] }).devices).toEqual([]);
+  });
+
+  it('a device list that is no list but an object turns discovery off: nothing comes back from the service or the cache', () => {
+    const broken = checked({ locks: { id: 'LH', hidden: true }, doorbells: [{ id: 'D1' }] });
+    expect(startupDevices(broken, [lock('LH', 'Hidden'), lock('L9', 'Shed')])).toEqual([doorbell('D1', 'Doorbell D1')]);
   });
 });

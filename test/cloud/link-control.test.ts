@@ -8,6 +8,7 @@ function fakeRegistrar(name: string, calls: string[]): Registrar {
   return {
     reconcile: () => Promise.reject(new Error('not used here')),
     setPublicUrl: () => undefined,
+    sendAllAgain: () => Promise.reject(new Error('not used here')),
     status: () => [],
     unlinkAll: () => {
       calls.push(`${name} unlinkAll`);

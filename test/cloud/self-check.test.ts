@@ -35,7 +35,7 @@ async function realReceiver(nonce: string): Promise<Receiver> {
   const dir = await mkdtemp(join(tmpdir(), 'self-check-'));
   const storage = new Storage(dir);
   const receiver = await startReceiver({
-    webhook: { publicUrl: 'https://home.example.net/lock-access', listenHost: '127.0.0.1', listenPort: 0, toleranceSeconds: 300 },
+    webhook: { publicUrl: 'https://home.example.net/lock-access', listenHost: '127.0.0.1', listenPort: 0, toleranceSeconds: 300, deliveryCheckMinutes: 360, deliverySensor: true },
     apiKey: 'test-api-key',
     callbackToken: () => 'token',
     instanceNonce: nonce,

@@ -143,6 +143,38 @@ describe('the guard runs on the device', () => {
     expect(changes.at(-1)).toMatchObject({ cause: 'event', byAutoLock: false });
   });
 
+  /** A lock with a 30 s auto-lock, its bridge online and the door reported closed, then locked or unlocked. */
+  const onlineAndClosed = (lock: 'locked' | 'unlocked') => {
+    const made = setup({ autoLockSeconds: 30 });
+    made.device.apply(onlineEv(true, T0), ctx());
+    made.device.apply(doorEv('closed', T0), ctx());
+    made.device.apply(lockEv(lock, T0), ctx());
+    return made;
+  };
+
+  it('a status report (the answer to a status request, e.g. the delivery check\'s) is not an action: it neither restarts a running auto-lock countdown nor delays it', async () => {
+    const { device, operations } = onlineAndClosed('unlocked');
+    await vi.advanceTimersByTimeAsync(20_000);
+    device.apply(statusEv('unlocked', Date.now()), ctx());
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(operations.map((o) => o.action)).toEqual(['lock']);
+  });
+
+  it('a status report never starts an auto-lock: an unlock learned only from a report (its unlock callback, and maybe the door\'s, went missing) sends nothing', async () => {
+    const { device, operations } = onlineAndClosed('locked');
+    await vi.advanceTimersByTimeAsync(60_000);
+    device.apply(statusEv('unlocked', Date.now()), ctx());
+    expect(device.state.lock).toBe('unlocked');
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(operations).toEqual([]);
+    // A report that the lock is locked still stops a countdown that can no longer run.
+    device.apply(lockEv('unlocked', Date.now()), ctx());
+    await vi.advanceTimersByTimeAsync(10_000);
+    device.apply(statusEv('locked', Date.now()), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(operations).toEqual([]);
+  });
+
   it('a lock callback long after the auto-lock is not attributed to it', async () => {
     const { device, changes, operations } = setup({ autoLockSeconds: 10 });
     device.apply(onlineEv(true, T0), ctx());

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { ChangeListeners } from '../../src/model/change-listeners.js';
+import { ChangeListeners, type ListenerPhase } from '../../src/model/change-listeners.js';
 import type { LockChange, LockFeed } from '../../src/model/device-changes.js';
 import type { LockEvent } from '../../src/model/events.js';
 import { AUTO_LOCK_ORIGIN, AUTO_LOCK_RETRY_MS, LockGuard, type GuardAlerts, type GuardSettings } from '../../src/model/lock-guard.js';
@@ -16,10 +16,10 @@ class FakeLock implements LockFeed {
   failCommands = 0;
   /** A command of someone else's still on its way. */
   pending = false;
-  private readonly listeners = new ChangeListeners<LockChange>(quiet, () => this.name);
+  private readonly listeners = new ChangeListeners<LockChange>(quiet);
 
-  onChange(listener: (change: LockChange) => void): () => void {
-    return this.listeners.add(listener);
+  onChange(listener: (change: LockChange) => void, phase?: ListenerPhase): () => void {
+    return this.listeners.add(listener, phase);
   }
 
   command(action: 'lock' | 'unlock', origin: string): Promise<void> {

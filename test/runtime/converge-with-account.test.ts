@@ -47,6 +47,7 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
       return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
     },
     setPublicUrl: () => undefined,
+    sendAllAgain: () => Promise.reject(new Error('not used here')),
     status: () => [],
     unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
     knownRegistrations: () => Promise.resolve([]),

@@ -26,7 +26,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
 
   /** One plugin start: its registrar and its Reach with a scripted tunnel, wired as the runtime wires them. */
   async function start(script: Scripted[]) {
-    const webhook: WebhookConfig = { listenHost: '0.0.0.0', listenPort: 8582, toleranceSeconds: 300, tunnel: { provider: 'ngrok', authtoken: AUTHTOKEN } };
+    const webhook: WebhookConfig = { listenHost: '0.0.0.0', listenPort: 8582, toleranceSeconds: 300, deliveryCheckMinutes: 360, deliverySensor: true, tunnel: { provider: 'ngrok', authtoken: AUTHTOKEN } };
     const published: PublicAddressStatus[] = [];
     const adapter = new ScriptedAdapter(script);
     const wired: { registrar?: WebhookRegistrar; run?: Promise<unknown> } = {};

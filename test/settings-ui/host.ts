@@ -3,7 +3,8 @@
 // (Debian's package, driven by playwright-core) to click through it like a user.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
@@ -41,6 +42,36 @@ export async function snapshotPackage(dir: string): Promise<string> {
   }
   await symlink(join(REPO_ROOT, 'node_modules'), join(target, 'node_modules'), 'dir');
   return target;
+}
+
+/**
+ * A temp storage folder for a browser test: this package installed in its plugins folder, and a
+ * config.json with one bridge and the LockAccess block (credentials named after `name`, the
+ * listener on a free port, the lock "Front Door") with `extra` on top.
+ */
+export async function uiTestStorage(name: string, username: string, extra: Record<string, unknown> = {}): Promise<{ storagePath: string; pluginsDir: string }> {
+  const storagePath = await mkdtemp(join(tmpdir(), `lock-access-${name}-`));
+  const pluginsDir = join(storagePath, 'plugins');
+  await snapshotPackage(pluginsDir);
+  const listenPort = await freePort();
+  await writeFile(join(storagePath, 'config.json'), JSON.stringify({
+    bridge: { name: `${name} test`, username, port: await freePort(), pin: '031-45-154' },
+    platforms: [{
+      platform: 'LockAccess', name: 'Lock Access',
+      apiKey: `${name}-key`, clientId: `${name}-client`, clientSecret: `${name}-secret`,
+      baseUrl: 'http://127.0.0.1:9/api', authUrl: 'http://127.0.0.1:9/oauth',
+      webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
+      locks: [{ id: 'LOCK-1', name: 'Front Door' }],
+      ...extra,
+    }],
+  }, null, 2));
+  return { storagePath, pluginsDir };
+}
+
+/** The LockAccess block of the config.json in `storagePath`, as the Homebridge UI saved it. */
+export async function savedPluginBlock(storagePath: string): Promise<Record<string, unknown>> {
+  const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
+  return config.platforms.find((p) => p.platform === 'LockAccess') as Record<string, unknown>;
 }
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
@@ -108,6 +139,34 @@ export async function startHomebridgeUi(storagePath: string, pluginDir: string):
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** The Homebridge UI and a browser showing this plugin's settings page, opened by openSettingsPage. */
+export interface OpenSettingsPage {
+  page: Page;
+  frame: Frame;
+  /** Closes the browser and the UI and removes the storage folder. */
+  close(): Promise<void>;
+}
+
+/** Starts the Homebridge UI on `storagePath` (see uiTestStorage), opens a browser on it and this plugin's settings page. */
+export async function openSettingsPage(storagePath: string, pluginsDir: string): Promise<OpenSettingsPage> {
+  const ui = await startHomebridgeUi(storagePath, pluginsDir);
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close().catch(() => undefined);
+    await ui.stop().catch(() => undefined);
+    await rm(storagePath, { recursive: true, force: true });
+  };
+  try {
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
+    const page = await context.newPage();
+    return { page, frame: await openPluginSettings(page, ui), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** Opens Plugins, then "Plugin Config" of this plugin, and returns the custom UI's frame once it is ready. */

@@ -2,18 +2,17 @@
 // people the event log names with an "Automation trigger" toggle written to `people`, the event
 // log's per-person filter, and the Devices table's "Door sensor only" checkbox. The event log is
 // written by the plugin's own EventLog from real device events.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Actor, DeviceEvent } from '../../src/model/events.js';
 import { Storage } from '../../src/storage.js';
 import { EventLog } from '../../src/status/event-log.js';
-import { REPO_ROOT, freePort } from '../harness/homebridge.js';
-import { browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { REPO_ROOT } from '../harness/homebridge.js';
+import { browserTestsUnavailable, openSettingsPage, savedPluginBlock, uiTestStorage, type OpenSettingsPage } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the people UI browser tests: ${unavailable}`);
@@ -24,32 +23,16 @@ const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
 describe.skipIf(unavailable !== undefined)('people and automation triggers in the settings UI', () => {
   let storagePath: string;
-  let ui: UiHost | undefined;
-  let browser: Browser | undefined;
+  let opened: OpenSettingsPage | undefined;
   let page: Page;
   let frame: Frame;
 
-  const configBlock = async () => {
-    const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
-    return config.platforms.find((p) => p.platform === 'LockAccess') as Record<string, unknown>;
-  };
+  const configBlock = () => savedPluginBlock(storagePath);
 
   beforeAll(async () => {
-    storagePath = await mkdtemp(join(tmpdir(), 'lock-access-people-ui-'));
-    const pluginsDir = join(storagePath, 'plugins');
-    await snapshotPackage(pluginsDir);
-    const listenPort = await freePort();
-    await writeFile(join(storagePath, 'config.json'), JSON.stringify({
-      bridge: { name: 'People UI test', username: '0E:2A:3B:4C:5D:7F', port: await freePort(), pin: '031-45-154' },
-      platforms: [{
-        platform: 'LockAccess', name: 'Lock Access',
-        apiKey: 'people-ui-key', clientId: 'people-ui-client', clientSecret: 'people-ui-secret',
-        baseUrl: 'http://127.0.0.1:9/api', authUrl: 'http://127.0.0.1:9/oauth',
-        webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
-        locks: [{ id: 'LOCK-1', name: 'Front Door' }],
-        people: [{ userId: 'user-old-0009', name: 'Old Friend' }],
-      }],
-    }, null, 2));
+    const made = await uiTestStorage('people-ui', '0E:2A:3B:4C:5D:7F', { people: [{ userId: 'user-old-0009', name: 'Old Friend' }] });
+    storagePath = made.storagePath;
+    const pluginsDir = made.pluginsDir;
     // The event log as the plugin writes it.
     const log = await EventLog.open(Storage.under(storagePath), { debounceMs: 1 });
     const t0 = Date.UTC(2026, 10, 22, 8, 0, 0);
@@ -62,17 +45,13 @@ describe.skipIf(unavailable !== undefined)('people and automation triggers in th
     for (const [at, event] of events) log.record({ deviceKind: 'lock', deviceId: 'LOCK-1', deviceName: 'Front Door', event, at });
     await log.flush();
 
-    ui = await startHomebridgeUi(storagePath, pluginsDir);
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
-    page = await context.newPage();
-    frame = await openPluginSettings(page, ui);
+    opened = await openSettingsPage(storagePath, pluginsDir);
+    page = opened.page;
+    frame = opened.frame;
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await ui?.stop().catch(() => undefined);
-    if (storagePath) await rm(storagePath, { recursive: true, force: true });
+    await opened?.close();
   }, 60_000);
 
   it('lists the people the event log names (name and UserID, newest first), and configured people the log no longer names', async () => {

@@ -73,6 +73,8 @@ export interface Simulator {
   doorbell(id: string): SimDoorbell | undefined;
   readonly stats: SimStats;
   registrations(): SimRegistration[];
+  /** The service loses every webhook registration (callbacks then go nowhere until they are sent again); returns how many it had. */
+  loseRegistrations(): number;
   faults: SimFaults;
   /** Requests that reached a still image's path (query included), e.g. `/media/flaky/D1/a.jpg?fail=2`. */
   imageRequests(path: string): number;
@@ -152,6 +154,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     doorbell: (id) => core.doorbells.get(id),
     get stats() { return core.stats; },
     registrations,
+    loseRegistrations: () => core.store.clear(),
     faults: core.faults,
     imageRequests: (path) => media.count(path),
     send: (payload, target) => core.send(payload, target),

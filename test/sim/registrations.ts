@@ -83,4 +83,11 @@ export class RegistrationStore {
   all(): Registration[] {
     return [...this.byKey.values()];
   }
+
+  /** Forgets every registration, as a service that lost them would; returns how many there were. */
+  clear(): number {
+    const count = this.byKey.size;
+    this.byKey.clear();
+    return count;
+  }
 }

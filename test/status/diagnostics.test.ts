@@ -39,6 +39,7 @@ function realisticInput() {
   const status = {
     versions: { plugin: '0.1.0', homebridge: '2.4.0', node: 'v24.0.0' },
     selfCheck: { state: 'ok', url: 'https://home.example.net/lock-access/health', message: 'ok', checkedAt: NOW },
+    delivery: { state: 'notArriving', since: NOW - 60_000, checkEveryMinutes: 360, checked: { registrations: 'every webhook registration was sent again (2 confirmed)', selfCheck: 'the public address self-check passes' } },
     receiver: { listening: true, accepted: 12, duplicates: 1, rejected: { 'stale-timestamp': 2 }, lastRejection: { at: NOW, reason: 'stale-timestamp', clockOffsetMs: 400_000 }, lastCallbacks: {} },
     devices: [{ kind: 'lock', id: 'LOCK-1', name: 'Front Door' }],
   };
@@ -62,7 +63,7 @@ describe('the diagnostics file for a bug report', () => {
     expect(text).not.toContain('867');
   });
 
-  it('keeps what helps: versions, link state and token ages, registrations, self-check, test events, rejections and clock offset, listener counters, events', () => {
+  it('keeps what helps: versions, link state and token ages, registrations, whether events arrive, self-check, test events, rejections and clock offset, listener counters, events', () => {
     const report = buildDiagnostics(realisticInput());
     expect(report).toMatchObject({
       versions: { plugin: '0.1.0', homebridge: '2.4.0', node: 'v24.0.0' },
@@ -70,6 +71,7 @@ describe('the diagnostics file for a bug report', () => {
       config: { apiKey: '[redacted]', clientId: 'client-123', webhook: { publicUrl: 'https://home.example.net/lock-access' } },
       registrations: [{ id: 'LOCK-1', state: 'registered' }],
       selfCheck: { state: 'ok' },
+      delivery: { state: 'notArriving', since: NOW - 60_000, checked: { registrations: 'every webhook registration was sent again (2 confirmed)' } },
       testEvents: [{ state: 'passed', tookMs: 800 }],
       listener: { accepted: 12, rejected: { 'stale-timestamp': 2 }, clockOffsetMs: 400_000 },
       events: [{ text: 'PIN [digits] added for Jamie ([e-mail], [phone])' }, { userId: 'u-jamie' }],
@@ -87,6 +89,25 @@ describe('the diagnostics file for a bug report', () => {
 
   it('scrub: a secret value is taken out wherever it stands; numbers and ids stay', () => {
     expect(scrub({ note: `key=${SECRETS.apiKey}`, deviceId: 'LOCK-12345678', at: NOW }, [SECRETS.apiKey])).toEqual({ note: 'key=[redacted]', deviceId: 'LOCK-12345678', at: NOW });
+  });
+
+  it('motion stills are signed links: their query string and user info are taken out wherever a URL stands, the host and path stay', () => {
+    const signed = 'https://cam:pw-7788@media.example.com/stills/BELL-1/a.jpg?X-Amz-Credential=AKIA4455%2F20261125&X-Amz-Signature=9f8e7d6c5b4a&Expires=1800000000#frag';
+    const input = realisticInput();
+    const report = buildDiagnostics({
+      ...input,
+      events: [{ deviceKind: 'doorbell', deviceId: 'BELL-1', kind: 'motion', at: NOW, text: 'Motion', imageUrl: signed }],
+      status: { ...input.status, devices: [{ kind: 'doorbell', id: 'BELL-1', lastMotion: { imageUrl: signed, fallbackImageUrl: 'http://media.example.com/b.jpg?sig=55aa66bb' }, note: `could not load the motion picture (${signed}): 403` }] },
+    });
+    const text = JSON.stringify(report);
+    for (const part of ['AKIA4455', '9f8e7d6c5b4a', 'Expires=', 'pw-7788', 'cam:', 'frag', '55aa66bb']) expect(text, part).not.toContain(part);
+    expect((report.events as { imageUrl: string }[])[0]?.imageUrl).toBe('https://media.example.com/stills/BELL-1/a.jpg?[redacted]');
+    expect(text).toContain('could not load the motion picture (https://media.example.com/stills/BELL-1/a.jpg?[redacted]): 403');
+    expect(text).toContain('"fallbackImageUrl":"http://media.example.com/b.jpg?[redacted]"');
+  });
+
+  it('a URL without a query string or user info is left as it is', () => {
+    expect(scrub({ url: 'https://home.example.net/lock-access/health', note: 'see https://example.com/docs/x.html.' }, [])).toEqual({ url: 'https://home.example.net/lock-access/health', note: 'see https://example.com/docs/x.html.' });
   });
 });
 

@@ -14,6 +14,7 @@
 //   index.html, its <card>-view.js, and one line in start() (and in refresh() if it polls).
 import { loadBlock } from './config-block.js';
 import { fillAccountForm, wireAccountActions, wireAccountForm } from './account-view.js';
+import { renderDelivery } from './delivery-view.js';
 import { renderDevices, setPluginDevices, wireDevices } from './devices-view.js';
 import { renderEvents, wireEvents } from './events-view.js';
 import { renderMatter } from './matter-view.js';
@@ -59,6 +60,7 @@ async function refresh() {
   if (matter && changed('/matter', matter)) renderMatter(matter);
   if (status && changed('/status', status)) {
     renderStatus(status);
+    renderDelivery(status);
     renderSupport(status.plugin?.devices ?? []);
     setPluginDevices(status.plugin?.devices ?? []);
     renderDevices();

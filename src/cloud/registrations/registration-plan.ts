@@ -59,7 +59,7 @@ export function desiredRegistrations(wanted: WantedHooks, context: { publicUrl: 
   return [...result.values()];
 }
 
-export type RegisterReason = 'new' | 'unconfirmed' | 'url changed' | 'types changed' | 'token changed' | 'client changed' | 'older than a day';
+export type RegisterReason = 'new' | 'unconfirmed' | 'url changed' | 'types changed' | 'token changed' | 'client changed' | 'older than a day' | 'sent again';
 
 export type PlannedAction =
   | { op: 'register'; desired: DesiredRegistration; reason: RegisterReason }
@@ -94,9 +94,10 @@ export function registerReason(desired: DesiredRegistration, entry: LedgerEntry 
 /**
  * Registrations to send first (user first: it carries lifecycle notices), then deletions of every
  * ledger entry that is no longer wanted, whatever its state: a failed or unconfirmed registration
- * may still exist at the service.
+ * may still exist at the service. `sendAll`: every wanted registration is sent, current or not
+ * (the service may have lost them).
  */
-export function planReconcile(desired: readonly DesiredRegistration[], ledger: readonly LedgerEntry[], now: number, maxAgeMs = REREGISTER_AFTER_MS): ReconcilePlan {
+export function planReconcile(desired: readonly DesiredRegistration[], ledger: readonly LedgerEntry[], now: number, maxAgeMs = REREGISTER_AFTER_MS, sendAll = false): ReconcilePlan {
   const byKey = new Map(ledger.map((entry) => [scopeKey(entry.kind, entry.id), entry]));
   const wantedKeys = new Set<string>();
   const actions: PlannedAction[] = [];
@@ -104,7 +105,7 @@ export function planReconcile(desired: readonly DesiredRegistration[], ledger: r
   const ordered = [...desired].sort((a, b) => kindOrder(a.kind) - kindOrder(b.kind));
   for (const item of ordered) {
     wantedKeys.add(item.key);
-    const reason = registerReason(item, byKey.get(item.key), now, maxAgeMs);
+    const reason = registerReason(item, byKey.get(item.key), now, maxAgeMs) ?? (sendAll ? 'sent again' : undefined);
     if (reason) actions.push({ op: 'register', desired: item, reason });
     else unchanged.push(item.key);
   }

@@ -75,3 +75,13 @@ export function logOutcome(report: ReconcileReport, log: Logger): void {
     log.debug(`Webhooks: ${parts.join(', ')}.`);
   }
 }
+
+/** What sending every registration again came to, in the words of a log line's clause. */
+export function describeResend(report: ReconcileReport): string {
+  if (report.authorizationLost) return 'the webhook registrations could not be sent again: the account is not linked';
+  if (report.skipped) return 'the webhook registrations could not be sent again now (none made yet, or the plugin is stopping)';
+  const confirmed = report.registered.length;
+  if (report.failed.length === 0) return `every webhook registration was sent again (${confirmed} confirmed)`;
+  const first = report.failed[0];
+  return `every webhook registration was sent again: ${confirmed} confirmed, ${report.failed.length} failed (${first?.key}: ${first?.error})`;
+}

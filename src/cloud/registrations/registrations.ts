@@ -87,6 +87,8 @@ export class WebhookRegistrar {
   private timer: unknown;
   private failedRuns = 0;
   private stopped = false;
+  /** Why the next run sends every registration, current or not. */
+  private sendAllReason: string | undefined;
 
   constructor(options: RegistrarOptions) {
     this.client = options.client;
@@ -140,6 +142,17 @@ export class WebhookRegistrar {
     if (url === this.publicUrl) return undefined;
     this.publicUrl = url;
     return this.lastWanted && !this.stopped ? this.reconcile(this.lastWanted) : undefined;
+  }
+
+  /**
+   * Sends every wanted registration again, even those the ledger shows current: the service may
+   * have lost them, or the way in changed. Runs after any run in progress, with the last wanted
+   * set; before the first reconcile, that first one sends everything. Never rejects.
+   */
+  sendAllAgain(reason: string): Promise<ReconcileReport> {
+    this.sendAllReason = reason;
+    if (!this.lastWanted) return Promise.resolve(emptyReport(true));
+    return this.reconcile(this.lastWanted);
   }
 
   /**
@@ -201,14 +214,17 @@ export class WebhookRegistrar {
     const run = newRun();
     this.activeRun = run;
     const report = emptyReport(false);
+    const sendAll = this.sendAllReason;
+    this.sendAllReason = undefined;
     try {
+      if (sendAll !== undefined) this.log.debug(`Sending every webhook registration again: ${sendAll}.`);
       const ledger = await this.loadLedger();
       const desired = desiredRegistrations(wanted, {
         publicUrl,
         clientId: this.clientId,
         token: { generation: this.secret.generation, fingerprint: this.secret.fingerprint },
       });
-      const plan = planReconcile(desired, ledger.all(), this.now());
+      const plan = planReconcile(desired, ledger.all(), this.now(), undefined, sendAll !== undefined);
       report.unchanged = plan.unchanged;
       // Intents first: if we crash during the calls, the next start sees them unconfirmed.
       for (const action of plan.actions) this.recordIntent(ledger, action);
@@ -263,7 +279,7 @@ export class WebhookRegistrar {
       this.log.debug(`Registering the webhook of ${describeScope(desired.kind, desired.id)} (${action.reason}).`);
       try {
         await this.calls.call(run, async () => {
-          const answer = await this.client.request('POST', registerPath(desired.kind, desired.id), { body: registrationBody(desired, this.secret.token) });
+          const answer = await this.client.request('POST', registerPath(desired.kind, desired.id), { body: registrationBody(desired, this.secret.registeredToken) });
           if (!isSuccessAnswer(answer)) throw new RequestRejectedError('the service answered the registration without "success"', 200);
         });
         ledger.update(desired.key, { state: 'registered', lastSuccessAt: this.now(), lastError: undefined });

@@ -1,11 +1,14 @@
 // The random token the service sends back in the x-lock-access-token header of every callback.
 // Generated once (32 random bytes, base64url), kept in webhook-secret.json (mode 0600) with a
-// generation number, so the registrar can tell when registrations carry an old token.
+// generation number, so the registrar can tell when registrations carry an old token. Only a
+// damaged file is replaced; one that cannot be read for a while is read again, never written over.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import { z } from 'zod/v3';
 
-import type { Storage } from '../../storage.js';
+import { StorageError, type Storage } from '../../storage.js';
+import { errorText } from '../../util/error-text.js';
+import type { Logger } from '../../util/logger.js';
 
 export const WEBHOOK_SECRET_FILE = 'webhook-secret.json';
 
@@ -39,49 +42,152 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** How long to wait before reading an unreadable file again, by failures in a row; the last repeats. */
+const UNREADABLE_RETRY_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
+
+export interface WebhookSecretOptions {
+  now?: () => number;
+  /** Where a replaced or unreadable file is reported (never the token). */
+  log?: Logger;
+  /** The waits between reads of an unreadable file (tests shorten them). */
+  retryMs?: readonly number[];
+}
+
+type ReadOutcome = { kind: 'found'; file: SecretFile } | { kind: 'missing' } | { kind: 'damaged' | 'unreadable'; reason: string };
+
+async function readSecretFile(storage: Storage): Promise<ReadOutcome> {
+  try {
+    const file = await storage.read(WEBHOOK_SECRET_FILE, secretFileSchema);
+    return file === undefined ? { kind: 'missing' } : { kind: 'found', file };
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+    return { kind: error instanceof StorageError && error.damaged ? 'damaged' : 'unreadable', reason: `${errorText(error)}${cause}` };
+  }
+}
+
 export class WebhookSecret {
+  /** Undefined while the file cannot be read: callbacks are then answered 503 and nothing is registered. */
+  private state: SecretFile | undefined;
+  private readonly listeners = new Set<() => void>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private stopped = false;
+
   private constructor(
     private readonly storage: Storage,
-    private state: SecretFile,
     private readonly now: () => number,
+    private readonly options: WebhookSecretOptions,
   ) {}
 
   /**
-   * Reads the stored token, or creates and stores one. A file that cannot be read as a token is
-   * replaced by a new token with a higher generation, so every registration is sent again.
+   * Reads the stored token, or creates and stores one when there is none. Only a file that was read
+   * and holds no valid token is replaced (a new token with a higher generation, so every
+   * registration is sent again); a file that could not be read (permissions, I/O, too many open
+   * files) may hold the token the registrations carry, so it is kept and read again until it can
+   * be: meanwhile there is no token (see `token`).
    */
-  static async load(storage: Storage, options: { now?: () => number } = {}): Promise<WebhookSecret> {
-    const now = options.now ?? Date.now;
-    let stored: SecretFile | undefined;
-    let damaged = false;
-    try {
-      stored = await storage.read(WEBHOOK_SECRET_FILE, secretFileSchema);
-    } catch {
-      damaged = true;
+  static async load(storage: Storage, options: WebhookSecretOptions = {}): Promise<WebhookSecret> {
+    const secret = new WebhookSecret(storage, options.now ?? Date.now, options);
+    await secret.readOrCreate();
+    return secret;
+  }
+
+  /** Called when the token becomes known late or is replaced: registrations must be sent again at once. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops reading an unreadable file again. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+  }
+
+  /** One read; true when the token is known afterwards. */
+  private async readOrCreate(): Promise<boolean> {
+    const outcome = await readSecretFile(this.storage);
+    const log = this.options.log;
+    if (outcome.kind === 'unreadable') {
+      this.failures += 1;
+      if (this.failures === 1) {
+        log?.warn(`The webhook token file ${WEBHOOK_SECRET_FILE} could not be read (${outcome.reason}); it is kept: callbacks are answered "try again later" (503, the service retries them) and webhooks are not registered until it can be read. It is tried again; if this lasts, check the permissions of the plugin's storage folder.`);
+      }
+      this.scheduleRetry();
+      return false;
     }
-    if (stored) return new WebhookSecret(storage, stored, now);
+    if (outcome.kind === 'found') {
+      this.state = outcome.file;
+      if (this.failures > 0) log?.info(`The webhook token file ${WEBHOOK_SECRET_FILE} can be read again; webhooks are registered now.`);
+      return true;
+    }
     const fresh: SecretFile = {
       token: newToken(),
       // A damaged file may have had any generation: start far enough away that no ledger entry matches.
-      generation: damaged ? Math.floor(now() / 1000) : 1,
-      createdAt: new Date(now()).toISOString(),
+      generation: outcome.kind === 'damaged' ? Math.floor(this.now() / 1000) : 1,
+      createdAt: new Date(this.now()).toISOString(),
     };
-    await storage.write(WEBHOOK_SECRET_FILE, fresh);
-    return new WebhookSecret(storage, fresh, now);
+    await this.storage.write(WEBHOOK_SECRET_FILE, fresh);
+    this.state = fresh;
+    if (outcome.kind === 'damaged') {
+      log?.warn(`The webhook token file ${WEBHOOK_SECRET_FILE} was damaged (${outcome.reason}), so a new webhook token was made: every webhook registration is sent again with it now. Callbacks the service sent with the old token before that are refused.`);
+    }
+    return true;
   }
 
-  /** The token registered with the service; the callback receiver compares the header with it. */
-  get token(): string {
-    return this.state.token;
+  private scheduleRetry(): void {
+    if (this.stopped) return;
+    const schedule = this.options.retryMs ?? UNREADABLE_RETRY_MS;
+    const delay = schedule[Math.min(this.failures, schedule.length) - 1] ?? UNREADABLE_RETRY_MS[0];
+    this.retryTimer = setTimeout(() => {
+      void this.retry();
+    }, delay);
+    // A file that cannot be read must not keep Homebridge (or the settings server) from exiting.
+    this.retryTimer.unref();
+  }
+
+  private async retry(): Promise<void> {
+    if (this.stopped) return;
+    let known: boolean;
+    try {
+      known = await this.readOrCreate();
+    } catch (error) {
+      // Writing a new token for a damaged file failed: nothing was replaced, so try again later.
+      this.failures += 1;
+      this.options.log?.warn(`The webhook token file ${WEBHOOK_SECRET_FILE} could not be written (${errorText(error)}); it is tried again.`);
+      this.scheduleRetry();
+      return;
+    }
+    if (!known) return;
+    for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * The token registered with the service; the callback receiver compares the header with it.
+   * Undefined while the file cannot be read (the receiver then answers 503, so nothing is lost).
+   */
+  get token(): string | undefined {
+    return this.state?.token;
+  }
+
+  /** The token to register; throws while the file cannot be read (nothing is registered then). */
+  get registeredToken(): string {
+    return this.known.token;
+  }
+
+  /** The file's content; throws while it cannot be read. */
+  private get known(): SecretFile {
+    if (this.state === undefined) throw new Error(`the webhook token file ${WEBHOOK_SECRET_FILE} cannot be read yet`);
+    return this.state;
   }
 
   get generation(): number {
-    return this.state.generation;
+    return this.known.generation;
   }
 
   /** One-way fingerprint of the current token (for the ledger and status, never the token). */
   get fingerprint(): string {
-    return tokenFingerprint(this.state.token);
+    return tokenFingerprint(this.known.token);
   }
 
   /**
@@ -90,6 +196,7 @@ export class WebhookSecret {
    */
   accepts(headerValue: string | undefined): boolean {
     if (headerValue === undefined) return false;
+    if (this.state === undefined) return false;
     if (sameText(headerValue, this.state.token)) return true;
     const { previousToken, previousValidUntil } = this.state;
     if (previousToken === undefined) return false;
@@ -99,7 +206,7 @@ export class WebhookSecret {
 
   /** True while a previous token is still accepted (registrations with it may remain at the service). */
   get hasPrevious(): boolean {
-    return this.state.previousToken !== undefined && this.state.previousValidUntil === undefined;
+    return this.state?.previousToken !== undefined && this.state.previousValidUntil === undefined;
   }
 
   /**
@@ -108,7 +215,7 @@ export class WebhookSecret {
    */
   async retirePrevious(): Promise<void> {
     if (!this.hasPrevious) return;
-    const next: SecretFile = { ...this.state, previousValidUntil: this.now() + PREVIOUS_TOKEN_GRACE_MS };
+    const next: SecretFile = { ...this.known, previousValidUntil: this.now() + PREVIOUS_TOKEN_GRACE_MS };
     await this.storage.write(WEBHOOK_SECRET_FILE, next);
     this.state = next;
   }
@@ -118,12 +225,13 @@ export class WebhookSecret {
    * runs a reconcile, which re-sends every registration because the generation changed.
    */
   async rotate(): Promise<void> {
+    const current = this.known;
     const next: SecretFile = {
       token: newToken(),
-      generation: this.state.generation + 1,
+      generation: current.generation + 1,
       createdAt: new Date(this.now()).toISOString(),
       // Accepted with no end until the registrar has re-sent every registration (retirePrevious).
-      previousToken: this.state.token,
+      previousToken: current.token,
     };
     await this.storage.write(WEBHOOK_SECRET_FILE, next);
     this.state = next;

@@ -26,6 +26,15 @@ describe('spec "Webhook registration": one registration per wanted scope', () =>
 describe('reconcile plan (register what differs or is a day old, delete what is not wanted)', () => {
   const wantedAll = desiredRegistrations({ locks: ['L1'], doorbells: ['D1'], user: true }, context);
 
+  it('"send all again": a confirmed, current and fresh registration is sent too (the service may have lost it); a not-wanted one is still deleted', () => {
+    const plan = planReconcile(wantedAll.filter((d) => d.key === 'lock:L1'), [confirmed({ kind: 'lock', id: 'L1' }), confirmed({ kind: 'lock', id: 'GONE' })], NOW, REREGISTER_AFTER_MS, true);
+    expect(plan.unchanged).toEqual([]);
+    expect(plan.actions.map((a) => (a.op === 'register' ? [a.op, a.desired.key, a.reason] : [a.op, a.reason]))).toEqual([
+      ['register', 'lock:L1', 'sent again'],
+      ['delete', 'not wanted'],
+    ]);
+  });
+
   it('a new scope is registered; a confirmed, current and fresh one is left alone', () => {
     const plan = planReconcile(wantedAll, [confirmed({ kind: 'lock', id: 'L1' })], NOW);
     expect(plan.unchanged).toEqual(['lock:L1']);

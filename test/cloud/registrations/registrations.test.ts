@@ -1,14 +1,18 @@
 // The registrar's reconcile loop against the simulator:
 // exact bodies, reconcile at start-up, deletes of what is no longer wanted, retries, one run at a
 // time, and never a crash.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+
 import { describe, expect, it } from 'vitest';
 
 import type { ApiClient } from '../../../src/cloud/http/api.js';
 import { discoverDevices, mergeDevices } from '../../../src/cloud/discovery.js';
 import { RateLimitedError } from '../../../src/cloud/http/errors.js';
 import type { WantedHooks } from '../../../src/cloud/registrations/registrations.js';
+import { WEBHOOK_SECRET_FILE } from '../../../src/cloud/registrations/webhook-secret.js';
 import { DOORBELL_NOTIFICATION_TYPES, LOCK_NOTIFICATION_TYPES, USER_NOTIFICATION_TYPES } from '../../../src/settings.js';
 import type { ClientEvent } from '../cloud-fixture.js';
+import { describeResend } from '../../../src/cloud/registrations/registration-report.js';
 import { ALL_HOOKS, lockIds, manualTimers, registrarTestBed } from './registrar-harness.js';
 
 describe('spec "Webhook registration" against the simulator', () => {
@@ -26,7 +30,7 @@ describe('spec "Webhook registration" against the simulator', () => {
     expect(byScope[`user:${bed.fx.sim.account.userId}`]).toMatchObject({ ...common, url: `${bed.fx.target.url}/user`, notificationTypes: [...USER_NOTIFICATION_TYPES] });
     expect(secret.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // The token is a secret: it is in no log line.
-    expect(bed.fx.log.lines.some((line) => line.message.includes(secret.token))).toBe(false);
+    expect(bed.fx.log.lines.some((line) => line.message.includes(String(secret.token)))).toBe(false);
     // Callbacks now reach the target with our header.
     const results = await bed.fx.sim.fire('lock', { lockId: 'LOCK-000' });
     expect(results.length).toBeGreaterThan(0);
@@ -56,6 +60,40 @@ describe('spec "Webhook registration" against the simulator', () => {
     expect(bed.fx.sim.registrations().every((reg) => reg.token === secret.token)).toBe(true);
     // Every registration carries the new token: the old one is retired (after a grace period).
     expect(secret.hasPrevious).toBe(false);
+  });
+
+  it('a damaged token file: the next start makes a new token and sends every registration again with it at once', async () => {
+    const first = await bed.registrar();
+    await first.registrar.reconcile(ALL_HOOKS);
+    await writeFile(bed.fx.storage.file(WEBHOOK_SECRET_FILE), '{"token":');
+    const second = await bed.registrar();
+    expect(second.secret.token).not.toBe(first.secret.token);
+    const report = await second.registrar.reconcile(ALL_HOOKS);
+    expect(report.registered).toHaveLength(4);
+    expect(bed.fx.sim.registrations().every((reg) => reg.token === second.secret.token)).toBe(true);
+  });
+
+  it('a token file that cannot be read: nothing is registered with a made-up token, the run says why; once it can be read, nothing needs sending again', async () => {
+    const first = await bed.registrar();
+    await first.registrar.reconcile(ALL_HOOKS);
+    const file = bed.fx.storage.file(WEBHOOK_SECRET_FILE);
+    const text = await readFile(file, 'utf8');
+    // A folder in the file's place: a real read error (EISDIR), as EACCES or EIO would be.
+    await rm(file);
+    await mkdir(file);
+    const second = await bed.registrar();
+    second.secret.stop();
+    const before = bed.events.filter((e) => e.type === 'start').length;
+    const refused = await second.registrar.reconcile(ALL_HOOKS);
+    expect(refused.failed).toEqual([{ key: '*', error: expect.stringMatching(/webhook-secret\.json cannot be read yet/) as string }]);
+    expect(bed.events.filter((e) => e.type === 'start').length).toBe(before);
+    await rm(file, { recursive: true });
+    await writeFile(file, text);
+    const third = await bed.registrar();
+    expect(third.secret.token).toBe(first.secret.token);
+    const report = await third.registrar.reconcile(ALL_HOOKS);
+    expect(report.registered).toEqual([]);
+    expect(report.unchanged).toHaveLength(4);
   });
 
   it('"a lock removed from config is deleted on the next start" (DELETE /webhook/{lockID}/{clientID})', async () => {
@@ -197,5 +235,34 @@ describe('spec "Webhook registration" against the simulator', () => {
     }
     expect(peak).toBeLessThanOrEqual(8);
     expect(peak).toBeGreaterThan(1);
+  });
+});
+
+describe('sending every registration again (the service may have lost them)', () => {
+  const bed = registrarTestBed();
+
+  it('a reconcile trusts the ledger and sends nothing, so lost registrations stay lost; sendAllAgain sends every one, current or not', async () => {
+    const { registrar: r } = await bed.registrar();
+    await r.reconcile(ALL_HOOKS);
+    expect(bed.fx.sim.loseRegistrations()).toBe(4);
+    const reconciled = await r.reconcile(ALL_HOOKS);
+    expect(reconciled.registered).toEqual([]);
+    expect(bed.fx.sim.registrations()).toEqual([]);
+    const report = await r.sendAllAgain('events are not arriving');
+    expect(report.registered.sort()).toEqual(['doorbell:BELL-1', 'lock:LOCK-000', 'lock:LOCK-001', 'user']);
+    expect(bed.fx.sim.registrations().map((reg) => `${reg.kind}:${reg.scope}`).sort()).toEqual(['doorbell:BELL-1', 'lock:LOCK-000', 'lock:LOCK-001', `user:${bed.fx.sim.account.userId}`]);
+    expect(describeResend(report)).toBe('every webhook registration was sent again (4 confirmed)');
+    // Only that run: the next reconcile trusts the ledger again.
+    expect((await r.reconcile(ALL_HOOKS)).registered).toEqual([]);
+  });
+
+  it('before the first reconcile it sends nothing itself, and the first reconcile then sends everything', async () => {
+    const first = await bed.registrar();
+    await first.registrar.reconcile(ALL_HOOKS);
+    bed.fx.sim.loseRegistrations();
+    const { registrar: r } = await bed.registrar();
+    expect((await r.sendAllAgain('the public address changed')).skipped).toBe(true);
+    expect((await r.reconcile(ALL_HOOKS)).registered).toHaveLength(4);
+    expect(bed.fx.sim.registrations()).toHaveLength(4);
   });
 });

@@ -62,6 +62,7 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     const registrar = (name: string): Registrar => ({
       reconcile: () => Promise.reject(new Error('not used here')),
       setPublicUrl: () => undefined,
+      sendAllAgain: () => Promise.reject(new Error('not used here')),
       status: () => [],
       unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
       knownRegistrations: () => Promise.resolve([]),

@@ -1,0 +1,118 @@
+// Wires the delivery watch (src/status/delivery-watch.ts) to the running plugin: which locks it may
+// ask, the status request, the registrar's full re-send, the self-check, the status file, and the
+// "Lock Access Events Stopped" sensor in HomeKit that follows it.
+import type { API, PlatformAccessory } from 'homebridge';
+
+import type { ApiClient } from '../cloud/http/api.js';
+import type { Registrar } from '../cloud/link-control.js';
+import { describeResend } from '../cloud/registrations/registration-report.js';
+import { operateLock } from '../cloud/remote-operate.js';
+import type { LockAccessConfig } from '../config.js';
+import { DeliverySensor } from '../homekit/delivery-sensor.js';
+import { DeliveryWatch } from '../status/delivery-watch.js';
+import type { SelfCheckWatch } from '../status/self-check-watch.js';
+import type { StatusPublisher } from '../status/status-publisher.js';
+import type { Status } from '../status/status.js';
+import { systemClock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+export interface DeliveryDeps {
+  api: API;
+  log: Logger;
+  config: LockAccessConfig;
+  pluginName: string;
+  platformName: string;
+  /** The "Lock Access" accessory cached from the last run. */
+  cached: PlatformAccessory | undefined;
+  client: ApiClient;
+  locks(): string[];
+  nameOf(kind: 'lock' | 'doorbell', id: string): string;
+  /** The registrar while linked; undefined while unlinked. */
+  registrar(): Pick<Registrar, 'sendAllAgain' | 'status'> | undefined;
+  linked(): boolean;
+  /** The self-check needs the listener running. */
+  listening(): boolean;
+  selfCheckWatch(): SelfCheckWatch;
+  publisher: StatusPublisher;
+  /** The status as this run started: the last callbacks of the run before, for "since when". */
+  status: Status;
+}
+
+export interface Delivery {
+  /** A verified callback arrived for this device key (`lock:ID`, `doorbell:ID`, `user`). */
+  heard(key: string): void;
+  /** Checks now, whatever the quiet time (e.g. after the public address changed). */
+  checkNow(): Promise<void>;
+  stop(): void;
+}
+
+const NOT_LINKED = 'the account is not linked';
+
+/** Starts the watch (unless webhook.deliveryCheckMinutes is 0) and serves, or removes, its sensor. */
+export function startDelivery(deps: DeliveryDeps): Delivery {
+  const { api, log, config, publisher } = deps;
+  const periodMs = config.webhook.deliveryCheckMinutes * 60_000;
+  const lastHeard = Math.max(0, ...Object.values(deps.status.receiver.lastCallbacks).map((callback) => callback.at));
+  const watch = periodMs <= 0
+    ? undefined
+    : new DeliveryWatch({
+      periodMs,
+      clock: systemClock,
+      log,
+      ...(lastHeard > 0 ? { lastHeardAt: lastHeard } : {}),
+      locks: () => deps.locks(),
+      nameOf: (lockId) => deps.nameOf('lock', lockId),
+      askStatus: async (lockId) => {
+        if (!deps.linked()) throw new Error(NOT_LINKED);
+        await operateLock(deps.client, lockId, 'status');
+      },
+      registerAgain: async (reason) => {
+        const registrar = deps.linked() ? deps.registrar() : undefined;
+        if (!registrar) return `the webhook registrations could not be sent again: ${NOT_LINKED}`;
+        const report = await registrar.sendAllAgain(reason);
+        publisher.registrations(registrar.status());
+        return describeResend(report);
+      },
+      selfCheck: async () => {
+        if (!deps.listening()) return 'the public address self-check could not run: the webhook listener is not running';
+        const checks = deps.selfCheckWatch();
+        await checks.runNow();
+        const last = checks.last;
+        if (last === undefined) return 'the public address self-check gave no result';
+        const message = last.message.replace(/\.$/, '');
+        return last.ok ? `the public address self-check passes (${message})` : `the public address self-check fails: ${message}`;
+      },
+      publish: (record) => {
+        publisher.update({ delivery: record });
+      },
+    });
+  const sensor = DeliverySensor.attach({
+    api,
+    log,
+    pluginName: deps.pluginName,
+    platformName: deps.platformName,
+    cached: deps.cached,
+    feed: config.webhook.deliverySensor ? watch : undefined,
+  });
+  watch?.start();
+  return {
+    heard: (key) => {
+      watch?.heard(() => describeKey(key, (kind, id) => deps.nameOf(kind, id)));
+    },
+    checkNow: async () => {
+      await watch?.checkNow();
+    },
+    stop: () => {
+      watch?.stop();
+      sensor?.dispose();
+    },
+  };
+}
+
+/** "a callback for Front Door" from `lock:ID`. */
+function describeKey(key: string, nameOf: DeliveryDeps['nameOf']): string {
+  const [kind, ...rest] = key.split(':');
+  const id = rest.join(':');
+  if (kind === 'lock' || kind === 'doorbell') return `a callback for ${nameOf(kind, id)}`;
+  return 'a callback for the account';
+}

@@ -1,0 +1,335 @@
+// Push is only as good as the way in, and a broken way in is silent: the delivery watch notices.
+// Whenever no verified callback has arrived for the check period, it asks the service for one lock's
+// state (the service answers with a signed `status` callback) and waits up to 30 s. Nothing arrived:
+// events are not arriving, every registration is sent again (the service may have lost them), the
+// public address is checked, one warning says so, and the check repeats on a back-off. Any verified
+// callback means arriving again at once. Clock and timers are injected, so the schedule is tested
+// with fake timers.
+import type { DeliveryFeed, DeliveryState } from '../model/delivery-state.js';
+import { listedDelay } from '../util/backoff.js';
+import type { Clock } from '../util/clock.js';
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import type { DeliveryStatus } from './status.js';
+
+export type { DeliveryState } from '../model/delivery-state.js';
+
+/** How long a probe waits for its callback. */
+export const PROBE_WAIT_MS = 30_000;
+/** After a probe found nothing: again soon, then less often, never later than the period. */
+export const RECHECK_AFTER_MS = [60_000, 2 * 60_000, 5 * 60_000, 10 * 60_000, 30 * 60_000] as const;
+/** The warning waits this long at most for the registrations and the self-check to report. */
+export const CHECKS_WAIT_MS = 15_000;
+
+/** What the status file, the settings page and the diagnostics show. */
+export type DeliveryRecord = DeliveryStatus;
+type DeliveryCheck = NonNullable<DeliveryStatus['lastCheck']>;
+
+export interface DeliveryWatchDeps {
+  periodMs: number;
+  clock: Clock;
+  log: Logger;
+  /** The locks that can be asked for their state, in a stable order (the probe rotates through them). */
+  locks(): readonly string[];
+  nameOf(lockId: string): string;
+  /** `PUT /remoteoperate/{id}/status`; rejects when the service did not take the request. */
+  askStatus(lockId: string): Promise<void>;
+  /** Sends every registration again; resolves with what came of it, in words. Never rejects. */
+  registerAgain(reason: string): Promise<string>;
+  /** Runs the public-address self-check; resolves with its result, in words. Never rejects. */
+  selfCheck(): Promise<string>;
+  publish(record: DeliveryRecord): void;
+  /** The last verified callback of an earlier run, for "since when". */
+  lastHeardAt?: number;
+}
+
+export class DeliveryWatch implements DeliveryFeed {
+  private current: DeliveryState = 'unknown';
+  private since: number;
+  private readonly startedAt: number;
+  private lastHeardAt: number | undefined;
+  private heardThisRun = false;
+  private timer: unknown;
+  private nextCheckAt: number | undefined;
+  /** Resolves the probe that waits for a callback. */
+  private waiting: ((arrived: boolean) => void) | undefined;
+  private checking = false;
+  /** Probes in a row that found nothing, and checks in a row that could not ask any lock. */
+  private failures = 0;
+  private unasked = 0;
+  private rotation = 0;
+  private lastCheck: DeliveryCheck | undefined;
+  private checked: DeliveryRecord['checked'];
+  private readonly listeners = new Set<(state: DeliveryState) => void>();
+  private stopped = false;
+
+  constructor(private readonly deps: DeliveryWatchDeps) {
+    this.startedAt = deps.clock.now();
+    this.since = this.startedAt;
+    this.lastHeardAt = deps.lastHeardAt;
+  }
+
+  get state(): DeliveryState {
+    return this.current;
+  }
+
+  onChange(listener: (state: DeliveryState) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Starts counting the quiet time from now. */
+  start(): void {
+    this.schedule(this.deps.periodMs);
+    this.publish();
+  }
+
+  /**
+   * A verified callback arrived (any kind, duplicates too: each proves the way in works). Runs for
+   * every callback, so the usual case only notes the time; the timer looks at it when it fires.
+   */
+  heard(what: string | (() => string)): void {
+    const now = this.deps.clock.now();
+    this.lastHeardAt = now;
+    this.heardThisRun = true;
+    if (this.current === 'arriving' && this.waiting === undefined) return;
+    this.waiting?.(true);
+    this.waiting = undefined;
+    const was = this.current;
+    this.failures = 0;
+    this.unasked = 0;
+    this.setState('arriving', now);
+    if (was === 'notArriving') {
+      this.deps.log.info(`Events from Lock Access arrive again (${typeof what === 'string' ? what : what()}); they had not been arriving since ${timeWords(this.since, now)}.`);
+    }
+    this.schedule(this.deps.periodMs);
+    this.publish();
+  }
+
+  /** Checks now, whatever the quiet time (e.g. after the way in changed). */
+  async checkNow(): Promise<void> {
+    await this.check();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimer();
+    this.waiting?.(false);
+    this.waiting = undefined;
+  }
+
+  /** Read after awaits: stop() may have run meanwhile. */
+  private isStopped(): boolean {
+    return this.stopped;
+  }
+
+  private quietSince(): number {
+    return this.heardThisRun && this.lastHeardAt !== undefined ? Math.max(this.lastHeardAt, this.startedAt) : this.startedAt;
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    if (this.stopped) return;
+    const quietFor = this.deps.clock.now() - this.quietSince();
+    if (this.current !== 'notArriving' && this.unasked === 0 && quietFor < this.deps.periodMs) {
+      this.schedule(this.deps.periodMs - quietFor);
+      return;
+    }
+    void this.check();
+  }
+
+  private async check(): Promise<void> {
+    if (this.checking || this.stopped) return;
+    this.checking = true;
+    try {
+      const locks = this.deps.locks();
+      if (locks.length === 0) await this.checkWithoutProbe();
+      else await this.probe(locks);
+    } catch (error) {
+      // The watch must keep watching whatever a dependency did.
+      this.deps.log.debug(`The delivery check failed (${errorText(error)}); it runs again later.`);
+      if (this.timer === undefined && !this.isStopped()) this.schedule(this.deps.periodMs);
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /** A doorbell-only account has no status request: registrations and the self-check run on the schedule instead. */
+  private async checkWithoutProbe(): Promise<void> {
+    const [registrations, selfCheck] = await this.runChecks('no event arrived for a while (doorbells only: nothing to ask)');
+    if (this.stopped) return;
+    const message = `No lock to ask for its state: ${registrations}; ${selfCheck}.`;
+    this.lastCheck = { at: this.deps.clock.now(), how: 'registrations', outcome: 'checked', message };
+    this.deps.log.debug(`Delivery check: ${message}`);
+    this.schedule(this.deps.periodMs);
+    this.publish();
+  }
+
+  private async probe(locks: readonly string[]): Promise<void> {
+    const reasons: string[] = [];
+    for (let tried = 0; tried < locks.length; tried++) {
+      const lockId = locks[this.rotation++ % locks.length] ?? '';
+      const startedAt = this.deps.clock.now();
+      const arrived = this.waitForCallback();
+      try {
+        await this.deps.askStatus(lockId);
+      } catch (error) {
+        const settle = this.waiting;
+        this.waiting = undefined;
+        settle?.(false);
+        // A callback may have come in anyway: then delivery is proven all the same.
+        if (!(await arrived)) {
+          reasons.push(`${this.deps.nameOf(lockId)}: ${errorText(error)}`);
+          continue;
+        }
+      }
+      if (this.stopped) return;
+      if (await arrived) {
+        this.lastCheck = { at: startedAt, how: 'probe', lockId, outcome: 'arrived', message: `A status request for ${this.deps.nameOf(lockId)} came back as a callback.` };
+        this.publish();
+        return;
+      }
+      if (this.isStopped()) return;
+      await this.nothingArrived(lockId, startedAt);
+      return;
+    }
+    // The service took no request (offline bridges, no network, not linked): that says nothing about delivery.
+    this.unasked += 1;
+    const delay = this.backoff(this.unasked);
+    const message = `No lock could be asked for its state (${reasons.join('; ')}).`;
+    this.lastCheck = { at: this.deps.clock.now(), how: 'probe', outcome: 'notAsked', message };
+    this.deps.log.debug(`Delivery check: ${message} It is tried again in ${minutesWords(delay)}.`);
+    this.schedule(delay);
+    this.publish();
+  }
+
+  /** Resolves true when a verified callback arrives within the probe's wait, else false. */
+  private waitForCallback(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.deps.clock.setTimeout(() => {
+        if (this.waiting === settle) this.waiting = undefined;
+        resolve(false);
+      }, PROBE_WAIT_MS);
+      const settle = (arrived: boolean) => {
+        this.deps.clock.clearTimeout(timer);
+        resolve(arrived);
+      };
+      this.waiting = settle;
+    });
+  }
+
+  private async nothingArrived(lockId: string, askedAt: number): Promise<void> {
+    const now = this.deps.clock.now();
+    const first = this.current !== 'notArriving';
+    this.failures += 1;
+    this.unasked = 0;
+    const lastHeard = this.lastHeardAt;
+    if (first) this.setState('notArriving', now);
+    const name = this.deps.nameOf(lockId);
+    this.lastCheck = { at: askedAt, how: 'probe', lockId, outcome: 'nothing', message: `A status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s.` };
+    const delay = this.backoff(this.failures);
+    // The sensor and the page say so at once; the warning follows with what the checks found.
+    this.schedule(delay);
+    this.publish();
+    const [registrations, selfCheck] = await this.runChecks('events are not arriving');
+    if (this.stopped || this.current !== 'notArriving') return;
+    this.checked = { registrations, selfCheck };
+    this.publish();
+    const sinceWords = lastHeard === undefined ? `the plugin started (${timeWords(this.startedAt, now)})` : timeWords(lastHeard, now);
+    const sentence = `Events from Lock Access are not arriving: nothing has arrived since ${sinceWords}, and a status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s.`;
+    if (!first) {
+      this.deps.log.debug(`${sentence} Checked again: ${registrations}; ${selfCheck}.`);
+      return;
+    }
+    this.deps.log.warn(
+      `${sentence} Checked: ${registrations}; ${selfCheck}. Until events arrive again, Apple Home may show an old state. Send a test event from the plugin settings (Support) to see where the way in breaks, and read "Events stopped arriving" in docs/troubleshooting.md. The next check is in ${minutesWords(delay)}.`,
+    );
+  }
+
+  /** Registrations sent again and the self-check, each reported within CHECKS_WAIT_MS. */
+  private runChecks(reason: string): Promise<[string, string]> {
+    return Promise.all([
+      this.bounded(this.deps.registerAgain(reason), 'every webhook registration is being sent again (the log says how it went)'),
+      this.bounded(this.deps.selfCheck(), 'the public address self-check is still running (the log says how it went)'),
+    ]);
+  }
+
+  private bounded(work: Promise<string>, meanwhile: string): Promise<string> {
+    return new Promise<string>((resolve) => {
+      const timer = this.deps.clock.setTimeout(() => {
+        resolve(meanwhile);
+      }, CHECKS_WAIT_MS);
+      work.then(
+        (words) => {
+          this.deps.clock.clearTimeout(timer);
+          resolve(words);
+        },
+        (error: unknown) => {
+          this.deps.clock.clearTimeout(timer);
+          resolve(`it failed (${errorText(error)})`);
+        },
+      );
+    });
+  }
+
+  private backoff(failures: number): number {
+    return Math.min(listedDelay(RECHECK_AFTER_MS, failures) ?? this.deps.periodMs, this.deps.periodMs);
+  }
+
+  private setState(state: DeliveryState, at: number): void {
+    if (this.current === state) return;
+    this.current = state;
+    this.since = at;
+    if (state !== 'notArriving') this.checked = undefined;
+    for (const listener of this.listeners) {
+      try {
+        listener(state);
+      } catch (error) {
+        this.deps.log.error(`A follower of the delivery state failed (${errorText(error)}).`);
+      }
+    }
+  }
+
+  private schedule(ms: number): void {
+    this.clearTimer();
+    if (this.stopped) return;
+    this.nextCheckAt = this.deps.clock.now() + ms;
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.tick();
+    }, ms);
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private publish(): void {
+    this.deps.publish({
+      state: this.current,
+      since: this.since,
+      checkEveryMinutes: Math.round(this.deps.periodMs / 60_000),
+      ...(this.lastHeardAt === undefined ? {} : { lastHeardAt: this.lastHeardAt }),
+      ...(this.lastCheck === undefined ? {} : { lastCheck: this.lastCheck }),
+      ...(this.checked === undefined ? {} : { checked: this.checked }),
+      ...(this.nextCheckAt === undefined ? {} : { nextCheckAt: this.nextCheckAt }),
+    });
+  }
+}
+
+function minutesWords(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
+/** "14:02:11 (3 hours ago)"; a day or more back also names the date. */
+function timeWords(at: number, now: number): string {
+  const date = new Date(at);
+  const ago = now - at;
+  const clock = ago >= 24 * 60 * 60_000 ? date.toLocaleString() : date.toLocaleTimeString();
+  const minutes = Math.round(ago / 60_000);
+  const agoWords = minutes < 1 ? 'just now' : minutes < 120 ? `${minutes} min ago` : `${Math.round(minutes / 60)} hours ago`;
+  return `${clock} (${agoWords})`;
+}
