@@ -25,7 +25,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
   });
 
   /** One plugin start: its registrar and its Reach with a scripted tunnel, wired as the runtime wires them. */
-  async function start(script: Scripted[]) {
+  async function start(script: Scripted[], wayInLost?: () => void) {
     const webhook: WebhookConfig = { listenHost: '0.0.0.0', listenPort: 8582, toleranceSeconds: 300, deliveryCheckMinutes: 360, deliverySensor: true, tunnel: { provider: 'ngrok', authtoken: AUTHTOKEN } };
     const published: PublicAddressStatus[] = [];
     const adapter = new ScriptedAdapter(script);
@@ -38,6 +38,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
         wired.run = wired.registrar?.setPublicUrl(url);
       },
       adapter: () => adapter,
+      ...(wayInLost === undefined ? {} : { wayInLost }),
     });
     const registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: reach.publicUrl, secret: await WebhookSecret.load(fx.storage), log: fx.log });
     wired.registrar = registrar;
@@ -81,6 +82,25 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await again.stop();
     expect(again.adapter.calls).toEqual(['open', 'close']);
     expect(again.published.at(-1)?.tunnel?.state).toBe('closed');
+  });
+
+  it('a tunnel that fails tells the delivery check once per failure, not at every retry', async () => {
+    let lost = 0;
+    const plugin = await start([{ fail: 'network', detail: 'failed to connect session' }], () => {
+      lost += 1;
+    });
+    plugin.reach.listenerReady(port(), false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(plugin.published.at(-1)).toMatchObject({ tunnel: { state: 'failed' } });
+    expect(lost).toBe(1);
+    await plugin.stop();
+    const connected = await start([{ origin: origin() }], () => {
+      lost += 1;
+    });
+    connected.reach.listenerReady(port(), false);
+    await waitFor(() => connected.published.at(-1)?.tunnel?.state === 'connected');
+    expect(lost).toBe(1);
+    await connected.stop();
   });
 
   it('a restart without a domain gets a new address, and every registration follows it in that start', async () => {
