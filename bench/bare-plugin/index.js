@@ -5,9 +5,13 @@
 // signature and calls updateCharacteristic. Nothing else: no dedupe, no ordering, no schema, no
 // storage, no retries. Plain JS so Homebridge loads it without a build.
 // With `listener: "fastify"` the route runs on Fastify, set up as the plugin's listener is (no
-// logger, no schema compilers): the floor for a plugin whose listener must be Fastify.
+// logger, no schema compilers, a raw-body route): the floor for a plugin whose listener must be
+// Fastify. With `checks: true` as well it also does what any plugin on that listener must do for a
+// callback (the throughput baseline): the signature with its time tolerance, a zod payload schema
+// (zod/v3, as the plugin), and a duplicate filter (a bounded map of EventIDs), then the two HAP
+// updates. Still no ordering, no storage, no event log, no status, no retries.
 //
-// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera, listener,
+// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera, listener, checks,
 //           cloud: { baseUrl, authUrl, clientId, clientSecret, refreshToken } (optional: no cloud calls without it) }
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request } from 'node:http';
@@ -71,6 +75,36 @@ function verify(header, raw, apiKey) {
   });
 }
 
+/** The payload schemas the checked route applies: the lock operation and door shapes of the spec, and the doorbell's. */
+async function payloadSchemas() {
+  const { z } = await import('zod/v3');
+  const user = z.object({ UserID: z.string(), FirstName: z.string().optional(), LastName: z.string().optional(), imageInfo: z.unknown().optional() }).passthrough();
+  const lockBase = { LockID: z.string().min(1), EventID: z.string().optional(), Timestamp: z.unknown(), timeStamp: z.unknown(), Device: z.string().optional(), User: user.optional() };
+  return {
+    operation: z.object({ ...lockBase, EventType: z.enum(['operation', 'status']), Event: z.enum(['lock', 'unlock', 'onetouchlock']) }).passthrough(),
+    door: z.object({ ...lockBase, EventType: z.literal('operation'), Event: z.enum(['open', 'closed', 'ajar', 'init', 'unknown']) }).passthrough(),
+    doorbell: z.object({ DoorbellID: z.string().min(1), EventType: z.string(), EventID: z.string().optional(), Timestamp: z.unknown() }).passthrough(),
+  };
+}
+
+/** Remembers EventIDs for a day, at most `max` of them, oldest dropped first. */
+class SeenIds {
+  constructor(max) {
+    this.max = max;
+    this.ids = new Map();
+  }
+
+  /** True when the id is new (and remembers it). */
+  add(id, now) {
+    const until = this.ids.get(id);
+    if (until !== undefined && until > now) return false;
+    this.ids.delete(id);
+    this.ids.set(id, now + 86_400_000);
+    if (this.ids.size > this.max) this.ids.delete(this.ids.keys().next().value);
+    return true;
+  }
+}
+
 class BarePlatform {
   constructor(log, config, api) {
     this.log = log;
@@ -80,6 +114,7 @@ class BarePlatform {
     this.locks = new Map();
     this.doorbells = new Map();
     this.token = randomBytes(24).toString('base64url');
+    this.seen = new SeenIds(50_000);
     api.on('didFinishLaunching', () => {
       this.setUp();
       this.listen();
@@ -194,8 +229,12 @@ class BarePlatform {
   async listenFastify() {
     // Loaded only for this listener, so the node:http floor never carries it.
     const { default: Fastify } = await import('fastify');
+    if (this.config.checks) this.schemas = await payloadSchemas();
     const none = () => () => () => true;
     const app = Fastify({ logger: false, schemaController: { compilersFactory: { buildValidator: none, buildSerializer: none } } });
+    // Every content type as raw bytes for the signature (Fastify's own JSON parser would take
+    // application/json first and leave no bytes to check).
+    app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     app.post('/*', (req, reply) => {
       const { status, body } = this.check(req.headers, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
@@ -213,14 +252,23 @@ class BarePlatform {
   check(headers, raw) {
     if (this.config.cloud && !sameText(headers[TOKEN_HEADER], this.token)) return { status: 401 };
     if (!verify(headers['x-svc-signature'], raw, this.config.apiKey)) return { status: 401 };
+    let body;
     try {
-      return { status: 200, body: JSON.parse(raw.toString('utf8')) };
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       return { status: 400 };
     }
+    if (!this.schemas) return { status: 200, body };
+    const schema = body?.DoorbellID !== undefined ? this.schemas.doorbell : ['open', 'closed', 'ajar', 'init', 'unknown'].includes(body?.Event) ? this.schemas.door : this.schemas.operation;
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) return { status: 400 };
+    if (typeof parsed.data.EventID === 'string' && !this.seen.add(parsed.data.EventID, Date.now())) return { status: 200 };
+    return { status: 200, body: parsed.data };
   }
 
   apply(url, body) {
+    // A duplicate is answered like a new one and changes nothing.
+    if (body === undefined) return;
     const { Characteristic } = this.api.hap;
     const id = decodeURIComponent(url.split('/').pop() ?? '');
     if (url.includes('/lock/')) {

@@ -75,7 +75,7 @@ export function registrationTarget(sim: Simulator, kind: 'lock' | 'doorbell', id
  * (one refresh grant, a registration with a custom header token per device and the user hook) and
  * receives the same signed callbacks through them; without one it only listens.
  */
-export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Simulator; listener?: 'http' | 'fastify' } = {}): Promise<Subject> {
+export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Simulator; listener?: 'http' | 'fastify'; checks?: boolean } = {}): Promise<Subject> {
   const port = await freePort();
   const spawnedAt = performance.now();
   const { sim } = options;
@@ -89,7 +89,7 @@ export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Sim
   const apiKey = sim === undefined ? BARE_API_KEY : sim.account.apiKey;
   const hb = await startHomebridge({
     pluginPath: BARE_PLUGIN_PATH,
-    platforms: [{ platform: 'BenchBare', apiKey, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true, listener: options.listener ?? 'http', cloud }],
+    platforms: [{ platform: 'BenchBare', apiKey, port, locks: f.locks, doorbells: f.doorbells, motionTimeoutSeconds: 1, camera: options.camera ?? true, listener: options.listener ?? 'http', checks: options.checks ?? false, cloud }],
     env: SETTLE_ENV,
   });
   await hb.waitForLog(/is running on port/, 180_000);
@@ -165,6 +165,7 @@ export class BenchEnv {
   private barePromise: Promise<Subject> | undefined;
   /** The bare plugin's own simulator: the service keeps one registration per user and device, so sharing one would replace this plugin's. */
   private bareSimPromise: Promise<Simulator> | undefined;
+  private checkedPromise: Promise<{ sim: Simulator; subject: Subject }> | undefined;
   readonly fleet = fleet();
 
   constructor(private readonly options: RunOptions) {}
@@ -189,12 +190,33 @@ export class BenchEnv {
   }
 
   bareSim(): Promise<Simulator> {
-    this.bareSimPromise ??= (async () => {
-      const sim = await startSimulator({ port: 0, latencyMs: 0, accessTokenLifetimeSeconds: SOAK_TOKEN_LIFETIME_SECONDS, accessTokenExtensionSeconds: 1 });
-      addFleetToSim(sim, this.fleet);
-      return sim;
-    })();
+    this.bareSimPromise ??= this.ownSim();
     return this.bareSimPromise;
+  }
+
+  private async ownSim(): Promise<Simulator> {
+    const sim = await startSimulator({ port: 0, latencyMs: 0, accessTokenLifetimeSeconds: SOAK_TOKEN_LIFETIME_SECONDS, accessTokenExtensionSeconds: 1 });
+    addFleetToSim(sim, this.fleet);
+    return sim;
+  }
+
+  /**
+   * The bare plugin on Fastify with the checks every plugin must make (signature and tolerance, a
+   * zod payload schema, a duplicate filter) and the two HAP updates: the throughput baseline. On
+   * its own simulator, like the plain bare plugin.
+   */
+  bareChecked(): Promise<Subject> {
+    this.checkedPromise ??= (async () => {
+      this.options.log('starting Homebridge with the bare plugin on Fastify with checks (same 120 accessories) and pairing a controller');
+      const sim = await this.ownSim();
+      try {
+        return { sim, subject: await startBare(this.fleet, { sim, listener: 'fastify', checks: true }) };
+      } catch (error) {
+        await sim.close();
+        throw error;
+      }
+    })();
+    return this.checkedPromise.then((c) => c.subject);
   }
 
   bare(): Promise<Subject> {
@@ -206,9 +228,11 @@ export class BenchEnv {
   }
 
   async close(): Promise<void> {
-    const subjects = await Promise.allSettled([this.oursPromise, this.barePromise].filter((p) => p !== undefined));
+    const checked = this.checkedPromise?.then((c) => c.subject);
+    const subjects = await Promise.allSettled([this.oursPromise, this.barePromise, checked].filter((p) => p !== undefined));
     await Promise.allSettled(subjects.map((s) => (s.status === 'fulfilled' ? s.value.stop() : Promise.resolve())));
-    for (const promise of [this.simPromise, this.bareSimPromise]) {
+    const checkedSim = this.checkedPromise?.then((c) => c.sim);
+    for (const promise of [this.simPromise, this.bareSimPromise, checkedSim]) {
       if (promise === undefined) continue;
       const sim = await promise.catch(() => undefined);
       await sim?.close();

@@ -20,6 +20,7 @@ import type { DedupeStore } from './dedupe.js';
 import { printable } from './log-safe.js';
 import type { CallbackRoute } from './payloads.js';
 import { ReceiverTally } from './receiver-tally.js';
+import { sendVerdict } from './verdict-reply.js';
 import { readTls, watchTls } from './tls-files.js';
 import type { ReceiverStats } from './receiver-tally.js';
 
@@ -100,20 +101,6 @@ function assertApiKey(apiKey: string): void {
   }
   if (apiKey.trim() !== apiKey) {
     throw new Error('The webhook listener cannot start: apiKey has spaces or line breaks at its start or end. Paste it again without them.');
-  }
-}
-
-/** The reply body for a verdict: a short word, never a detail or a secret. */
-function replyBody(verdict: Verdict): Record<string, unknown> {
-  switch (verdict.kind) {
-    case 'accepted':
-      return { ok: true };
-    case 'duplicate':
-      return { ok: true, duplicate: true };
-    case 'ignored':
-      return { ok: true, ignored: true };
-    case 'rejected':
-      return { error: verdict.reason };
   }
 }
 
@@ -284,7 +271,7 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
       receivedAt,
     }, env));
     tally.note(route, verdict, pathId);
-    void reply.code(verdict.status).send(replyBody(verdict));
+    sendVerdict(reply, verdict);
     if (verdict.kind === 'rejected') {
       notifyRejected();
       return;

@@ -5,7 +5,10 @@ export type SafeJsonResult = { ok: true; value: unknown } | { ok: false; reason:
 
 class PrototypeKeyError extends Error {}
 
-const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** A leading UTF-8 byte order mark, compared byte by byte (no view of the buffer per callback). */
+function startsWithBom(raw: Buffer): boolean {
+  return raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
+}
 
 function reviver(key: string, value: unknown): unknown {
   if (key === '__proto__') throw new PrototypeKeyError();
@@ -23,9 +26,8 @@ function plainlySafe(text: string): boolean {
 
 /** Parses the raw bytes as UTF-8 JSON (a leading BOM is skipped; invalid bytes become U+FFFD). */
 export function parseJsonSafely(raw: Buffer): SafeJsonResult {
-  const bytes = raw.subarray(0, 3).equals(UTF8_BOM) ? raw.subarray(3) : raw;
   try {
-    const text = bytes.toString('utf8');
+    const text = startsWithBom(raw) ? raw.toString('utf8', 3) : raw.toString('utf8');
     return { ok: true, value: (plainlySafe(text) ? JSON.parse(text) : JSON.parse(text, reviver)) as unknown };
   } catch (error) {
     return { ok: false, reason: error instanceof PrototypeKeyError ? 'prototype-key' : 'invalid-json' };

@@ -20,20 +20,38 @@ class SaveBatch {
   private timer: NodeJS.Timeout | undefined;
   /** When the oldest unsaved change was made. */
   private since = 0;
+  /** When the newest one was made. */
+  private last = 0;
+  private now: () => number = Date.now;
 
   constructor(private readonly api: API) {}
 
-  add(accessory: PlatformAccessory, now: number): void {
-    if (this.pending.size === 0) this.since = now;
+  add(accessory: PlatformAccessory, now: () => number): void {
+    const at = now();
+    this.now = now;
+    if (this.pending.size === 0) this.since = at;
+    this.last = at;
     this.pending.add(accessory);
-    // Every change restarts the quiet period, up to the longest delay since the oldest change.
-    const delay = Math.max(0, Math.min(CONTEXT_SAVE_QUIET_MS, this.since + CONTEXT_SAVE_MAX_DELAY_MS - now));
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    // Every change restarts the quiet period, up to the longest delay since the oldest change. The
+    // timer is not re-armed per change (this runs for every callback): when it fires early, it
+    // waits out the rest.
+    this.timer ??= this.wait(this.due() - at);
+  }
+
+  /** The save is due a quiet spell after the newest change, at the latest the longest delay after the oldest. */
+  private due(): number {
+    return Math.min(this.last + CONTEXT_SAVE_QUIET_MS, this.since + CONTEXT_SAVE_MAX_DELAY_MS);
+  }
+
+  private wait(delay: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
       this.timer = undefined;
-      this.flush();
-    }, delay);
-    this.timer.unref();
+      const left = this.due() - this.now();
+      if (left > 0 && this.pending.size > 0) this.timer = this.wait(left);
+      else this.flush();
+    }, Math.max(0, delay));
+    timer.unref();
+    return timer;
   }
 
   remove(accessory: PlatformAccessory): void {
@@ -84,7 +102,7 @@ export class ContextSaver {
 
   /** Coalesces bursts of changes, of this and every other accessory, into one cache write. */
   schedule(): void {
-    batchFor(this.api).add(this.accessory, this.now());
+    batchFor(this.api).add(this.accessory, this.now);
   }
 
   dispose(): void {

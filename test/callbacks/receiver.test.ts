@@ -363,6 +363,14 @@ describe('dedupe', () => {
     await afterReplies();
     expect(h.sunk[0]?.context).toMatchObject({ signedAt: NOW, toleranceMs: 300_000 });
   });
+  it('every answer is JSON and says so: accepted, duplicate and refused alike', async () => {
+    const replies = [await post(lockUrl, signed(fixtures.appUnlock)), await post(lockUrl, signed(fixtures.appUnlock)), await post('/lock-access/lock/OTHER', signed(fixtures.manualUnlock))];
+    expect(replies.map((r) => [r.statusCode, r.headers['content-type'], r.json<unknown>()])).toEqual([
+      [200, 'application/json; charset=utf-8', { ok: true }],
+      [200, 'application/json; charset=utf-8', { ok: true, duplicate: true }],
+      [400, 'application/json; charset=utf-8', { error: 'path-id-mismatch' }],
+    ]);
+  });
   it('the store\'s check-and-set has the last word over the lookup accept() made', async () => {
     const { DedupeStore } = await import('../../src/callbacks/dedupe.js');
     const { Storage } = await import('../../src/storage.js');

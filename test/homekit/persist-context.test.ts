@@ -83,6 +83,25 @@ describe.each(hapEnvs)('cached state is saved to the accessory cache soon after 
     done();
   });
 
+  it('a burst of events waits on one timer: no timer is cleared and set again per event', () => {
+    const { lock, accessory, updates, done } = lockOn(true);
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
+    updates.length = 0;
+    const setTimer = vi.spyOn(globalThis, 'setTimeout');
+    const clearTimer = vi.spyOn(globalThis, 'clearTimeout');
+    for (let i = 1; i <= 50; i++) lock.apply({ lockId: 'SAVE', at: 100 + i, kind: 'lockState', state: i % 2 === 0 ? 'locked' : 'unlocked', source: 'operation', device: 'lock', actor: { kind: 'manual' } }, { receivedAt: 100 + i, signedAt: 100 + i });
+    // The person-trigger and guard timers are not the save's: count only what the save set.
+    const saveTimers = setTimer.mock.calls.filter(([, delay]) => delay === CONTEXT_SAVE_QUIET_MS).length;
+    expect(saveTimers).toBe(1);
+    expect(clearTimer).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(CONTEXT_SAVE_QUIET_MS);
+    expect(updates).toEqual([[accessory.UUID]]);
+    setTimer.mockRestore();
+    clearTimer.mockRestore();
+    lock.dispose();
+    done();
+  });
+
   it('an accessory Homebridge does not serve yet is never updated (it would be cached twice)', () => {
     const { lock, updates, done } = lockOn(false);
     lock.apply({ lockId: 'SAVE', at: 1, kind: 'online', online: false }, { receivedAt: 1, signedAt: 1 });
