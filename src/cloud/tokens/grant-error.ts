@@ -10,6 +10,8 @@ export function grantError(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, w
       return new RefreshRejectedError(`${what}: the service refused it${outcome.oauthError ? ` (${outcome.oauthError})` : ''}.`, outcome.oauthError);
     case 'clientRejected':
       return new RequestRejectedError(`${what}: ${settingsAdvice(outcome.setting, outcome.oauthError ?? String(outcome.status))}`, outcome.status);
+    case 'otherError':
+      return new TransientError(`${what}: the service answered ${outcome.oauthError ?? 'an error'} (${outcome.status}), which says nothing about the refresh token; it is kept for the next attempt.`);
     case 'rateLimited':
       return new RateLimitedError(`${what}: the service asked to slow down.`, outcome.retryAfterMs);
     case 'unavailable':

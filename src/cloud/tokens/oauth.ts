@@ -28,6 +28,12 @@ export type GrantOutcome =
    * client id, client secret or request is wrong, so the refresh token was not consumed.
    */
   | { kind: 'clientRejected'; status: number; oauthError?: string; setting: SettingToFix }
+  /**
+   * 400 with any other OAuth error (`server_error`, `temporarily_unavailable`, `slow_down`,
+   * `invalid_scope`, a word nobody knows): it says nothing about the refresh token, which is kept
+   * and tried again later. `oauthError` is absent when the word is not safe to show.
+   */
+  | { kind: 'otherError'; status: number; oauthError?: string }
   /** 429: come back later. Nothing was consumed. */
   | { kind: 'rateLimited'; retryAfterMs?: number }
   /**
@@ -69,23 +75,35 @@ const CLIENT_ERRORS: Readonly<Record<string, SettingToFix>> = {
   invalid_request: 'clientId and clientSecret',
 };
 
-/** Reads a 4xx answer of the token endpoint by its OAuth `error` (RFC 6749 section 5.2). */
-export function classifyRefusal(status: number, oauthError: string | undefined): Extract<GrantOutcome, { kind: 'rejected' | 'clientRejected' }> {
-  const setting = oauthError !== undefined ? CLIENT_ERRORS[oauthError] : undefined;
-  if (setting !== undefined) return { kind: 'clientRejected', status, oauthError, setting };
-  if (status === 400) return oauthError !== undefined ? { kind: 'rejected', status, oauthError } : { kind: 'rejected', status };
+/** OAuth error codes are short ASCII words; anything else is not shown (it could echo input). */
+const SHOWABLE_ERROR = /^[a-z_]{1,40}$/;
+
+/**
+ * Reads a 4xx answer of the token endpoint by its OAuth `error` (RFC 6749 section 5.2), compared
+ * case-insensitively. `oauthError` is the body's `error` as sent, undefined when there is none.
+ */
+export function classifyRefusal(status: number, oauthError: string | undefined): Extract<GrantOutcome, { kind: 'rejected' | 'clientRejected' | 'otherError' }> {
+  const word = oauthError?.trim().toLowerCase();
+  const shown = word !== undefined && SHOWABLE_ERROR.test(word) ? { oauthError: word } : {};
+  const setting = word !== undefined ? CLIENT_ERRORS[word] : undefined;
+  if (setting !== undefined) return { kind: 'clientRejected', status, ...shown, setting };
+  if (status === 400) {
+    // Only invalid_grant (or no readable error at all) says the refresh token is spent.
+    if (word === undefined || word === '' || word === 'invalid_grant') return { kind: 'rejected', status, ...shown };
+    return { kind: 'otherError', status, ...shown };
+  }
   // 401/403 without a client error word: client authentication failed (RFC 6749 section 5.2).
-  return { kind: 'clientRejected', status, ...(oauthError !== undefined ? { oauthError } : {}), setting: 'clientId and clientSecret' };
+  return { kind: 'clientRejected', status, ...shown, setting: 'clientId and clientSecret' };
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
 
+/** The body's `error` as sent (only classifyRefusal decides what is shown), undefined when not a string. */
 async function oauthErrorOf(response: Response): Promise<string | undefined> {
   try {
     const body: unknown = JSON.parse(await response.text());
     const error = (body as { error?: unknown } | null)?.error;
-    // OAuth error codes are short ASCII words; anything else is not shown (it could echo input).
-    return typeof error === 'string' && /^[a-z_]{1,40}$/.test(error) ? error : undefined;
+    return typeof error === 'string' ? error : undefined;
   } catch {
     return undefined;
   }

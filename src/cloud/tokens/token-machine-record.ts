@@ -46,6 +46,7 @@ export function grantFailureOf(outcome: Exclude<GrantOutcome, { kind: 'tokens' }
       return { kind: 'lost' };
     case 'clientRejected':
       return { kind: 'settings', setting: outcome.setting };
+    case 'otherError':
     case 'rateLimited':
     case 'unavailable':
     case 'notSent':

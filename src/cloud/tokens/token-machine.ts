@@ -37,7 +37,7 @@ export type GrantFailure =
   | { kind: 'spent' }
   /** invalid_client, unauthorized_client, invalid_request, 401/403: our settings; nothing consumed. */
   | { kind: 'settings'; setting: SettingToFix }
-  /** 429, 503, never sent: nothing consumed, try again later. */
+  /** 429, 503, never sent, a 400 with another OAuth error: nothing consumed, try again later. */
   | { kind: 'transient' }
   /** Sent, but no usable answer: the token may have been used, so it is never sent again. */
   | { kind: 'lost' };

@@ -1,5 +1,6 @@
 // When to run the keep-alive call and the refresh grant: pure arithmetic, so every rule has a
 // unit test without waiting.
+import { doublingDelay } from '../../util/backoff.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** A successful API call at least this often keeps the access token valid (spec: never under 24 h). */
@@ -48,7 +49,7 @@ export function expiryOf(jwtExpiresAt: number | undefined, expiresInSeconds: num
 
 /** Back-off after a failed keep-alive or refresh: 1 min doubling to 1 h. */
 export function retryDelayMs(failures: number): number {
-  return Math.min(60 * 60 * 1000, 60_000 * 2 ** Math.max(0, failures - 1));
+  return doublingDelay(failures, { firstMs: 60_000, maxMs: 60 * 60 * 1000 });
 }
 
 /** Delay for the next timer: never negative, never beyond what setTimeout can do. */

@@ -35,4 +35,12 @@ describe('what each failed grant means to the caller', () => {
     expect(grantError({ kind: 'notSent', detail: 'network error ECONNREFUSED' }, what).message).toBe('The token renewal failed: network error ECONNREFUSED.');
     expect(grantError({ kind: 'lost', detail: 'no answer in time' }, what)).toBeInstanceOf(TransientError);
   });
+
+  it('a 400 with another OAuth error is transient and says the refresh token is kept', () => {
+    const error = grantError({ kind: 'otherError', status: 400, oauthError: 'temporarily_unavailable' }, what);
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error.message).toContain('temporarily_unavailable (400)');
+    expect(error.message).toContain('it is kept');
+    expect(grantError({ kind: 'otherError', status: 400 }, what).message).toContain('an error (400)');
+  });
 });

@@ -50,11 +50,18 @@ describe('spec "Token refresh": POST {authUrl}/access_token, form encoded with t
 });
 
 describe('every answer says whether the refresh token may have been spent', () => {
-  it('400 is "rejected" (nothing spent), with the OAuth error only when it is a plain code', async () => {
+  it('400 invalid_grant is "rejected" (the token is spent); the OAuth error is shown only when it is a plain code', async () => {
     answer(400, '{"error":"invalid_grant"}');
     expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' });
+    answer(400, '{"error":"Invalid_Grant"}');
+    expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' });
+    // A readable error that is not invalid_grant says nothing about the token; its text is not shown.
     answer(400, '{"error":"rt-1 is not valid"}');
-    expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: undefined });
+    expect(await grant()).toEqual({ kind: 'otherError', status: 400 });
+    answer(400, '{"error":"TEMPORARILY_UNAVAILABLE"}');
+    expect(await grant()).toEqual({ kind: 'otherError', status: 400, oauthError: 'temporarily_unavailable' });
+    answer(400, '{"error":"INVALID_CLIENT"}');
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 400, oauthError: 'invalid_client', setting: 'clientSecret' });
   });
 
   it('401 and 403 are the client credentials; 429 and 503 carry Retry-After; nothing was spent', async () => {
@@ -80,6 +87,12 @@ describe('every answer says whether the refresh token may have been spent', () =
     expect((await grant()).kind).toBe('rejected');
     answer(400, 'not json');
     expect((await grant()).kind).toBe('rejected');
+    answer(400, '{"error":""}');
+    expect((await grant()).kind).toBe('rejected');
+    for (const word of ['server_error', 'temporarily_unavailable', 'slow_down', 'invalid_scope', 'unsupported_grant_type', 'brand_new_word']) {
+      answer(400, JSON.stringify({ error: word }));
+      expect(await grant()).toEqual({ kind: 'otherError', status: 400, oauthError: word });
+    }
   });
 
   it('a refused connection provably never reached the server: "notSent"', async () => {
