@@ -53,19 +53,23 @@ export class LinkActions {
     options.keepAlive.afterLink();
   }
 
-  /** The settings UI's OAuth flow: exchanges an authorization code and stores the result as a fresh link. */
+  /**
+   * The settings UI's OAuth flow: exchanges an authorization code and stores the result as a fresh
+   * link. The code is exchanged only while holding the token file's lock, after the file was read:
+   * a folder that cannot be written fails here, before the code is spent.
+   */
   async exchangeAuthorizationCode(input: { code: string; redirectUri: string }): Promise<void> {
     const { session, options } = this;
     await options.refresh.settle();
-    const outcome = await postTokenGrant({
-      ...options.grant,
-      fields: { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri },
-    });
-    if (outcome.kind !== 'tokens') throw grantError(outcome, 'The service did not accept the authorization code');
-    const { tokens, receivedAt } = outcome;
     await session.track(
       session.store.locked(async () => {
         const fresh = await session.store.read();
+        const outcome = await postTokenGrant({
+          ...options.grant,
+          fields: { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri },
+        });
+        if (outcome.kind !== 'tokens') throw grantError(outcome, 'The service did not accept the authorization code');
+        const { tokens, receivedAt } = outcome;
         const link = newLinkRecord(fresh, { refreshToken: tokens.refresh_token }, options.seeds, session.now());
         const times = decodeJwtTimes(tokens.access_token);
         const expiresAt = expiryOf(times.expiresAt, tokens.expires_in, receivedAt);
@@ -79,7 +83,7 @@ export class LinkActions {
         await options.check.validatePending(written, 'link');
       }),
     );
-    session.log.info('Lock Access: account linked through the settings.');
+    session.log.info(session.saver.unsaved ? 'Lock Access: account linked through the settings, but the new tokens are not saved yet.' : 'Lock Access: account linked through the settings.');
     options.keepAlive.afterLink();
   }
 

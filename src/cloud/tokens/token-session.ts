@@ -24,6 +24,8 @@ export type TokenProblem = 'settings' | 'notSaved';
 export interface TokenStatus {
   state: LinkState;
   problem?: TokenProblem;
+  /** With problem `notSaved`: why the tokens could not be written (no path, no secret). */
+  notSavedReason?: string;
   accessTokenExpiresAt?: number;
   lastRefreshAt?: number;
   lastKeepAliveAt?: number;
@@ -239,6 +241,7 @@ export class TokenSession {
     const unsaved = this.saver.unsaved;
     if (unsaved) {
       status.problem = 'notSaved';
+      status.notSavedReason = unsaved.reason;
       status.message = notSavedMessage(unsaved.reason);
     } else {
       if (record?.settingsProblem !== undefined && link !== 'unlinked') status.problem = 'settings';
