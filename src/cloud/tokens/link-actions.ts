@@ -124,20 +124,25 @@ export class LinkActions {
     session.markUnlinked();
     options.keepAlive.forget();
     session.setState('unlinked', undefined);
-    await options.refresh.settle();
-    // A grant that was running may have adopted its tokens meanwhile: forget them too.
-    session.markUnlinked();
-    const tombstone = await session.track(
-      session.store.locked(async () => {
-        const fresh = await session.store.read().catch(() => undefined);
-        const previous = fresh ?? session.record;
-        // The token machine's unlink: no token of any kind, and one more unlink counted, which
-        // is how another process tells an unlink from a renewal.
-        const decided = step(previous ? machineFromRecord(previous, false) : initialState, { type: 'unlinked' });
-        return session.store.write({ ...unlinkedRecord(previous, options.seeds, session.now()), unlinks: decided.state.unlinks }, fresh);
-      }),
-    );
-    session.stored(tombstone);
+    try {
+      // A grant that was running ends first; its tokens are never taken up (the session ignores
+      // every link change until the unlink is over).
+      await options.refresh.settle();
+      session.markUnlinked();
+      const tombstone = await session.track(
+        session.store.locked(async () => {
+          const fresh = await session.store.read().catch(() => undefined);
+          const previous = fresh ?? session.record;
+          // The token machine's unlink: no token of any kind, and one more unlink counted, which
+          // is how another process tells an unlink from a renewal.
+          const decided = step(previous ? machineFromRecord(previous, false) : initialState, { type: 'unlinked' });
+          return session.store.write({ ...unlinkedRecord(previous, options.seeds, session.now()), unlinks: decided.state.unlinks }, fresh);
+        }),
+      );
+      session.stored(tombstone);
+    } finally {
+      session.endUnlink();
+    }
     session.setState('unlinked', undefined);
     session.log.info('Lock Access: account unlinked; the stored tokens were deleted, and tokens still in the plugin settings are not used again.');
   }

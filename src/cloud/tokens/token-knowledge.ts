@@ -41,6 +41,8 @@ export interface Knowledge {
   readonly settingsLogged: boolean;
   /** "Link again" was logged (once per loss of the link). */
   readonly linkLostLogged: boolean;
+  /** An unlink is under way: nothing that was in flight (a grant, a check) may link again. */
+  readonly unlinking: boolean;
 }
 
 export type KnowledgeEvent =
@@ -58,6 +60,8 @@ export type KnowledgeEvent =
   | { type: 'refused'; token: string }
   /** The unlink begins: everything in flight from now on is stale. */
   | { type: 'unlinkStarted' }
+  /** The unlink is over (its tombstone written, or not): records read from now on count again. */
+  | { type: 'unlinkEnded' }
   | { type: 'linkState'; link: LinkState; message: string | undefined }
   /** The token endpoint blamed our settings. */
   | { type: 'settingsProblem'; message: string }
@@ -95,6 +99,7 @@ export const nothingKnown: Knowledge = {
   refused: new Set(),
   settingsLogged: false,
   linkLostLogged: false,
+  unlinking: false,
 };
 
 /** The link ends: every token handed out so far belongs to the past. */
@@ -131,6 +136,11 @@ function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: Uns
     // an unlink or a new link made elsewhere replaces them.
     if (record === undefined || (record.state !== 'unlinked' && record.rotations === unsaved.diskRotations)) return { state, effects };
     effects.push({ type: 'forgetUnsaved' }, { type: 'statusChanged' });
+  }
+  if (state.unlinking && record?.state !== 'unlinked') {
+    // Tokens of a grant that was in flight when the unlink began: known as written, never used,
+    // and the link stays "unlinked" (no registrar, no set-up starts for a link that is ending).
+    return { state: { ...state, record, current: undefined }, effects };
   }
   const previous = state.record;
   let next: Knowledge = { ...state, record };
@@ -170,7 +180,7 @@ export function know(state: Knowledge, event: KnowledgeEvent): Known {
     case 'adopted':
       return adopted(state, event.record, event.unsaved);
     case 'used':
-      return { state: { ...state, current: event.token }, effects };
+      return state.unlinking ? { state, effects } : { state: { ...state, current: event.token }, effects };
     case 'dropped':
       return { state: { ...state, current: undefined }, effects };
     case 'alive':
@@ -187,8 +197,11 @@ export function know(state: Knowledge, event: KnowledgeEvent): Known {
     }
     case 'unlinkStarted':
       effects.push({ type: 'forgetUnsaved' });
-      return { state: { ...forgetLink(state), current: undefined, aliveAt: undefined }, effects };
+      return { state: { ...forgetLink(state), current: undefined, aliveAt: undefined, unlinking: true }, effects };
+    case 'unlinkEnded':
+      return { state: { ...state, unlinking: false }, effects };
     case 'linkState':
+      if (state.unlinking && event.link !== 'unlinked') return { state, effects };
       return { state: withLink(state, event.link, event.message, effects), effects };
     case 'settingsProblem':
       if (!state.settingsLogged) effects.push({ type: 'warnSettings', message: event.message });

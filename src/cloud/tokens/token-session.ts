@@ -143,6 +143,11 @@ export class TokenSession {
     this.tell({ type: 'unlinkStarted' });
   }
 
+  /** The unlink is over: records read from now on count again (a later link is taken as usual). */
+  endUnlink(): void {
+    this.tell({ type: 'unlinkEnded' });
+  }
+
   /** An access token handed to a caller or taken from an answer during the current link. */
   noteLive(token: string): void {
     this.tell({ type: 'handedOut', token });
