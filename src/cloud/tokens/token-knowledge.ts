@@ -3,23 +3,11 @@
 // token session holds the state and carries the effects out; every job reports what happened as
 // an event. Which token wins a grant, a check or an unlink is the token machine's rule; this is
 // what the process holds between those decisions.
-import { step, type MachineState } from './token-machine.js';
+import { step, type CurrentToken, type LinkState, type MachineState } from './token-machine.js';
+import type { Unsaved } from './token-saver.js';
 import type { TokenRecord } from './token-store.js';
 
-export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
-
-/** The access token in use, with the times the refresh schedule needs. */
-export interface CurrentToken {
-  token: string;
-  expiresAt?: number;
-  issuedAt?: number;
-}
-
-/** Renewed tokens that are only in memory, and the rotation count of the file they replace. */
-export interface UnsavedTokens {
-  record: TokenRecord;
-  diskRotations: number;
-}
+export type { CurrentToken, LinkState } from './token-machine.js';
 
 export interface Knowledge {
   /** tokens.json as this process last read or wrote it. */
@@ -49,7 +37,7 @@ export type KnowledgeEvent =
   /** This process wrote (or is about to write) `record`. */
   | { type: 'stored'; record: TokenRecord }
   /** A record read or written is the truth now; `unsaved` are renewed tokens not yet on disk. */
-  | { type: 'adopted'; record: TokenRecord | undefined; unsaved?: UnsavedTokens | undefined }
+  | { type: 'adopted'; record: TokenRecord | undefined; unsaved?: Pick<Unsaved, 'record' | 'diskRotations'> | undefined }
   /** Use this token for calls (a checked grant token, a header token). */
   | { type: 'used'; token: CurrentToken }
   /** The token in use is refused or belongs to a link that was replaced. */
@@ -129,7 +117,7 @@ function currentOf(record: TokenRecord, refused: ReadonlySet<string>): CurrentTo
   return current;
 }
 
-function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: UnsavedTokens | undefined): Known {
+function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: Pick<Unsaved, 'record' | 'diskRotations'> | undefined): Known {
   const effects: KnowledgeEffect[] = [];
   if (unsaved && record !== unsaved.record) {
     // Our renewed tokens are newer than the file that still holds the grant's starting point; only

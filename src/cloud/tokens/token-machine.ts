@@ -5,25 +5,26 @@
 // again, and nothing after an unlink brings a token back.
 import type { SettingToFix } from './oauth.js';
 
-export type MachineLink = 'unlinked' | 'linked' | 'reauthorizationNeeded';
+export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
 
-export interface MachineAccess {
+/** An access token, with the times the refresh schedule needs. */
+export interface CurrentToken {
   token: string;
   expiresAt?: number;
   issuedAt?: number;
 }
 
 export interface MachineState {
-  link: MachineLink;
+  link: LinkState;
   /** The unused refresh token; absent once spent without a known successor. */
   refreshToken?: string;
   /** A grant with `refreshToken` is under way: it must not be sent a second time meanwhile. */
   granting: boolean;
   /** Why there is no refresh token. */
   refreshLost?: 'rejected' | 'uncertain';
-  access?: MachineAccess;
+  access?: CurrentToken;
   /** A grant's new access token, waiting for its check before the old one is dropped. */
-  pending?: MachineAccess;
+  pending?: CurrentToken;
   /** The token endpoint blamed our own settings; the refresh token is kept. */
   settingsProblem?: SettingToFix;
   /** The newest tokens are only in memory: why they could not be written. */
@@ -43,10 +44,10 @@ export type GrantFailure =
   | { kind: 'lost' };
 
 export type TokenEvent =
-  | { type: 'seeded'; refreshToken?: string; access?: MachineAccess }
-  | { type: 'linked'; refreshToken?: string; pending?: MachineAccess }
+  | { type: 'seeded'; refreshToken?: string; access?: CurrentToken }
+  | { type: 'linked'; refreshToken?: string; pending?: CurrentToken }
   | { type: 'refreshDue' }
-  | { type: 'grantSucceeded'; refreshToken: string; access: MachineAccess }
+  | { type: 'grantSucceeded'; refreshToken: string; access: CurrentToken }
   | { type: 'grantFailed'; failure: GrantFailure }
   | { type: 'checked'; token: string; result: 'ok' | 'unauthorized' | 'inconclusive' }
   | { type: 'writeFailed'; reason: string }
@@ -173,7 +174,7 @@ export function step(state: MachineState, event: TokenEvent): Step {
       return state.unsaved === undefined ? same(state) : { state: without(state, 'unsaved'), effects: [{ type: 'info', about: 'saved' }] };
     case 'headerToken': {
       if (state.link === 'unlinked' || event.unlinksWhenSent !== state.unlinks || event.token === '') return same(state);
-      const access: MachineAccess = { token: event.token };
+      const access: CurrentToken = { token: event.token };
       if (state.access?.expiresAt !== undefined) access.expiresAt = state.access.expiresAt;
       return same({ ...state, access });
     }
