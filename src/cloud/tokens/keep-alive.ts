@@ -4,7 +4,7 @@
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
-import { safeErrorText } from './safe-error-text.js';
+import { safeErrorText } from '../http/safe-error-text.js';
 import type { TokenCheck } from './token-check.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
 import { DAY_MS, KEEP_ALIVE_INTERVAL_MS, refreshDueAt, refreshTokenDueAt, retryDelayMs, timerDelay } from './token-schedule.js';

@@ -8,7 +8,7 @@ import { decodeJwtTimes } from './jwt.js';
 import type { KeepAlive } from './keep-alive.js';
 import { postTokenGrant } from './oauth.js';
 import type { GrantSettings, RefreshGrant } from './refresh-grant.js';
-import { safeErrorText } from './safe-error-text.js';
+import { safeErrorText } from '../http/safe-error-text.js';
 import { newLinkRecord, unlinkedRecord, type Seeds } from './seeds.js';
 import type { TokenCheck } from './token-check.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';

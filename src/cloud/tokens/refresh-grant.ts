@@ -5,7 +5,7 @@ import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError,
 import { grantError } from './grant-error.js';
 import { decodeJwtTimes } from './jwt.js';
 import { postTokenGrant, type GrantOutcome, type GrantRequest } from './oauth.js';
-import { safeErrorText } from './safe-error-text.js';
+import { safeErrorText } from '../http/safe-error-text.js';
 import type { TokenCheck } from './token-check.js';
 import { step } from './token-machine.js';
 import { grantFailureOf, machineFromRecord, recordFromMachine } from './token-machine-record.js';

@@ -4,7 +4,7 @@
 // function in token-knowledge.ts): each method here that changes it is one event, and the
 // effects it returns (listeners, status, log lines) are carried out in one place.
 import type { Logger } from '../../util/logger.js';
-import { safeErrorText } from './safe-error-text.js';
+import { safeErrorText } from '../http/safe-error-text.js';
 import { notSavedMessage, REAUTHORIZATION_ADVICE } from './token-messages.js';
 import { acceptsHeaderToken, know, nothingKnown, type CurrentToken, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState } from './token-knowledge.js';
 import { TokenSaver } from './token-saver.js';

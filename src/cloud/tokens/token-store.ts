@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod/v3';
 
 import type { Storage } from '../../storage.js';
-import { withFileLock, type FileLockOptions } from './file-lock.js';
+import { withFileLock, type FileLockOptions } from '../../util/file-lock.js';
 
 export const TOKENS_FILE = 'tokens.json';
 export const TOKENS_LOCK_FILE = 'tokens.lock';
