@@ -3,10 +3,8 @@
 // changes tokens.json only while holding its lock.
 import { RequestRejectedError } from '../http/errors.js';
 import type { AccessTokens } from './access-tokens.js';
-import { grantError } from './grant-error.js';
-import { decodeJwtTimes } from './jwt.js';
 import type { KeepAlive } from './keep-alive.js';
-import { postTokenGrant } from './oauth.js';
+import { decodeJwtTimes, grantError, postTokenGrant } from './oauth.js';
 import type { GrantSettings, RefreshGrant } from './refresh-grant.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { newLinkRecord, unlinkedRecord, type Seeds } from './seeds.js';

@@ -1,11 +1,14 @@
-// The two calls to the token endpoint: the refresh grant (spec "Token refresh") and the
-// authorization-code exchange of the settings UI's link flow. They return an outcome instead of
-// throwing, because the caller must treat "the server may have used the refresh token" very
-// differently from "the request never left this machine".
+// The token endpoint: its two calls, the refresh grant (spec "Token refresh") and the
+// authorization-code exchange of the settings UI's link flow, and what its tokens say. The calls
+// return an outcome instead of throwing, because the caller must treat "the server may have used
+// the refresh token" very differently from "the request never left this machine"; grantError
+// turns a failed outcome into the typed error callers decide by, in words for the user.
 import { z } from 'zod/v3';
 
+import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { describeNetworkError, networkErrorCode } from '../http/network-error.js';
 import { parseRetryAfter } from '../http/retry-after.js';
+import { settingsAdvice } from './token-messages.js';
 
 export const tokenResponseSchema = z.object({
   access_token: z.string().min(1),
@@ -160,4 +163,56 @@ export async function postTokenGrant(request: GrantRequest): Promise<GrantOutcom
   const parsed = tokenResponseSchema.safeParse(json);
   if (!parsed.success) return { kind: 'lost', detail: 'the answer lacked access_token or refresh_token' };
   return { kind: 'tokens', tokens: parsed.data, receivedAt };
+}
+
+// An access token's expiry, when it happens to be a JWT. Nothing here verifies a signature (the
+// service does that); a token that cannot be decoded is simply "expiry unknown".
+export interface JwtTimes {
+  /** `exp` in epoch milliseconds. */
+  expiresAt?: number;
+  /** `iat` in epoch milliseconds. */
+  issuedAt?: number;
+}
+
+function seconds(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value * 1000 : undefined;
+}
+
+/** `exp`/`iat` of a JWT, tolerant of anything that is not one (returns {}). */
+export function decodeJwtTimes(token: string): JwtTimes {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[1] === undefined || parts[1] === '') return {};
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    if (typeof payload !== 'object' || payload === null) return {};
+    const claims = payload as Record<string, unknown>;
+    const times: JwtTimes = {};
+    const expiresAt = seconds(claims.exp);
+    const issuedAt = seconds(claims.iat);
+    if (expiresAt !== undefined) times.expiresAt = expiresAt;
+    if (issuedAt !== undefined) times.issuedAt = issuedAt;
+    return times;
+  } catch {
+    return {};
+  }
+}
+
+/** A failed outcome as the typed error callers decide by. */
+/** `what` names the attempt, e.g. "The token renewal failed". */
+export function grantError(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, what: string): CloudError {
+  switch (outcome.kind) {
+    case 'rejected':
+      return new RefreshRejectedError(`${what}: the service refused it${outcome.oauthError ? ` (${outcome.oauthError})` : ''}.`, outcome.oauthError);
+    case 'clientRejected':
+      return new RequestRejectedError(`${what}: ${settingsAdvice(outcome.setting, outcome.oauthError ?? String(outcome.status))}`, outcome.status);
+    case 'otherError':
+      return new TransientError(`${what}: the service answered ${outcome.oauthError ?? 'an error'} (${outcome.status}), which says nothing about the refresh token; it is kept for the next attempt.`);
+    case 'rateLimited':
+      return new RateLimitedError(`${what}: the service asked to slow down.`, outcome.retryAfterMs);
+    case 'unavailable':
+      return new TransientError(`${what}: the service is unavailable for now (503); the refresh token is kept for the next attempt.`);
+    case 'notSent':
+    case 'lost':
+      return new TransientError(`${what}: ${outcome.detail}.`);
+  }
 }

@@ -2,9 +2,7 @@
 // processes (the store's lock), a marker on disk before the request, the single-use successor on
 // disk before anything else, and for every outcome a plain answer to "was the refresh token spent?".
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
-import { grantError } from './grant-error.js';
-import { decodeJwtTimes } from './jwt.js';
-import { postTokenGrant, type GrantOutcome, type GrantRequest } from './oauth.js';
+import { decodeJwtTimes, grantError, postTokenGrant, type GrantOutcome, type GrantRequest } from './oauth.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import type { TokenCheck } from './token-check.js';
 import { step } from './token-machine.js';

@@ -1,6 +1,6 @@
 // Tokens in the plugin's config are seeds: spent once to link, remembered by hash so a
 // seed left in the config never links again, and replaced only by a different seed (a re-link).
-import { decodeJwtTimes } from './jwt.js';
+import { decodeJwtTimes } from './oauth.js';
 import type { TokenSession } from './token-session.js';
 import { hashSeed, type TokenRecord } from './token-store.js';
 
