@@ -1,8 +1,8 @@
 // Tokens from the `x-svc-access-token` header of API answers: used in memory at once,
 // written to tokens.json at most once per 24 h, never one the service already refused.
-import { decodeJwtTimes } from './oauth.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { HEADER_SAVE_INTERVAL_MS } from './token-schedule.js';
+import { decodeJwtTimes } from './oauth.js';
+import { HEADER_SAVE_INTERVAL_MS } from './token-machine.js';
 import type { CurrentToken, TokenSession } from './token-session.js';
 import type { TokenRecord } from './token-store.js';
 

@@ -2,17 +2,15 @@
 // OAuth authorization code, test the connection, unlink. Each waits for a refresh in flight, and
 // changes tokens.json only while holding its lock.
 import { RequestRejectedError } from '../http/errors.js';
+import { safeErrorText } from '../http/safe-error-text.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { KeepAlive } from './keep-alive.js';
 import { decodeJwtTimes, grantError, postTokenGrant } from './oauth.js';
 import type { GrantSettings, RefreshGrant } from './refresh-grant.js';
-import { safeErrorText } from '../http/safe-error-text.js';
-import { newLinkRecord, unlinkedRecord, type Seeds } from './seeds.js';
+import { newLinkRecord, type Seeds, unlinkedRecord } from './seeds.js';
 import type { TokenCheck } from './token-check.js';
+import { expiryOf, initialState, machineFromRecord, step } from './token-machine.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
-import { initialState, step } from './token-machine.js';
-import { machineFromRecord } from './token-machine-record.js';
-import { expiryOf } from './token-schedule.js';
 import type { TokenSession } from './token-session.js';
 
 export interface LinkActionsOptions {

@@ -3,9 +3,8 @@
 // and the settings' connection test. The call goes out through the shared service request.
 import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { describeNetworkError } from '../http/network-error.js';
-import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from '../http/service-request.js';
-import { step } from './token-machine.js';
-import { machineFromRecord, recordFromMachine } from './token-machine-record.js';
+import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
+import { machineFromRecord, recordFromMachine, step } from './token-machine.js';
 import { currentFromPending, type RefreshReason, type TokenSession } from './token-session.js';
 import type { TokenRecord } from './token-store.js';
 
