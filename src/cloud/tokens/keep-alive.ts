@@ -3,9 +3,8 @@
 // settings UI server made, and back-off after failures. Timer rounds never throw.
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import type { AccessTokens } from './access-tokens.js';
+import type { AccessTokens, TokenCheck } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
-import type { TokenCheck } from './token-check.js';
 import { DAY_MS, KEEP_ALIVE_INTERVAL_MS, refreshDueAt, refreshTokenDueAt, retryDelayMs, timerDelay } from './token-machine.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
 import type { TokenSession } from './token-session.js';

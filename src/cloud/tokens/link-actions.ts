@@ -3,12 +3,11 @@
 // changes tokens.json only while holding its lock.
 import { RequestRejectedError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import type { AccessTokens } from './access-tokens.js';
+import type { AccessTokens, TokenCheck } from './access-tokens.js';
 import type { KeepAlive } from './keep-alive.js';
 import { decodeJwtTimes, grantError, postTokenGrant } from './oauth.js';
 import type { GrantSettings, RefreshGrant } from './refresh-grant.js';
 import { newLinkRecord, type Seeds, unlinkedRecord } from './seeds.js';
-import type { TokenCheck } from './token-check.js';
 import { expiryOf, initialState, machineFromRecord, step } from './token-machine.js';
 import { REAUTHORIZATION_ADVICE } from './token-messages.js';
 import type { TokenSession } from './token-session.js';

@@ -3,8 +3,8 @@
 // disk before anything else, and for every outcome a plain answer to "was the refresh token spent?".
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
+import type { TokenCheck } from './access-tokens.js';
 import { decodeJwtTimes, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from './oauth.js';
-import type { TokenCheck } from './token-check.js';
 import { expiryOf, grantFailureOf, machineFromRecord, recordFromMachine, step } from './token-machine.js';
 import { NOT_LINKED_MESSAGE, UNCERTAIN_MESSAGE } from './token-messages.js';
 import type { RefreshReason, TokenSession } from './token-session.js';

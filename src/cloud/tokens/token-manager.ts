@@ -10,19 +10,17 @@
 //   token-machine   the rules as one pure (state, event) -> (state, effects) function; the grant,
 //                   the new token's check, header tokens and the saver ask it what to do
 import type { Storage } from '../../storage.js';
+import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
 import { nodeFetch } from '../http/node-fetch.js';
-import { AccessTokens } from './access-tokens.js';
-import type { FileLockOptions } from '../../util/file-lock.js';
-import { HeaderTokens } from './header-token.js';
+import { safeErrorText } from '../http/safe-error-text.js';
+import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
 import { KeepAlive } from './keep-alive.js';
 import { LinkActions } from './link-actions.js';
-import { recoverInterrupted, RefreshGrant, type GrantSettings, type RefreshStep } from './refresh-grant.js';
-import { safeErrorText } from '../http/safe-error-text.js';
+import { type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
 import { applySeeds, type Seeds } from './seeds.js';
-import { TokenCheck } from './token-check.js';
 import { UNLINKED_AT_START_MESSAGE } from './token-messages.js';
-import { TokenSession, type LinkState, type TokenStatus } from './token-session.js';
+import { type LinkState, TokenSession, type TokenStatus } from './token-session.js';
 import { TokenStore } from './token-store.js';
 
 export interface TokenManagerOptions {
