@@ -18,10 +18,9 @@ import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
 import { KeepAlive } from './keep-alive.js';
 import { LinkActions } from './link-actions.js';
 import { type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
-import { applySeeds, type Seeds } from './seeds.js';
 import { UNLINKED_AT_START_MESSAGE } from './token-messages.js';
 import { type LinkState, TokenSession, type TokenStatus } from './token-session.js';
-import { TokenStore } from './token-store.js';
+import { seedLink, type Seeds, TokenStore } from './token-store.js';
 
 export interface TokenManagerOptions {
   storage: Storage;
@@ -214,7 +213,17 @@ export class TokenManager {
     await session.store.locked(async () => {
       let record = await session.store.read();
       record = await recoverInterrupted(session, record);
-      record = await applySeeds(session, this.options.seeds, record);
+      // A config seed this store has not seen links anew; otherwise the stored tokens win.
+      const seeded = seedLink(this.options.seeds, record, session.now());
+      if (seeded) {
+        session.log.info(
+          record
+            ? 'Lock Access: the tokens in the plugin settings are new, so they replace the stored link.'
+            : 'Lock Access: linking with the tokens from the plugin settings; from now on the plugin keeps them fresh on its own.',
+        );
+        record = await session.store.write(seeded, record);
+        session.dropAccess();
+      }
       session.adopt(record);
       session.aliveAt(record?.lastKeepAliveAt);
       if (record?.pendingAccessToken) await this.check.validatePending(record, 'noAccessToken');
