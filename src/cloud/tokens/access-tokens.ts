@@ -9,9 +9,8 @@ import { safeErrorText } from '../http/safe-error-text.js';
 import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
 import { decodeJwtTimes } from './oauth.js';
 import { HEADER_SAVE_INTERVAL_MS, machineFromRecord, type MachineState, recordFromMachine, step } from './token-machine.js';
-import { NOT_LINKED_MESSAGE, RELINK_MESSAGE } from './token-messages.js';
 import { currentFromPending, type CurrentToken, type RefreshReason, type TokenSession } from './token-session.js';
-import type { TokenRecord } from './token-store.js';
+import { NOT_LINKED_MESSAGE, RELINK_MESSAGE, type TokenRecord } from './token-store.js';
 
 /** What handing out tokens needs of the refresh grant (refresh-grant.ts). */
 export interface Renewal {

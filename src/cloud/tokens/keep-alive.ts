@@ -6,8 +6,8 @@ import { safeErrorText } from '../http/safe-error-text.js';
 import type { AccessTokens, TokenCheck } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
 import { DAY_MS, KEEP_ALIVE_INTERVAL_MS, refreshDueAt, refreshTokenDueAt, retryDelayMs, timerDelay } from './token-machine.js';
-import { REAUTHORIZATION_ADVICE } from './token-messages.js';
 import type { TokenSession } from './token-session.js';
+import { REAUTHORIZATION_ADVICE } from './token-store.js';
 
 /** A token nobody has checked yet (a new link, a waiting grant) is checked this soon. */
 const FIRST_CHECK_DELAY_MS = 10_000;

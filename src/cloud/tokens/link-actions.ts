@@ -8,9 +8,8 @@ import type { KeepAlive } from './keep-alive.js';
 import { decodeJwtTimes, grantError, postTokenGrant } from './oauth.js';
 import type { GrantSettings, RefreshGrant } from './refresh-grant.js';
 import { expiryOf, initialState, machineFromRecord, step } from './token-machine.js';
-import { REAUTHORIZATION_ADVICE } from './token-messages.js';
 import type { TokenSession } from './token-session.js';
-import { newLinkRecord, type Seeds, unlinkedRecord } from './token-store.js';
+import { newLinkRecord, REAUTHORIZATION_ADVICE, type Seeds, unlinkedRecord } from './token-store.js';
 
 export interface LinkActionsOptions {
   /** The config's seeds: a new link remembers them, so they never replace it later. */

@@ -8,7 +8,6 @@ import { z } from 'zod/v3';
 import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { describeNetworkError, networkErrorCode } from '../http/network-error.js';
 import { parseRetryAfter } from '../http/retry-after.js';
-import { settingsAdvice } from './token-messages.js';
 
 export const tokenResponseSchema = z.object({
   access_token: z.string().min(1),
@@ -195,6 +194,20 @@ export function decodeJwtTimes(token: string): JwtTimes {
   } catch {
     return {};
   }
+}
+
+/**
+ * The token endpoint blamed our own settings (RFC 6749 `invalid_client`, `unauthorized_client`,
+ * `invalid_request`): which setting to fix, and that nothing was lost. `code` is the OAuth error
+ * word or the HTTP status, never anything the service echoed.
+ */
+export function settingsAdvice(setting: SettingToFix, code: string): string {
+  const what = setting === 'clientSecret'
+    ? 'the service did not accept the client credentials, which usually means clientSecret is wrong (or clientId belongs to another client)'
+    : setting === 'clientId'
+      ? 'the service says this client may not renew tokens, so clientId is probably wrong'
+      : 'the service found the renewal request malformed, so check clientId and clientSecret for missing characters or stray spaces';
+  return `${what} (${code}). Fix ${setting === 'clientId and clientSecret' ? 'them' : setting} in the plugin settings and restart Homebridge: the refresh token was not used and links again as it is.`;
 }
 
 /** A failed outcome as the typed error callers decide by. */

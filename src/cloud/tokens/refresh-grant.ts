@@ -6,9 +6,8 @@ import { safeErrorText } from '../http/safe-error-text.js';
 import type { TokenCheck } from './access-tokens.js';
 import { decodeJwtTimes, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from './oauth.js';
 import { expiryOf, grantFailureOf, machineFromRecord, recordFromMachine, step } from './token-machine.js';
-import { NOT_LINKED_MESSAGE, UNCERTAIN_MESSAGE } from './token-messages.js';
 import type { RefreshReason, TokenSession } from './token-session.js';
-import type { TokenRecord } from './token-store.js';
+import { NOT_LINKED_MESSAGE, type TokenRecord, UNCERTAIN_MESSAGE } from './token-store.js';
 
 const REFUSED_MESSAGE = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
 

@@ -18,9 +18,8 @@ import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
 import { KeepAlive } from './keep-alive.js';
 import { LinkActions } from './link-actions.js';
 import { type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
-import { UNLINKED_AT_START_MESSAGE } from './token-messages.js';
 import { type LinkState, TokenSession, type TokenStatus } from './token-session.js';
-import { seedLink, type Seeds, TokenStore } from './token-store.js';
+import { seedLink, type Seeds, TokenStore, UNLINKED_AT_START_MESSAGE } from './token-store.js';
 
 export interface TokenManagerOptions {
   storage: Storage;
@@ -42,7 +41,7 @@ export interface TokenManagerOptions {
 
 // What callers of the manager also need, from the one module they import.
 export type { RefreshStep } from './refresh-grant.js';
-export { REAUTHORIZATION_ADVICE } from './token-messages.js';
+export { REAUTHORIZATION_ADVICE } from './token-store.js';
 export type { LinkState, TokenProblem, TokenStatus } from './token-session.js';
 
 export class TokenManager {

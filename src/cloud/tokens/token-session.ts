@@ -5,10 +5,9 @@
 // effects it returns (listeners, status, log lines) are carried out in one place.
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { notSavedMessage, REAUTHORIZATION_ADVICE } from './token-messages.js';
-import { acceptsHeaderToken, know, nothingKnown, type CurrentToken, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState } from './token-knowledge.js';
+import { acceptsHeaderToken, type CurrentToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState, nothingKnown } from './token-knowledge.js';
 import { TokenSaver } from './token-saver.js';
-import type { PendingAccessToken, TokenRecord, TokenStore } from './token-store.js';
+import { notSavedMessage, type PendingAccessToken, REAUTHORIZATION_ADVICE, type TokenRecord, type TokenStore } from './token-store.js';
 
 export type { CurrentToken, LinkState } from './token-knowledge.js';
 
