@@ -2,13 +2,14 @@
 // refresh grant only near expiry or after a 401, one grant at a time across processes, the new
 // refresh token on disk before anything else happens, and a plain "link again" when nothing helps.
 // This facade gives callers one object; each job lives in its own file beside it:
-//   token-session   what is known now (record, token in use, link state)
-//   seeds           config tokens as seeds          refresh-grant  the refresh grant
-//   token-check     GET /users/me checks            header-token   tokens from answers' headers
-//   access-tokens   tokens for callers, 401s        keep-alive     the timer
-//   link-actions    what the settings UI does       token-saver    writes that must not lose tokens
-//   token-machine   the rules as one pure (state, event) -> (state, effects) function; the grant,
-//                   the new token's check, header tokens and the saver ask it what to do
+//   token-machine   the pure rules: (state, event) -> (state, effects), the record mapping, when
+//                   things are due; the grant, the new token's check, header tokens and the saver
+//                   ask it what to do
+//   token-knowledge what this process knows, as a pure function; token-session holds it
+//   token-store     the file, its lock, seeds      token-saver    writes that must not lose tokens
+//   oauth           the token endpoint             refresh-grant  the refresh grant
+//   access-tokens   the token in use, checks, headers           keep-alive     the timer
+//   link-actions    what the settings UI does
 import type { Storage } from '../../storage.js';
 import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
