@@ -145,6 +145,7 @@ describe('an unlink while a token renewal is in flight', () => {
           const name = `registrar${String(++made)}`;
           return {
             reconcile: () => Promise.reject(new Error('not used here')),
+            sendAllAgain: () => Promise.reject(new Error('not used here')),
             status: () => [],
             unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
             knownRegistrations: () => Promise.resolve([]),
