@@ -11,6 +11,18 @@ import { readTokens, tokenTestBed } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();
 
+/** A registrar that deletes nothing and records when it is stopped (which registrar, by name). */
+function standInRegistrar(name: string, calls: string[]): Registrar {
+  return {
+    reconcile: () => Promise.reject(new Error('not used here')),
+    sendAllAgain: () => Promise.reject(new Error('not used here')),
+    status: () => [],
+    unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
+    knownRegistrations: () => Promise.resolve([]),
+    stop: () => calls.push(`${name} stop`),
+  };
+}
+
 describe('an answer in flight during the unlink brings no token back', () => {
   it('the header token of a request sent before the unlink is ignored', async () => {
     const { sim, storage } = await bed.boot({ latencyMs: 50 });
@@ -59,18 +71,10 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     const seen: LinkState[] = [];
     const calls: string[] = [];
     let made = 0;
-    const registrar = (name: string): Registrar => ({
-      reconcile: () => Promise.reject(new Error('not used here')),
-      sendAllAgain: () => Promise.reject(new Error('not used here')),
-      status: () => [],
-      unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
-      knownRegistrations: () => Promise.resolve([]),
-      stop: () => calls.push(`${name} stop`),
-    });
     const link = new LinkControl({
       log: bed.log,
       status: { link: () => undefined, registrations: () => undefined },
-      newRegistrar: () => registrar(`registrar${String(++made)}`),
+      newRegistrar: () => standInRegistrar(`registrar${String(++made)}`, calls),
       tokens: plugin,
       converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
     });
@@ -141,17 +145,7 @@ describe('an unlink while a token renewal is in flight', () => {
       const link = new LinkControl({
         log: bed.log,
         status: { link: () => undefined, registrations: () => undefined },
-        newRegistrar: () => {
-          const name = `registrar${String(++made)}`;
-          return {
-            reconcile: () => Promise.reject(new Error('not used here')),
-            sendAllAgain: () => Promise.reject(new Error('not used here')),
-            status: () => [],
-            unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
-            knownRegistrations: () => Promise.resolve([]),
-            stop: () => calls.push(`${name} stop`),
-          };
-        },
+        newRegistrar: () => standInRegistrar(`registrar${String(++made)}`, calls),
         tokens: plugin,
         converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
       });
