@@ -53,6 +53,15 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     // Matter: on or off for this bridge, and Homebridge's pairing code when on.
     this.handle('/matter', () => readMatterPairing({ storagePath: this.homebridgeStoragePath, configPath: this.homebridgeConfigPath }));
 
+    // The Homebridge UI ends this process when the page closes (SIGTERM). Tokens of a new link that
+    // could not be written exist only here: the process stays until they are saved.
+    let ending = false;
+    process.on('SIGTERM', () => {
+      if (ending) return;
+      ending = true;
+      void this.backend.safeToExit().finally(() => process.exit(0));
+    });
+
     this.ready();
   }
 

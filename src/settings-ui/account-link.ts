@@ -9,6 +9,7 @@ import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
 import type { AuthorizationGrant } from './oauth-code-flow.js';
+import type { TokenManager } from '../cloud/tokens/token-manager.js';
 import { UiError } from './ui-error.js';
 
 export interface LinkAnswer {
@@ -43,6 +44,7 @@ export class AccountLink {
       } catch (error) {
         throw new UiError(`Linking failed: ${errorText(error)}`);
       }
+      refuseUnsaved(tokens);
     });
     return { linked: true, message: 'Linked. The plugin uses this link from now on; restart Homebridge if it was waiting for one.' };
   }
@@ -55,6 +57,7 @@ export class AccountLink {
       } catch (error) {
         throw new UiError(`Linking failed: ${errorText(error)}`);
       }
+      refuseUnsaved(tokens);
       if (tokens.state !== 'linked') throw new UiError(`Linking failed: ${tokens.status().message ?? 'the service did not accept the refresh token'}`);
     });
     return { linked: true, message: 'Linked with the refresh token. Do not keep a copy of it: it has been used and replaced.' };
@@ -100,6 +103,20 @@ export class AccountLink {
     }
     return { message: `Unlinked: the stored tokens were deleted.${note}`, left, saved: true };
   }
+}
+
+/**
+ * New tokens that could not be written are no link yet: the page must not say "Linked". The
+ * session holds them and keeps retrying the write, also after the page is closed.
+ */
+function refuseUnsaved(tokens: TokenManager): void {
+  const status = tokens.status();
+  if (status.problem !== 'notSaved') return;
+  throw new UiError(
+    `Not linked yet: the service issued new tokens, but the token file could not be written (${status.notSavedReason ?? 'unknown error'}). ` +
+      'The settings server keeps the tokens and keeps trying to save them, also after you close this page; the plugin takes them over once they are saved. ' +
+      'Free disk space or fix the permissions of the plugin\'s storage folder, and do not restart Homebridge or the Homebridge UI until its log says the tokens of the new link are saved.',
+  );
 }
 
 function leftRow(row: RegistrationStatus): LeftRegistration {

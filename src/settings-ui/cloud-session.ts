@@ -1,6 +1,8 @@
 // The settings server's short visits to the cloud: a token manager on the token file the plugin
 // shares, used for one request and stopped again, so the UI server keeps no timers and never
-// renews on its own (the plugin owns keep-alive and renewal).
+// renews on its own (the plugin owns keep-alive and renewal). One exception: a link whose new
+// tokens could not be written. Those tokens exist nowhere else, so their manager is held here and
+// keeps retrying the write; the server must not exit before they are saved (see tokensSaved()).
 import type { ApiClient } from '../cloud/http/api.js';
 import { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { Storage } from '../storage.js';
@@ -19,7 +21,20 @@ export interface CloudSessionOptions {
 }
 
 export class CloudSession {
+  /** Managers whose newly granted tokens are not on disk yet, each with the end of its wait. */
+  private readonly holding = new Map<TokenManager, Promise<void>>();
+
   constructor(private readonly options: CloudSessionOptions) {}
+
+  /** Does this process hold granted tokens that are not saved yet? */
+  holdsUnsavedTokens(): boolean {
+    return this.holding.size > 0;
+  }
+
+  /** Resolves once every held token is saved (or replaced by a newer link or an unlink on disk). */
+  async tokensSaved(): Promise<void> {
+    while (this.holding.size > 0) await Promise.all([...this.holding.values()]);
+  }
 
   get storage(): Storage {
     return this.options.storage;
@@ -44,7 +59,23 @@ export class CloudSession {
     } finally {
       tokens.stop();
       await tokens.settled();
+      this.holdIfUnsaved(tokens);
     }
+  }
+
+  /** Keeps a manager whose saver still retries: its tokens live only in this process until then. */
+  private holdIfUnsaved(tokens: TokenManager): void {
+    if (tokens.status().problem !== 'notSaved' || this.holding.has(tokens)) return;
+    const saved = new Promise<void>((resolve) => {
+      const stop = tokens.onStatusChange(() => {
+        if (tokens.status().problem === 'notSaved') return;
+        stop();
+        this.holding.delete(tokens);
+        this.options.log.info('Lock Access: the tokens of the new link are saved now; the plugin takes them over from the token file.');
+        resolve();
+      });
+    });
+    this.holding.set(tokens, saved);
   }
 
   private tokenManager(account: Account): TokenManager {

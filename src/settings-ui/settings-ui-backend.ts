@@ -134,6 +134,23 @@ export class SettingsUiBackend {
     return this.views.discover(account);
   }
 
+  /**
+   * When the Homebridge UI ends this process: resolves at once, unless a link's new tokens are not
+   * saved yet. They exist only in this process, so it stays and keeps retrying the write until
+   * they are saved (or a newer link or an unlink replaced them on disk), then resolves.
+   */
+  async safeToExit(): Promise<void> {
+    if (!this.session.holdsUnsavedTokens()) return;
+    this.options.log.warn('Lock Access: the settings page was closed while the tokens of a new link are not saved yet; this process keeps running and retrying the save, and ends once they are saved.');
+    // The save retries run on timers that do not hold the process open on their own.
+    const keepOpen = setInterval(() => undefined, 60_000);
+    try {
+      await this.session.tokensSaved();
+    } finally {
+      clearInterval(keepOpen);
+    }
+  }
+
   /** Unsaved edits from the page win over the saved config; what is still missing is named. */
   private async account(input: unknown): Promise<Account> {
     return resolveAccount(input, await readSavedPlatform(this.options.configPath));

@@ -25,6 +25,11 @@ export interface SimFaults {
   rateLimitNext(n: number, retryAfterSeconds: number, route?: string): void;
   dropNext(n: number, route?: string): void;
   rotateThenFail(mode: RotateFailMode): void;
+  /**
+   * The next `n` refresh grants are answered 400 with `body` (JSON, or text when a string) before
+   * the refresh token is looked at: an OAuth error that says nothing about the token.
+   */
+  refuseGrantNext(n: number, body: unknown): void;
   clear(): void;
 }
 
@@ -34,6 +39,7 @@ export class Faults implements SimFaults {
   forwarding = true;
   private entries: FaultEntry[] = [];
   private rotateFail: RotateFailMode[] = [];
+  private grantRefusals: unknown[] = [];
 
   constructor(latencyMs = 0) {
     this.latencyMs = latencyMs;
@@ -57,9 +63,14 @@ export class Faults implements SimFaults {
     this.rotateFail.push(mode);
   }
 
+  refuseGrantNext(n: number, body: unknown): void {
+    for (let i = 0; i < n; i += 1) this.grantRefusals.push(body);
+  }
+
   clear(): void {
     this.entries = [];
     this.rotateFail = [];
+    this.grantRefusals = [];
     this.latencyMs = 0;
     this.signatureSkewMs = 0;
     this.forwarding = true;
@@ -76,6 +87,11 @@ export class Faults implements SimFaults {
 
   takeRotateFail(): RotateFailMode | undefined {
     return this.rotateFail.shift();
+  }
+
+  /** The body of the next scripted refresh-grant refusal (`{ body }` so an undefined body still counts). */
+  takeGrantRefusal(): { body: unknown } | undefined {
+    return this.grantRefusals.length > 0 ? { body: this.grantRefusals.shift() } : undefined;
   }
 
   pending(): { entries: FaultEntry[]; rotateThenFail: RotateFailMode[]; latencyMs: number; signatureSkewMs: number; forwarding: boolean } {

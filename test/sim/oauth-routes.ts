@@ -79,6 +79,8 @@ export function registerOAuthRoutes(app: FastifyInstance, core: SimCore): void {
     const form = (request.body ?? {}) as Form;
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     if (form.grant_type === 'refresh_token') {
+      const refusal = core.faults.takeGrantRefusal();
+      if (refusal) return reply.code(400).type(typeof refusal.body === 'string' ? 'text/plain' : 'application/json').send(typeof refusal.body === 'string' ? refusal.body : JSON.stringify(refusal.body));
       const result = core.tokens.grantRefresh(form);
       if (!result.ok) return reply.code(400).send(result.body);
       // Fault: the rotation is committed (old token used, new one stored), then the reply is lost.

@@ -1,17 +1,27 @@
-// Hands out access tokens to callers: the one in use, else one from the grant that is running or
-// a new one; after a 401 exactly one refresh shared by every caller, and when nothing
-// helps, "re-authorization needed" with a plain "link again".
+// The access token in use: handed out to callers (the one in use, else one from the grant that is
+// running or a new one; after a 401 exactly one refresh shared by every caller, and when nothing
+// helps, "re-authorization needed" with a plain "link again"), taken from answers' headers, and
+// checked with GET /users/me before a grant's new token replaces it.
+import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
-import type { RefreshGrant } from './refresh-grant.js';
-import { step, type MachineState } from './token-machine.js';
-import { NOT_LINKED_MESSAGE, RELINK_MESSAGE } from './token-messages.js';
-import type { TokenSession } from './token-session.js';
-import type { TokenRecord } from './token-store.js';
+import { describeNetworkError } from '../http/network-error.js';
+import { safeErrorText } from '../http/safe-error-text.js';
+import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
+import { decodeJwtTimes } from './oauth.js';
+import { HEADER_SAVE_INTERVAL_MS, machineFromRecord, type MachineState, recordFromMachine, step } from './token-machine.js';
+import { currentFromPending, type CurrentToken, type RefreshReason, type TokenSession } from './token-session.js';
+import { NOT_LINKED_MESSAGE, RELINK_MESSAGE, type TokenRecord } from './token-store.js';
+
+/** What handing out tokens needs of the refresh grant (refresh-grant.ts). */
+export interface Renewal {
+  run(reason: RefreshReason): Promise<void>;
+  settle(): Promise<void>;
+}
 
 export class AccessTokens {
   constructor(
     private readonly session: TokenSession,
-    private readonly refresh: RefreshGrant,
+    private readonly refresh: Renewal,
   ) {}
 
   /** The token for a request; remembered as one of this link's, so its answer's header counts. */
@@ -101,4 +111,156 @@ export class AccessTokens {
     session.logReauthorization(session.message ?? 'the link no longer works');
     throw new AuthorizationLostError(RELINK_MESSAGE, 401);
   }
+}
+
+// Tokens from the `x-svc-access-token` header of API answers: used in memory at once,
+// written to tokens.json at most once per 24 h, never one the service already refused.
+export class HeaderTokens {
+  private saving = false;
+
+  constructor(private readonly session: TokenSession) {}
+
+  /**
+   * An answer carried `token`: the service accepted the call, so the current token is alive.
+   * `sentWith` is the token the request went out with: an answer to a request of a link that was
+   * undone meanwhile must not bring a token back.
+   */
+  note(token: string, sentWith?: string): void {
+    const session = this.session;
+    const now = session.now();
+    if (token === '' || session.isRejected(token) || !session.acceptsHeaderFrom(sentWith, token)) return;
+    session.noteLive(token);
+    session.aliveAt(now);
+    if (session.current?.token !== token) {
+      // Header tokens extend the expiry; the issue time stays the grant's, so "10% of the lifetime"
+      // keeps meaning the lifetime the service granted.
+      const times = decodeJwtTimes(token);
+      const next: CurrentToken = { token };
+      const expiresAt = times.expiresAt ?? session.current?.expiresAt;
+      const issuedAt = session.current?.issuedAt ?? times.issuedAt;
+      if (expiresAt !== undefined) next.expiresAt = expiresAt;
+      if (issuedAt !== undefined) next.issuedAt = issuedAt;
+      session.useAccess(next);
+    }
+    const record = session.record;
+    if (record && !this.saving && record.accessToken !== token) {
+      const savedAt = record.headerTokenSavedAt ?? record.lastRefreshAt ?? record.linkedAt;
+      if (now - savedAt >= HEADER_SAVE_INTERVAL_MS) {
+        this.saving = true;
+        void session
+          .track(this.save())
+          .catch((error: unknown) => {
+            session.log.warn(`Lock Access could not save the updated access token (it keeps using it): ${safeErrorText(error)}`);
+          })
+          .finally(() => {
+            this.saving = false;
+          });
+      }
+    }
+  }
+
+  /** Writes the token in use, unless another process linked or renewed meanwhile (then its record wins). */
+  private async save(): Promise<void> {
+    const session = this.session;
+    await session.store.locked(async () => {
+      const fresh = await session.store.read();
+      if (!fresh || fresh.rotations !== session.record?.rotations) {
+        session.adopt(fresh);
+        return;
+      }
+      const current = session.current;
+      if (!current || fresh.accessToken === current.token) return;
+      const next: TokenRecord = { ...fresh, accessToken: current.token, headerTokenSavedAt: session.now() };
+      if (current.expiresAt !== undefined) next.accessTokenExpiresAt = current.expiresAt;
+      if (current.issuedAt !== undefined) next.accessTokenIssuedAt = current.issuedAt;
+      if (session.lastAliveAt !== undefined) next.lastKeepAliveAt = session.lastAliveAt;
+      session.stored(await session.store.write(next, fresh));
+      session.log.debug('Lock Access: saved the updated access token.');
+    });
+  }
+}
+
+// Checks access tokens with GET {baseUrl}/users/me (the spec's suggested check): a grant's new
+// token before the old one is discarded, and the current one for the daily keep-alive
+// and the settings' connection test. The call goes out through the shared service request.
+export type CheckResult =
+  /** Accepted; the answer may carry a newer token in its header. */
+  | { kind: 'ok'; headerToken?: string }
+  /** 401: the authorization behind this token is gone. */
+  | { kind: 'unauthorized' }
+  /** No answer, or one that says nothing about the token (5xx, 429, ...). */
+  | { kind: 'inconclusive'; detail: string };
+
+/** GET /users/me with `token`. Never throws: every failure is an inconclusive result. */
+export async function checkToken(endpoint: ServiceEndpoint, token: string, timeoutMs: number): Promise<CheckResult> {
+  let response: Response;
+  try {
+    response = await sendServiceRequest(endpoint, { method: 'GET', url: serviceUrl(endpoint.baseUrl, '/users/me'), token, timeoutMs });
+    await response.arrayBuffer().catch(() => undefined);
+  } catch (error) {
+    return { kind: 'inconclusive', detail: describeNetworkError(error) };
+  }
+  if (response.status === 401) return { kind: 'unauthorized' };
+  if (!response.ok) return { kind: 'inconclusive', detail: `the service answered ${response.status}` };
+  const header = response.headers.get(ACCESS_TOKEN_HEADER);
+  return header !== null && header !== '' ? { kind: 'ok', headerToken: header } : { kind: 'ok' };
+}
+
+export interface TokenCheckOptions {
+  endpoint: ServiceEndpoint;
+  timeoutMs: number;
+  /** A newer token from an answer's header (the manager's noteResponseToken). */
+  onHeaderToken: (token: string, sentWith?: string) => void;
+}
+
+export class TokenCheck {
+  constructor(
+    private readonly session: TokenSession,
+    private readonly options: TokenCheckOptions,
+  ) {}
+
+  check(token: string): Promise<CheckResult> {
+    return checkToken(this.options.endpoint, token, this.options.timeoutMs);
+  }
+
+  /**
+   * Checks a grant's new access token before the old one is discarded ("keep both until
+   * validated"). Call while holding the store lock, with the record just read or written.
+   */
+  async validatePending(record: TokenRecord, reason: RefreshReason): Promise<void> {
+    const session = this.session;
+    const pending = record.pendingAccessToken;
+    if (!pending) return;
+    const result = await this.check(pending.token);
+    // The token machine decides; its view holds the access token in use (not the one on disk),
+    // and none for a new link, whose token must win over anything left from before.
+    const view = machineFromRecord(record, false);
+    delete view.access;
+    const inUse = session.current;
+    if (inUse && !session.isRejected(inUse.token) && reason !== 'link') view.access = { token: inUse.token };
+    const decided = step(view, { type: 'checked', token: pending.token, result: result.kind });
+    const persist = decided.effects.some((effect) => effect.type === 'persist');
+    if (result.kind === 'ok') {
+      const next: TokenRecord = { ...recordFromMachine(record, decided.state), accessToken: pending.token, accessTokenIssuedAt: pending.issuedAt, headerTokenSavedAt: session.now() };
+      if (pending.expiresAt !== undefined) next.accessTokenExpiresAt = pending.expiresAt;
+      else delete next.accessTokenExpiresAt;
+      const written = persist ? await session.saver.persist(next, record) : record;
+      session.adopt(written);
+      session.useAccess(currentFromPending(pending));
+      if (result.headerToken !== undefined) this.options.onHeaderToken(result.headerToken, pending.token);
+      else session.aliveAt(session.now());
+      session.log.debug('Lock Access: the new access token works.');
+      return;
+    }
+    if (result.kind === 'unauthorized') {
+      session.rememberRejected(pending.token);
+      if (persist) session.adopt(await session.saver.persist(recordFromMachine(record, decided.state), record));
+      session.log.warn('Lock Access: the service refused the access token it had just issued; the previous access token stays in use.');
+      return;
+    }
+    // No answer: keep both; the new one is used only when there is nothing better.
+    if (decided.state.access?.token === pending.token) session.useAccess(currentFromPending(pending));
+    session.log.debug(`Lock Access: could not check the new access token yet (${result.detail}); checking again later.`);
+  }
+
 }

@@ -2,13 +2,12 @@
 // spending the refresh token, the refresh grant only near expiry, a look at the store for links the
 // settings UI server made, and back-off after failures. Timer rounds never throw.
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
-import type { AccessTokens } from './access-tokens.js';
+import { safeErrorText } from '../http/safe-error-text.js';
+import type { AccessTokens, TokenCheck } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
-import { safeErrorText } from './safe-error-text.js';
-import type { TokenCheck } from './token-check.js';
-import { REAUTHORIZATION_ADVICE } from './token-messages.js';
-import { DAY_MS, KEEP_ALIVE_INTERVAL_MS, refreshDueAt, refreshTokenDueAt, retryDelayMs, timerDelay } from './token-schedule.js';
+import { DAY_MS, KEEP_ALIVE_INTERVAL_MS, refreshDueAt, refreshTokenDueAt, retryDelayMs, timerDelay } from './token-machine.js';
 import type { TokenSession } from './token-session.js';
+import { REAUTHORIZATION_ADVICE } from './token-store.js';
 
 /** A token nobody has checked yet (a new link, a waiting grant) is checked this soon. */
 const FIRST_CHECK_DELAY_MS = 10_000;

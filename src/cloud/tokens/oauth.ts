@@ -1,9 +1,11 @@
-// The two calls to the token endpoint: the refresh grant (spec "Token refresh") and the
-// authorization-code exchange of the settings UI's link flow. They return an outcome instead of
-// throwing, because the caller must treat "the server may have used the refresh token" very
-// differently from "the request never left this machine".
+// The token endpoint: its two calls, the refresh grant (spec "Token refresh") and the
+// authorization-code exchange of the settings UI's link flow, and what its tokens say. The calls
+// return an outcome instead of throwing, because the caller must treat "the server may have used
+// the refresh token" very differently from "the request never left this machine"; grantError
+// turns a failed outcome into the typed error callers decide by, in words for the user.
 import { z } from 'zod/v3';
 
+import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { describeNetworkError, networkErrorCode } from '../http/network-error.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 
@@ -28,6 +30,12 @@ export type GrantOutcome =
    * client id, client secret or request is wrong, so the refresh token was not consumed.
    */
   | { kind: 'clientRejected'; status: number; oauthError?: string; setting: SettingToFix }
+  /**
+   * 400 with any other OAuth error (`server_error`, `temporarily_unavailable`, `slow_down`,
+   * `invalid_scope`, a word nobody knows): it says nothing about the refresh token, which is kept
+   * and tried again later. `oauthError` is absent when the word is not safe to show.
+   */
+  | { kind: 'otherError'; status: number; oauthError?: string }
   /** 429: come back later. Nothing was consumed. */
   | { kind: 'rateLimited'; retryAfterMs?: number }
   /**
@@ -69,23 +77,35 @@ const CLIENT_ERRORS: Readonly<Record<string, SettingToFix>> = {
   invalid_request: 'clientId and clientSecret',
 };
 
-/** Reads a 4xx answer of the token endpoint by its OAuth `error` (RFC 6749 section 5.2). */
-export function classifyRefusal(status: number, oauthError: string | undefined): Extract<GrantOutcome, { kind: 'rejected' | 'clientRejected' }> {
-  const setting = oauthError !== undefined ? CLIENT_ERRORS[oauthError] : undefined;
-  if (setting !== undefined) return { kind: 'clientRejected', status, oauthError, setting };
-  if (status === 400) return oauthError !== undefined ? { kind: 'rejected', status, oauthError } : { kind: 'rejected', status };
+/** OAuth error codes are short ASCII words; anything else is not shown (it could echo input). */
+const SHOWABLE_ERROR = /^[a-z_]{1,40}$/;
+
+/**
+ * Reads a 4xx answer of the token endpoint by its OAuth `error` (RFC 6749 section 5.2), compared
+ * case-insensitively. `oauthError` is the body's `error` as sent, undefined when there is none.
+ */
+export function classifyRefusal(status: number, oauthError: string | undefined): Extract<GrantOutcome, { kind: 'rejected' | 'clientRejected' | 'otherError' }> {
+  const word = oauthError?.trim().toLowerCase();
+  const shown = word !== undefined && SHOWABLE_ERROR.test(word) ? { oauthError: word } : {};
+  const setting = word !== undefined ? CLIENT_ERRORS[word] : undefined;
+  if (setting !== undefined) return { kind: 'clientRejected', status, ...shown, setting };
+  if (status === 400) {
+    // Only invalid_grant (or no readable error at all) says the refresh token is spent.
+    if (word === undefined || word === '' || word === 'invalid_grant') return { kind: 'rejected', status, ...shown };
+    return { kind: 'otherError', status, ...shown };
+  }
   // 401/403 without a client error word: client authentication failed (RFC 6749 section 5.2).
-  return { kind: 'clientRejected', status, ...(oauthError !== undefined ? { oauthError } : {}), setting: 'clientId and clientSecret' };
+  return { kind: 'clientRejected', status, ...shown, setting: 'clientId and clientSecret' };
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
 
+/** The body's `error` as sent (only classifyRefusal decides what is shown), undefined when not a string. */
 async function oauthErrorOf(response: Response): Promise<string | undefined> {
   try {
     const body: unknown = JSON.parse(await response.text());
     const error = (body as { error?: unknown } | null)?.error;
-    // OAuth error codes are short ASCII words; anything else is not shown (it could echo input).
-    return typeof error === 'string' && /^[a-z_]{1,40}$/.test(error) ? error : undefined;
+    return typeof error === 'string' ? error : undefined;
   } catch {
     return undefined;
   }
@@ -142,4 +162,70 @@ export async function postTokenGrant(request: GrantRequest): Promise<GrantOutcom
   const parsed = tokenResponseSchema.safeParse(json);
   if (!parsed.success) return { kind: 'lost', detail: 'the answer lacked access_token or refresh_token' };
   return { kind: 'tokens', tokens: parsed.data, receivedAt };
+}
+
+// An access token's expiry, when it happens to be a JWT. Nothing here verifies a signature (the
+// service does that); a token that cannot be decoded is simply "expiry unknown".
+export interface JwtTimes {
+  /** `exp` in epoch milliseconds. */
+  expiresAt?: number;
+  /** `iat` in epoch milliseconds. */
+  issuedAt?: number;
+}
+
+function seconds(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value * 1000 : undefined;
+}
+
+/** `exp`/`iat` of a JWT, tolerant of anything that is not one (returns {}). */
+export function decodeJwtTimes(token: string): JwtTimes {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[1] === undefined || parts[1] === '') return {};
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    if (typeof payload !== 'object' || payload === null) return {};
+    const claims = payload as Record<string, unknown>;
+    const times: JwtTimes = {};
+    const expiresAt = seconds(claims.exp);
+    const issuedAt = seconds(claims.iat);
+    if (expiresAt !== undefined) times.expiresAt = expiresAt;
+    if (issuedAt !== undefined) times.issuedAt = issuedAt;
+    return times;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The token endpoint blamed our own settings (RFC 6749 `invalid_client`, `unauthorized_client`,
+ * `invalid_request`): which setting to fix, and that nothing was lost. `code` is the OAuth error
+ * word or the HTTP status, never anything the service echoed.
+ */
+export function settingsAdvice(setting: SettingToFix, code: string): string {
+  const what = setting === 'clientSecret'
+    ? 'the service did not accept the client credentials, which usually means clientSecret is wrong (or clientId belongs to another client)'
+    : setting === 'clientId'
+      ? 'the service says this client may not renew tokens, so clientId is probably wrong'
+      : 'the service found the renewal request malformed, so check clientId and clientSecret for missing characters or stray spaces';
+  return `${what} (${code}). Fix ${setting === 'clientId and clientSecret' ? 'them' : setting} in the plugin settings and restart Homebridge: the refresh token was not used and links again as it is.`;
+}
+
+/** A failed outcome as the typed error callers decide by. */
+/** `what` names the attempt, e.g. "The token renewal failed". */
+export function grantError(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, what: string): CloudError {
+  switch (outcome.kind) {
+    case 'rejected':
+      return new RefreshRejectedError(`${what}: the service refused it${outcome.oauthError ? ` (${outcome.oauthError})` : ''}.`, outcome.oauthError);
+    case 'clientRejected':
+      return new RequestRejectedError(`${what}: ${settingsAdvice(outcome.setting, outcome.oauthError ?? String(outcome.status))}`, outcome.status);
+    case 'otherError':
+      return new TransientError(`${what}: the service answered ${outcome.oauthError ?? 'an error'} (${outcome.status}), which says nothing about the refresh token; it is kept for the next attempt.`);
+    case 'rateLimited':
+      return new RateLimitedError(`${what}: the service asked to slow down.`, outcome.retryAfterMs);
+    case 'unavailable':
+      return new TransientError(`${what}: the service is unavailable for now (503); the refresh token is kept for the next attempt.`);
+    case 'notSent':
+    case 'lost':
+      return new TransientError(`${what}: ${outcome.detail}.`);
+  }
 }

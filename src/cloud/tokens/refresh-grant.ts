@@ -2,17 +2,12 @@
 // processes (the store's lock), a marker on disk before the request, the single-use successor on
 // disk before anything else, and for every outcome a plain answer to "was the refresh token spent?".
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
-import { grantError } from './grant-error.js';
-import { decodeJwtTimes } from './jwt.js';
-import { postTokenGrant, type GrantOutcome, type GrantRequest } from './oauth.js';
-import { safeErrorText } from './safe-error-text.js';
-import type { TokenCheck } from './token-check.js';
-import { step } from './token-machine.js';
-import { grantFailureOf, machineFromRecord, recordFromMachine } from './token-machine-record.js';
-import { NOT_LINKED_MESSAGE, UNCERTAIN_MESSAGE } from './token-messages.js';
-import { expiryOf } from './token-schedule.js';
+import { safeErrorText } from '../http/safe-error-text.js';
+import type { TokenCheck } from './access-tokens.js';
+import { decodeJwtTimes, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from './oauth.js';
+import { expiryOf, grantFailureOf, machineFromRecord, recordFromMachine, step } from './token-machine.js';
 import type { RefreshReason, TokenSession } from './token-session.js';
-import type { TokenRecord } from './token-store.js';
+import { NOT_LINKED_MESSAGE, type TokenRecord, UNCERTAIN_MESSAGE } from './token-store.js';
 
 const REFUSED_MESSAGE = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
 

@@ -3,23 +3,11 @@
 // token session holds the state and carries the effects out; every job reports what happened as
 // an event. Which token wins a grant, a check or an unlink is the token machine's rule; this is
 // what the process holds between those decisions.
-import { step, type MachineState } from './token-machine.js';
+import { step, type CurrentToken, type LinkState, type MachineState } from './token-machine.js';
+import type { Unsaved } from './token-saver.js';
 import type { TokenRecord } from './token-store.js';
 
-export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
-
-/** The access token in use, with the times the refresh schedule needs. */
-export interface CurrentToken {
-  token: string;
-  expiresAt?: number;
-  issuedAt?: number;
-}
-
-/** Renewed tokens that are only in memory, and the rotation count of the file they replace. */
-export interface UnsavedTokens {
-  record: TokenRecord;
-  diskRotations: number;
-}
+export type { CurrentToken, LinkState } from './token-machine.js';
 
 export interface Knowledge {
   /** tokens.json as this process last read or wrote it. */
@@ -41,13 +29,15 @@ export interface Knowledge {
   readonly settingsLogged: boolean;
   /** "Link again" was logged (once per loss of the link). */
   readonly linkLostLogged: boolean;
+  /** An unlink is under way: nothing that was in flight (a grant, a check) may link again. */
+  readonly unlinking: boolean;
 }
 
 export type KnowledgeEvent =
   /** This process wrote (or is about to write) `record`. */
   | { type: 'stored'; record: TokenRecord }
   /** A record read or written is the truth now; `unsaved` are renewed tokens not yet on disk. */
-  | { type: 'adopted'; record: TokenRecord | undefined; unsaved?: UnsavedTokens | undefined }
+  | { type: 'adopted'; record: TokenRecord | undefined; unsaved?: Pick<Unsaved, 'record' | 'diskRotations'> | undefined }
   /** Use this token for calls (a checked grant token, a header token). */
   | { type: 'used'; token: CurrentToken }
   /** The token in use is refused or belongs to a link that was replaced. */
@@ -58,6 +48,8 @@ export type KnowledgeEvent =
   | { type: 'refused'; token: string }
   /** The unlink begins: everything in flight from now on is stale. */
   | { type: 'unlinkStarted' }
+  /** The unlink is over (its tombstone written, or not): records read from now on count again. */
+  | { type: 'unlinkEnded' }
   | { type: 'linkState'; link: LinkState; message: string | undefined }
   /** The token endpoint blamed our settings. */
   | { type: 'settingsProblem'; message: string }
@@ -95,6 +87,7 @@ export const nothingKnown: Knowledge = {
   refused: new Set(),
   settingsLogged: false,
   linkLostLogged: false,
+  unlinking: false,
 };
 
 /** The link ends: every token handed out so far belongs to the past. */
@@ -124,13 +117,18 @@ function currentOf(record: TokenRecord, refused: ReadonlySet<string>): CurrentTo
   return current;
 }
 
-function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: UnsavedTokens | undefined): Known {
+function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: Pick<Unsaved, 'record' | 'diskRotations'> | undefined): Known {
   const effects: KnowledgeEffect[] = [];
   if (unsaved && record !== unsaved.record) {
     // Our renewed tokens are newer than the file that still holds the grant's starting point; only
     // an unlink or a new link made elsewhere replaces them.
     if (record === undefined || (record.state !== 'unlinked' && record.rotations === unsaved.diskRotations)) return { state, effects };
     effects.push({ type: 'forgetUnsaved' }, { type: 'statusChanged' });
+  }
+  if (state.unlinking && record?.state !== 'unlinked') {
+    // Tokens of a grant that was in flight when the unlink began: known as written, never used,
+    // and the link stays "unlinked" (no registrar, no set-up starts for a link that is ending).
+    return { state: { ...state, record, current: undefined }, effects };
   }
   const previous = state.record;
   let next: Knowledge = { ...state, record };
@@ -170,7 +168,7 @@ export function know(state: Knowledge, event: KnowledgeEvent): Known {
     case 'adopted':
       return adopted(state, event.record, event.unsaved);
     case 'used':
-      return { state: { ...state, current: event.token }, effects };
+      return state.unlinking ? { state, effects } : { state: { ...state, current: event.token }, effects };
     case 'dropped':
       return { state: { ...state, current: undefined }, effects };
     case 'alive':
@@ -187,8 +185,11 @@ export function know(state: Knowledge, event: KnowledgeEvent): Known {
     }
     case 'unlinkStarted':
       effects.push({ type: 'forgetUnsaved' });
-      return { state: { ...forgetLink(state), current: undefined, aliveAt: undefined }, effects };
+      return { state: { ...forgetLink(state), current: undefined, aliveAt: undefined, unlinking: true }, effects };
+    case 'unlinkEnded':
+      return { state: { ...state, unlinking: false }, effects };
     case 'linkState':
+      if (state.unlinking && event.link !== 'unlinked') return { state, effects };
       return { state: withLink(state, event.link, event.message, effects), effects };
     case 'settingsProblem':
       if (!state.settingsLogged) effects.push({ type: 'warnSettings', message: event.message });

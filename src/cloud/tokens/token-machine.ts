@@ -2,28 +2,32 @@
 // the jobs around it (grant, checks, header tokens, saver, unlink) turn what happened into an
 // event and carry out the effects. Three rules hold for every sequence of events (see the
 // property tests): a valid refresh token is never dropped, a used refresh token is never sent
-// again, and nothing after an unlink brings a token back.
-import type { SettingToFix } from './oauth.js';
+// again, and nothing after an unlink brings a token back. Below it, also pure: how a state maps to
+// and from tokens.json's record, and the arithmetic of when keep-alive and renewal are due.
+import { doublingDelay } from '../../util/backoff.js';
+import type { GrantOutcome, SettingToFix } from './oauth.js';
+import type { TokenRecord } from './token-store.js';
 
-export type MachineLink = 'unlinked' | 'linked' | 'reauthorizationNeeded';
+export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
 
-export interface MachineAccess {
+/** An access token, with the times the refresh schedule needs. */
+export interface CurrentToken {
   token: string;
   expiresAt?: number;
   issuedAt?: number;
 }
 
 export interface MachineState {
-  link: MachineLink;
+  link: LinkState;
   /** The unused refresh token; absent once spent without a known successor. */
   refreshToken?: string;
   /** A grant with `refreshToken` is under way: it must not be sent a second time meanwhile. */
   granting: boolean;
   /** Why there is no refresh token. */
   refreshLost?: 'rejected' | 'uncertain';
-  access?: MachineAccess;
+  access?: CurrentToken;
   /** A grant's new access token, waiting for its check before the old one is dropped. */
-  pending?: MachineAccess;
+  pending?: CurrentToken;
   /** The token endpoint blamed our own settings; the refresh token is kept. */
   settingsProblem?: SettingToFix;
   /** The newest tokens are only in memory: why they could not be written. */
@@ -37,16 +41,16 @@ export type GrantFailure =
   | { kind: 'spent' }
   /** invalid_client, unauthorized_client, invalid_request, 401/403: our settings; nothing consumed. */
   | { kind: 'settings'; setting: SettingToFix }
-  /** 429, 503, never sent: nothing consumed, try again later. */
+  /** 429, 503, never sent, a 400 with another OAuth error: nothing consumed, try again later. */
   | { kind: 'transient' }
   /** Sent, but no usable answer: the token may have been used, so it is never sent again. */
   | { kind: 'lost' };
 
 export type TokenEvent =
-  | { type: 'seeded'; refreshToken?: string; access?: MachineAccess }
-  | { type: 'linked'; refreshToken?: string; pending?: MachineAccess }
+  | { type: 'seeded'; refreshToken?: string; access?: CurrentToken }
+  | { type: 'linked'; refreshToken?: string; pending?: CurrentToken }
   | { type: 'refreshDue' }
-  | { type: 'grantSucceeded'; refreshToken: string; access: MachineAccess }
+  | { type: 'grantSucceeded'; refreshToken: string; access: CurrentToken }
   | { type: 'grantFailed'; failure: GrantFailure }
   | { type: 'checked'; token: string; result: 'ok' | 'unauthorized' | 'inconclusive' }
   | { type: 'writeFailed'; reason: string }
@@ -173,7 +177,7 @@ export function step(state: MachineState, event: TokenEvent): Step {
       return state.unsaved === undefined ? same(state) : { state: without(state, 'unsaved'), effects: [{ type: 'info', about: 'saved' }] };
     case 'headerToken': {
       if (state.link === 'unlinked' || event.unlinksWhenSent !== state.unlinks || event.token === '') return same(state);
-      const access: MachineAccess = { token: event.token };
+      const access: CurrentToken = { token: event.token };
       if (state.access?.expiresAt !== undefined) access.expiresAt = state.access.expiresAt;
       return same({ ...state, access });
     }
@@ -182,4 +186,113 @@ export function step(state: MachineState, event: TokenEvent): Step {
     case 'unlinked':
       return { state: { link: 'unlinked', granting: false, unlinks: state.unlinks + 1 }, effects: [{ type: 'persist' }] };
   }
+}
+
+// Between the token machine's state and tokens.json's record: the machine decides, the record is
+// what is written. Fields the machine does not know (times, seeds, the access token on disk) are
+// carried over from the record the change starts from.
+/** The machine's view of a record; `granting` when a grant with its refresh token is under way. */
+export function machineFromRecord(record: TokenRecord, granting: boolean): MachineState {
+  const state: MachineState = { link: record.state, granting, unlinks: record.unlinks ?? 0 };
+  if (record.refreshToken !== undefined) state.refreshToken = record.refreshToken;
+  if (record.refreshTokenLost === 'rejected' || record.refreshTokenLost === 'uncertain') state.refreshLost = record.refreshTokenLost;
+  if (record.settingsProblem !== undefined) state.settingsProblem = record.settingsProblem;
+  if (record.accessToken !== undefined) {
+    state.access = { token: record.accessToken };
+    if (record.accessTokenExpiresAt !== undefined) state.access.expiresAt = record.accessTokenExpiresAt;
+  }
+  if (record.pendingAccessToken) state.pending = { ...record.pendingAccessToken };
+  return state;
+}
+
+/** `base` changed to what the machine decided. */
+export function recordFromMachine(base: TokenRecord, state: MachineState): TokenRecord {
+  const next: TokenRecord = { ...base, state: state.link };
+  if (state.refreshToken !== undefined) {
+    next.refreshToken = state.refreshToken;
+    delete next.refreshTokenLost;
+  } else {
+    delete next.refreshToken;
+    if (state.refreshLost !== undefined) next.refreshTokenLost = state.refreshLost;
+  }
+  if (state.settingsProblem !== undefined) next.settingsProblem = state.settingsProblem;
+  else delete next.settingsProblem;
+  if (!state.granting) delete next.refreshInFlight;
+  if (state.pending) next.pendingAccessToken = { token: state.pending.token, issuedAt: state.pending.issuedAt ?? base.lastRefreshAt ?? base.linkedAt, ...(state.pending.expiresAt !== undefined ? { expiresAt: state.pending.expiresAt } : {}) };
+  else delete next.pendingAccessToken;
+  return next;
+}
+
+/** A failed token-endpoint answer as the machine's event: was the refresh token used? */
+export function grantFailureOf(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>): GrantFailure {
+  switch (outcome.kind) {
+    case 'rejected':
+      return { kind: 'spent' };
+    case 'lost':
+      return { kind: 'lost' };
+    case 'clientRejected':
+      return { kind: 'settings', setting: outcome.setting };
+    case 'otherError':
+    case 'rateLimited':
+    case 'unavailable':
+    case 'notSent':
+      return { kind: 'transient' };
+  }
+}
+
+// When to run the keep-alive call and the refresh grant: pure arithmetic, so every rule has a
+// unit test without waiting.
+export const DAY_MS = 24 * 60 * 60 * 1000;
+/** A successful API call at least this often keeps the access token valid (spec: never under 24 h). */
+export const KEEP_ALIVE_INTERVAL_MS = DAY_MS;
+/** Header tokens are written to disk at most this often (spec: once per 24 h suffices). */
+export const HEADER_SAVE_INTERVAL_MS = DAY_MS;
+export const MAX_REFRESH_MARGIN_MS = 7 * DAY_MS;
+export const REFRESH_MARGIN_SHARE = 0.1;
+/** setTimeout cannot wait longer than this; longer waits are split into several timers. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How long before expiry the refresh grant is due: the smaller of 7 days and 10% of the lifetime. */
+export function refreshMarginMs(lifetimeMs: number): number {
+  return Math.max(0, Math.min(MAX_REFRESH_MARGIN_MS, lifetimeMs * REFRESH_MARGIN_SHARE));
+}
+
+/** When the refresh grant is due; undefined when the expiry is unknown (then only a 401 triggers one). */
+export function refreshDueAt(expiresAt: number | undefined, issuedAt: number | undefined): number | undefined {
+  if (expiresAt === undefined) return undefined;
+  // Without an issue time, assume the spec's usual four months so the margin is the 7-day cap.
+  const lifetime = issuedAt !== undefined && issuedAt < expiresAt ? expiresAt - issuedAt : 120 * DAY_MS;
+  return expiresAt - refreshMarginMs(lifetime);
+}
+
+/**
+ * A refresh token is valid for at most one year (spec). Header rotation can keep the access token
+ * alive for longer than that, so the grant would never run: the refresh token is spent once it is
+ * this old, with two months to spare for outages and retries.
+ */
+export const REFRESH_TOKEN_SPEND_AGE_MS = 300 * DAY_MS;
+
+/**
+ * When the refresh token must be spent for its age: from the last grant, else from the link (a
+ * seed's own issue time is unknown, so a seed counts from when it was linked).
+ */
+export function refreshTokenDueAt(record: { lastRefreshAt?: number | undefined; linkedAt: number }): number {
+  return (record.lastRefreshAt ?? record.linkedAt) + REFRESH_TOKEN_SPEND_AGE_MS;
+}
+
+/** Expiry from a token response: the JWT's own `exp` wins over `expires_in`. */
+export function expiryOf(jwtExpiresAt: number | undefined, expiresInSeconds: number | undefined, receivedAt: number): number | undefined {
+  if (jwtExpiresAt !== undefined) return jwtExpiresAt;
+  if (expiresInSeconds !== undefined && Number.isFinite(expiresInSeconds) && expiresInSeconds > 0) return receivedAt + expiresInSeconds * 1000;
+  return undefined;
+}
+
+/** Back-off after a failed keep-alive or refresh: 1 min doubling to 1 h. */
+export function retryDelayMs(failures: number): number {
+  return doublingDelay(failures, { firstMs: 60_000, maxMs: 60 * 60 * 1000 });
+}
+
+/** Delay for the next timer: never negative, never beyond what setTimeout can do. */
+export function timerDelay(dueAt: number, now: number, minMs = 1000): number {
+  return Math.min(MAX_TIMER_MS, Math.max(minMs, dueAt - now));
 }

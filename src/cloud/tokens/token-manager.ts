@@ -1,29 +1,28 @@
 // Keeps the account linked for years: daily keep-alive instead of spending the refresh token,
 // refresh grant only near expiry or after a 401, one grant at a time across processes, the new
 // refresh token on disk before anything else happens, and a plain "link again" when nothing helps.
-// This facade gives callers one object; each job lives in its own file beside it:
-//   token-session   what is known now (record, token in use, link state)
-//   seeds           config tokens as seeds          refresh-grant  the refresh grant
-//   token-check     GET /users/me checks            header-token   tokens from answers' headers
-//   access-tokens   tokens for callers, 401s        keep-alive     the timer
-//   link-actions    what the settings UI does       token-saver    writes that must not lose tokens
-//   token-machine   the rules as one pure (state, event) -> (state, effects) function; the grant,
-//                   the new token's check, header tokens and the saver ask it what to do
+// This facade gives callers one object and does what the settings UI asks (link with a pasted
+// token or an authorization code, test, unlink); each other job lives in its own file beside it:
+//   token-machine   the pure rules: (state, event) -> (state, effects), the record mapping, when
+//                   things are due; the grant, the new token's check, header tokens and the saver
+//                   ask it what to do
+//   token-knowledge what this process knows, as a pure function; token-session holds it
+//   token-store     the file, its lock, seeds      token-saver    writes that must not lose tokens
+//   oauth           the token endpoint             refresh-grant  the refresh grant
+//   access-tokens   the token in use, checks, headers           keep-alive     the timer
 import type { Storage } from '../../storage.js';
+import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
+import { RequestRejectedError } from '../http/errors.js';
 import { nodeFetch } from '../http/node-fetch.js';
-import { AccessTokens } from './access-tokens.js';
-import type { FileLockOptions } from './file-lock.js';
-import { HeaderTokens } from './header-token.js';
+import { safeErrorText } from '../http/safe-error-text.js';
+import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
 import { KeepAlive } from './keep-alive.js';
-import { LinkActions } from './link-actions.js';
-import { recoverInterrupted, RefreshGrant, type GrantSettings, type RefreshStep } from './refresh-grant.js';
-import { safeErrorText } from './safe-error-text.js';
-import { applySeeds, type Seeds } from './seeds.js';
-import { TokenCheck } from './token-check.js';
-import { UNLINKED_AT_START_MESSAGE } from './token-messages.js';
-import { TokenSession, type LinkState, type TokenStatus } from './token-session.js';
-import { TokenStore } from './token-store.js';
+import { decodeJwtTimes, grantError, postTokenGrant } from './oauth.js';
+import { type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
+import { expiryOf, initialState, machineFromRecord, step } from './token-machine.js';
+import { type LinkState, TokenSession, type TokenStatus } from './token-session.js';
+import { newLinkRecord, REAUTHORIZATION_ADVICE, seedLink, type Seeds, TokenStore, UNLINKED_AT_START_MESSAGE, unlinkedRecord } from './token-store.js';
 
 export interface TokenManagerOptions {
   storage: Storage;
@@ -45,7 +44,7 @@ export interface TokenManagerOptions {
 
 // What callers of the manager also need, from the one module they import.
 export type { RefreshStep } from './refresh-grant.js';
-export { REAUTHORIZATION_ADVICE } from './token-messages.js';
+export { REAUTHORIZATION_ADVICE } from './token-store.js';
 export type { LinkState, TokenProblem, TokenStatus } from './token-session.js';
 
 export class TokenManager {
@@ -55,20 +54,20 @@ export class TokenManager {
   private readonly refresh: RefreshGrant;
   private readonly access: AccessTokens;
   private readonly keepAlive: KeepAlive;
-  private readonly actions: LinkActions;
+  private readonly grant: GrantSettings;
 
   constructor(private readonly options: TokenManagerOptions) {
     const now = options.now ?? Date.now;
     const fetchFn = options.fetch ?? nodeFetch;
     const timeoutMs = options.timeoutMs ?? 10_000;
-    const grant: GrantSettings = {
+    const grant: GrantSettings = (this.grant = {
       authUrl: options.authUrl.replace(/\/+$/, ''),
       clientId: options.clientId,
       clientSecret: options.clientSecret,
       timeoutMs,
       fetch: fetchFn,
       now,
-    };
+    });
     const onHeaderToken = (token: string, sentWith?: string): void => {
       this.noteResponseToken(token, sentWith);
     };
@@ -89,15 +88,6 @@ export class TokenManager {
     });
     this.access = new AccessTokens(this.session, this.refresh);
     this.keepAlive = new KeepAlive(this.session, { check: this.check, refresh: this.refresh, access: this.access, onHeaderToken });
-    this.actions = new LinkActions(this.session, {
-      seeds: options.seeds,
-      grant,
-      check: this.check,
-      refresh: this.refresh,
-      access: this.access,
-      keepAlive: this.keepAlive,
-      onHeaderToken,
-    });
   }
 
   get state(): LinkState {
@@ -181,20 +171,116 @@ export class TokenManager {
     return this.refresh.run('explicit');
   }
 
-  testConnection(): Promise<{ ok: boolean; message: string }> {
-    return this.actions.testConnection();
+  /** Links with a pasted refresh token: spends it once for a fresh access token. */
+  async linkWithRefreshToken(token: string): Promise<void> {
+    const session = this.session;
+    const refreshToken = token.trim();
+    if (refreshToken === '') throw new RequestRejectedError('The refresh token is empty: paste the whole token.');
+    await this.refresh.settle();
+    await session.track(
+      session.store.locked(async () => {
+        const fresh = await session.store.read();
+        session.adopt(await session.store.write(newLinkRecord(fresh, { refreshToken }, this.options.seeds, session.now()), fresh));
+        session.dropAccess();
+      }),
+    );
+    session.log.info('Lock Access: linking with the pasted refresh token.');
+    await this.refresh.run('link');
+    this.keepAlive.afterLink();
   }
 
-  linkWithRefreshToken(token: string): Promise<void> {
-    return this.actions.linkWithRefreshToken(token);
+  /**
+   * The settings UI's OAuth flow: exchanges an authorization code and stores the result as a fresh
+   * link. The code is exchanged only while holding the token file's lock, after the file was read:
+   * a folder that cannot be written fails here, before the code is spent.
+   */
+  async exchangeAuthorizationCode(input: { code: string; redirectUri: string }): Promise<void> {
+    const session = this.session;
+    await this.refresh.settle();
+    await session.track(
+      session.store.locked(async () => {
+        const fresh = await session.store.read();
+        const outcome = await postTokenGrant({
+          ...this.grant,
+          fields: { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri },
+        });
+        if (outcome.kind !== 'tokens') throw grantError(outcome, 'The service did not accept the authorization code');
+        const { tokens, receivedAt } = outcome;
+        const link = newLinkRecord(fresh, { refreshToken: tokens.refresh_token }, this.options.seeds, session.now());
+        const times = decodeJwtTimes(tokens.access_token);
+        const expiresAt = expiryOf(times.expiresAt, tokens.expires_in, receivedAt);
+        link.pendingAccessToken = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt };
+        if (expiresAt !== undefined) link.pendingAccessToken.expiresAt = expiresAt;
+        link.lastRefreshAt = receivedAt;
+        // The code is spent: these tokens exist nowhere else, so a storage fault must not lose them.
+        const written = await session.saver.persist(link, fresh);
+        session.adopt(written);
+        session.dropAccess();
+        await this.check.validatePending(written, 'link');
+      }),
+    );
+    session.log.info(session.saver.unsaved ? 'Lock Access: account linked through the settings, but the new tokens are not saved yet.' : 'Lock Access: account linked through the settings.');
+    this.keepAlive.afterLink();
   }
 
-  exchangeAuthorizationCode(input: { code: string; redirectUri: string }): Promise<void> {
-    return this.actions.exchangeAuthorizationCode(input);
+  /** GET /users/me with the current access token; spends the refresh token only if that token is rejected. */
+  async testConnection(): Promise<{ ok: boolean; message: string }> {
+    const { check, access } = this;
+    let token: string;
+    try {
+      token = await access.get();
+    } catch (error) {
+      return { ok: false, message: safeErrorText(error) };
+    }
+    let result = await check.check(token);
+    if (result.kind === 'unauthorized') {
+      try {
+        token = await access.afterUnauthorized(token);
+      } catch (error) {
+        return { ok: false, message: safeErrorText(error) };
+      }
+      result = await check.check(token);
+    }
+    if (result.kind === 'ok') {
+      this.noteResponseToken(result.headerToken ?? token, token);
+      return { ok: true, message: 'Connected: the Lock Access service accepted the access token.' };
+    }
+    if (result.kind === 'unauthorized') return { ok: false, message: `The service refused the access token. ${REAUTHORIZATION_ADVICE}` };
+    return { ok: false, message: `Could not reach the Lock Access service (${result.detail}). Try again later.` };
   }
 
-  unlink(): Promise<void> {
-    return this.actions.unlink();
+  /**
+   * Forgets the tokens: at once in memory (answers still in flight can no longer bring one back),
+   * then on disk as a tombstone that remembers every seed, so the unlink survives restarts with
+   * tokens still in config.json. Rejects when the tombstone cannot be written; this process stays
+   * unlinked all the same.
+   */
+  async unlink(): Promise<void> {
+    const session = this.session;
+    session.markUnlinked();
+    this.keepAlive.forget();
+    session.setState('unlinked', undefined);
+    try {
+      // A grant that was running ends first; its tokens are never taken up (the session ignores
+      // every link change until the unlink is over).
+      await this.refresh.settle();
+      session.markUnlinked();
+      const tombstone = await session.track(
+        session.store.locked(async () => {
+          const fresh = await session.store.read().catch(() => undefined);
+          const previous = fresh ?? session.record;
+          // The token machine's unlink: no token of any kind, and one more unlink counted, which
+          // is how another process tells an unlink from a renewal.
+          const decided = step(previous ? machineFromRecord(previous, false) : initialState, { type: 'unlinked' });
+          return session.store.write({ ...unlinkedRecord(previous, this.options.seeds, session.now()), unlinks: decided.state.unlinks }, fresh);
+        }),
+      );
+      session.stored(tombstone);
+    } finally {
+      session.endUnlink();
+    }
+    session.setState('unlinked', undefined);
+    session.log.info('Lock Access: account unlinked; the stored tokens were deleted, and tokens still in the plugin settings are not used again.');
   }
 
   /**
@@ -216,7 +302,17 @@ export class TokenManager {
     await session.store.locked(async () => {
       let record = await session.store.read();
       record = await recoverInterrupted(session, record);
-      record = await applySeeds(session, this.options.seeds, record);
+      // A config seed this store has not seen links anew; otherwise the stored tokens win.
+      const seeded = seedLink(this.options.seeds, record, session.now());
+      if (seeded) {
+        session.log.info(
+          record
+            ? 'Lock Access: the tokens in the plugin settings are new, so they replace the stored link.'
+            : 'Lock Access: linking with the tokens from the plugin settings; from now on the plugin keeps them fresh on its own.',
+        );
+        record = await session.store.write(seeded, record);
+        session.dropAccess();
+      }
       session.adopt(record);
       session.aliveAt(record?.lastKeepAliveAt);
       if (record?.pendingAccessToken) await this.check.validatePending(record, 'noAccessToken');

@@ -2,12 +2,11 @@
 // is full, read-only or failing, the new tokens stay in memory (and in use), the write is retried
 // with back-off until it succeeds, and the link status says they are not saved yet and why. A
 // refresh token the service just issued exists nowhere else, so dropping it would end the link.
-import { safeErrorText } from './safe-error-text.js';
-import { step, type MachineState } from './token-machine.js';
-import { notSavedMessage } from './token-messages.js';
-import type { TokenRecord, TokenStore } from './token-store.js';
-import type { Logger } from '../../util/logger.js';
 import { doublingDelay } from '../../util/backoff.js';
+import type { Logger } from '../../util/logger.js';
+import { safeErrorText } from '../http/safe-error-text.js';
+import { type MachineState, step } from './token-machine.js';
+import { notSavedMessage, type TokenRecord, type TokenStore } from './token-store.js';
 
 /** First retry of an unsaved write, doubling up to SAVE_RETRY_MAX_MS. */
 export const SAVE_RETRY_FIRST_MS = 5_000;

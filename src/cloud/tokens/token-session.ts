@@ -4,11 +4,10 @@
 // function in token-knowledge.ts): each method here that changes it is one event, and the
 // effects it returns (listeners, status, log lines) are carried out in one place.
 import type { Logger } from '../../util/logger.js';
-import { safeErrorText } from './safe-error-text.js';
-import { notSavedMessage, REAUTHORIZATION_ADVICE } from './token-messages.js';
-import { acceptsHeaderToken, know, nothingKnown, type CurrentToken, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState } from './token-knowledge.js';
+import { safeErrorText } from '../http/safe-error-text.js';
+import { acceptsHeaderToken, type CurrentToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState, nothingKnown } from './token-knowledge.js';
 import { TokenSaver } from './token-saver.js';
-import type { PendingAccessToken, TokenRecord, TokenStore } from './token-store.js';
+import { notSavedMessage, type PendingAccessToken, REAUTHORIZATION_ADVICE, type TokenRecord, type TokenStore } from './token-store.js';
 
 export type { CurrentToken, LinkState } from './token-knowledge.js';
 
@@ -24,6 +23,8 @@ export type TokenProblem = 'settings' | 'notSaved';
 export interface TokenStatus {
   state: LinkState;
   problem?: TokenProblem;
+  /** With problem `notSaved`: why the tokens could not be written (no path, no secret). */
+  notSavedReason?: string;
   accessTokenExpiresAt?: number;
   lastRefreshAt?: number;
   lastKeepAliveAt?: number;
@@ -141,6 +142,11 @@ export class TokenSession {
     this.tell({ type: 'unlinkStarted' });
   }
 
+  /** The unlink is over: records read from now on count again (a later link is taken as usual). */
+  endUnlink(): void {
+    this.tell({ type: 'unlinkEnded' });
+  }
+
   /** An access token handed to a caller or taken from an answer during the current link. */
   noteLive(token: string): void {
     this.tell({ type: 'handedOut', token });
@@ -239,6 +245,7 @@ export class TokenSession {
     const unsaved = this.saver.unsaved;
     if (unsaved) {
       status.problem = 'notSaved';
+      status.notSavedReason = unsaved.reason;
       status.message = notSavedMessage(unsaved.reason);
     } else {
       if (record?.settingsProblem !== undefined && link !== 'unlinked') status.problem = 'settings';

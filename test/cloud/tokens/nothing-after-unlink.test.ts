@@ -11,6 +11,19 @@ import { readTokens, tokenTestBed } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();
 
+/** A registrar that deletes nothing and records when it is stopped (which registrar, by name). */
+function standInRegistrar(name: string, calls: string[]): Registrar {
+  return {
+    reconcile: () => Promise.reject(new Error('not used here')),
+    setPublicUrl: () => undefined,
+    sendAllAgain: () => Promise.reject(new Error('not used here')),
+    status: () => [],
+    unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
+    knownRegistrations: () => Promise.resolve([]),
+    stop: () => calls.push(`${name} stop`),
+  };
+}
+
 describe('an answer in flight during the unlink brings no token back', () => {
   it('the header token of a request sent before the unlink is ignored', async () => {
     const { sim, storage } = await bed.boot({ latencyMs: 50 });
@@ -59,19 +72,10 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     const seen: LinkState[] = [];
     const calls: string[] = [];
     let made = 0;
-    const registrar = (name: string): Registrar => ({
-      reconcile: () => Promise.reject(new Error('not used here')),
-      setPublicUrl: () => undefined,
-      sendAllAgain: () => Promise.reject(new Error('not used here')),
-      status: () => [],
-      unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
-      knownRegistrations: () => Promise.resolve([]),
-      stop: () => calls.push(`${name} stop`),
-    });
     const link = new LinkControl({
       log: bed.log,
       status: { link: () => undefined, registrations: () => undefined },
-      newRegistrar: () => registrar(`registrar${String(++made)}`),
+      newRegistrar: () => standInRegistrar(`registrar${String(++made)}`, calls),
       tokens: plugin,
       converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
     });
@@ -110,4 +114,70 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     expect(await plugin.syncWithStore()).toBe('linked');
     expect(seen).toEqual([]);
   });
+});
+
+describe('an unlink while a token renewal is in flight', () => {
+  it.each(['markerWritten', 'responseReceived', 'tokensWritten'] as const)(
+    'renewal paused at %s: the link never switches back to "linked" (no new registrar, no first-run set-up, no "linked again")',
+    async (pauseAt) => {
+      const { sim, storage } = await bed.boot();
+      let release: () => void = () => undefined;
+      let paused: () => void = () => undefined;
+      const reachedPause = new Promise<void>((resolve) => {
+        paused = resolve;
+      });
+      let armed = false;
+      const plugin = bed.manager({
+        seeds: { refreshToken: sim.issueRefreshToken() },
+        onStep: (step) => {
+          if (!armed || step !== pauseAt) return undefined;
+          armed = false;
+          paused();
+          return new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        },
+      });
+      await plugin.start();
+      plugin.stop();
+      const seen: LinkState[] = [];
+      const calls: string[] = [];
+      let made = 0;
+      const link = new LinkControl({
+        log: bed.log,
+        status: { link: () => undefined, registrations: () => undefined },
+        newRegistrar: () => standInRegistrar(`registrar${String(++made)}`, calls),
+        tokens: plugin,
+        converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
+      });
+      plugin.onStateChange((state) => {
+        seen.push(state);
+        link.onLinkState(state);
+      });
+
+      armed = true;
+      const renewal = plugin.refreshNow().catch(() => undefined);
+      await reachedPause;
+      // The account is deleted (or unlinked) while the renewal waits.
+      const unlinked = link.unlink('the account was deleted');
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      await Promise.all([renewal, unlinked]);
+      await plugin.settled();
+
+      expect(seen).not.toContain('linked');
+      expect(plugin.state).toBe('unlinked');
+      expect(made).toBe(1);
+      expect(calls).not.toContain('converge true');
+      const messages = bed.log.lines.map((line) => line.message);
+      expect(messages.some((line) => line.includes('linked again'))).toBe(false);
+      expect(messages.some((line) => line.includes('is unlinked because the account was deleted'))).toBe(true);
+      expect(plugin.canAuthenticate()).toBe(false);
+      await expect(plugin.getAccessToken()).rejects.toBeInstanceOf(NotLinkedError);
+      const onDisk = await readTokens(storage);
+      expect(onDisk?.state).toBe('unlinked');
+      expect(onDisk?.refreshToken).toBeUndefined();
+      expect(onDisk?.accessToken).toBeUndefined();
+    },
+  );
 });

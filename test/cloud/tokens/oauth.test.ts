@@ -1,9 +1,13 @@
 // The token endpoint (spec "Token refresh"): the form it is sent, and each answer as an
-// outcome that tells whether the refresh token may have been spent.
+// outcome that tells whether the refresh token may have been spent; each failed outcome as a typed
+// error (refresh 400 is "re-authorization needed"; the rest is "try again later" or a setting to
+// fix); and the JWT's exp and iat (the refresh grant runs when the token nears expiry, "expires_in,
+// or the JWT exp").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../../../src/cloud/http/errors.js';
 import { nodeFetch } from '../../../src/cloud/http/node-fetch.js';
-import { postTokenGrant, type GrantOutcome, type GrantRequest } from '../../../src/cloud/tokens/oauth.js';
+import { decodeJwtTimes, grantError, postTokenGrant, type GrantOutcome, type GrantRequest } from '../../../src/cloud/tokens/oauth.js';
 import { closedPort, startLocalServer, type LocalServer } from '../local-server.js';
 
 let server: LocalServer;
@@ -50,11 +54,18 @@ describe('spec "Token refresh": POST {authUrl}/access_token, form encoded with t
 });
 
 describe('every answer says whether the refresh token may have been spent', () => {
-  it('400 is "rejected" (nothing spent), with the OAuth error only when it is a plain code', async () => {
+  it('400 invalid_grant is "rejected" (the token is spent); the OAuth error is shown only when it is a plain code', async () => {
     answer(400, '{"error":"invalid_grant"}');
     expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' });
+    answer(400, '{"error":"Invalid_Grant"}');
+    expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' });
+    // A readable error that is not invalid_grant says nothing about the token; its text is not shown.
     answer(400, '{"error":"rt-1 is not valid"}');
-    expect(await grant()).toEqual({ kind: 'rejected', status: 400, oauthError: undefined });
+    expect(await grant()).toEqual({ kind: 'otherError', status: 400 });
+    answer(400, '{"error":"TEMPORARILY_UNAVAILABLE"}');
+    expect(await grant()).toEqual({ kind: 'otherError', status: 400, oauthError: 'temporarily_unavailable' });
+    answer(400, '{"error":"INVALID_CLIENT"}');
+    expect(await grant()).toEqual({ kind: 'clientRejected', status: 400, oauthError: 'invalid_client', setting: 'clientSecret' });
   });
 
   it('401 and 403 are the client credentials; 429 and 503 carry Retry-After; nothing was spent', async () => {
@@ -80,6 +91,12 @@ describe('every answer says whether the refresh token may have been spent', () =
     expect((await grant()).kind).toBe('rejected');
     answer(400, 'not json');
     expect((await grant()).kind).toBe('rejected');
+    answer(400, '{"error":""}');
+    expect((await grant()).kind).toBe('rejected');
+    for (const word of ['server_error', 'temporarily_unavailable', 'slow_down', 'invalid_scope', 'unsupported_grant_type', 'brand_new_word']) {
+      answer(400, JSON.stringify({ error: word }));
+      expect(await grant()).toEqual({ kind: 'otherError', status: 400, oauthError: word });
+    }
   });
 
   it('a refused connection provably never reached the server: "notSent"', async () => {
@@ -95,5 +112,60 @@ describe('every answer says whether the refresh token may have been spent', () =
     expect(await grant()).toEqual({ kind: 'lost', detail: 'the answer was not JSON' });
     server.handle(() => undefined);
     expect(await grant({ timeoutMs: 50 })).toEqual({ kind: 'lost', detail: 'no answer in time' });
+  });
+});
+
+const jwt = (claims: object): string =>
+  `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
+
+describe('refresh "when the token nears expiry (expires_in, or the JWT exp)"', () => {
+  it('reads exp and iat of a JWT as epoch milliseconds', () => {
+    expect(decodeJwtTimes(jwt({ exp: 1_800_000_000, iat: 1_700_000_000 }))).toEqual({ expiresAt: 1_800_000_000_000, issuedAt: 1_700_000_000_000 });
+  });
+
+  it('"a token that cannot be decoded is not an error": opaque, broken or odd tokens give no expiry', () => {
+    for (const token of ['opaque-token', 'a.b', 'a.!!!.c', `x.${Buffer.from('[1,2]').toString('base64url')}.y`, jwt({ exp: 'soon' }), jwt({ exp: -5 }), '', '..']) {
+      expect(decodeJwtTimes(token)).toEqual({});
+    }
+  });
+});
+
+describe('what each failed grant means to the caller', () => {
+  const what = 'The token renewal failed';
+
+  it('400 is a refused grant, with the OAuth error code when the service sent one', () => {
+    const error = grantError({ kind: 'rejected', status: 400, oauthError: 'invalid_grant' }, what);
+    expect(error).toBeInstanceOf(RefreshRejectedError);
+    expect(error.message).toBe('The token renewal failed: the service refused it (invalid_grant).');
+    expect(error).toMatchObject({ oauthError: 'invalid_grant' });
+    expect(grantError({ kind: 'rejected', status: 400 }, what).message).toBe('The token renewal failed: the service refused it.');
+  });
+
+  it('a client error names the setting to fix and says the refresh token was not used', () => {
+    const error = grantError({ kind: 'clientRejected', status: 400, oauthError: 'invalid_client', setting: 'clientSecret' }, what);
+    expect(error).toBeInstanceOf(RequestRejectedError);
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('Fix clientSecret in the plugin settings');
+    expect(error.message).toContain('(invalid_client)');
+    expect(error.message).toContain('refresh token was not used');
+    expect(grantError({ kind: 'clientRejected', status: 400, oauthError: 'unauthorized_client', setting: 'clientId' }, what).message).toContain('Fix clientId');
+    expect(grantError({ kind: 'clientRejected', status: 403, setting: 'clientId and clientSecret' }, what).message).toContain('check clientId and clientSecret');
+  });
+
+  it('429 keeps the Retry-After; 503 and no answer are transient', () => {
+    const limited = grantError({ kind: 'rateLimited', retryAfterMs: 30_000 }, what);
+    expect(limited).toBeInstanceOf(RateLimitedError);
+    expect(limited).toMatchObject({ retryAfterMs: 30_000 });
+    expect(grantError({ kind: 'unavailable' }, what)).toBeInstanceOf(TransientError);
+    expect(grantError({ kind: 'notSent', detail: 'network error ECONNREFUSED' }, what).message).toBe('The token renewal failed: network error ECONNREFUSED.');
+    expect(grantError({ kind: 'lost', detail: 'no answer in time' }, what)).toBeInstanceOf(TransientError);
+  });
+
+  it('a 400 with another OAuth error is transient and says the refresh token is kept', () => {
+    const error = grantError({ kind: 'otherError', status: 400, oauthError: 'temporarily_unavailable' }, what);
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error.message).toContain('temporarily_unavailable (400)');
+    expect(error.message).toContain('it is kept');
+    expect(grantError({ kind: 'otherError', status: 400 }, what).message).toContain('an error (400)');
   });
 });

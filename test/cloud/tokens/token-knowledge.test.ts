@@ -27,6 +27,7 @@ const STATES = {
   nothingKnown,
   linked,
   reauthorizationNeeded: run(nothingKnown, { type: 'adopted', record: record({ state: 'reauthorizationNeeded', refreshToken: undefined }) }).state,
+  unlinking: run(linked, { type: 'unlinkStarted' }).state,
   tombstone: run(nothingKnown, { type: 'adopted', record: record({ state: 'unlinked', unlinks: 1, refreshToken: undefined, accessToken: undefined }) }).state,
   withHeaderToken: run(linked, { type: 'handedOut', token: 'header-1' }, { type: 'used', token: { token: 'header-1', expiresAt: 3_000 } }).state,
   settingsLogged: run(linked, { type: 'settingsProblem', message: 'the client secret is wrong' }).state,
@@ -45,6 +46,7 @@ const EVENTS = {
   handedOut: { type: 'handedOut', token: 'access-1' },
   refused: { type: 'refused', token: 'access-1' },
   unlinkStarted: { type: 'unlinkStarted' },
+  unlinkEnded: { type: 'unlinkEnded' },
   linkState: { type: 'linkState', link: 'reauthorizationNeeded', message: 'refused' },
   settingsProblem: { type: 'settingsProblem', message: 'the client ID is wrong' },
   linkLost: { type: 'linkLost', reason: 'the refresh token was refused.' },
@@ -226,6 +228,7 @@ describe('over any sequence of events', () => {
     token.map((t) => ({ type: 'refused', token: t }) as const),
     fc.constant({ type: 'dropped' } as const),
     fc.constant({ type: 'unlinkStarted' } as const),
+    fc.constant({ type: 'unlinkEnded' } as const),
     fc.constantFrom('linked', 'reauthorizationNeeded', 'unlinked').map((link) => ({ type: 'linkState', link, message: undefined }) as const),
     fc.constant({ type: 'linkLost', reason: 'refused.' } as const),
   );
@@ -276,5 +279,26 @@ describe('over any sequence of events', () => {
         }
       }),
     );
+  });
+});
+
+describe('an unlink under way takes up nothing that was in flight', () => {
+  it('a grant record adopted and a "linked" set during the unlink leave the link unlinked, with no token in use', () => {
+    const during = run(linked, { type: 'unlinkStarted' }, { type: 'linkState', link: 'unlinked', message: undefined });
+    const late = run(during.state,
+      { type: 'adopted', record: record({ rotations: 2, refreshToken: 'refresh-2', accessToken: 'access-2' }) },
+      { type: 'used', token: { token: 'access-2' } },
+      { type: 'linkState', link: 'linked', message: undefined });
+    expect(late.state.link).toBe('unlinked');
+    expect(late.state.current).toBeUndefined();
+    expect(late.effects.filter((effect) => effect.type === 'linkChanged')).toEqual([]);
+  });
+
+  it('once the unlink is over, a new link is taken up as usual', () => {
+    const after = run(linked, { type: 'unlinkStarted' }, { type: 'linkState', link: 'unlinked', message: undefined }, { type: 'unlinkEnded' });
+    const relinked = run(after.state, { type: 'adopted', record: record({ rotations: 5, refreshToken: 'refresh-5', accessToken: 'access-5' }) });
+    expect(relinked.state.link).toBe('linked');
+    expect(relinked.state.current?.token).toBe('access-5');
+    expect(relinked.effects).toContainEqual({ type: 'linkChanged', link: 'linked' });
   });
 });

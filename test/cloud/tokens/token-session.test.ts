@@ -1,15 +1,12 @@
 // What the token manager knows now (a refused token is never used again; "re-authorization
 // needed" is logged once with what to do).
 import { join } from 'node:path';
-
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { TokenSession, type LinkState } from '../../../src/cloud/tokens/token-session.js';
-import { TokenStore } from '../../../src/cloud/tokens/token-store.js';
-import { REAUTHORIZATION_ADVICE } from '../../../src/cloud/tokens/token-messages.js';
+import { type LinkState, TokenSession } from '../../../src/cloud/tokens/token-session.js';
+import { REAUTHORIZATION_ADVICE, TokenStore } from '../../../src/cloud/tokens/token-store.js';
 import { Storage } from '../../../src/storage.js';
-import { captureLog, linkedRecord as record, tempDir, type CapturedLog } from '../../fixtures/token-harness.js';
-
+import { type CapturedLog, captureLog, linkedRecord as record, tempDir } from '../../fixtures/token-harness.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;

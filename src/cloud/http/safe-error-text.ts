@@ -2,8 +2,8 @@
 // written without secrets; anything foreign (a fetch failure, a parser) is reduced to its kind,
 // since its message could echo a URL, a header or a body.
 import { errorText } from '../../util/error-text.js';
-import { CloudError } from '../http/errors.js';
-import { describeNetworkError } from '../http/network-error.js';
+import { CloudError } from './errors.js';
+import { describeNetworkError } from './network-error.js';
 
 /** Errors of storage.ts and file-lock.ts, known by name: their messages name a file and what is wrong with it. */
 const OWN_ERROR_NAMES = new Set(['StorageError', 'FileLockTimeoutError']);

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { RefreshRejectedError } from '../../../src/cloud/http/errors.js';
-import { FileLockTimeoutError } from '../../../src/cloud/tokens/file-lock.js';
-import { safeErrorText } from '../../../src/cloud/tokens/safe-error-text.js';
+import { FileLockTimeoutError } from '../../../src/util/file-lock.js';
+import { safeErrorText } from '../../../src/cloud/http/safe-error-text.js';
 import { StorageError } from '../../../src/storage.js';
 
 describe('error text never carries a foreign message', () => {
