@@ -5,9 +5,8 @@
 import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 
 import { checkConfig, type LockAccessConfig } from './config.js';
-import type { DevicePublisher } from './model/device-views.js';
+import type { DeviceRegistry, DeviceView } from './model/device-registry.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter/matter-on-bridge.js';
-import type { AccessoryRegistry } from './homekit/accessory-registry.js';
 import { Runtime } from './runtime/plugin-wiring.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import { errorText } from './util/error-text.js';
@@ -50,9 +49,9 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
   }
 
   private async launch(config: LockAccessConfig): Promise<void> {
-    const publishers = await this.matterPublishers(config);
+    const views = await this.matterViews(config);
     if (this.shuttingDown) return;
-    const runtime = new Runtime({ api: this.api, log: this.log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, publishers });
+    const runtime = new Runtime({ api: this.api, log: this.log, config, cachedAccessories: this.cached, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, views });
     this.runtime = runtime;
     await runtime.start();
   }
@@ -61,7 +60,7 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
    * Matter shows the same device set as HomeKit, synced after HomeKit's registry. Its code is
    * loaded only on a bridge that runs Matter.
    */
-  private async matterPublishers(config: LockAccessConfig): Promise<((registry: AccessoryRegistry) => DevicePublisher)[]> {
+  private async matterViews(config: LockAccessConfig): Promise<((registry: DeviceRegistry) => DeviceView)[]> {
     if (!matterOf(this.api)) {
       this.log.debug(MATTER_OFF_FOR_BRIDGE);
       return [];

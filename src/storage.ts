@@ -1,6 +1,6 @@
 // Atomic JSON files under <storagePath>/lock-access/. Every file is written to a temp file, fsynced
 // and renamed over the old one, so a crash leaves either the old or the new content, never a torn file.
-import { mkdir, readFile, rm, chmod } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
@@ -79,6 +79,16 @@ export class Storage {
     await this.ensureDir();
     const text = options.compact === true ? JSON.stringify(value) : JSON.stringify(value, null, 2);
     await writeFileAtomic(this.file(name), `${text}\n`, { mode: 0o600, fsync: true });
+  }
+
+  /** The names of the files in the folder (none before it exists). */
+  async names(): Promise<string[]> {
+    try {
+      return await readdir(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new StorageError(`cannot list ${this.dir}`, { cause: error });
+    }
   }
 
   async remove(name: string): Promise<void> {

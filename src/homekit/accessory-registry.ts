@@ -1,46 +1,40 @@
-// Owns the platform's accessories: adopts cached ones, creates new ones, converges each to the
-// wanted device list, and unregisters in one sweep what is no longer wanted.
+// HomeKit's view of the device set: one accessory per device of the device registry. Adopts cached
+// accessories, creates new ones, gives each device its accessory view, and unregisters in one sweep
+// what the registry no longer has. The accessories keep no device truth: the registry does.
 import type { API, PlatformAccessory } from 'homebridge';
 
-import { accessoryStore } from './context-store.js';
-import type { DeviceDeps } from './device-deps.js';
 import { DoorbellAccessory, doorbellUuid } from './doorbell-accessory.js';
 import { LockAccessory, lockUuid } from './lock-accessory.js';
-import { DoorbellDevice, type DoorbellEntry } from '../model/doorbell-device.js';
-import { LockDevice, type LockEntry } from '../model/lock-device.js';
-import type { Person } from '../model/person-triggers.js';
-import { clockWithNow } from '../util/clock.js';
+import type { FetchImage } from './snapshot-cache.js';
+import type { DeviceRegistry, DeviceView } from '../model/device-registry.js';
+import type { DoorbellDevice } from '../model/doorbell-device.js';
+import { LockDevice } from '../model/lock-device.js';
+import type { DeviceKind } from '../model/wanted-device.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
-import type { DevicePublisher } from '../model/device-views.js';
-import { wantedDeviceSchema, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
-
-/** Where the registry keeps the wanted device in accessory.context, so a cached accessory can be served before discovery. */
-const CONTEXT_KEY = 'lockAccessDevice';
 
 export interface AccessoryRegistryOptions {
   api: API;
   log: Logger;
-  deps: DeviceDeps;
+  devices: DeviceRegistry;
+  /** Loads a doorbell's motion still. */
+  fetchImage: FetchImage;
   pluginName: string;
   platformName: string;
   cached: readonly PlatformAccessory[];
-  /** A trigger switch per person on every lock. */
-  people?: readonly Person[];
-  /** A lock's bridge went offline or came back (by an event or a command): the status file follows. */
-  reachabilityChanged?: (lockId: string) => void;
 }
 
-/** A device and its HomeKit view, made and disposed together. */
-interface Served<D> {
-  device: D;
+/** A device's accessory view, and the name its accessory was last saved with. */
+interface Shown {
+  device: LockDevice | DoorbellDevice;
   view: { dispose(): void };
+  saved: string;
 }
 
-export class AccessoryRegistry implements DevicePublisher {
+export class AccessoryRegistry implements DeviceView {
   private readonly accessories = new Map<string, PlatformAccessory>();
-  private readonly locks = new Map<string, Served<LockDevice>>();
-  private readonly doorbells = new Map<string, Served<DoorbellDevice>>();
+  /** By accessory UUID. */
+  private readonly shown = new Map<string, Shown>();
   /** Accessories the bridge refused (full at 149): their devices run, HomeKit does not show them. */
   private readonly unpublished = new Set<string>();
 
@@ -48,88 +42,62 @@ export class AccessoryRegistry implements DevicePublisher {
     for (const accessory of options.cached) this.accessories.set(accessory.UUID, accessory);
   }
 
-  /** Devices remembered in the accessory cache from the last run (used when the service cannot be asked). */
-  cachedDevices(): WantedDevice[] {
-    const devices: WantedDevice[] = [];
-    for (const accessory of this.accessories.values()) {
-      const parsed = wantedDeviceSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
-      if (parsed.success) devices.push(parsed.data);
-    }
-    return devices;
-  }
-
-  lock(id: string): LockDevice | undefined {
-    return this.locks.get(id)?.device;
-  }
-
-  doorbell(id: string): DoorbellDevice | undefined {
-    return this.doorbells.get(id)?.device;
-  }
-
-  lockIds(): string[] {
-    return [...this.locks.keys()];
-  }
-
-  doorbellIds(): string[] {
-    return [...this.doorbells.keys()];
-  }
-
-  /** The name Apple Home shows (config, discovery or lock_name_changed), or the id for an unknown device. */
-  nameOf(kind: DeviceKind, id: string): string {
-    return (kind === 'lock' ? this.locks.get(id)?.device.name : this.accessories.get(this.uuidOf(kind, id))?.displayName) ?? id;
-  }
-
   /**
-   * Makes the accessories match `wanted`: creates or updates each wanted device and, when `sweep`
-   * is set, unregisters every accessory of this plugin that is not wanted.
+   * Makes the accessories match the registry's devices: creates or updates an accessory for each
+   * and, with `sweep`, unregisters every accessory of this plugin without a device.
    */
-  sync(wanted: readonly WantedDevice[], sweep: boolean): void {
+  synced(sweep: boolean): void {
+    const { devices } = this.options;
     const keep = new Set<string>();
     const created: PlatformAccessory[] = [];
     const changed: PlatformAccessory[] = [];
-    for (const device of wanted) {
+    for (const device of [...devices.locks(), ...devices.doorbells()]) {
       const result = this.ensure(device);
       keep.add(result.accessory.UUID);
       if (result.created || this.unpublished.has(result.accessory.UUID)) created.push(result.accessory);
       else if (result.changed) changed.push(result.accessory);
     }
+    // A device that left the registry takes its view along; its accessory goes with the sweep.
+    for (const [uuid, shown] of this.shown) {
+      if (!keep.has(uuid)) this.hide(uuid, shown);
+    }
     // One call each: Homebridge rewrites its whole accessory cache (and re-announces the bridge) per call.
     this.publish(created, changed);
     if (!sweep) return;
     const stale = [...this.accessories.values()].filter((accessory) => !keep.has(accessory.UUID));
-    for (const accessory of stale) this.forget(accessory);
+    for (const accessory of stale) this.accessories.delete(accessory.UUID);
     if (stale.length > 0) {
       this.options.api.unregisterPlatformAccessories(this.options.pluginName, this.options.platformName, stale);
       this.options.log.info(`Removed ${stale.length} accessor${stale.length === 1 ? 'y' : 'ies'} no longer wanted: ${stale.map((a) => a.displayName).join(', ')}`);
     }
   }
 
-  /** Adds (or updates) one device at run time, e.g. after a lock_user_add callback. */
-  add(device: WantedDevice): void {
-    const result = this.ensure(device);
-    const again = result.created || this.unpublished.has(result.accessory.UUID);
-    this.publish(again ? [result.accessory] : [], result.changed && !again ? [result.accessory] : []);
+  /** A device left while running (a lock_user_remove): its accessory goes now. */
+  removed(kind: DeviceKind, id: string): void {
+    const uuid = this.uuidOf(kind, id);
+    const accessory = this.accessories.get(uuid);
+    const shown = this.shown.get(uuid);
+    if (shown) this.hide(uuid, shown);
+    if (!accessory) return;
+    this.accessories.delete(uuid);
+    this.options.api.unregisterPlatformAccessories(this.options.pluginName, this.options.platformName, [accessory]);
+    this.options.log.info(`Removed ${accessory.displayName} (${kind} ${id}) from HomeKit.`);
+  }
+
+  /** Shutdown: the views stop following; the accessories stay cached for the next run. */
+  dispose(): void {
+    for (const shown of this.shown.values()) shown.view.dispose();
+    this.shown.clear();
+  }
+
+  /** The accessory of a device (tests, and the status of what HomeKit shows). */
+  accessoryOf(kind: DeviceKind, id: string): PlatformAccessory | undefined {
+    return this.accessories.get(this.uuidOf(kind, id));
   }
 
   /** Names of the devices whose accessories the bridge refused: they run, but HomeKit does not show them. */
   notShown(): string[] {
     return [...this.unpublished].map((uuid) => this.accessories.get(uuid)?.displayName ?? uuid);
-  }
-
-  /** Removes one device at run time, e.g. after a lock_user_remove callback. */
-  remove(kind: DeviceKind, id: string): boolean {
-    const accessory = this.accessories.get(this.uuidOf(kind, id));
-    if (!accessory) return false;
-    this.forget(accessory);
-    this.options.api.unregisterPlatformAccessories(this.options.pluginName, this.options.platformName, [accessory]);
-    this.options.log.info(`Removed ${accessory.displayName} (${kind} ${id}) from HomeKit.`);
-    return true;
-  }
-
-  disposeAll(): void {
-    for (const served of [...this.locks.values(), ...this.doorbells.values()]) dispose(served);
-    this.locks.clear();
-    this.doorbells.clear();
   }
 
   private uuidOf(kind: DeviceKind, id: string): string {
@@ -186,66 +154,40 @@ export class AccessoryRegistry implements DevicePublisher {
     }
   }
 
-  private ensure(device: WantedDevice): { accessory: PlatformAccessory; created: boolean; changed: boolean } {
+  private ensure(device: LockDevice | DoorbellDevice): { accessory: PlatformAccessory; created: boolean; changed: boolean } {
     const { api } = this.options;
-    const uuid = this.uuidOf(device.kind, device.id);
+    const lock = device instanceof LockDevice ? device : undefined;
+    const kind: DeviceKind = lock ? 'lock' : 'doorbell';
+    const uuid = this.uuidOf(kind, device.entry.id);
     let accessory = this.accessories.get(uuid);
     let created = false;
     if (!accessory) {
-      const category = device.kind === 'lock' ? api.hap.Categories.DOOR_LOCK : api.hap.Categories.VIDEO_DOORBELL;
+      const category = lock ? api.hap.Categories.DOOR_LOCK : api.hap.Categories.VIDEO_DOORBELL;
       accessory = new api.platformAccessory(device.name, uuid, category);
       this.accessories.set(uuid, accessory);
       created = true;
     }
-    const context = accessory.context as Record<string, unknown>;
-    const changed = JSON.stringify(context[CONTEXT_KEY]) !== JSON.stringify(device);
-    context[CONTEXT_KEY] = { ...device };
-
-    if (device.kind === 'lock') {
-      const entry: LockEntry = {
-        id: device.id, name: device.name, doorSensor: device.doorSensor, doorSensorOnly: device.doorSensorOnly === true, people: this.options.people ?? [],
-        autoLockSeconds: device.autoLockSeconds, leftOpenSeconds: device.leftOpenSeconds, leftUnlockedSeconds: device.leftUnlockedSeconds,
-      };
-      const existing = this.locks.get(device.id);
-      if (existing) existing.device.update(entry);
-      else this.locks.set(device.id, this.serveLock(accessory, entry));
-    } else {
-      const entry: DoorbellEntry = { id: device.id, name: device.name, motionTimeoutSeconds: device.motionTimeoutSeconds };
-      const existing = this.doorbells.get(device.id);
-      if (existing) existing.device.update(entry);
-      else this.doorbells.set(device.id, this.serveDoorbell(accessory, entry));
+    let shown = this.shown.get(uuid);
+    if (shown && shown.device !== device) {
+      this.hide(uuid, shown);
+      shown = undefined;
     }
+    if (!shown) {
+      // What Homebridge's cache holds: a new accessory is saved whole when it is registered.
+      const saved = accessory.displayName;
+      const view = lock ? new LockAccessory({ api, log: this.options.log }, accessory, lock) : new DoorbellAccessory({ api, log: this.options.log, fetchImage: this.options.fetchImage }, accessory, device as DoorbellDevice);
+      shown = { device, view, saved };
+      this.shown.set(uuid, shown);
+    }
+    // Homebridge keeps the name an accessory was cached with: a renamed device's accessory is saved again.
+    const changed = shown.saved !== device.name;
+    shown.saved = device.name;
     return { accessory, created, changed };
   }
 
-  private serveLock(accessory: PlatformAccessory, entry: LockEntry): Served<LockDevice> {
-    const { api, deps, reachabilityChanged } = this.options;
-    const device = new LockDevice({ log: deps.log, operate: deps.operate, describeCommandFailure: deps.describeCommandFailure, store: accessoryStore(api, accessory, deps.now), clock: clockWithNow(deps.now) }, entry);
-    const view = new LockAccessory({ api, log: deps.log, doorHistory: deps.doorHistory, now: deps.now }, accessory, device);
-    // One follower for every way reachability changes: an online notice, a status report, a command.
-    let online = device.state.online;
-    device.onChange((change) => {
-      if (change.state.online === online) return;
-      online = change.state.online;
-      reachabilityChanged?.(entry.id);
-    });
-    return { device, view };
-  }
-
-  private serveDoorbell(accessory: PlatformAccessory, entry: DoorbellEntry): Served<DoorbellDevice> {
-    const { api, deps } = this.options;
-    const device = new DoorbellDevice({ log: deps.log, store: accessoryStore(api, accessory, deps.now), clock: clockWithNow(deps.now) }, entry);
-    return { device, view: new DoorbellAccessory({ api, log: deps.log, fetchImage: deps.fetchImage }, accessory, device) };
-  }
-
-  private forget(accessory: PlatformAccessory): void {
-    this.accessories.delete(accessory.UUID);
-    const parsed = wantedDeviceSchema.safeParse((accessory.context as Record<string, unknown>)[CONTEXT_KEY]);
-    if (!parsed.success) return;
-    const served = parsed.data.kind === 'lock' ? this.locks : this.doorbells;
-    const held = served.get(parsed.data.id);
-    if (held) dispose(held);
-    served.delete(parsed.data.id);
+  private hide(uuid: string, shown: Shown): void {
+    shown.view.dispose();
+    this.shown.delete(uuid);
   }
 }
 
@@ -253,10 +195,4 @@ export class AccessoryRegistry implements DevicePublisher {
 function isBridged(accessory: PlatformAccessory): boolean {
   const hap = (accessory as unknown as { _associatedHAPAccessory?: { bridged?: boolean } })._associatedHAPAccessory;
   return hap?.bridged === true;
-}
-
-/** The view first: it stops following before the device clears its followers. */
-function dispose(served: Served<{ dispose(): void }>): void {
-  served.view.dispose();
-  served.device.dispose();
 }

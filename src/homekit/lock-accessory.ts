@@ -1,28 +1,25 @@
-// One HomeKit accessory per lock, a view of the lock device: LockMechanism (primary), ContactSensor,
-// Battery (lock, keypad), AccessoryInformation, and the who-and-how and guard services. It renders
-// the device's changes and turns Apple Home's writes into the device's commands; it holds no state.
-import type { API, Categories, CharacteristicValue, PlatformAccessory } from 'homebridge';
+// One HomeKit accessory per lock, a view of the lock device: each of the lock's parts (the model's
+// rule, lock-parts.ts) bound to its service once per change of the parts, and whatever the pass did
+// not bind removed. It renders the device's changes and turns Apple Home's writes into the device's
+// commands; it holds no state.
+import type { API, Categories, CharacteristicValue, PlatformAccessory, Service } from 'homebridge';
 
 import { setAccessoryInformation } from './accessory-information.js';
-import type { DoorHistorySource } from './door-history-store.js';
 import type { LockChange } from '../model/device-changes.js';
 import type { LockEvent } from '../model/events.js';
 import type { LockAction } from '../model/lock-commands.js';
 import type { LockDevice } from '../model/lock-device.js';
+import { lockParts, partsKey, type LockPart } from '../model/lock-parts.js';
 import type { Logger } from '../util/logger.js';
 import { renderBattery } from './battery-render.js';
 import { guardAccessoryReads } from './offline-reads.js';
-import { acquireService, ensureService, findService } from './services.js';
-import { GuardView } from './guard-view.js';
+import { acquireService, findService } from './services.js';
+import { GuardView, LEFT_OPEN_SUBTYPE, LEFT_UNLOCKED_SUBTYPE } from './guard-view.js';
 import { WhoAndHow } from './who-and-how.js';
 
 export interface LockViewDeps {
   api: API;
   log: Logger;
-  /** Keeps each door's Eve history on disk; without it the history lives in memory only. */
-  doorHistory?: DoorHistorySource | undefined;
-  /** Epoch ms now (Date.now when absent): the door history's clock. */
-  now?: (() => number) | undefined;
 }
 
 export const KEYPAD_SUBTYPE = 'keypad';
@@ -51,7 +48,7 @@ export class LockAccessory {
   private renderedName: string | undefined;
   /** Whether the read guards are set for an offline lock (undefined: not set yet). */
   private guardedOffline: boolean | undefined;
-  /** What the set of services was last converged for. */
+  /** The parts the services were last bound for. */
   private shaped = '';
 
   constructor(
@@ -59,7 +56,7 @@ export class LockAccessory {
     private readonly accessory: PlatformAccessory,
     private readonly device: LockDevice,
   ) {
-    this.who = new WhoAndHow(deps, accessory, device.entry.id);
+    this.who = new WhoAndHow(deps.api, accessory, device);
     this.guard = new GuardView(deps.api, accessory, device);
     this.converge();
     this.render(true);
@@ -78,20 +75,19 @@ export class LockAccessory {
   private changed(change: LockChange): void {
     switch (change.cause) {
       case 'event':
-        // Services change only with the name or a first door or keypad event; re-checking them on
+        // Parts change only with the name or a first door or keypad event; binding them again on
         // every event showed in profiles.
-        if (this.shape() !== this.shaped) this.converge();
+        if (partsKey(this.parts()) !== this.shaped) this.converge();
         // The mapping table sets both current and target from operation/status events.
         this.render(change.event.kind === 'lockState', ASPECT_OF[change.event.kind]);
-        this.who.apply(change, this.device.log);
+        this.who.apply(change);
         // Offline, whatever this event added (a first battery level, a first last action) must fail reads too.
         if (!change.state.online) this.guardReads();
         return;
       case 'stale':
-        this.who.apply(change, this.device.log);
         return;
       case 'command':
-        this.who.commandSucceeded(change.action, change.origin);
+        this.who.commandSucceeded();
         // A newer wish already waiting keeps its target; otherwise the target settles on the new state.
         this.render(change.settled);
         return;
@@ -108,44 +104,61 @@ export class LockAccessory {
     }
   }
 
-  /** What the set of services and their names depend on. */
-  private shape(): string {
+  private parts(): LockPart[] {
     const { entry, state, name } = this.device;
-    return `${name}\n${String(entry.doorSensor || state.doorSensorSeen)}\n${String(state.keypadSeen)}`;
+    return lockParts(entry, state, name);
   }
 
-  /** Services follow the entry and state: acquired when wanted, pruned when not, handlers bound each time. */
+  /** Binds each of the lock's parts; any service the pass did not bind (a part gone, an older version's) is removed. */
   private converge(): void {
     this.renderedName = undefined;
-    this.shaped = this.shape();
-    const { Service: S, Characteristic: C } = this.deps.api.hap;
-    const { entry, state, name } = this.device;
+    const parts = this.parts();
+    this.shaped = partsKey(parts);
+    const { entry, name } = this.device;
     if (this.accessory.displayName !== name) this.accessory.updateDisplayName(name);
     setAccessoryInformation(this.deps.api, this.accessory, { model: 'Smart Lock', serial: entry.id, name });
-
-    // Door sensor only: the lock is in HomeKit on its own, so its contact sensor leads instead.
-    const doorSensorOnly = entry.doorSensorOnly === true;
-    const lock = ensureService(this.accessory, S.LockMechanism, !doorSensorOnly, name);
-    if (lock) {
-      if (!lock.isPrimaryService) lock.setPrimaryService(true);
-      lock.getCharacteristic(C.LockTargetState).onSet((value) => {
-        this.onTargetSet(value);
-      });
-    }
-    const contact = ensureService(this.accessory, S.ContactSensor, doorSensorOnly || entry.doorSensor || state.doorSensorSeen, `${name} Door`);
-    if (contact && contact.isPrimaryService !== doorSensorOnly) contact.setPrimaryService(doorSensorOnly);
-    acquireService(this.accessory, S.Battery, `${name} Battery`);
-    ensureService(this.accessory, S.Battery, state.keypadSeen, `${name} Keypad Battery`, KEYPAD_SUBTYPE);
-    this.who.converge({ name, doorSensorOnly, people: entry.people ?? [], contact });
-    this.guard.converge(name);
-
-    // Anything else a cached accessory carries (from an older version or config) is no longer valid.
-    const wanted = new Set([S.AccessoryInformation.UUID, S.LockMechanism.UUID, S.ContactSensor.UUID, S.Battery.UUID]);
-    for (const service of [...this.accessory.services]) {
-      const strayBattery = service.UUID === S.Battery.UUID && service.subtype !== undefined && service.subtype !== '' && service.subtype !== KEYPAD_SUBTYPE;
-      if ((!wanted.has(service.UUID) && !this.who.owns(service)) || strayBattery) this.accessory.removeService(service);
-    }
+    const bound = new Set<Service>();
+    const information = findService(this.accessory, this.deps.api.hap.Service.AccessoryInformation);
+    if (information) bound.add(information);
+    this.guard.startPass();
+    for (const part of parts) for (const service of this.bind(part)) bound.add(service);
+    for (const service of [...this.accessory.services]) if (!bound.has(service)) this.accessory.removeService(service);
     // Read guards are bound by the render that follows, once every characteristic exists.
+  }
+
+  /** One part's services, created when the cached accessory lacks them, with their handlers. */
+  private bind(part: LockPart): Service[] {
+    const { Service: S, Characteristic: C } = this.deps.api.hap;
+    switch (part.kind) {
+      case 'mechanism': {
+        const lock = acquireService(this.accessory, S.LockMechanism, part.name);
+        if (!lock.isPrimaryService) lock.setPrimaryService(true);
+        lock.getCharacteristic(C.LockTargetState).onSet((value) => {
+          this.onTargetSet(value);
+        });
+        return [lock];
+      }
+      case 'management': {
+        const management = this.who.bindManagement(part.name);
+        this.guard.bindTimeout(management);
+        return [management];
+      }
+      case 'door': {
+        const contact = acquireService(this.accessory, S.ContactSensor, part.name);
+        if (contact.isPrimaryService !== part.primary) contact.setPrimaryService(part.primary);
+        return [contact, this.who.bindDoorHistory(contact)];
+      }
+      case 'battery':
+        return [acquireService(this.accessory, S.Battery, part.name)];
+      case 'keypadBattery':
+        return [acquireService(this.accessory, S.Battery, part.name, KEYPAD_SUBTYPE)];
+      case 'leftOpen':
+        return [this.guard.bindAlert(LEFT_OPEN_SUBTYPE, part.name)];
+      case 'leftUnlocked':
+        return [this.guard.bindAlert(LEFT_UNLOCKED_SUBTYPE, part.name)];
+      case 'person':
+        return this.who.bindPerson(part);
+    }
   }
 
   private guardReads(): void {

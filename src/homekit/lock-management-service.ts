@@ -2,16 +2,15 @@
 // commands (the service has no lock logs or settings to offer), and LockLastKnownAction.
 import type { API, PlatformAccessory, Service } from 'homebridge';
 
-import type { LastActionValue } from '../model/last-action.js';
-import { ensureService, findService } from './services.js';
+import type { LastAction } from '../model/last-action.js';
+import { acquireService, findService } from './services.js';
 
 export const LOCK_MANAGEMENT_VERSION = '1.0';
 
-/** Acquires (wanted) or prunes the service. */
-export function convergeLockManagement(api: API, accessory: PlatformAccessory, wanted: boolean, name: string): Service | undefined {
+/** Binds the service (created when the cached accessory lacks it). */
+export function bindLockManagement(api: API, accessory: PlatformAccessory, name: string): Service {
   const { Service: S, Characteristic: C } = api.hap;
-  const service = ensureService(accessory, S.LockManagement, wanted, `${name} Management`);
-  if (!service) return undefined;
+  const service = acquireService(accessory, S.LockManagement, name);
   service.updateCharacteristic(C.Version, LOCK_MANAGEMENT_VERSION);
   // A write must succeed, or Home reports an error; there is nothing for it to do.
   service.getCharacteristic(C.LockControlPoint).onSet(() => undefined);
@@ -23,8 +22,25 @@ export function convergeLockManagement(api: API, accessory: PlatformAccessory, w
   return service;
 }
 
-/** Sets LockLastKnownAction to the last applied lock operation. */
-export function showLastAction(api: API, accessory: PlatformAccessory, value: LastActionValue): void {
+/** The model's word for the last operation, by the name of HomeKit's LockLastKnownAction value. */
+const HAP_LAST_ACTION = {
+  securedByKeypad: 'SECURED_BY_KEYPAD',
+  unsecuredByKeypad: 'UNSECURED_BY_KEYPAD',
+  securedRemotely: 'SECURED_REMOTELY',
+  unsecuredRemotely: 'UNSECURED_REMOTELY',
+  securedPhysically: 'SECURED_PHYSICALLY',
+  unsecuredPhysically: 'UNSECURED_PHYSICALLY',
+  securedByAutoLock: 'SECURED_BY_AUTO_SECURE_TIMEOUT',
+} as const satisfies Record<LastAction, string>;
+
+/** The model's word for the last operation as HomeKit's LockLastKnownAction value. */
+export function lastKnownAction(api: API, action: LastAction): number {
+  return api.hap.Characteristic.LockLastKnownAction[HAP_LAST_ACTION[action]];
+}
+
+/** Sets LockLastKnownAction to the lock's last operation (left alone before the first one). */
+export function showLastAction(api: API, accessory: PlatformAccessory, action: LastAction | undefined): void {
+  if (action === undefined) return;
   const { Service: S, Characteristic: C } = api.hap;
-  findService(accessory, S.LockManagement)?.getCharacteristic(C.LockLastKnownAction).updateValue(value);
+  findService(accessory, S.LockManagement)?.getCharacteristic(C.LockLastKnownAction).updateValue(lastKnownAction(api, action));
 }

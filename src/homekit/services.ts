@@ -1,4 +1,4 @@
-// Get-or-create and prune for services, so a cached accessory converges to what config and state say.
+// Find and get-or-create for services: a view binds what a device has, on a cached accessory too.
 import type { PlatformAccessory, Service, WithUUID } from 'homebridge';
 
 /** A concrete HAP service class such as `hap.Service.LockMechanism`. */
@@ -13,20 +13,11 @@ export function findService(accessory: PlatformAccessory, type: ServiceType, sub
 export function acquireService(accessory: PlatformAccessory, type: ServiceType, name: string, subtype?: string): Service {
   const existing = findService(accessory, type, subtype);
   if (existing) return existing;
-  return accessory.addService(new type(name, subtype));
-}
-
-/** Removes the service of this type (and subtype) when it is no longer wanted. Returns whether one was removed. */
-export function pruneService(accessory: PlatformAccessory, type: ServiceType, subtype?: string): boolean {
-  const existing = findService(accessory, type, subtype);
-  if (!existing) return false;
-  accessory.removeService(existing);
-  return true;
-}
-
-/** Acquires when wanted, prunes otherwise; returns the service when it exists afterwards. */
-export function ensureService(accessory: PlatformAccessory, type: ServiceType, wanted: boolean, name: string, subtype?: string): Service | undefined {
-  if (wanted) return acquireService(accessory, type, name, subtype);
-  pruneService(accessory, type, subtype);
-  return undefined;
+  // HAP adds a service without subtype only while no other of its type exists (a lock's door sensor
+  // after its "Left Open" sensor): those step aside and come back, the same objects with their handlers.
+  const siblings = subtype === undefined ? accessory.services.filter((service) => service.UUID === type.UUID) : [];
+  for (const sibling of siblings) accessory.removeService(sibling);
+  const added = accessory.addService(new type(name, subtype));
+  for (const sibling of siblings) accessory.addService(sibling);
+  return added;
 }

@@ -1,5 +1,6 @@
 // Which Matter endpoints a device has and what they show, as plain data: the publisher
 // turns a plan into a Homebridge MatterAccessory and pushes the `state` part whenever it changes.
+import { lockParts, type PartsEntry } from '../model/lock-parts.js';
 import type { LockState } from '../model/lock-state.js';
 import {
   doorAttributes,
@@ -32,13 +33,11 @@ export interface EndpointPlan {
   reachable: boolean;
 }
 
-export interface MatterLockView {
+/** A lock's entry (its settings decide its parts) with the name the views show. */
+export interface MatterLockView extends PartsEntry {
   id: string;
   /** The name HomeKit shows (config, discovery or lock_name_changed). */
   name: string;
-  doorSensor: boolean;
-  /** The lock is in HomeKit on its own; only its door sensor is published. */
-  doorSensorOnly?: boolean;
 }
 
 export interface MatterDoorbellView {
@@ -66,16 +65,18 @@ function identity(kind: 'lock' | 'doorbell', id: string, name: string, part?: Ma
 }
 
 /**
- * A lock: a DoorLock carrying the lock battery as its PowerSource, and a ContactSensor once the lock
- * has a door sensor (configured, or a door event arrived). A door-sensor-only lock has no DoorLock;
- * its ContactSensor carries the battery instead (another UUID: Homebridge keeps a cached endpoint's
- * clusters, so an endpoint that gains a cluster must be a new one).
+ * A lock's parts (the model's rule) as endpoints: the mechanism a DoorLock carrying the lock battery
+ * as its PowerSource, the door a ContactSensor. Without a mechanism (door sensor only) the
+ * ContactSensor carries the battery instead (another UUID: Homebridge keeps a cached endpoint's
+ * clusters, so an endpoint that gains a cluster must be a new one). The other parts (management,
+ * keypad battery, alerts, people) have no Matter binding.
  */
 export function lockEndpoints(view: MatterLockView, state: LockState): EndpointPlan[] {
   const plans: EndpointPlan[] = [];
   const battery = { powerSource: { ...powerSourceAttributes(state.battery) } };
-  const doorOnly = view.doorSensorOnly === true;
-  if (!doorOnly) {
+  const kinds = new Set(lockParts(view, state, view.name).map((part) => part.kind));
+  const doorOnly = !kinds.has('mechanism');
+  if (kinds.has('mechanism')) {
     plans.push({
       ...identity('lock', view.id, view.name),
       deviceType: 'DoorLock',
@@ -85,7 +86,7 @@ export function lockEndpoints(view: MatterLockView, state: LockState): EndpointP
       reachable: state.online,
     });
   }
-  if (doorOnly || view.doorSensor || state.doorSensorSeen) {
+  if (kinds.has('door')) {
     const door = doorAttributes(state);
     plans.push({
       ...identity('lock', view.id, view.name, 'door', doorOnly ? 'door-battery' : undefined),

@@ -1,6 +1,5 @@
-// The plugin's Matter endpoints: a publisher of the device set beside HomeKit's accessory
-// registry, synced after it with the same wanted devices, following the registry's accessories for
-// state and commands. Cached endpoints are registered again on each start (so their command handlers
+// The plugin's Matter endpoints: a view of the device registry beside HomeKit's, following the
+// registry's devices for state, settings and commands. Cached endpoints are registered again on each start (so their command handlers
 // are attached); endpoints of devices that left are removed. Homebridge 1.x, a bridge without
 // Matter, or `"matter": false`: no registry at all (matter-start.ts).
 import type { API, MatterAPI, MatterAccessory } from 'homebridge';
@@ -13,11 +12,9 @@ import { MatterDevice } from './matter-device.js';
 import type { EndpointPlan } from './matter-endpoints.js';
 import { MatterPublisher } from './matter-publisher.js';
 import { doorbellSource, lockSource, type MatterSource } from './matter-sources.js';
-import type { DoorbellDevice } from '../model/doorbell-device.js';
-import type { LockDevice } from '../model/lock-device.js';
+import type { DeviceRegistry, DeviceView } from '../model/device-registry.js';
 import { CommandSupersededError, type LockAction } from '../model/lock-commands.js';
-import type { DevicePublisher } from '../model/device-views.js';
-import { deviceKey, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
+import { deviceKey, type DeviceKind } from '../model/wanted-device.js';
 
 /** Who asks, in the lock's log lines. */
 const MATTER_ORIGIN = 'a Matter controller';
@@ -26,15 +23,12 @@ export const MATTER_RETRY_FIRST_MS = 30_000;
 export const MATTER_RETRY_MAX_MS = 10 * 60_000;
 
 /** What Matter needs of the device registry: the devices whose state it follows. */
-export interface ServedAccessories {
-  lock(id: string): LockDevice | undefined;
-  doorbell(id: string): DoorbellDevice | undefined;
-}
+export type ServedDevices = Pick<DeviceRegistry, 'locks' | 'doorbells' | 'lock'>;
 
 export interface MatterRegistryOptions {
   api: API;
   log: Logger;
-  registry: ServedAccessories;
+  registry: ServedDevices;
   /** Matter accessories Homebridge restored from its cache (configureMatterAccessory). */
   cached: readonly MatterAccessory[];
   /** The platform option `matter` (default true). */
@@ -56,7 +50,7 @@ function deviceOfCached(accessory: MatterAccessory): string | undefined {
   return typeof device === 'string' ? device : undefined;
 }
 
-export class MatterRegistry implements DevicePublisher {
+export class MatterRegistry implements DeviceView {
   private readonly publisher: MatterPublisher;
   private readonly held = new Map<string, Held>();
   /** Endpoints registered (and confirmed) in this run, by UUID. */
@@ -65,8 +59,6 @@ export class MatterRegistry implements DevicePublisher {
   private readonly cached = new Map<string, MatterAccessory>();
   private readonly failures = new Map<string, number>();
   private readonly removedDevices = new Set<string>();
-  /** The devices the runtime wants shown, from the latest sync. */
-  private wanted: readonly WantedDevice[] = [];
   private authoritative = false;
   private readonly runs = new SingleRun(
     () => this.reconcileOnce(),
@@ -106,23 +98,20 @@ export class MatterRegistry implements DevicePublisher {
     while (this.runs.current) await this.runs.current;
   }
 
-  /** HomeKit's registry was synced with these devices just before; the endpoints follow. */
-  sync(wanted: readonly WantedDevice[], sweep: boolean): void {
-    this.wanted = [...wanted];
+  /** The device registry changed; the endpoints follow. */
+  synced(sweep: boolean): void {
     if (sweep) this.authoritative = true;
     this.reconcile();
   }
 
   /** A device left at run time (lock_user_remove): its endpoints go now. */
-  remove(kind: DeviceKind, id: string): void {
-    const key = deviceKey(kind, id);
-    this.wanted = this.wanted.filter((device) => deviceKey(device.kind, device.id) !== key);
-    this.removedDevices.add(key);
+  removed(kind: DeviceKind, id: string): void {
+    this.removedDevices.add(deviceKey(kind, id));
     this.reconcile();
   }
 
   /** Shutdown: followers and timers go; the endpoints stay published for the next run. */
-  disposeAll(): void {
+  dispose(): void {
     this.stop();
   }
 
@@ -219,25 +208,21 @@ export class MatterRegistry implements DevicePublisher {
     else this.retryFailures = 0;
   }
 
-  /** Makes `held` match the wanted devices HomeKit's registry serves; returns their keys. */
+  /** Makes `held` match the registry's devices; returns their keys. */
   private followServed(): Set<string> {
     const { registry } = this.options;
     const next = new Map<string, { signature: string; accessory: object; source: () => MatterSource }>();
-    for (const device of this.wanted) {
-      const signature = JSON.stringify(device);
-      if (device.kind === 'lock') {
-        const accessory = registry.lock(device.id);
-        if (!accessory) continue;
-        next.set(deviceKey('lock', device.id), {
-          signature,
-          accessory,
-          source: () => lockSource(accessory, { ...device, command: (action) => this.command(device.id, action) }),
-        });
-      } else {
-        const accessory = registry.doorbell(device.id);
-        if (!accessory) continue;
-        next.set(deviceKey('doorbell', device.id), { signature, accessory, source: () => doorbellSource(accessory, { id: device.id, name: device.name }) });
-      }
+    for (const lock of registry.locks()) {
+      const { id } = lock.entry;
+      next.set(deviceKey('lock', id), {
+        signature: JSON.stringify(lock.entry),
+        accessory: lock,
+        source: () => lockSource(lock, (action) => this.command(id, action)),
+      });
+    }
+    for (const doorbell of registry.doorbells()) {
+      const { id } = doorbell.entry;
+      next.set(deviceKey('doorbell', id), { signature: JSON.stringify(doorbell.entry), accessory: doorbell, source: () => doorbellSource(doorbell, { id, name: doorbell.name }) });
     }
     for (const [key, held] of this.held) {
       const wanted = next.get(key);

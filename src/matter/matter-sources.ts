@@ -3,6 +3,7 @@
 // state changed (or the doorbell rang), and supplies the command handlers.
 import type { DoorbellFeed, LockFeed } from '../model/device-changes.js';
 import type { LockAction } from '../model/lock-commands.js';
+import type { LockEntry } from '../model/lock-device.js';
 import { doorbellEndpoints, lockEndpoints, type EndpointPlan, type MatterDoorbellView } from './matter-endpoints.js';
 import type { MatterHandlers } from './matter-publisher.js';
 
@@ -24,17 +25,13 @@ export interface MatterSource {
 /** Runs a lock command for a Matter controller; rejects with the error Matter should answer with. */
 export type MatterLockCommand = (action: LockAction) => Promise<void>;
 
-export interface LockSourceOptions {
-  id: string;
-  doorSensor: boolean;
-  doorSensorOnly?: boolean;
-  command: MatterLockCommand;
-}
+/** A lock as Matter follows it: its feed, and its entry (its settings decide its parts). */
+export type MatterLock = LockFeed & { readonly entry: Readonly<LockEntry> };
 
-export function lockSource(lock: LockFeed, options: LockSourceOptions): MatterSource {
-  const view = () => ({ id: options.id, name: lock.name, doorSensor: options.doorSensor, doorSensorOnly: options.doorSensorOnly });
+export function lockSource(lock: MatterLock, command: MatterLockCommand): MatterSource {
+  const view = () => ({ ...lock.entry, name: lock.name });
   return {
-    device: `lock:${options.id}`,
+    device: `lock:${lock.entry.id}`,
     plans: () => lockEndpoints(view(), lock.state),
     follow: (follower) =>
       lock.onChange((change) => {
@@ -43,7 +40,7 @@ export function lockSource(lock: LockFeed, options: LockSourceOptions): MatterSo
       }),
     handlers: (plan) =>
       plan.deviceType === 'DoorLock'
-        ? { doorLock: { lockDoor: () => options.command('lock'), unlockDoor: () => options.command('unlock') } }
+        ? { doorLock: { lockDoor: () => command('lock'), unlockDoor: () => command('unlock') } }
         : undefined,
   };
 }

@@ -3,15 +3,15 @@
 // false. Otherwise the runtime gets a publisher that publishes nothing, and on Homebridge 1.x or a
 // bridge without Matter nothing is logged above debug.
 import { MatterPublisher } from './matter-publisher.js';
-import type { DevicePublisher } from '../model/device-views.js';
+import type { DeviceView } from '../model/device-registry.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter-on-bridge.js';
 import { MatterRegistry, type MatterRegistryOptions } from './matter-registry.js';
 
-/** A publisher that publishes nothing: Matter is off for this bridge or for the plugin. */
-const INERT: DevicePublisher = {
-  sync: () => undefined,
-  remove: () => undefined,
-  disposeAll: () => undefined,
+/** A view that shows nothing: Matter is off for this bridge or for the plugin. */
+const INERT: DeviceView = {
+  synced: () => undefined,
+  removed: () => undefined,
+  dispose: () => undefined,
 };
 
 /**
@@ -19,7 +19,7 @@ const INERT: DevicePublisher = {
  * and the plugin wants it, else one that publishes nothing. With `"matter": false` the endpoints a
  * previous run published are removed first, so they do not linger without handlers.
  */
-export function matterPublisher(options: MatterRegistryOptions): DevicePublisher {
+export function matterPublisher(options: MatterRegistryOptions): DeviceView {
   const matter = matterOf(options.api);
   if (!matter) {
     options.log.debug(MATTER_OFF_FOR_BRIDGE);

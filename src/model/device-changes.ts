@@ -6,6 +6,7 @@ import type { DeliveryContext } from './event-time.js';
 import type { DoorbellEvent, LockEvent } from './events.js';
 import type { LockAction } from './lock-commands.js';
 import type { LockState } from './lock-state.js';
+import type { Trigger } from './person-triggers.js';
 
 /** The guard's alerts: the door left open, the lock left unlocked, each past its delay. */
 export interface GuardAlerts {
@@ -14,9 +15,12 @@ export interface GuardAlerts {
 }
 
 export type LockChange =
-  /** A callback event the reducer took. `byAutoLock`: the lock callback that follows the plugin's own auto-lock. */
-  | { cause: 'event'; state: LockState; event: LockEvent; context: DeliveryContext; byAutoLock: boolean }
-  /** A callback event older than the last of its kind: it changed nothing, yet person triggers explain why they stay quiet. */
+  /**
+   * A callback event the reducer took. `byAutoLock`: the lock callback that follows the plugin's own
+   * auto-lock. `trigger`: a person's automation trigger fires (once per real event).
+   */
+  | { cause: 'event'; state: LockState; event: LockEvent; context: DeliveryContext; byAutoLock: boolean; trigger?: Trigger | undefined }
+  /** A callback event older than the last of its kind: it changed nothing. */
   | { cause: 'stale'; state: LockState; event: LockEvent; context: DeliveryContext; byAutoLock: boolean }
   /** A remote command succeeded. `settled`: no newer wish waits, so the target settles on this state. */
   | { cause: 'command'; state: LockState; action: LockAction; origin: string; settled: boolean }

@@ -1,39 +1,38 @@
-// How the lock was last operated, as HomeKit's LockLastKnownAction says it. Pure: the numbers are
-// HAP's, so the table needs no HAP import.
+// How the lock was last operated, as a word of the model. Each view says it its own way (HomeKit's
+// LockLastKnownAction numbers); the word is part of the lock's state, so it survives a restart.
 import type { LockEvent } from './events.js';
 
-/** HAP LockLastKnownAction values this plugin shows. */
-export const LAST_ACTION = {
-  securedByKeypad: 4,
+export const LAST_ACTIONS = [
+  'securedByKeypad',
+  'unsecuredByKeypad',
+  'securedRemotely',
+  'unsecuredRemotely',
+  'securedPhysically',
+  'unsecuredPhysically',
   /** The plugin's own auto-lock (the lock was unlocked with the door closed for that long). */
-  securedByAutoSecureTimeout: 8,
-  unsecuredByKeypad: 5,
-  securedRemotely: 6,
-  unsecuredRemotely: 7,
-  securedPhysically: 9,
-  unsecuredPhysically: 10,
-} as const;
+  'securedByAutoLock',
+] as const;
 
-export type LastActionValue = (typeof LAST_ACTION)[keyof typeof LAST_ACTION];
+export type LastAction = (typeof LAST_ACTIONS)[number];
 
 /**
  * The action an applied lock event stands for, or undefined when it is not an action: a `status`
  * callback is a report of the present state, and events of other kinds never operate the lock.
  */
-export function lastActionOf(event: LockEvent): LastActionValue | undefined {
+export function lastActionOf(event: LockEvent): LastAction | undefined {
   if (event.kind !== 'lockState' || event.source !== 'operation') return undefined;
   const locked = event.state === 'locked';
   // Turned by hand: the service names the reserved manuallock / manualunlock actor.
-  if (event.actor.kind === 'manual') return locked ? LAST_ACTION.securedPhysically : LAST_ACTION.unsecuredPhysically;
+  if (event.actor.kind === 'manual') return locked ? 'securedPhysically' : 'unsecuredPhysically';
   // A PIN or One-Touch at the keypad (normalise marks One-Touch as a keypad operation).
   if (event.device === 'keypad' || event.oneTouch === true || event.actor.kind === 'oneTouch') {
-    return locked ? LAST_ACTION.securedByKeypad : LAST_ACTION.unsecuredByKeypad;
+    return locked ? 'securedByKeypad' : 'unsecuredByKeypad';
   }
   // Device `lock` without the manual actor: the app, the API, or Apple Home through the service.
-  return locked ? LAST_ACTION.securedRemotely : LAST_ACTION.unsecuredRemotely;
+  return locked ? 'securedRemotely' : 'unsecuredRemotely';
 }
 
-/** A lock or unlock sent from Apple Home that the service carried out. */
-export function commandAction(action: 'lock' | 'unlock'): LastActionValue {
-  return action === 'lock' ? LAST_ACTION.securedRemotely : LAST_ACTION.unsecuredRemotely;
+/** A lock or unlock sent from Apple Home or a Matter controller that the service carried out. */
+export function commandAction(action: 'lock' | 'unlock'): LastAction {
+  return action === 'lock' ? 'securedRemotely' : 'unsecuredRemotely';
 }

@@ -7,28 +7,20 @@ import { deviceLogger, type Logger } from '../util/logger.js';
 import { ChangeListeners, type ChangeListener, type ListenerPhase } from './change-listeners.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
 import type { DeviceStore } from './device-store.js';
+import { newDoorHistory, parseDoorHistory, recordDoor, resetDoorCount, type DoorHistoryState } from './door-history.js';
 import type { DeliveryContext } from './event-time.js';
 import { autoLockWords, type OwnAction } from './event-words.js';
 import type { LockEvent } from './events.js';
+import { commandAction, lastActionOf } from './last-action.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
 import { AUTO_LOCK_ORIGIN, LockGuard, type GuardSettings } from './lock-guard.js';
+import { hasDoorSensor } from './lock-parts.js';
 import { commandSucceeded, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
-import type { Person } from './person-triggers.js';
+import type { LockEntry } from './lock-entry.js';
+import { personTrigger, triggerLine, type Trigger } from './person-triggers.js';
 import type { ReachabilityProof } from './reachability.js';
 
-export interface LockEntry {
-  id: string;
-  name: string;
-  doorSensor: boolean;
-  /** The lock itself is in HomeKit on its own: only its door sensor is shown here. */
-  doorSensorOnly?: boolean | undefined;
-  /** Whose unlocks and locks get a trigger of their own. */
-  people?: readonly Person[] | undefined;
-  /** The guard (absent or 0: off). */
-  autoLockSeconds?: number | undefined;
-  leftOpenSeconds?: number | undefined;
-  leftUnlockedSeconds?: number | undefined;
-}
+export type { LockEntry } from './lock-entry.js';
 
 export interface LockDeviceDeps {
   log: Logger;
@@ -44,6 +36,8 @@ export interface LockDeviceDeps {
 export const LOCK_STATE_KEY = 'lockAccess';
 /** The auto-lock delay changed from HomeKit, with the config value it was changed against. */
 export const GUARD_DELAY_KEY = 'lockAccessGuard';
+/** The door's open/close history (Eve shows it). */
+export const DOOR_HISTORY_KEY = 'doorHistory';
 /** The lock callback within this long after the plugin's own auto-lock is attributed to it. */
 export const AUTO_LOCK_FOLLOW_MS = 60_000;
 /** The longest auto-lock delay HomeKit can set (AutoSecurityTimeout is in seconds). */
@@ -81,6 +75,10 @@ export class LockDevice implements LockFeed {
   private autoLock: { at: number; closedSeconds: number } | undefined;
   private warnedNoSensor = false;
   private disposed = false;
+  /** The key of the last event that fired a person's trigger: the same event never fires twice. */
+  private lastFired: string | undefined;
+  private peopleIds: ReadonlySet<string>;
+  private history: DoorHistoryState;
 
   constructor(
     private readonly deps: LockDeviceDeps,
@@ -94,6 +92,9 @@ export class LockDevice implements LockFeed {
     this.log = deviceLogger(deps.log, () => this.name);
     if (stored !== undefined && !cached) this.log.warn('the saved state could not be read, so it starts fresh.');
     if (repaired !== cached) this.log.info('the saved event times lay in the future (a lock clock that ran ahead), so ordering starts again from now.');
+    this.peopleIds = new Set((entry.people ?? []).map((person) => person.userId));
+    const nowSeconds = Math.round(deps.clock.now() / 1000);
+    this.history = parseDoorHistory(deps.store.read(DOOR_HISTORY_KEY), nowSeconds) ?? newDoorHistory(nowSeconds);
     this.commands = new LockCommands((action) => this.execute(action));
     this.changes = new ChangeListeners(this.log);
     this.guard = new LockGuard({
@@ -129,6 +130,10 @@ export class LockDevice implements LockFeed {
     return this.guard.current;
   }
 
+  get doorHistory(): DoorHistoryState {
+    return this.history;
+  }
+
   /** Follows every change; returns the function that stops following. */
   onChange(listener: ChangeListener<LockChange>, phase?: ListenerPhase): () => void {
     return this.changes.add(listener, phase);
@@ -151,15 +156,23 @@ export class LockDevice implements LockFeed {
     const own = this.followsAutoLock(event, context.receivedAt);
     const byAutoLock = own !== undefined;
     if (byAutoLock) this.autoLock = undefined;
+    // The lock callback that follows the plugin's own auto-lock: nobody locked it, so no trigger.
+    const decision = byAutoLock ? undefined : personTrigger(event, { ...context, applied: result.applied, people: this.peopleIds, lastFired: this.lastFired });
+    if (decision?.fire === true) this.lastFired = decision.key;
+    if (result.applied) this.remember(event, context, byAutoLock);
     this.store();
+    const line = decision === undefined ? undefined : triggerLine(decision, event, this.entryValue.people ?? []);
     if (!result.applied) {
       this.log.debug(`${result.text}: older than the last event of its kind, so it changes nothing.`);
       this.changes.emit({ cause: 'stale', state: this.current, event, context, byAutoLock });
+      if (line) this.log[line.level](line.text);
       return own;
     }
-    this.changes.emit({ cause: 'event', state: this.current, event, context, byAutoLock });
+    const trigger = decision?.fire === true ? { userId: decision.userId, press: decision.press } satisfies Trigger : undefined;
+    this.changes.emit({ cause: 'event', state: this.current, event, context, byAutoLock, trigger });
     // Logged after the views have the change: a log line is a synchronous write that can wait on a
     // slow reader of Homebridge's output.
+    if (line) this.log[line.level](line.text);
     const reachabilityChanged = wasOnline !== this.current.online;
     if (event.kind === 'lockState' && event.source === 'status') this.log.debug(`${result.text}.`);
     else if (own !== undefined) this.log.info(`${autoLockWords(own.autoLockSeconds)}.`);
@@ -173,6 +186,7 @@ export class LockDevice implements LockFeed {
     if (this.disposed) return;
     const guardChanged = guardPart(entry) !== guardPart(this.entryValue);
     this.entryValue = { ...entry };
+    this.peopleIds = new Set((entry.people ?? []).map((person) => person.userId));
     this.current = withEntryName(this.current, entry.name);
     this.warnIfAutoLockBlind();
     this.store();
@@ -223,6 +237,13 @@ export class LockDevice implements LockFeed {
     this.guard.settingsChanged();
   }
 
+  /** Eve's reset button: the opening count starts again (the history stays). */
+  resetDoorCount(resetTotal: number): void {
+    if (this.disposed) return;
+    this.history = resetDoorCount(this.history, resetTotal);
+    this.deps.store.write(DOOR_HISTORY_KEY, this.history, 'now');
+  }
+
   dispose(): void {
     this.disposed = true;
     this.guard.dispose();
@@ -233,7 +254,7 @@ export class LockDevice implements LockFeed {
   private guardSettings(): GuardSettings {
     const entry = this.entryValue;
     return {
-      doorSensor: entry.doorSensor || entry.doorSensorOnly === true,
+      doorSensor: hasDoorSensor(entry, this.current),
       autoLockSeconds: this.autoLockSeconds(),
       leftOpenSeconds: entry.leftOpenSeconds ?? 0,
       leftUnlockedSeconds: entry.leftUnlockedSeconds ?? 0,
@@ -242,9 +263,9 @@ export class LockDevice implements LockFeed {
 
   private warnIfAutoLockBlind(): void {
     const entry = this.entryValue;
-    if ((entry.autoLockSeconds ?? 0) > 0 && !entry.doorSensor && entry.doorSensorOnly !== true && !this.warnedNoSensor) {
+    if ((entry.autoLockSeconds ?? 0) > 0 && !hasDoorSensor(entry, this.current) && !this.warnedNoSensor) {
       this.warnedNoSensor = true;
-      this.log.warn(`autoLockSeconds needs a door sensor ("doorSensor": true on this lock): the plugin locks only once it knows the door is closed, so auto-lock stays off.`);
+      this.log.warn(`autoLockSeconds needs a door sensor ("doorSensor": true on this lock): the plugin locks only once it knows the door is closed, so auto-lock stays off until a door sensor reports.`);
     }
   }
 
@@ -268,6 +289,19 @@ export class LockDevice implements LockFeed {
     this.deps.store.write(LOCK_STATE_KEY, this.current, 'batched');
   }
 
+  /** What an applied event leaves behind besides the reducer's state: the last action, the door's history. */
+  private remember(event: LockEvent, context: DeliveryContext, byAutoLock: boolean): void {
+    const action = byAutoLock ? 'securedByAutoLock' : lastActionOf(event);
+    if (action !== undefined) this.current = { ...this.current, lastAction: action };
+    if (event.kind !== 'doorState' || event.state === 'init' || event.state === 'unknown') return;
+    // At the event's own time, never later than now (a lock clock ahead must not reorder Eve's entries).
+    const seconds = Math.round(Math.min(event.at ?? context.receivedAt, this.deps.clock.now()) / 1000);
+    const change = recordDoor(this.history, seconds, event.state !== 'closed');
+    if (!change.recorded) return;
+    this.history = change.state;
+    this.deps.store.write(DOOR_HISTORY_KEY, this.history, 'batched');
+  }
+
   /** Rejects when the command failed (after reporting it), so those who joined it learn the outcome. */
   private async execute(action: LockAction): Promise<void> {
     const origin = this.origins[action];
@@ -284,7 +318,8 @@ export class LockDevice implements LockFeed {
     }
     if (this.disposed) return;
     const wasOnline = this.current.online;
-    this.current = commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked');
+    const lastAction = origin === AUTO_LOCK_ORIGIN && action === 'lock' ? 'securedByAutoLock' : commandAction(action);
+    this.current = { ...commandSucceeded(this.current, action === 'lock' ? 'locked' : 'unlocked'), lastAction };
     this.store();
     this.changes.emit({ cause: 'command', state: this.current, action, origin, settled: this.commands.next === undefined });
     this.log.info(`${action === 'lock' ? 'locked' : 'unlocked'} from ${origin}.`);

@@ -1,10 +1,11 @@
 // Pure state of one lock: what the callbacks told us, with the design's ordering rule.
-// Plain JSON so it lives in accessory.context and shows the last known state at once after a restart.
+// Plain JSON, kept by the device registry, so the last known state shows at once after a restart.
 import { z } from 'zod/v3';
 
 import { isOlder, order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
+import { LAST_ACTIONS } from './last-action.js';
 import { reachabilityProof } from './reachability.js';
 
 /** Aspects with their own ordering: an older event of one aspect changes nothing. */
@@ -36,6 +37,8 @@ export const lockStateSchema = z.object({
   keypadSeen: z.boolean(),
   online: z.boolean(),
   flags: z.object({ privacyMode: z.boolean().optional(), vacationMode: z.boolean().optional(), keypadEnabled: z.boolean().optional() }),
+  /** How the lock was last operated (absent until the first operation). */
+  lastAction: z.enum(LAST_ACTIONS).optional(),
   /** Name from the last lock_name_changed, cleared when config or discovery give a different name. */
   eventName: z.string().optional(),
   /** The entry (config/discovery) name the state last saw, to tell a changed config from a restart. */

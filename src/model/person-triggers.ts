@@ -1,6 +1,6 @@
-// When a person's unlock or lock becomes an Apple Home automation trigger. Pure: the
-// accessory passes what it knows (applied or not, when it arrived, the last event that fired) and
-// presses the switch only when this says so.
+// When a person's unlock or lock becomes an automation trigger. Pure: the lock device passes what
+// it knows (applied or not, when it arrived, the last event that fired) and announces a trigger
+// only when this says so; HomeKit presses that person's switch.
 import { MAX_RING_AGE_MS } from '../settings.js';
 import type { LockEvent } from './events.js';
 
@@ -23,6 +23,12 @@ export interface TriggerContext {
   people: ReadonlySet<string>;
   /** The key of the last event that fired on this lock (see triggerKey). */
   lastFired: string | undefined;
+}
+
+/** A trigger that fired: whose switch, and which press. */
+export interface Trigger {
+  userId: string;
+  press: Press;
 }
 
 export type TriggerDecision =
@@ -58,4 +64,16 @@ export function personTrigger(event: LockEvent, context: TriggerContext): Trigge
 /** The switch subtype of a person. */
 export function personSubtype(userId: string): string {
   return `person:${userId}`;
+}
+
+/** Reasons a trigger stays quiet that someone waiting for an automation wants to read. */
+const WORTH_SAYING = new Set(['it arrived more than 60 seconds late', 'the same event arrived twice', 'an older event arrived after a newer one']);
+
+/** The log line a decision is worth, if any (for the lock's own logger): a trigger at debug, a surprising silence at info. */
+export function triggerLine(decision: TriggerDecision, event: LockEvent, people: readonly Person[]): { level: 'debug' | 'info'; text: string } | undefined {
+  const nameOf = (userId: string | undefined) => (userId === undefined ? 'the person' : (people.find((p) => p.userId === userId)?.name ?? userId));
+  if (decision.fire) return { level: 'debug', text: `${nameOf(decision.userId)}'s automation trigger: ${decision.press} press.` };
+  if (!WORTH_SAYING.has(decision.reason)) return undefined;
+  const userId = event.kind === 'lockState' ? event.actor.userId : undefined;
+  return { level: 'info', text: `${nameOf(userId)}'s automation trigger stays quiet: ${decision.reason}.` };
 }

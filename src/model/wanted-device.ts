@@ -1,5 +1,5 @@
-// A device the plugin should show: the outcome of the device-set rules, the input of every
-// publisher (HomeKit's accessory registry, and Matter), and what a cached accessory remembers.
+// A device the plugin should show: the outcome of the device-set rules, the entry the device
+// registry makes each device from, and what it remembers for the next start.
 import { z } from 'zod/v3';
 
 export const wantedDeviceSchema = z.discriminatedUnion('kind', [

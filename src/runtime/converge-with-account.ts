@@ -1,4 +1,4 @@
-// Brings the plugin in line with the account: discovery, the device set, every publisher's sync,
+// Brings the plugin in line with the account: discovery, the device set (every view follows),
 // webhook registration, and on the first run the self-check and the state refresh. One run at a
 // time; a request during a run repeats it once afterwards.
 import type { ApiClient } from '../cloud/http/api.js';
@@ -7,7 +7,6 @@ import type { LockAccessConfig } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import { SingleRun } from '../util/single-run.js';
 import type { Logger } from '../util/logger.js';
-import type { DevicePublisher } from '../model/device-views.js';
 import {
   applyMembership,
   discoveredSet,
@@ -22,9 +21,14 @@ import { refreshLockStates } from '../cloud/startup-checks.js';
 import type { StatusPublisher } from '../status/status-publisher.js';
 import type { WantedDevice } from '../model/wanted-device.js';
 
-/** What convergence needs of the accessory registry. */
+/** What convergence needs of the device registry. */
 export interface RegistryView {
-  cachedDevices(): WantedDevice[];
+  /** The devices served in the last run. */
+  remembered(): WantedDevice[];
+  /** Makes the devices match `wanted` (every view follows); with `sweep`, the rest leave. */
+  sync(wanted: readonly WantedDevice[], sweep: boolean): void;
+  /** One device leaves while running. */
+  remove(kind: 'lock', id: string): void;
   lockIds(): string[];
   doorbellIds(): string[];
   nameOf(kind: 'lock', id: string): string;
@@ -35,8 +39,6 @@ export interface ConvergenceDeps {
   log: Logger;
   client: ApiClient;
   registry: RegistryView;
-  /** Every publisher of the device set (HomeKit first). */
-  publishers: DevicePublisher;
   status: StatusPublisher;
   /** Unlinked; read again after every await. */
   isIdle(): boolean;
@@ -73,7 +75,7 @@ export class Convergence {
 
   /** What to serve before the service has been asked. */
   startupDevices(): WantedDevice[] {
-    return startupDevices(this.deps.config, this.deps.registry.cachedDevices());
+    return startupDevices(this.deps.config, this.deps.registry.remembered());
   }
 
   /** Starts a run, or asks the running one to repeat; `asFirstRun` repeats the first run's checks. */
@@ -86,12 +88,12 @@ export class Convergence {
   /** The user webhook added or removed a lock: it joins or leaves at once, and registrations follow. */
   membershipChanged(lockId: string, change: 'added' | 'removed'): void {
     this.membership = withMembershipChange(this.membership, lockId, change);
-    if (change === 'removed') this.deps.publishers.remove('lock', lockId);
+    if (change === 'removed') this.deps.registry.remove('lock', lockId);
     this.request();
   }
 
   private async runOnce(): Promise<void> {
-    const { config, log, client, registry, publishers } = this.deps;
+    const { config, log, client, registry } = this.deps;
     const registrar = this.deps.registrar();
     if (!registrar) return;
     const firstRun = this.firstRun;
@@ -111,7 +113,7 @@ export class Convergence {
     }
     devices = applyMembership(devices, this.membership, config, this.serviceLockNames);
     if (this.deps.isStopped()) return;
-    publishers.sync(devices, sweep);
+    registry.sync(devices, sweep);
     this.deps.publishDevices();
 
     // Unlinking may have happened while discovery ran.

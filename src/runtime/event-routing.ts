@@ -2,14 +2,14 @@
 // membership changes to the account's convergence; an account deletion unlinks.
 import { EventRouter } from '../callbacks/event-router.js';
 import type { LinkControl } from '../cloud/link-control.js';
-import type { AccessoryRegistry } from '../homekit/accessory-registry.js';
+import type { DeviceRegistry } from '../model/device-registry.js';
 import type { StatusPublisher } from '../status/status-publisher.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import type { Convergence } from './converge-with-account.js';
 
 export interface EventRoutingDeps {
-  registry: AccessoryRegistry;
+  registry: DeviceRegistry;
   publisher: StatusPublisher;
   link: LinkControl;
   log: Logger;

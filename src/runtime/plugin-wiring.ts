@@ -22,14 +22,15 @@ import { TOKENS_FILE } from '../cloud/tokens/token-store.js';
 import { peopleOf, type LockAccessConfig } from '../config.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import { deliveryAccessoryUuid } from '../homekit/delivery-sensor.js';
-import { DoorHistoryFiles } from '../homekit/door-history-store.js';
-import { flushContextSaves } from '../homekit/persist-context.js';
-import { Publishers, type DevicePublisher } from '../model/device-views.js';
+import { moveContextToRecords } from '../homekit/context-migration.js';
+import { DeviceRecords } from '../model/device-records.js';
+import { DeviceRegistry, type DeviceView } from '../model/device-registry.js';
 import { EventLog } from '../status/event-log.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
 import { StatusPublisher } from '../status/status-publisher.js';
 import { StatusWriter } from '../status/status.js';
 import { Storage } from '../storage.js';
+import { systemClock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import { LogLimiter } from '../util/log-limiter.js';
 import type { Logger } from '../util/logger.js';
@@ -46,8 +47,8 @@ export interface RuntimeOptions {
   cachedAccessories: readonly PlatformAccessory[];
   pluginName: string;
   platformName: string;
-  /** Further publishers of the device set (Matter), made once HomeKit's registry exists, synced after it. */
-  publishers?: readonly ((registry: AccessoryRegistry) => DevicePublisher)[];
+  /** Further views of the device set (Matter), made once the device registry exists. */
+  views?: readonly ((registry: DeviceRegistry) => DeviceView)[];
 }
 
 /** Registrations are confirmed again this often even when nothing changed (the registrar re-sends those older than a day). */
@@ -63,11 +64,11 @@ export class Runtime {
   private readonly eventLines: LogLimiter;
   private status: StatusWriter | undefined;
   private eventLog: EventLog | undefined;
-  private doorHistory: DoorHistoryFiles | undefined;
+  private records: DeviceRecords | undefined;
   private statusPublisher: StatusPublisher | undefined;
   private tokens: TokenManager | undefined;
   private link: LinkControl | undefined;
-  private publishers: Publishers | undefined;
+  private devices: DeviceRegistry | undefined;
   private convergence: Convergence | undefined;
   private dedupe: DedupeStore | undefined;
   private receiver: Receiver | undefined;
@@ -85,7 +86,7 @@ export class Runtime {
   }
 
   async start(): Promise<void> {
-    const { status, eventLog, doorHistory } = await this.openFiles();
+    const { status, eventLog, records } = await this.openFiles();
     const tokens = this.makeTokens();
     const client = new CloudHttpClient({ baseUrl: this.options.config.baseUrl, apiKey: this.options.config.apiKey, tokens, log: this.options.log });
     const secret = await WebhookSecret.load(this.storage, { log: this.options.log });
@@ -104,7 +105,7 @@ export class Runtime {
     this.statusPublisher = publisher;
     const reach = this.makeReach(publisher);
     const link = this.makeLink(client, tokens, secret, publisher, reach);
-    const registry = this.serveDevices(client, publisher, doorHistory, link);
+    const registry = this.serveDevices(client, publisher, records, link);
     const router = routeEvents({ registry, publisher, link, log: this.options.log, eventLines: this.eventLines, convergence: () => this.convergence });
     await this.startListener(secret, router, publisher, status);
     await this.startLink(tokens, link, publisher);
@@ -112,7 +113,7 @@ export class Runtime {
   }
 
   /** Whether events still arrive: the delivery watch and its sensor in HomeKit. */
-  private watchDelivery(client: CloudHttpClient, tokens: TokenManager, link: LinkControl, registry: AccessoryRegistry, publisher: StatusPublisher, status: StatusWriter): void {
+  private watchDelivery(client: CloudHttpClient, tokens: TokenManager, link: LinkControl, registry: DeviceRegistry, publisher: StatusPublisher, status: StatusWriter): void {
     const { api, log, config } = this.options;
     this.delivery = startDelivery({
       api, log, config, client, publisher,
@@ -129,17 +130,18 @@ export class Runtime {
     });
   }
 
-  /** The status file, the event log and the doors' Eve history, read before anything is served. */
-  private async openFiles(): Promise<{ status: StatusWriter; eventLog: EventLog; doorHistory: DoorHistoryFiles }> {
+  /** The status file, the event log and the devices' saved state, read before anything is served. */
+  private async openFiles(): Promise<{ status: StatusWriter; eventLog: EventLog; records: DeviceRecords }> {
     const { api, log } = this.options;
     const status = await StatusWriter.open(this.storage, { log });
     this.status = status;
     // For the diagnostics file: the settings server cannot ask Homebridge itself.
     status.update({ versions: { plugin: pluginVersion(), homebridge: api.serverVersion, node: process.version } });
-    const [eventLog, doorHistory] = await Promise.all([EventLog.open(this.storage, { log }), DoorHistoryFiles.open(this.storage, log)]);
+    const [eventLog, records] = await Promise.all([EventLog.open(this.storage, { log }), DeviceRecords.open(this.storage, log)]);
     this.eventLog = eventLog;
-    this.doorHistory = doorHistory;
-    return { status, eventLog, doorHistory };
+    this.records = records;
+    if (await moveContextToRecords(this.options.cachedAccessories, records)) log.info('Moved the saved device state from the accessory cache to lock-access/devices.json.');
+    return { status, eventLog, records };
   }
 
   private makeTokens(): TokenManager {
@@ -193,31 +195,30 @@ export class Runtime {
     return this.link;
   }
 
-  /** The devices, HomeKit's accessories and every other publisher, served at once from config and cache. */
-  private serveDevices(client: CloudHttpClient, publisher: StatusPublisher, doorHistory: DoorHistoryFiles, link: LinkControl): AccessoryRegistry {
+  /** The devices and their views (HomeKit's accessories, Matter's endpoints), served at once from config and the last run. */
+  private serveDevices(client: CloudHttpClient, publisher: StatusPublisher, records: DeviceRecords, link: LinkControl): DeviceRegistry {
     const { api, log, config } = this.options;
-    const registry: AccessoryRegistry = new AccessoryRegistry({
-      api,
-      log,
-      pluginName: this.options.pluginName,
-      platformName: this.options.platformName,
-      // The bridge-level "Lock Access" accessory is the delivery sensor's, not a device's.
-      cached: this.options.cachedAccessories.filter((accessory) => accessory.UUID !== deliveryAccessoryUuid(api)),
+    const registry: DeviceRegistry = new DeviceRegistry({
+      log: this.eventLines,
+      clock: systemClock,
+      records,
       people: peopleOf(config),
-      deps: { api, log: this.eventLines, operate: (lockId, action) => operateLock(client, lockId, action), describeCommandFailure, fetchImage, doorHistory },
+      operate: (lockId, action) => operateLock(client, lockId, action),
+      describeCommandFailure,
       reachabilityChanged: () => {
         publisher.devices(registry);
       },
     });
-    const publishers = new Publishers(registry, log);
-    for (const make of this.options.publishers ?? []) publishers.add(make(registry));
-    this.publishers = publishers;
+    this.devices = registry;
+    // The bridge-level "Lock Access" accessory is the delivery sensor's, not a device's.
+    const cached = this.options.cachedAccessories.filter((accessory) => accessory.UUID !== deliveryAccessoryUuid(api));
+    const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, pluginName: this.options.pluginName, platformName: this.options.platformName, cached });
+    for (const view of [homekit, ...(this.options.views ?? []).map((make) => make(registry))]) registry.attach(view);
     const convergence = new Convergence({
       config,
       log,
       client,
       registry,
-      publishers,
       status: publisher,
       isIdle: () => link.idle,
       isStopped: () => this.stopped,
@@ -232,7 +233,7 @@ export class Runtime {
     });
     this.convergence = convergence;
     // Serve what we know at once: configured devices plus those cached from the last run.
-    publishers.sync(convergence.startupDevices(), !config.discoverDevices);
+    registry.sync(convergence.startupDevices(), !config.discoverDevices);
     publisher.devices(registry);
     return registry;
   }
@@ -327,10 +328,9 @@ export class Runtime {
     await this.receiver?.close().catch(() => undefined);
     // The events of callbacks answered just before closing are applied on the next turn.
     await new Promise((resolve) => setImmediate(resolve));
-    flushContextSaves(this.options.api);
-    this.publishers?.disposeAll();
+    this.devices?.disposeAll();
     this.eventLines.flush();
     this.statusPublisher?.receiverStats();
-    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.doorHistory?.flush()]);
+    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.flush()]);
   }
 }

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { doorbellCategory, doorbellUuid, LIVE_VIDEO_REFUSAL } from '../../src/homekit/doorbell-accessory.js';
 import type { DoorbellEvent } from '../../src/model/events.js';
 import { ImageFetchError } from '../../src/cloud/image-fetch.js';
-import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
-import { cameraOf, serveDoorbell, type DoorbellDeps } from './serve-device.js';
+import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
+import { cameraOf, serveDoorbell, type DoorbellDeps , restartServed, storeOf } from './serve-device.js';
 import { DOORBELL_STATE_KEY, type DoorbellDevice } from '../../src/model/doorbell-device.js';
 import type { DoorbellChange } from '../../src/model/device-changes.js';
 
@@ -170,7 +170,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       first.doorbell.apply(motion('http://127.0.0.1/last.jpg'), fresh);
       await camera(first.accessory).handleSnapshotRequest(360, 640);
       first.doorbell.dispose();
-      const again = setup({ accessory: restart(api, first.accessory) });
+      const again = setup({ accessory: restartServed(api, first.accessory) });
       expect(again.doorbell.state.lastPress?.dvrId).toBe('dvr-1');
       expect(again.accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(1);
       expect(again.accessory.services.filter((s) => s.UUID === S.Doorbell.UUID)).toHaveLength(1);
@@ -191,7 +191,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
 
     it('a bad context starts fresh', () => {
       const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-      (accessory.context as Record<string, unknown>)[DOORBELL_STATE_KEY] = { version: 1, lastPress: 'yesterday' };
+      storeOf(accessory).write(DOORBELL_STATE_KEY, { version: 1, lastPress: 'yesterday' }, 'now');
       const { doorbell, captured } = setup({ accessory });
       expect(doorbell.state.lastPress).toBeNull();
       expect(captured.text('warn')).toMatch(/starts fresh/);

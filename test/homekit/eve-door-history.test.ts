@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
+import { EVE_EPOCH, historyEntries, historyStatus, requestedEntry } from '../../src/homekit/eve-door-history.js';
 import {
   DOOR_HISTORY_SIZE,
-  EVE_EPOCH,
-  historyEntries,
-  historyStatus,
   lastActivation,
   newDoorHistory,
   parseDoorHistory,
   recordDoor,
-  requestedEntry,
   resetDoorCount,
   type DoorHistoryState,
-} from '../../src/homekit/eve-door-history.js';
+} from '../../src/model/door-history.js';
 
 const START = 1_800_000_000; // unix seconds
 

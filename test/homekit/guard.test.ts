@@ -7,9 +7,8 @@ import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import type { DoorbellEvent, LockEvent } from '../../src/model/events.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
-import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps } from './serve-device.js';
-import { LAST_ACTION } from '../../src/model/last-action.js';
+import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
+import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps, restartServed } from './serve-device.js';
 import { type LockDevice, type LockEntry } from '../../src/model/lock-device.js';
 
 const owner = { kind: 'person', userId: 'u-owner', firstName: 'Alex', lastName: 'Example' } as const;
@@ -93,7 +92,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     service(first.accessory, S.LockManagement).getCharacteristic(C.LockManagementAutoSecurityTimeout).setValue(120);
     await vi.advanceTimersByTimeAsync(0);
     first.lock.dispose();
-    const cached = restart(api, first.accessory);
+    const cached = restartServed(api, first.accessory);
     const again = lockSetup({ autoLockSeconds: 30 }, cached);
     expect(service(again.accessory, S.LockManagement).getCharacteristic(C.LockManagementAutoSecurityTimeout).value).toBe(120);
     unlockWithDoorClosed(again.lock);
@@ -102,7 +101,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     await vi.advanceTimersByTimeAsync(1_000);
     expect(again.operated).toEqual(['lock']);
     again.lock.dispose();
-    const changed = lockSetup({ autoLockSeconds: 45 }, restart(api, again.accessory));
+    const changed = lockSetup({ autoLockSeconds: 45 }, restartServed(api, again.accessory));
     expect(service(changed.accessory, S.LockManagement).getCharacteristic(C.LockManagementAutoSecurityTimeout).value).toBe(45);
   });
 
@@ -120,7 +119,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     const first = lockSetup({ autoLockSeconds: 30 });
     unlockWithDoorClosed(first.lock);
     first.lock.dispose();
-    const again = lockSetup({ autoLockSeconds: 30 }, restart(api, first.accessory));
+    const again = lockSetup({ autoLockSeconds: 30 }, restartServed(api, first.accessory));
     expect(service(again.accessory, S.ContactSensor).getCharacteristic(C.ContactSensorState).value).toBe(C.ContactSensorState.CONTACT_DETECTED);
     expect(service(again.accessory, S.LockMechanism).getCharacteristic(C.LockCurrentState).value).toBe(C.LockCurrentState.UNSECURED);
     await vi.advanceTimersByTimeAsync(600_000);
@@ -152,7 +151,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     operations[0]?.reject(new Error('the bridge is busy'));
     await vi.advanceTimersByTimeAsync(5_000);
     lock.apply(lockEvent('locked', 'keypad', Date.now()), ctx());
-    expect(management.getCharacteristic(C.LockLastKnownAction).value).toBe(LAST_ACTION.securedByKeypad);
+    expect(management.getCharacteristic(C.LockLastKnownAction).value).toBe(C.LockLastKnownAction.SECURED_BY_KEYPAD);
     expect(presses).toEqual([C.ProgrammableSwitchEvent.DOUBLE_PRESS]);
   });
 
@@ -201,7 +200,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
       const first = bellSetup();
       service(first.accessory, S.Switch, 'chime').setCharacteristic(C.On, false);
       first.bell.dispose();
-      const again = bellSetup(restart(api, first.accessory));
+      const again = bellSetup(restartServed(api, first.accessory));
       expect(service(again.accessory, S.Switch, 'chime').getCharacteristic(C.On).value).toBe(false);
     });
   });

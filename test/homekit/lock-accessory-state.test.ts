@@ -7,8 +7,8 @@ import type { LockEvent } from '../../src/model/events.js';
 import { KEYPAD_SUBTYPE, lockUuid } from '../../src/homekit/lock-accessory.js';
 import { initialLockState, type LockState } from '../../src/model/lock-state.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
-import { serveLock, type LockDeps } from './serve-device.js';
+import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
+import { serveLock, type LockDeps , restartServed, storeOf } from './serve-device.js';
 import { LOCK_STATE_KEY, type LockDevice } from '../../src/model/lock-device.js';
 
 const NOW = Date.UTC(2026, 5, 1);
@@ -76,7 +76,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
       const first = setup({ doorSensor: true });
       first.lock.apply(door('open'), ctx);
       first.lock.dispose();
-      const known = setup({ doorSensor: true, accessory: restart(api, first.accessory) });
+      const known = setup({ doorSensor: true, accessory: restartServed(api, first.accessory) });
       expect(active(known.accessory)).toBe(true);
 
       // a cache written by an older version: a ContactSensor without StatusActive and no door known
@@ -168,7 +168,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     it('marks cached by an older version in the future are repaired at start-up, with a line in the log', () => {
       const old = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
       const saved: LockState = { ...initialLockState(), lock: 'locked', lastAt: { lock: NOW + YEAR } };
-      (old.context as Record<string, unknown>)[LOCK_STATE_KEY] = saved;
+      storeOf(old).write(LOCK_STATE_KEY, saved, 'now');
       const { accessory, lock, captured } = setup({ accessory: old });
       expect(lock.state.lastAt.lock).toBe(NOW);
       expect(captured.text('info')).toMatch(/saved event times lay in the future/);

@@ -7,8 +7,8 @@ import { BridgeError, RequestRejectedError, type BridgeProblem } from '../../src
 import type { LockEvent } from '../../src/model/events.js';
 import { KEYPAD_SUBTYPE, lockCategory, lockUuid } from '../../src/homekit/lock-accessory.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { captureLog, hapEnvs, hasService, newAccessory, read, restart, service, type CharacteristicType, type ServiceType } from './hap-env.js';
-import { serveLock, type LockDeps } from './serve-device.js';
+import { captureLog, hapEnvs, hasService, newAccessory, read, service, type CharacteristicType, type ServiceType } from './hap-env.js';
+import { serveLock, type LockDeps , restartServed, storeOf } from './serve-device.js';
 import { LOCK_STATE_KEY, type LockDevice } from '../../src/model/lock-device.js';
 import type { LockChange } from '../../src/model/device-changes.js';
 
@@ -181,7 +181,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       first.lock.apply({ lockId: 'L1', at: 1, kind: 'doorState', state: 'open' }, ctx);
       first.lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', level: 5, low: true, raw: 'keypad_battery_critical' }, ctx);
       first.lock.dispose();
-      const again = setup({ accessory: restart(api, first.accessory) });
+      const again = setup({ accessory: restartServed(api, first.accessory) });
       expect(again.value(S.LockMechanism, C.LockCurrentState)).toBe(C.LockCurrentState.SECURED);
       expect(again.value(S.LockMechanism, C.LockTargetState)).toBe(C.LockTargetState.SECURED);
       expect(hasService(again.accessory, S.ContactSensor)).toBe(true);
@@ -192,7 +192,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
 
     it('"a bad context starts fresh" with a warning', () => {
       const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-      (accessory.context as Record<string, unknown>)[LOCK_STATE_KEY] = { version: 1, lock: 'sideways' };
+      storeOf(accessory).write(LOCK_STATE_KEY, { version: 1, lock: 'sideways' }, 'now');
       const { value, captured } = setup({ accessory });
       expect(value(S.LockMechanism, C.LockCurrentState)).toBe(C.LockCurrentState.UNKNOWN);
       expect(captured.text('warn')).toMatch(/could not be read, so it starts fresh/);
@@ -206,6 +206,23 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       expect(hasService(accessory, S.Switch)).toBe(false);
       lock.update({ id: 'L1', name: 'Front Door', doorSensor: false });
       expect(hasService(accessory, S.ContactSensor)).toBe(false);
+    });
+
+    it('each part is bound once, and whatever the pass did not bind goes, of any type and subtype (no list of services to keep)', () => {
+      const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
+      accessory.addService(new S.Battery('Stray battery', 'solar'));
+      accessory.addService(new S.ContactSensor('Old alert', 'left-open'));
+      accessory.addService(new S.StatelessProgrammableSwitch('Gone', 'person:u-gone'));
+      accessory.addService(new S.Lightbulb('Not ours'));
+      setup({ accessory, doorSensor: true });
+      const kinds = accessory.services.map((s) => `${s.UUID}/${s.subtype ?? ''}`);
+      expect(new Set(kinds).size).toBe(kinds.length);
+      expect(hasService(accessory, S.Battery, 'solar')).toBe(false);
+      expect(hasService(accessory, S.ContactSensor, 'left-open')).toBe(false);
+      expect(hasService(accessory, S.StatelessProgrammableSwitch, 'person:u-gone')).toBe(false);
+      expect(hasService(accessory, S.Lightbulb)).toBe(false);
+      expect(hasService(accessory, S.ContactSensor)).toBe(true);
+      expect(hasService(accessory, S.LockManagement)).toBe(true);
     });
 
     it('names: lock_name_changed renames the accessory and its services; a changed config name wins again', () => {

@@ -1,18 +1,53 @@
-// A device with its HomeKit view on a real HAP accessory, as the accessory registry serves them:
-// tests drive the device (apply, command, update) and read HomeKit through the accessory. Disposing
-// the device disposes its view first.
-import type { PlatformAccessory } from 'homebridge';
+// A device with its HomeKit view on a real HAP accessory, as the registries serve them: tests drive
+// the device (apply, command, update) and read HomeKit through the accessory. Disposing the device
+// disposes its view first. What a device keeps lives in a memory store per accessory, carried over
+// by restartServed() the way devices.json carries it over a restart.
+import type { API, PlatformAccessory } from 'homebridge';
 
-import { accessoryStore } from '../../src/homekit/context-store.js';
-import type { DeviceDeps } from '../../src/homekit/device-deps.js';
 import { DoorbellAccessory } from '../../src/homekit/doorbell-accessory.js';
 import { LockAccessory } from '../../src/homekit/lock-accessory.js';
+import type { FetchImage } from '../../src/homekit/snapshot-cache.js';
+import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
 import { DoorbellDevice, type DoorbellEntry } from '../../src/model/doorbell-device.js';
+import type { LockAction } from '../../src/model/lock-commands.js';
 import { LockDevice, type LockEntry } from '../../src/model/lock-device.js';
 import { clockWithNow } from '../../src/util/clock.js';
+import type { Logger } from '../../src/util/logger.js';
+import { restart } from './hap-env.js';
 
-export type LockDeps = Pick<DeviceDeps, 'api' | 'log' | 'operate' | 'describeCommandFailure' | 'doorHistory' | 'now'>;
-export type DoorbellDeps = Pick<DeviceDeps, 'api' | 'log' | 'fetchImage' | 'now'>;
+export interface LockDeps {
+  api: API;
+  log: Logger;
+  operate: (lockId: string, action: LockAction) => Promise<void>;
+  describeCommandFailure: (error: unknown) => string;
+  now?: (() => number) | undefined;
+}
+
+export interface DoorbellDeps {
+  api: API;
+  log: Logger;
+  fetchImage: FetchImage;
+  now?: (() => number) | undefined;
+}
+
+const stores = new WeakMap<PlatformAccessory, DeviceStore>();
+
+/** The values the device served on this accessory keeps (its part of devices.json). */
+export function storeOf(accessory: PlatformAccessory): DeviceStore {
+  let store = stores.get(accessory);
+  if (!store) {
+    store = memoryStore();
+    stores.set(accessory, store);
+  }
+  return store;
+}
+
+/** A restart: Homebridge's cache gives the accessory back, the device registry its saved values. */
+export function restartServed(api: API, accessory: PlatformAccessory): PlatformAccessory {
+  const again = restart(api, accessory);
+  stores.set(again, storeOf(accessory));
+  return again;
+}
 
 function disposingView<D extends { dispose(): void }>(device: D, view: { dispose(): void }): D {
   const disposeDevice = device.dispose.bind(device);
@@ -25,15 +60,15 @@ function disposingView<D extends { dispose(): void }>(device: D, view: { dispose
 
 export function serveLock(deps: LockDeps, accessory: PlatformAccessory, entry: LockEntry): LockDevice {
   const { api, log, now } = deps;
-  const device = new LockDevice({ log, operate: deps.operate, describeCommandFailure: deps.describeCommandFailure, store: accessoryStore(api, accessory, now), clock: clockWithNow(now) }, entry);
-  return disposingView(device, new LockAccessory({ api, log, doorHistory: deps.doorHistory, now }, accessory, device));
+  const device = new LockDevice({ log, operate: deps.operate, describeCommandFailure: deps.describeCommandFailure, store: storeOf(accessory), clock: clockWithNow(now) }, entry);
+  return disposingView(device, new LockAccessory({ api, log }, accessory, device));
 }
 
 const doorbellViews = new WeakMap<DoorbellDevice, DoorbellAccessory>();
 
 export function serveDoorbell(deps: DoorbellDeps, accessory: PlatformAccessory, entry: DoorbellEntry): DoorbellDevice {
   const { api, log, now } = deps;
-  const device = new DoorbellDevice({ log, store: accessoryStore(api, accessory, now), clock: clockWithNow(now) }, entry);
+  const device = new DoorbellDevice({ log, store: storeOf(accessory), clock: clockWithNow(now) }, entry);
   const view = new DoorbellAccessory({ api, log, fetchImage: deps.fetchImage }, accessory, device);
   doorbellViews.set(device, view);
   return disposingView(device, view);

@@ -6,10 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Actor, LockEvent } from '../../src/model/events.js';
 import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.js';
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
+import { lastKnownAction } from '../../src/homekit/lock-management-service.js';
+import { LAST_ACTIONS } from '../../src/model/last-action.js';
 import type { Person } from '../../src/model/person-triggers.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { captureLog, hapEnvs, hasService, newAccessory, restart, service } from './hap-env.js';
-import { serveLock, type LockDeps } from './serve-device.js';
+import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
+import { serveLock, type LockDeps , restartServed } from './serve-device.js';
 import { type LockDevice, type LockEntry } from '../../src/model/lock-device.js';
 
 const NOW = 1_800_000_000_000;
@@ -91,7 +93,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
       const first = setup();
       first.lock.apply(op('locked', { device: 'keypad' }), ctx);
       first.lock.dispose();
-      const again = setup({}, restart(api, first.accessory));
+      const again = setup({}, restartServed(api, first.accessory));
       expect(lastAction(again.accessory)).toBe(C.LockLastKnownAction.SECURED_BY_KEYPAD);
       expect(service(again.accessory, S.LockManagement).getCharacteristic(C.Version).value).toBe('1.0');
     });
@@ -177,7 +179,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
       const first = setup({ people });
       first.lock.apply(op('locked', { device: 'keypad' }), ctx);
       first.lock.dispose();
-      const cached = restart(api, first.accessory);
+      const cached = restartServed(api, first.accessory);
       const sensorOnly = setup({ doorSensorOnly: true, people }, cached);
       expect(hasService(cached, S.LockMechanism)).toBe(false);
       expect(hasService(cached, S.LockManagement)).toBe(false);
@@ -250,11 +252,18 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
       await eve(accessory, 'E863F112')?.handleSetRequest(800_000_000);
       expect(eve(accessory, 'E863F129')?.value).toBe(0);
       lock.dispose();
-      const again = setup({ doorSensor: true }, restart(api, accessory));
+      const again = setup({ doorSensor: true }, restartServed(api, accessory));
       expect(again.accessory.services.filter((s) => s.UUID === EVE_HISTORY_SERVICE_UUID)).toHaveLength(1);
       await eve(again.accessory, 'E863F11C')?.handleSetRequest(Buffer.from('000001000000', 'hex').toString('base64'));
-      // Without a store the history lived in memory: the new run starts with the reference record only.
+      // The history is the lock's and survives: Eve's transfer starts with the reference record again.
       expect((await readEntries(again.accessory)).readUInt8(0)).toBe(21);
     });
+  });
+});
+
+describe.each(hapEnvs)('the last action as HomeKit says it, on $label', ({ api }) => {
+  it('each model word is its LockLastKnownAction number (keypad 4/5, remotely 6/7, auto-secure timeout 8, physically 9/10)', () => {
+    const numbers = Object.fromEntries(LAST_ACTIONS.map((action) => [action, lastKnownAction(api, action)]));
+    expect(numbers).toEqual({ securedByKeypad: 4, unsecuredByKeypad: 5, securedRemotely: 6, unsecuredRemotely: 7, securedPhysically: 9, unsecuredPhysically: 10, securedByAutoLock: 8 });
   });
 });

@@ -1,5 +1,6 @@
-// The Matter lifecycle next to the HAP registry: a real AccessoryRegistry on Homebridge 2's
-// API, with an in-memory Matter server behind `api.matter` (the real one: test/e2e/matter.test.ts).
+// The Matter lifecycle as a view of the device registry beside HomeKit's: a real AccessoryRegistry on
+// Homebridge 2's API, with an in-memory Matter server behind `api.matter` (the real one:
+// test/e2e/matter.test.ts).
 import type { API, MatterAccessory } from 'homebridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -7,7 +8,9 @@ import type { LockAction } from '../../src/model/lock-commands.js';
 import { BridgeError } from '../../src/cloud/http/errors.js';
 import { AccessoryRegistry } from '../../src/homekit/accessory-registry.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { Publishers } from '../../src/model/device-views.js';
+import { DeviceRegistry } from '../../src/model/device-registry.js';
+import { systemClock } from '../../src/util/clock.js';
+import { memoryRecords } from '../model/memory-records.js';
 import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
 import { matterPublisher } from '../../src/matter/matter-start.js';
 import { matterOf } from '../../src/matter/matter-on-bridge.js';
@@ -35,9 +38,9 @@ afterEach(() => {
 
 interface Setup {
   fake: FakeMatter;
-  registry: AccessoryRegistry;
-  /** HomeKit's registry first, then Matter: as the runtime syncs them. */
-  publishers: Publishers;
+  registry: DeviceRegistry;
+  /** The device registry, which HomeKit's and Matter's views follow. */
+  publishers: DeviceRegistry;
   matter: MatterRegistry | undefined;
   captured: ReturnType<typeof captureLog>;
   operations: { action: LockAction; resolve: () => void; reject: (error: unknown) => void }[];
@@ -47,24 +50,18 @@ function setup(options: { api?: API; fake?: FakeMatter; cached?: MatterAccessory
   const fake = options.fake ?? new FakeMatter(api);
   const captured = captureLog();
   const operations: Setup['operations'] = [];
-  const registry = new AccessoryRegistry({
-    api,
+  const registry = new DeviceRegistry({
     log: captured.log,
-    pluginName: 'homebridge-lock-access',
-    platformName: 'LockAccess',
-    cached: [],
-    deps: {
-      api,
-      log: captured.log,
-      describeCommandFailure,
-      fetchImage: () => Promise.resolve(Buffer.from('jpeg')),
-      operate: (_id, action) =>
-        new Promise<void>((resolve, reject) => {
-          operations.push({ action, resolve, reject });
-        }),
-    },
+    clock: systemClock,
+    records: memoryRecords(),
+    describeCommandFailure,
+    operate: (_id, action) =>
+      new Promise<void>((resolve, reject) => {
+        operations.push({ action, resolve, reject });
+      }),
   });
-  const publishers = new Publishers(registry, captured.log);
+  const publishers = registry;
+  registry.attach(new AccessoryRegistry({ api, log: captured.log, devices: registry, fetchImage: () => Promise.resolve(Buffer.from('jpeg')), pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached: [] }));
   const publisher = matterPublisher({
     api: options.api ?? fake.apiWithMatter(options.enabled ?? true),
     log: captured.log,
@@ -74,7 +71,7 @@ function setup(options: { api?: API; fake?: FakeMatter; cached?: MatterAccessory
     pluginName: 'homebridge-lock-access',
     platformName: 'LockAccess',
   });
-  publishers.add(publisher);
+  registry.attach(publisher);
   running.push({
     stop: () => {
       publishers.disposeAll();

@@ -48,13 +48,9 @@ function lockSetup(options: { doorSensor?: boolean; autoLockSeconds?: number } =
   const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false, autoLockSeconds: options.autoLockSeconds });
   made.push(lock);
   const commanded: LockAction[] = [];
-  const source = lockSource(lock, {
-    id: 'L1',
-    doorSensor: options.doorSensor ?? false,
-    command: (action) => {
-      commanded.push(action);
-      return lock.command(action, 'a Matter controller');
-    },
+  const source = lockSource(lock, (action) => {
+    commanded.push(action);
+    return lock.command(action, 'a Matter controller');
   });
   return { accessory, lock, calls, captured, source, commanded };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { Actor, LockEvent } from '../../src/model/events.js';
-import { commandAction, LAST_ACTION, lastActionOf } from '../../src/model/last-action.js';
+import { commandAction, lastActionOf, type LastAction } from '../../src/model/last-action.js';
 import { actorOf } from '../../src/callbacks/normalise.js';
 
 const person: Actor = { kind: 'person', userId: 'u-jamie', firstName: 'Jamie', lastName: 'Guest' };
@@ -9,23 +9,23 @@ const op = (state: 'locked' | 'unlocked', device: 'lock' | 'keypad', actor: Acto
   ({ lockId: 'L1', at: 1, kind: 'lockState', state, source: 'operation', device, actor, ...extra }) as LockEvent;
 
 describe('LockLastKnownAction follows the last applied lock operation', () => {
-  it.each<[string, LockEvent, number]>([
-    ['lock with Device lock and a person (app or API): SECURED_REMOTELY (6)', op('locked', 'lock', person), 6],
-    ['unlock with Device lock and a person (app or API): UNSECURED_REMOTELY (7)', op('unlocked', 'lock', person), 7],
-    ['lock with Device keypad: SECURED_BY_KEYPAD (4)', op('locked', 'keypad', person), 4],
-    ['unlock with Device keypad: UNSECURED_BY_KEYPAD (5)', op('unlocked', 'keypad', person), 5],
-    ['onetouchlock: SECURED_BY_KEYPAD (4)', op('locked', 'keypad', actorOf({ UserID: 'onetouchlock', FirstName: 'One Touch', LastName: 'Lock' }), { oneTouch: true }), 4],
-    ['manuallock: SECURED_PHYSICALLY (9)', op('locked', 'lock', actorOf({ UserID: 'manuallock' })), 9],
-    ['manualunlock: UNSECURED_PHYSICALLY (10)', op('unlocked', 'lock', actorOf({ UserID: 'manualunlock' })), 10],
-    ['an operation whose User names nobody, Device lock: remotely (only manual operations are physical)', op('unlocked', 'lock', { kind: 'unknown' }), 7],
-    ['the master PIN at the keypad: by keypad', op('unlocked', 'keypad', { kind: 'masterPin', userId: 'masterpin' }), 5],
+  it.each<[string, LockEvent, LastAction]>([
+    ['lock with Device lock and a person (app or API): SECURED_REMOTELY (6)', op('locked', 'lock', person), 'securedRemotely'],
+    ['unlock with Device lock and a person (app or API): UNSECURED_REMOTELY (7)', op('unlocked', 'lock', person), 'unsecuredRemotely'],
+    ['lock with Device keypad: SECURED_BY_KEYPAD (4)', op('locked', 'keypad', person), 'securedByKeypad'],
+    ['unlock with Device keypad: UNSECURED_BY_KEYPAD (5)', op('unlocked', 'keypad', person), 'unsecuredByKeypad'],
+    ['onetouchlock: SECURED_BY_KEYPAD (4)', op('locked', 'keypad', actorOf({ UserID: 'onetouchlock', FirstName: 'One Touch', LastName: 'Lock' }), { oneTouch: true }), 'securedByKeypad'],
+    ['manuallock: SECURED_PHYSICALLY (9)', op('locked', 'lock', actorOf({ UserID: 'manuallock' })), 'securedPhysically'],
+    ['manualunlock: UNSECURED_PHYSICALLY (10)', op('unlocked', 'lock', actorOf({ UserID: 'manualunlock' })), 'unsecuredPhysically'],
+    ['an operation whose User names nobody, Device lock: remotely (only manual operations are physical)', op('unlocked', 'lock', { kind: 'unknown' }), 'unsecuredRemotely'],
+    ['the master PIN at the keypad: by keypad', op('unlocked', 'keypad', { kind: 'masterPin', userId: 'masterpin' }), 'unsecuredByKeypad'],
   ])('%s', (_row, event, value) => {
     expect(lastActionOf(event)).toBe(value);
   });
 
   it('a lock or unlock from Apple Home is remote: SECURED_REMOTELY (6) / UNSECURED_REMOTELY (7)', () => {
-    expect(commandAction('lock')).toBe(LAST_ACTION.securedRemotely);
-    expect(commandAction('unlock')).toBe(LAST_ACTION.unsecuredRemotely);
+    expect(commandAction('lock')).toBe('securedRemotely');
+    expect(commandAction('unlock')).toBe('unsecuredRemotely');
   });
 
   it('"status callbacks: no change (a report, not an action)"', () => {
@@ -37,18 +37,5 @@ describe('LockLastKnownAction follows the last applied lock operation', () => {
     expect(lastActionOf({ lockId: 'L1', at: 1, kind: 'doorState', state: 'open' })).toBeUndefined();
     expect(lastActionOf({ lockId: 'L1', at: 1, kind: 'online', online: false })).toBeUndefined();
     expect(lastActionOf({ lockId: 'L1', at: 1, kind: 'battery', device: 'lock', level: 5, low: true, raw: 'x' })).toBeUndefined();
-  });
-
-  it('the numbers are HAP\'s LockLastKnownAction constants', async () => {
-    const { Characteristic: C } = (await import('@homebridge/hap-nodejs')).default;
-    expect(LAST_ACTION).toEqual({
-      securedByKeypad: C.LockLastKnownAction.SECURED_BY_KEYPAD,
-      securedByAutoSecureTimeout: C.LockLastKnownAction.SECURED_BY_AUTO_SECURE_TIMEOUT,
-      unsecuredByKeypad: C.LockLastKnownAction.UNSECURED_BY_KEYPAD,
-      securedRemotely: C.LockLastKnownAction.SECURED_REMOTELY,
-      unsecuredRemotely: C.LockLastKnownAction.UNSECURED_REMOTELY,
-      securedPhysically: C.LockLastKnownAction.SECURED_PHYSICALLY,
-      unsecuredPhysically: C.LockLastKnownAction.UNSECURED_PHYSICALLY,
-    });
   });
 });

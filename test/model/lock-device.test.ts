@@ -175,6 +175,32 @@ describe('the guard runs on the device', () => {
     expect(operations).toEqual([]);
   });
 
+  it('"has a door sensor" is the views\' rule: a lock whose door reports (doorSensor not set) auto-locks like one configured with it', async () => {
+    const { device, operations, lines } = setup({ autoLockSeconds: 30, doorSensor: false });
+    expect(lines.filter((l) => l.includes('needs a door sensor'))).toHaveLength(1);
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(operations).toHaveLength(0);
+    device.apply(doorEv('closed', Date.now()), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(operations.map((o) => o.action)).toEqual(['lock']);
+  });
+
+  it('the last action is a model word in the state, the auto-lock\'s own included, and the door history follows applied door events', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 5 });
+    device.apply(doorEv('closed', T0), ctx());
+    device.apply(lockEv('unlocked', T0 + 1, { device: 'keypad' }), ctx());
+    expect(device.state.lastAction).toBe('unsecuredByKeypad');
+    await vi.advanceTimersByTimeAsync(5_000);
+    operations[0]?.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(device.state.lastAction).toBe('securedByAutoLock');
+    device.apply(doorEv('open', Date.now()), ctx());
+    device.apply(doorEv('closed', Date.now()), ctx());
+    expect(device.doorHistory.entries.map(([, , open]) => open)).toEqual([0, 1, 0]);
+    expect(device.doorHistory.timesOpened).toBe(1);
+  });
+
   it('a lock callback long after the auto-lock is not attributed to it', async () => {
     const { device, changes, operations } = setup({ autoLockSeconds: 10 });
     device.apply(onlineEv(true, T0), ctx());

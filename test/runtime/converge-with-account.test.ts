@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 
 import type { ApiClient } from '../../src/cloud/http/api.js';
 import { Convergence, type ConvergenceDeps } from '../../src/runtime/converge-with-account.js';
-import type { DevicePublisher } from '../../src/model/device-views.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
 import type { StatusPublisher } from '../../src/status/status-publisher.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
@@ -53,29 +52,25 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
     knownRegistrations: () => Promise.resolve([]),
     stop: () => undefined,
   };
-  const publishers: DevicePublisher = {
-    sync: (wanted, sweep) => {
-      shown = [...wanted];
-      calls.push(`sync ${wanted.map((d) => `${d.id}=${d.name}`).join(',')} sweep=${String(sweep)}`);
-    },
-    remove: (kind, id) => {
-      shown = shown.filter((d) => !(d.kind === kind && d.id === id));
-      calls.push(`remove ${kind}:${id}`);
-    },
-    disposeAll: () => undefined,
-  };
   const status = { update: () => undefined, registrations: () => calls.push('status registrations') } as unknown as StatusPublisher;
   const deps: ConvergenceDeps = {
     config: runtimeConfig({ locks: [{ id: 'L1', name: 'Front Door' }], refreshStateOnStart: options.refresh ?? false }),
     log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m), debug: () => undefined },
     client,
     registry: {
-      cachedDevices: () => options.cached ?? [],
+      remembered: () => options.cached ?? [],
+      sync: (wanted, sweep) => {
+        shown = [...wanted];
+        calls.push(`sync ${wanted.map((d) => `${d.id}=${d.name}`).join(',')} sweep=${String(sweep)}`);
+      },
+      remove: (kind, id) => {
+        shown = shown.filter((d) => !(d.kind === kind && d.id === id));
+        calls.push(`remove ${kind}:${id}`);
+      },
       lockIds: () => shown.filter((d) => d.kind === 'lock').map((d) => d.id),
       doorbellIds: () => shown.filter((d) => d.kind === 'doorbell').map((d) => d.id),
       nameOf: (_kind, id) => id,
     },
-    publishers,
     status,
     isIdle: options.idle ?? (() => false),
     isStopped: () => false,
