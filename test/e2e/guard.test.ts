@@ -2,6 +2,9 @@
 // simulator, through a paired HomeKit controller. Auto-lock locks once the door is closed (and
 // Lock Management says so), AutoSecurityTimeout is written and kept across a restart, the "Left
 // Open" / "Left Unlocked" sensors are there, and the doorbell's chime switch mutes presses.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -110,5 +113,42 @@ describe('guard the door, read through HAP', () => {
     await fireAccepted(sim, 'doorbell-press', { doorbellId: 'BELL-1', dvrId: 'ringing-press' });
     await subscription.waitFor((e) => e.id === press, 'the press after the chime is on again');
     expect(subscription.events.filter((e) => e.id === press)).toHaveLength(1);
+  });
+
+  it('an earlier version\'s accessory cache moves to lock-access/devices.json on the first start: the state, the delay chosen in HomeKit and the chime are kept, and the cache keeps none of it', async () => {
+    for (const subscription of subscriptions.splice(0)) await subscription.close();
+    const hb = session.hb;
+    if (!hb) throw new Error('Homebridge is not running');
+    await hb.stop();
+    // What versions before devices.json kept in each accessory's context.
+    const cacheFile = join(hb.storagePath, 'accessories', 'cachedAccessories');
+    const cache = JSON.parse(await readFile(cacheFile, 'utf8')) as { displayName: string; context: Record<string, unknown> }[];
+    const state = { version: 1, lock: 'unlocked', door: 'open', doorSensorSeen: true, battery: null, keypadBattery: null, keypadSeen: false, online: true, flags: {}, lastAt: {}, recent: [] };
+    for (const cached of cache) {
+      if (cached.displayName === 'Front Door') {
+        cached.context = { lockAccessDevice: { kind: 'lock', id: 'LOCK-1', name: 'Front Door', doorSensor: true, autoLockSeconds: 1, leftOpenSeconds: 300, leftUnlockedSeconds: 600 }, lockAccess: state, lockAccessGuard: { configSeconds: 1, homekitSeconds: 77 } };
+      }
+      if (cached.displayName === 'Front Doorbell') cached.context = { lockAccessDevice: { kind: 'doorbell', id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 5 }, lockAccessChime: false };
+    }
+    await writeFile(cacheFile, JSON.stringify(cache));
+    const storage = Storage.under(hb.storagePath);
+    await storage.remove('devices.json');
+
+    await session.start(homebridge());
+    await paired().reconnect();
+    expect(await read('Front Door', S.LockMechanism.UUID, C.LockCurrentState.UUID)).toBe(C.LockCurrentState.UNSECURED);
+    expect(await read('Front Door', S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Front Door Door')).toBe(C.ContactSensorState.CONTACT_NOT_DETECTED);
+    expect(await read('Front Door', S.LockManagement.UUID, C.LockManagementAutoSecurityTimeout.UUID)).toBe(77);
+    expect(Boolean(await read('Front Doorbell', S.Switch.UUID, C.On.UUID, 'Front Doorbell Chime'))).toBe(false);
+    const devices = await storage.readText('devices.json');
+    expect(devices).toContain('"homekitSeconds":77');
+
+    // Homebridge saves its cache at shutdown: the moved values are gone from it.
+    await session.restart(homebridge());
+    await paired().reconnect();
+    const after = await readFile(join(hb.storagePath, 'accessories', 'cachedAccessories'), 'utf8');
+    expect(after).not.toContain('lockAccessGuard');
+    expect(after).not.toContain('lockAccessChime');
+    expect(await read('Front Door', S.LockManagement.UUID, C.LockManagementAutoSecurityTimeout.UUID)).toBe(77);
   });
 });
