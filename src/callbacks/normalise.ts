@@ -1,6 +1,6 @@
 // Pure mapping of validated callback payloads to the model's DeviceEvent vocabulary
-// (src/model/events.ts), including the battery table of the HomeKit mapping and the route/path id
-// rules of section 6. No I/O.
+// (src/model/events.ts), including the battery table of the HomeKit mapping and the route rules
+// (a kind only on its route, the path id equal to the body's id). No I/O.
 import { BATTERY_TABLE } from '../model/battery-table.js';
 import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';

@@ -4,7 +4,7 @@ import type { ReceiverStats } from '../callbacks/receiver-tally.js';
 import type { LinkState, TokenProblem } from '../cloud/tokens/token-manager.js';
 import type { LockState } from '../model/lock-state.js';
 import type { EventLog } from './event-log.js';
-import type { RegistrationStatus, StatusPatch, StatusWriter } from './status.js';
+import type { RegistrationRow, StatusPatch, StatusWriter } from './status.js';
 import type { RoutedEvent } from '../callbacks/event-router.js';
 import type { DeviceSource } from '../cloud/device-set.js';
 import { deviceKey, type DeviceKind } from '../model/wanted-device.js';
@@ -63,7 +63,7 @@ export class StatusPublisher {
     this.deps.status.update({ devices });
   }
 
-  registrations(registrations: RegistrationStatus[]): void {
+  registrations(registrations: RegistrationRow[]): void {
     this.deps.status.update({ registrations });
   }
 

@@ -144,7 +144,8 @@ export type Status = z.infer<typeof statusSchema>;
 export type LinkStatus = z.infer<typeof linkStatusSchema>;
 export type SelfCheckStatus = z.infer<typeof selfCheckSchema>;
 export type DeliveryStatus = z.infer<typeof deliverySchema>;
-export type RegistrationStatus = z.infer<typeof registrationStatusSchema>;
+/** A registration as the status file shows it (with the device name the registrar does not know). */
+export type RegistrationRow = z.infer<typeof registrationStatusSchema>;
 export type ReceiverStatus = z.infer<typeof receiverStatusSchema>;
 export type DeviceStatus = z.infer<typeof deviceStatusSchema>;
 export type PublicAddressStatus = z.infer<typeof publicAddressSchema>;
@@ -246,12 +247,12 @@ export class StatusWriter {
   }
 
   /** Replaces (or adds) the registration of one device kind and id. */
-  updateRegistration(registration: RegistrationStatus): void {
-    const same = (r: RegistrationStatus) => r.kind === registration.kind && r.id === registration.id;
+  updateRegistration(registration: RegistrationRow): void {
+    const same = (r: RegistrationRow) => r.kind === registration.kind && r.id === registration.id;
     const others = this.current.registrations.filter((r) => !same(r));
     const previous = this.current.registrations.find(same);
     // Keep the last success when a later attempt fails, so the UI can say "worked at 10:02, failing since".
-    const merged: RegistrationStatus = { ...previous, ...registration };
+    const merged: RegistrationRow = { ...previous, ...registration };
     if (registration.state === 'registered') delete merged.lastError;
     this.update({ registrations: [...others, merged] });
   }
