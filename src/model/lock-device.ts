@@ -14,7 +14,7 @@ import type { LockEvent } from './events.js';
 import { commandAction, lastActionOf } from './last-action.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
 import { AUTO_LOCK_ORIGIN, LockGuard, type GuardSettings } from './lock-guard.js';
-import { hasDoorSensor } from './lock-parts.js';
+import { doorSensorDeclared } from './lock-parts.js';
 import { commandSucceeded, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
 import type { LockEntry } from './lock-entry.js';
 import { personTrigger, triggerLine, type Trigger } from './person-triggers.js';
@@ -254,7 +254,7 @@ export class LockDevice implements LockFeed {
   private guardSettings(): GuardSettings {
     const entry = this.entryValue;
     return {
-      doorSensor: hasDoorSensor(entry, this.current),
+      doorSensor: doorSensorDeclared(entry),
       autoLockSeconds: this.autoLockSeconds(),
       leftOpenSeconds: entry.leftOpenSeconds ?? 0,
       leftUnlockedSeconds: entry.leftUnlockedSeconds ?? 0,
@@ -263,9 +263,9 @@ export class LockDevice implements LockFeed {
 
   private warnIfAutoLockBlind(): void {
     const entry = this.entryValue;
-    if ((entry.autoLockSeconds ?? 0) > 0 && !hasDoorSensor(entry, this.current) && !this.warnedNoSensor) {
+    if ((entry.autoLockSeconds ?? 0) > 0 && !doorSensorDeclared(entry) && !this.warnedNoSensor) {
       this.warnedNoSensor = true;
-      this.log.warn(`autoLockSeconds needs a door sensor ("doorSensor": true on this lock): the plugin locks only once it knows the door is closed, so auto-lock stays off until a door sensor reports.`);
+      this.log.warn(`autoLockSeconds needs a door sensor ("doorSensor": true on this lock): the plugin locks only once it knows the door is closed, so auto-lock stays off.`);
     }
   }
 

@@ -25,9 +25,17 @@ export type LockPartKind = LockPart['kind'];
 /** What of an entry the parts depend on. */
 export type PartsEntry = Pick<LockEntry, 'doorSensor' | 'doorSensorOnly' | 'people' | 'leftOpenSeconds' | 'leftUnlockedSeconds'>;
 
-/** The lock has a door sensor: configured, door-sensor-only, or a door event has arrived. */
+/**
+ * The user said the lock has a door sensor (`doorSensor`, or door-sensor-only). Auto-lock needs
+ * this: a sensor known only from stray reports is shown, but never trusted to close the door on.
+ */
+export function doorSensorDeclared(entry: Pick<LockEntry, 'doorSensor' | 'doorSensorOnly'>): boolean {
+  return entry.doorSensor || entry.doorSensorOnly === true;
+}
+
+/** The lock has a door sensor to show: declared, or a door event has arrived. */
 export function hasDoorSensor(entry: Pick<LockEntry, 'doorSensor' | 'doorSensorOnly'>, state: Pick<LockState, 'doorSensorSeen'>): boolean {
-  return entry.doorSensor || entry.doorSensorOnly === true || state.doorSensorSeen;
+  return doorSensorDeclared(entry) || state.doorSensorSeen;
 }
 
 /** The lock's parts, named after the lock (`name`: the name the views show). */
