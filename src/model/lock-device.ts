@@ -251,6 +251,11 @@ export class LockDevice implements LockFeed {
     this.deps.store.dispose();
   }
 
+  /** Events may have been lost on their way here: auto-lock waits for a fresh door report. */
+  eventsMayBeMissed(): void {
+    if (!this.disposed) this.guard.eventsMayBeMissed();
+  }
+
   private guardSettings(): GuardSettings {
     const entry = this.entryValue;
     return {

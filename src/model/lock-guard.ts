@@ -101,6 +101,15 @@ export class LockGuard {
     this.cancelAutoLock();
   }
 
+  /**
+   * Events may have been lost (the delivery check found them not arriving): the door's last
+   * report may be out of date, so it counts as unknown until the next one, as after a restart.
+   */
+  eventsMayBeMissed(): void {
+    this.doorFresh = false;
+    this.cancelAutoLock();
+  }
+
   get current(): GuardAlerts {
     return { ...this.alerts };
   }

@@ -34,6 +34,8 @@ export interface DeliveryDeps {
   listening(): boolean;
   selfCheckWatch(): SelfCheckWatch;
   publisher: StatusPublisher;
+  /** Events are not arriving: some may have been lost (the guard stops trusting door positions). */
+  eventsMayBeMissed(): void;
   /** The status as this run started: the last callbacks of the run before, for "since when". */
   status: Status;
 }
@@ -93,6 +95,9 @@ export function startDelivery(deps: DeliveryDeps): Delivery {
     platformName: deps.platformName,
     cached: deps.cached,
     feed: config.webhook.deliverySensor ? watch : undefined,
+  });
+  watch?.onChange((state) => {
+    if (state === 'notArriving') deps.eventsMayBeMissed();
   });
   watch?.start();
   return {

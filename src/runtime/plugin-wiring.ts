@@ -126,6 +126,9 @@ export class Runtime {
       linked: () => tokens.state === 'linked' && !link.idle,
       listening: () => this.receiver !== undefined,
       selfCheckWatch: () => this.selfCheckWatch(publisher),
+      eventsMayBeMissed: () => {
+        for (const id of registry.lockIds()) registry.lock(id)?.eventsMayBeMissed();
+      },
       status: status.status,
     });
   }

@@ -301,6 +301,22 @@ describe('auto-lock acts only on fresh facts', () => {
     expect(operations.map((o) => o.action)).toEqual(['lock']);
   });
 
+  it('when events may have been missed (not arriving) the door before is not acted on until a fresh closed', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(doorEv('closed'), ctx());
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(10_000);
+    device.eventsMayBeMissed();
+    expect(device.state).toMatchObject({ lock: 'unlocked', door: 'closed' });
+    // A lock event would restart the countdown on a door it knows; here the door is not known.
+    device.apply(lockEv('unlocked', Date.now()), ctx());
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(operations).toHaveLength(0);
+    device.apply(doorEv('closed'), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(operations.map((o) => o.action)).toEqual(['lock']);
+  });
+
   it.each(['unknown', 'init'] as const)('a door %s report after closed: the reducer keeps showing closed, the countdown stops until a fresh closed', async (report) => {
     const { device, operations } = setup({ autoLockSeconds: 30 });
     device.apply(doorEv('closed'), ctx());
