@@ -108,6 +108,8 @@ export const tunnelSchema = z.object({
     .optional(),
 });
 
+export type TunnelConfig = z.infer<typeof tunnelSchema>;
+
 export const webhookSchema = z
   .object({
     publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
@@ -161,7 +163,6 @@ export type LockAccessConfig = z.infer<typeof configSchema>;
 export type LockEntry = z.infer<typeof lockEntrySchema>;
 export type DoorbellEntry = z.infer<typeof doorbellEntrySchema>;
 export type WebhookConfig = z.infer<typeof webhookSchema>;
-export type TunnelConfig = z.infer<typeof tunnelSchema>;
 
 export type ConfigCheck =
   /** `disabled`: one sentence per device or person entry left out for a mistake inside it. */
