@@ -5,7 +5,7 @@
 import { doublingDelay } from '../../util/backoff.js';
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { type MachineState, step } from './token-machine.js';
+import { type MachineState, step, type UnsavedTokens } from './token-machine.js';
 import { notSavedMessage, type TokenRecord, type TokenStore } from './token-store.js';
 
 /** First retry of an unsaved write, doubling up to SAVE_RETRY_MAX_MS. */
@@ -34,10 +34,7 @@ export function saveRetryDelayMs(failures: number): number {
 const NO_FILE = -1;
 
 /** Tokens in memory that tokens.json does not hold yet. */
-export interface Unsaved {
-  record: TokenRecord;
-  /** `rotations` of the record on disk they replace: a different value there means someone else linked. */
-  diskRotations: number;
+export interface Unsaved extends UnsavedTokens {
   reason: string;
 }
 
