@@ -9,8 +9,8 @@ import { safeErrorText } from '../http/safe-error-text.js';
 import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
 import { decodeJwtTimes } from './oauth.js';
 import { type MachineState, step } from './token-machine.js';
-import { currentFromPending, type CurrentToken, machineFromRecord, recordFromMachine, type RefreshReason, type TokenSession } from './token-session.js';
-import { NOT_LINKED_MESSAGE, RELINK_MESSAGE, type TokenRecord } from './token-store.js';
+import { currentFromPending, type CurrentToken, machineFromRecord, NOT_LINKED_MESSAGE, recordFromMachine, type RefreshReason, RELINK_MESSAGE, type TokenSession } from './token-session.js';
+import type { TokenRecord } from './token-store.js';
 
 /** What handing out tokens needs of the refresh grant (refresh-grant.ts). */
 export interface Renewal {

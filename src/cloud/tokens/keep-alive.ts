@@ -6,8 +6,7 @@ import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, Transie
 import { safeErrorText } from '../http/safe-error-text.js';
 import type { AccessTokens, TokenCheck } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
-import type { TokenSession } from './token-session.js';
-import { REAUTHORIZATION_ADVICE } from './token-store.js';
+import { REAUTHORIZATION_ADVICE, type TokenSession } from './token-session.js';
 
 // When to run the keep-alive call and the refresh grant: pure arithmetic, so every rule has a
 // unit test without waiting.

@@ -6,8 +6,8 @@ import { safeErrorText } from '../http/safe-error-text.js';
 import type { TokenCheck } from './access-tokens.js';
 import { decodeJwtTimes, expiryOf, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from './oauth.js';
 import { type GrantFailure, step } from './token-machine.js';
-import { machineFromRecord, recordFromMachine, type RefreshReason, type TokenSession } from './token-session.js';
-import { NOT_LINKED_MESSAGE, type TokenRecord, UNCERTAIN_MESSAGE } from './token-store.js';
+import { machineFromRecord, NOT_LINKED_MESSAGE, recordFromMachine, type RefreshReason, type TokenSession, UNCERTAIN_MESSAGE } from './token-session.js';
+import type { TokenRecord } from './token-store.js';
 
 const REFUSED_MESSAGE = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
 

@@ -4,7 +4,7 @@
 // (see the property tests). `know` is what this process holds between those decisions. Both return
 // effects; the session holds the state and, with the jobs around it, carries the effects out.
 import type { SettingToFix } from './oauth.js';
-import type { TokenRecord } from './token-store.js';
+import type { TokenRecord, Unsaved } from './token-store.js';
 
 export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
 
@@ -176,13 +176,6 @@ export function step(state: MachineState, event: TokenEvent): Step {
   }
 }
 
-/** Renewed tokens in memory that tokens.json does not hold yet (the saver keeps them). */
-export interface UnsavedTokens {
-  record: TokenRecord;
-  /** `rotations` of the record on disk they replace: a different value there means someone else linked. */
-  diskRotations: number;
-}
-
 export interface Knowledge {
   /** tokens.json as this process last read or wrote it. */
   readonly record: TokenRecord | undefined;
@@ -210,7 +203,7 @@ export interface Knowledge {
 export type KnowledgeEvent =
   | { type: 'stored'; record: TokenRecord }
   /** A record read or written is the truth now; `unsaved` are renewed tokens not yet on disk. */
-  | { type: 'adopted'; record: TokenRecord | undefined; unsaved?: UnsavedTokens | undefined }
+  | { type: 'adopted'; record: TokenRecord | undefined; unsaved?: Pick<Unsaved, 'record' | 'diskRotations'> | undefined }
   | { type: 'used'; token: CurrentToken }
   | { type: 'dropped' }
   | { type: 'alive'; at: number | undefined }
@@ -270,7 +263,7 @@ function currentOf(record: TokenRecord, refused: ReadonlySet<string>): CurrentTo
   return current;
 }
 
-function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: UnsavedTokens | undefined): Known {
+function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: Pick<Unsaved, 'record' | 'diskRotations'> | undefined): Known {
   const effects: KnowledgeEffect[] = [];
   if (unsaved && record !== unsaved.record) {
     // Our renewed tokens are newer than the file that still holds the grant's starting point; only

@@ -5,8 +5,8 @@
 // token or an authorization code, test, unlink); each other job lives in its own file beside it:
 //   token-machine   the pure rules: `step` (grant, check, write, header token, unlink) and `know`
 //                   (what this process holds between those decisions)
-//   token-session   holds what is known, maps it to the machine and the file
-//   token-store     the file, its lock, seeds      token-saver    writes that must not lose tokens
+//   token-session   holds what is known, maps it to the machine and the file, the user's sentences
+//   token-store     the file, its lock, seeds, and writes that must not lose tokens (the saver)
 //   oauth           the token endpoint             refresh-grant  the refresh grant
 //   access-tokens   the token in use, checks, headers    keep-alive  the timer and when things are due
 import type { Storage } from '../../storage.js';
@@ -20,8 +20,8 @@ import { KeepAlive } from './keep-alive.js';
 import { decodeJwtTimes, expiryOf, grantError, postTokenGrant } from './oauth.js';
 import { type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
 import { initialState, step } from './token-machine.js';
-import { type LinkState, machineFromRecord, TokenSession, type TokenStatus } from './token-session.js';
-import { newLinkRecord, REAUTHORIZATION_ADVICE, seedLink, type Seeds, TokenStore, UNLINKED_AT_START_MESSAGE, unlinkedRecord } from './token-store.js';
+import { type LinkState, machineFromRecord, REAUTHORIZATION_ADVICE, TokenSession, type TokenStatus, UNLINKED_AT_START_MESSAGE } from './token-session.js';
+import { newLinkRecord, seedLink, type Seeds, TokenStore, unlinkedRecord } from './token-store.js';
 
 export interface TokenManagerOptions {
   storage: Storage;
@@ -43,7 +43,7 @@ export interface TokenManagerOptions {
 
 // What callers of the manager also need, from the one module they import.
 export type { RefreshStep } from './refresh-grant.js';
-export { REAUTHORIZATION_ADVICE } from './token-store.js';
+export { REAUTHORIZATION_ADVICE } from './token-session.js';
 export type { LinkState, TokenProblem, TokenStatus } from './token-session.js';
 
 export class TokenManager {
