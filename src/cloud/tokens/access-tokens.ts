@@ -8,9 +8,9 @@ import { describeNetworkError } from '../http/network-error.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
 import { decodeJwtTimes } from './oauth.js';
-import { HEADER_SAVE_INTERVAL_MS, machineFromRecord, type MachineState, recordFromMachine, step } from './token-machine.js';
-import { currentFromPending, type CurrentToken, type RefreshReason, type TokenSession } from './token-session.js';
-import { NOT_LINKED_MESSAGE, RELINK_MESSAGE, type TokenRecord } from './token-store.js';
+import { type MachineState, step } from './token-machine.js';
+import { currentFromPending, type CurrentToken, machineFromRecord, NOT_LINKED_MESSAGE, recordFromMachine, type RefreshReason, RELINK_MESSAGE, type TokenSession } from './token-session.js';
+import type { TokenRecord } from './token-store.js';
 
 /** What handing out tokens needs of the refresh grant (refresh-grant.ts). */
 export interface Renewal {
@@ -115,6 +115,9 @@ export class AccessTokens {
 
 // Tokens from the `x-svc-access-token` header of API answers: used in memory at once,
 // written to tokens.json at most once per 24 h, never one the service already refused.
+/** Header tokens are written to disk at most this often (spec: once per 24 h suffices). */
+export const HEADER_SAVE_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
 export class HeaderTokens {
   private saving = false;
 

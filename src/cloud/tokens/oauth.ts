@@ -229,3 +229,10 @@ export function grantError(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>, w
       return new TransientError(`${what}: ${outcome.detail}.`);
   }
 }
+
+/** Expiry from a token response: the JWT's own `exp` wins over `expires_in`. */
+export function expiryOf(jwtExpiresAt: number | undefined, expiresInSeconds: number | undefined, receivedAt: number): number | undefined {
+  if (jwtExpiresAt !== undefined) return jwtExpiresAt;
+  if (expiresInSeconds !== undefined && Number.isFinite(expiresInSeconds) && expiresInSeconds > 0) return receivedAt + expiresInSeconds * 1000;
+  return undefined;
+}

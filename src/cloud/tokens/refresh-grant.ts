@@ -4,16 +4,33 @@
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import type { TokenCheck } from './access-tokens.js';
-import { decodeJwtTimes, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from './oauth.js';
-import { expiryOf, grantFailureOf, machineFromRecord, recordFromMachine, step } from './token-machine.js';
-import type { RefreshReason, TokenSession } from './token-session.js';
-import { NOT_LINKED_MESSAGE, type TokenRecord, UNCERTAIN_MESSAGE } from './token-store.js';
+import { decodeJwtTimes, expiryOf, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from './oauth.js';
+import { type GrantFailure, step } from './token-machine.js';
+import { machineFromRecord, NOT_LINKED_MESSAGE, recordFromMachine, type RefreshReason, type TokenSession, UNCERTAIN_MESSAGE } from './token-session.js';
+import type { TokenRecord } from './token-store.js';
 
 const REFUSED_MESSAGE = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
 
 /** The advice part of a client-error message (the log line adds its own lead). */
 function settingsText(error: Error): string {
   return error.message.replace(/^The token renewal failed: /, '');
+}
+
+/** A failed token-endpoint answer as the machine's event: was the refresh token used? */
+export function grantFailureOf(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>): GrantFailure {
+  switch (outcome.kind) {
+    case 'rejected':
+      return { kind: 'spent' };
+    case 'lost':
+      return { kind: 'lost' };
+    case 'clientRejected':
+      return { kind: 'settings', setting: outcome.setting };
+    case 'otherError':
+    case 'rateLimited':
+    case 'unavailable':
+    case 'notSent':
+      return { kind: 'transient' };
+  }
 }
 
 /** Points inside a refresh where the crash tests pause the process (see test/fixtures/token-child.ts). */

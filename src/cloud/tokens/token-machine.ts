@@ -1,12 +1,10 @@
-// The token rules as one pure function: (state, event) -> { state, effects }. No I/O, no clock:
-// the jobs around it (grant, checks, header tokens, saver, unlink) turn what happened into an
-// event and carry out the effects. Three rules hold for every sequence of events (see the
-// property tests): a valid refresh token is never dropped, a used refresh token is never sent
-// again, and nothing after an unlink brings a token back. Below it, also pure: how a state maps to
-// and from tokens.json's record, and the arithmetic of when keep-alive and renewal are due.
-import { doublingDelay } from '../../util/backoff.js';
-import type { GrantOutcome, SettingToFix } from './oauth.js';
-import type { TokenRecord } from './token-store.js';
+// The token rules as one pure machine, no I/O, no clock. `step` decides what happens to the tokens
+// (grant, check, header token, write, unlink): for every sequence of events a valid refresh token is
+// never dropped, a used one is never sent again, and nothing after an unlink brings a token back
+// (see the property tests). `know` is what this process holds between those decisions. Both return
+// effects; the session holds the state and, with the jobs around it, carries the effects out.
+import type { SettingToFix } from './oauth.js';
+import type { TokenRecord, Unsaved } from './token-store.js';
 
 export type LinkState = 'unlinked' | 'linked' | 'reauthorizationNeeded';
 
@@ -71,10 +69,13 @@ export type TokenEffect =
   /** Try the write (or the grant) again later, with back-off. */
   | { type: 'scheduleRetry'; what: 'save' | 'refresh' };
 
-export interface Step {
-  state: MachineState;
-  effects: TokenEffect[];
+/** What a machine decided: the new state and what the jobs around it must carry out. */
+export interface Decided<State, Effect> {
+  state: State;
+  effects: Effect[];
 }
+
+export type Step = Decided<MachineState, TokenEffect>;
 
 export const initialState: MachineState = { link: 'unlinked', granting: false, unlinks: 0 };
 
@@ -105,10 +106,8 @@ function grantFailed(state: MachineState, failure: GrantFailure): Step {
   if (!state.granting) return same(state);
   const ended = { ...state, granting: false };
   switch (failure.kind) {
-    case 'spent': {
-      const next: MachineState = { ...without(ended, 'refreshToken', 'settingsProblem'), refreshLost: 'rejected', link: 'reauthorizationNeeded' };
-      return { state: next, effects: [{ type: 'persist' }, { type: 'warn', about: 'reauthorization' }] };
-    }
+    case 'spent':
+      return { state: { ...without(ended, 'refreshToken', 'settingsProblem'), refreshLost: 'rejected', link: 'reauthorizationNeeded' }, effects: [{ type: 'persist' }, { type: 'warn', about: 'reauthorization' }] };
     case 'lost':
       return { state: { ...without(ended, 'refreshToken'), refreshLost: 'uncertain' }, effects: [{ type: 'persist' }, { type: 'warn', about: 'uncertain' }] };
     case 'settings': {
@@ -121,10 +120,7 @@ function grantFailed(state: MachineState, failure: GrantFailure): Step {
 }
 
 function checked(state: MachineState, token: string, result: 'ok' | 'unauthorized' | 'inconclusive'): Step {
-  if (state.pending?.token !== token) {
-    if (result === 'unauthorized') return unauthorized(state, token);
-    return same(state);
-  }
+  if (state.pending?.token !== token) return result === 'unauthorized' ? unauthorized(state, token) : same(state);
   if (result === 'ok') return { state: { ...without(state, 'pending'), access: state.pending }, effects: [{ type: 'persist' }] };
   if (result === 'unauthorized') return { state: without(state, 'pending'), effects: [{ type: 'persist' }] };
   // No answer: keep both; use the new one only when there is nothing else.
@@ -156,13 +152,7 @@ export function step(state: MachineState, event: TokenEvent): Step {
       return refreshDue(state);
     case 'grantSucceeded': {
       if (!state.granting) return same(state);
-      const next: MachineState = {
-        ...without(state, 'refreshLost', 'settingsProblem'),
-        granting: false,
-        link: 'linked',
-        refreshToken: event.refreshToken,
-        pending: event.access,
-      };
+      const next: MachineState = { ...without(state, 'refreshLost', 'settingsProblem'), granting: false, link: 'linked', refreshToken: event.refreshToken, pending: event.access };
       return { state: next, effects: [{ type: 'persist' }, { type: 'checkToken', token: event.access.token }] };
     }
     case 'grantFailed':
@@ -177,9 +167,7 @@ export function step(state: MachineState, event: TokenEvent): Step {
       return state.unsaved === undefined ? same(state) : { state: without(state, 'unsaved'), effects: [{ type: 'info', about: 'saved' }] };
     case 'headerToken': {
       if (state.link === 'unlinked' || event.unlinksWhenSent !== state.unlinks || event.token === '') return same(state);
-      const access: CurrentToken = { token: event.token };
-      if (state.access?.expiresAt !== undefined) access.expiresAt = state.access.expiresAt;
-      return same({ ...state, access });
+      return same({ ...state, access: { token: event.token, ...(state.access?.expiresAt !== undefined ? { expiresAt: state.access.expiresAt } : {}) } });
     }
     case 'unauthorized':
       return unauthorized(state, event.token);
@@ -188,111 +176,165 @@ export function step(state: MachineState, event: TokenEvent): Step {
   }
 }
 
-// Between the token machine's state and tokens.json's record: the machine decides, the record is
-// what is written. Fields the machine does not know (times, seeds, the access token on disk) are
-// carried over from the record the change starts from.
-/** The machine's view of a record; `granting` when a grant with its refresh token is under way. */
-export function machineFromRecord(record: TokenRecord, granting: boolean): MachineState {
-  const state: MachineState = { link: record.state, granting, unlinks: record.unlinks ?? 0 };
-  if (record.refreshToken !== undefined) state.refreshToken = record.refreshToken;
-  if (record.refreshTokenLost === 'rejected' || record.refreshTokenLost === 'uncertain') state.refreshLost = record.refreshTokenLost;
-  if (record.settingsProblem !== undefined) state.settingsProblem = record.settingsProblem;
-  if (record.accessToken !== undefined) {
-    state.access = { token: record.accessToken };
-    if (record.accessTokenExpiresAt !== undefined) state.access.expiresAt = record.accessTokenExpiresAt;
-  }
-  if (record.pendingAccessToken) state.pending = { ...record.pendingAccessToken };
-  return state;
+export interface Knowledge {
+  /** tokens.json as this process last read or wrote it. */
+  readonly record: TokenRecord | undefined;
+  /** The access token in use. */
+  readonly current: CurrentToken | undefined;
+  readonly link: LinkState;
+  /** Plain-words note for the UI (never a secret). */
+  readonly message: string | undefined;
+  /** Last time the service accepted the current token (undefined: not known since the last start). */
+  readonly aliveAt: number | undefined;
+  /** Unlinks this process has seen: a token of an earlier count belongs to a link that was undone. */
+  readonly unlinks: number;
+  /** Access tokens handed out or received, with the unlink count they belong to. */
+  readonly live: ReadonlyMap<string, number>;
+  /** Tokens the service refused: never used again. */
+  readonly refused: ReadonlySet<string>;
+  /** The settings problem was logged (once until a grant clears it). */
+  readonly settingsLogged: boolean;
+  /** "Link again" was logged (once per loss of the link). */
+  readonly linkLostLogged: boolean;
+  /** An unlink is under way: nothing that was in flight (a grant, a check) may link again. */
+  readonly unlinking: boolean;
 }
 
-/** `base` changed to what the machine decided. */
-export function recordFromMachine(base: TokenRecord, state: MachineState): TokenRecord {
-  const next: TokenRecord = { ...base, state: state.link };
-  if (state.refreshToken !== undefined) {
-    next.refreshToken = state.refreshToken;
-    delete next.refreshTokenLost;
-  } else {
-    delete next.refreshToken;
-    if (state.refreshLost !== undefined) next.refreshTokenLost = state.refreshLost;
+export type KnowledgeEvent =
+  | { type: 'stored'; record: TokenRecord }
+  /** A record read or written is the truth now; `unsaved` are renewed tokens not yet on disk. */
+  | { type: 'adopted'; record: TokenRecord | undefined; unsaved?: Pick<Unsaved, 'record' | 'diskRotations'> | undefined }
+  | { type: 'used'; token: CurrentToken }
+  | { type: 'dropped' }
+  | { type: 'alive'; at: number | undefined }
+  | { type: 'handedOut'; token: string }
+  | { type: 'refused'; token: string }
+  | { type: 'unlinkStarted' }
+  | { type: 'unlinkEnded' }
+  | { type: 'linkState'; link: LinkState; message: string | undefined }
+  | { type: 'settingsProblem'; message: string }
+  | { type: 'linkLost'; reason: string };
+
+export type KnowledgeEffect =
+  | { type: 'linkChanged'; link: LinkState }
+  | { type: 'statusChanged' }
+  /** Renewed tokens of a link that ended (or was replaced elsewhere) must never be written. */
+  | { type: 'forgetUnsaved' }
+  | { type: 'warnSettings'; message: string }
+  | { type: 'errorLinkLost'; reason: string };
+
+export type Known = Decided<Knowledge, KnowledgeEffect>;
+
+/** Access tokens of the current link remembered at most (header rotation adds one per answer). */
+export const LIVE_MEMORY = 64;
+/** Refused tokens remembered at most (a few per grant is the most that ever happens). */
+export const REFUSED_MEMORY = 16;
+
+/** Before anything is read: unlinked, no record, no token. */
+export const nothingKnown: Knowledge = {
+  record: undefined, current: undefined, link: 'unlinked', message: undefined, aliveAt: undefined, unlinks: 0,
+  live: new Map(), refused: new Set(), settingsLogged: false, linkLostLogged: false, unlinking: false,
+};
+
+/** The link ends: every token handed out so far belongs to the past. */
+function forgetLink(state: Knowledge): Knowledge {
+  return { ...state, unlinks: state.unlinks + 1, live: new Map() };
+}
+
+function withLink(state: Knowledge, link: LinkState, message: string | undefined, effects: KnowledgeEffect[]): Knowledge {
+  const messageChanged = state.message !== message;
+  let next: Knowledge = { ...state, message };
+  if (next.record?.settingsProblem === undefined) next = { ...next, settingsLogged: false };
+  if (link === next.link) {
+    if (messageChanged) effects.push({ type: 'statusChanged' });
+    return next;
   }
-  if (state.settingsProblem !== undefined) next.settingsProblem = state.settingsProblem;
-  else delete next.settingsProblem;
-  if (!state.granting) delete next.refreshInFlight;
-  if (state.pending) next.pendingAccessToken = { token: state.pending.token, issuedAt: state.pending.issuedAt ?? base.lastRefreshAt ?? base.linkedAt, ...(state.pending.expiresAt !== undefined ? { expiresAt: state.pending.expiresAt } : {}) };
-  else delete next.pendingAccessToken;
+  next = { ...next, link, linkLostLogged: link === 'reauthorizationNeeded' ? next.linkLostLogged : false };
+  effects.push({ type: 'linkChanged', link }, { type: 'statusChanged' });
   return next;
 }
 
-/** A failed token-endpoint answer as the machine's event: was the refresh token used? */
-export function grantFailureOf(outcome: Exclude<GrantOutcome, { kind: 'tokens' }>): GrantFailure {
-  switch (outcome.kind) {
-    case 'rejected':
-      return { kind: 'spent' };
-    case 'lost':
-      return { kind: 'lost' };
-    case 'clientRejected':
-      return { kind: 'settings', setting: outcome.setting };
-    case 'otherError':
-    case 'rateLimited':
-    case 'unavailable':
-    case 'notSent':
-      return { kind: 'transient' };
+/** The access token a record brings, unless the service refused it. */
+function currentOf(record: TokenRecord, refused: ReadonlySet<string>): CurrentToken | undefined {
+  if (record.accessToken === undefined || refused.has(record.accessToken)) return undefined;
+  const current: CurrentToken = { token: record.accessToken };
+  if (record.accessTokenExpiresAt !== undefined) current.expiresAt = record.accessTokenExpiresAt;
+  if (record.accessTokenIssuedAt !== undefined) current.issuedAt = record.accessTokenIssuedAt;
+  return current;
+}
+
+function adopted(state: Knowledge, record: TokenRecord | undefined, unsaved: Pick<Unsaved, 'record' | 'diskRotations'> | undefined): Known {
+  const effects: KnowledgeEffect[] = [];
+  if (unsaved && record !== unsaved.record) {
+    // Our renewed tokens are newer than the file that still holds the grant's starting point; only
+    // an unlink or a new link made elsewhere replaces them.
+    if (record === undefined || (record.state !== 'unlinked' && record.rotations === unsaved.diskRotations)) return { state, effects };
+    effects.push({ type: 'forgetUnsaved' }, { type: 'statusChanged' });
   }
+  if (state.unlinking && record?.state !== 'unlinked') {
+    // Tokens of a grant that was in flight when the unlink began: known as written, never used,
+    // and the link stays "unlinked" (no registrar, no set-up starts for a link that is ending).
+    return { state: { ...state, record, current: undefined }, effects };
+  }
+  const previous = state.record;
+  let next: Knowledge = { ...state, record };
+  if (!record) return { state: withLink(forgetLink({ ...next, current: undefined }), 'unlinked', undefined, effects), effects };
+  if (record.state === 'unlinked' || (record.unlinks ?? 0) > (previous?.unlinks ?? 0)) {
+    // An unlink happened (here, or in the settings server): in-flight answers of the old link
+    // must not bring its tokens back.
+    if (previous?.state !== 'unlinked' || record.state !== 'unlinked') next = forgetLink(next);
+    next = { ...next, current: undefined };
+    if (record.state !== 'unlinked' && previous !== undefined && previous.state !== 'unlinked' && next.link !== 'unlinked') {
+      // Unlinked and linked again before this process looked: pass through "unlinked" so the
+      // registrations are treated as deleted and every webhook is registered again.
+      next = withLink(next, 'unlinked', undefined, effects);
+    }
+  }
+  const changed = previous?.accessToken !== record.accessToken || previous?.rotations !== record.rotations;
+  if (changed || next.current === undefined) {
+    const current = currentOf(record, next.refused);
+    if (current !== undefined || changed) next = { ...next, current };
+  }
+  return { state: withLink(next, record.state, record.message, effects), effects };
 }
 
-// When to run the keep-alive call and the refresh grant: pure arithmetic, so every rule has a
-// unit test without waiting.
-export const DAY_MS = 24 * 60 * 60 * 1000;
-/** A successful API call at least this often keeps the access token valid (spec: never under 24 h). */
-export const KEEP_ALIVE_INTERVAL_MS = DAY_MS;
-/** Header tokens are written to disk at most this often (spec: once per 24 h suffices). */
-export const HEADER_SAVE_INTERVAL_MS = DAY_MS;
-export const MAX_REFRESH_MARGIN_MS = 7 * DAY_MS;
-export const REFRESH_MARGIN_SHARE = 0.1;
-/** setTimeout cannot wait longer than this; longer waits are split into several timers. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** How long before expiry the refresh grant is due: the smaller of 7 days and 10% of the lifetime. */
-export function refreshMarginMs(lifetimeMs: number): number {
-  return Math.max(0, Math.min(MAX_REFRESH_MARGIN_MS, lifetimeMs * REFRESH_MARGIN_SHARE));
+/** What a bounded memory keeps before adding: all of it, or nothing once `limit` are held (old entries only matter for a short while). */
+function keptOf<T>(items: Iterable<T> & { readonly size: number }, limit: number): Iterable<T> {
+  return items.size >= limit ? [] : items;
 }
 
-/** When the refresh grant is due; undefined when the expiry is unknown (then only a 401 triggers one). */
-export function refreshDueAt(expiresAt: number | undefined, issuedAt: number | undefined): number | undefined {
-  if (expiresAt === undefined) return undefined;
-  // Without an issue time, assume the spec's usual four months so the margin is the 7-day cap.
-  const lifetime = issuedAt !== undefined && issuedAt < expiresAt ? expiresAt - issuedAt : 120 * DAY_MS;
-  return expiresAt - refreshMarginMs(lifetime);
-}
-
-/**
- * A refresh token is valid for at most one year (spec). Header rotation can keep the access token
- * alive for longer than that, so the grant would never run: the refresh token is spent once it is
- * this old, with two months to spare for outages and retries.
- */
-export const REFRESH_TOKEN_SPEND_AGE_MS = 300 * DAY_MS;
-
-/**
- * When the refresh token must be spent for its age: from the last grant, else from the link (a
- * seed's own issue time is unknown, so a seed counts from when it was linked).
- */
-export function refreshTokenDueAt(record: { lastRefreshAt?: number | undefined; linkedAt: number }): number {
-  return (record.lastRefreshAt ?? record.linkedAt) + REFRESH_TOKEN_SPEND_AGE_MS;
-}
-
-/** Expiry from a token response: the JWT's own `exp` wins over `expires_in`. */
-export function expiryOf(jwtExpiresAt: number | undefined, expiresInSeconds: number | undefined, receivedAt: number): number | undefined {
-  if (jwtExpiresAt !== undefined) return jwtExpiresAt;
-  if (expiresInSeconds !== undefined && Number.isFinite(expiresInSeconds) && expiresInSeconds > 0) return receivedAt + expiresInSeconds * 1000;
-  return undefined;
-}
-
-/** Back-off after a failed keep-alive or refresh: 1 min doubling to 1 h. */
-export function retryDelayMs(failures: number): number {
-  return doublingDelay(failures, { firstMs: 60_000, maxMs: 60 * 60 * 1000 });
-}
-
-/** Delay for the next timer: never negative, never beyond what setTimeout can do. */
-export function timerDelay(dueAt: number, now: number, minMs = 1000): number {
-  return Math.min(MAX_TIMER_MS, Math.max(minMs, dueAt - now));
+export function know(state: Knowledge, event: KnowledgeEvent): Known {
+  const effects: KnowledgeEffect[] = [];
+  switch (event.type) {
+    case 'stored':
+      return { state: { ...state, record: event.record }, effects };
+    case 'adopted':
+      return adopted(state, event.record, event.unsaved);
+    case 'used':
+      return state.unlinking ? { state, effects } : { state: { ...state, current: event.token }, effects };
+    case 'dropped':
+      return { state: { ...state, current: undefined }, effects };
+    case 'alive':
+      return { state: { ...state, aliveAt: event.at }, effects };
+    case 'handedOut':
+      return { state: { ...state, live: new Map([...keptOf(state.live, LIVE_MEMORY), [event.token, state.unlinks]]) }, effects };
+    case 'refused':
+      return { state: { ...state, refused: new Set([...keptOf(state.refused, REFUSED_MEMORY), event.token]) }, effects };
+    case 'unlinkStarted':
+      effects.push({ type: 'forgetUnsaved' });
+      return { state: { ...forgetLink(state), current: undefined, aliveAt: undefined, unlinking: true }, effects };
+    case 'unlinkEnded':
+      return { state: { ...state, unlinking: false }, effects };
+    case 'linkState':
+      if (state.unlinking && event.link !== 'unlinked') return { state, effects };
+      return { state: withLink(state, event.link, event.message, effects), effects };
+    case 'settingsProblem':
+      if (!state.settingsLogged) effects.push({ type: 'warnSettings', message: event.message });
+      effects.push({ type: 'statusChanged' });
+      return { state: { ...state, message: event.message, settingsLogged: true }, effects };
+    case 'linkLost':
+      if (state.linkLostLogged) return { state, effects };
+      effects.push({ type: 'errorLinkLost', reason: event.reason });
+      return { state: { ...state, linkLostLogged: true }, effects };
+  }
 }

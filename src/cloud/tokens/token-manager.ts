@@ -3,13 +3,12 @@
 // refresh token on disk before anything else happens, and a plain "link again" when nothing helps.
 // This facade gives callers one object and does what the settings UI asks (link with a pasted
 // token or an authorization code, test, unlink); each other job lives in its own file beside it:
-//   token-machine   the pure rules: (state, event) -> (state, effects), the record mapping, when
-//                   things are due; the grant, the new token's check, header tokens and the saver
-//                   ask it what to do
-//   token-knowledge what this process knows, as a pure function; token-session holds it
-//   token-store     the file, its lock, seeds      token-saver    writes that must not lose tokens
+//   token-machine   the pure rules: `step` (grant, check, write, header token, unlink) and `know`
+//                   (what this process holds between those decisions)
+//   token-session   holds what is known, maps it to the machine and the file, the user's sentences
+//   token-store     the file, its lock, seeds, and writes that must not lose tokens (the saver)
 //   oauth           the token endpoint             refresh-grant  the refresh grant
-//   access-tokens   the token in use, checks, headers           keep-alive     the timer
+//   access-tokens   the token in use, checks, headers    keep-alive  the timer and when things are due
 import type { Storage } from '../../storage.js';
 import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
@@ -18,11 +17,11 @@ import { nodeFetch } from '../http/node-fetch.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
 import { KeepAlive } from './keep-alive.js';
-import { decodeJwtTimes, grantError, postTokenGrant } from './oauth.js';
+import { decodeJwtTimes, expiryOf, grantError, postTokenGrant } from './oauth.js';
 import { type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
-import { expiryOf, initialState, machineFromRecord, step } from './token-machine.js';
-import { type LinkState, TokenSession, type TokenStatus } from './token-session.js';
-import { newLinkRecord, REAUTHORIZATION_ADVICE, seedLink, type Seeds, TokenStore, UNLINKED_AT_START_MESSAGE, unlinkedRecord } from './token-store.js';
+import { initialState, step } from './token-machine.js';
+import { type LinkState, machineFromRecord, REAUTHORIZATION_ADVICE, TokenSession, type TokenStatus, UNLINKED_AT_START_MESSAGE } from './token-session.js';
+import { newLinkRecord, seedLink, type Seeds, TokenStore, unlinkedRecord } from './token-store.js';
 
 export interface TokenManagerOptions {
   storage: Storage;
@@ -44,7 +43,7 @@ export interface TokenManagerOptions {
 
 // What callers of the manager also need, from the one module they import.
 export type { RefreshStep } from './refresh-grant.js';
-export { REAUTHORIZATION_ADVICE } from './token-store.js';
+export { REAUTHORIZATION_ADVICE } from './token-session.js';
 export type { LinkState, TokenProblem, TokenStatus } from './token-session.js';
 
 export class TokenManager {

@@ -1,15 +1,16 @@
 // What the token manager knows right now, shared by every job in this folder: the record last read
 // or written, the access token in use, the tokens the service refused, the link state with its
 // listeners, and the work still running. What is known changes only through `know` (a pure
-// function in token-knowledge.ts): each method here that changes it is one event, and the
-// effects it returns (listeners, status, log lines) are carried out in one place.
+// function in token-machine.ts): each method here that changes it is one event, and the
+// effects it returns (listeners, status, log lines) are carried out in one place. Beside it, pure:
+// how the file's record and what is known map to the token machine's state, which the jobs ask,
+// and the sentences the token jobs show users.
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { acceptsHeaderToken, type CurrentToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState, nothingKnown } from './token-knowledge.js';
-import { TokenSaver } from './token-saver.js';
-import { notSavedMessage, type PendingAccessToken, REAUTHORIZATION_ADVICE, type TokenRecord, type TokenStore } from './token-store.js';
+import { type CurrentToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState, type MachineState, nothingKnown, step } from './token-machine.js';
+import { type PendingAccessToken, type TokenRecord, TokenSaver, type TokenStore } from './token-store.js';
 
-export type { CurrentToken, LinkState } from './token-knowledge.js';
+export type { CurrentToken, LinkState } from './token-machine.js';
 
 /** Why a refresh grant runs. */
 export type RefreshReason = 'expiry' | 'unauthorized' | 'link' | 'noAccessToken' | 'explicit' | 'refreshTokenAge';
@@ -35,6 +36,75 @@ export function currentFromPending(pending: PendingAccessToken): CurrentToken {
   return { token: pending.token, issuedAt: pending.issuedAt, ...(pending.expiresAt !== undefined ? { expiresAt: pending.expiresAt } : {}) };
 }
 
+// Between the token machine's state and tokens.json's record: the machine decides, the record is
+// what is written. Fields the machine does not know (times, seeds, the access token on disk) are
+// carried over from the record the change starts from.
+/** The machine's view of a record; `granting` when a grant with its refresh token is under way. */
+export function machineFromRecord(record: TokenRecord, granting: boolean): MachineState {
+  const state: MachineState = { link: record.state, granting, unlinks: record.unlinks ?? 0 };
+  if (record.refreshToken !== undefined) state.refreshToken = record.refreshToken;
+  if (record.refreshTokenLost === 'rejected' || record.refreshTokenLost === 'uncertain') state.refreshLost = record.refreshTokenLost;
+  if (record.settingsProblem !== undefined) state.settingsProblem = record.settingsProblem;
+  if (record.accessToken !== undefined) {
+    state.access = { token: record.accessToken };
+    if (record.accessTokenExpiresAt !== undefined) state.access.expiresAt = record.accessTokenExpiresAt;
+  }
+  if (record.pendingAccessToken) state.pending = { ...record.pendingAccessToken };
+  return state;
+}
+
+/** `base` changed to what the machine decided. */
+export function recordFromMachine(base: TokenRecord, state: MachineState): TokenRecord {
+  const next: TokenRecord = { ...base, state: state.link };
+  if (state.refreshToken !== undefined) {
+    next.refreshToken = state.refreshToken;
+    delete next.refreshTokenLost;
+  } else {
+    delete next.refreshToken;
+    if (state.refreshLost !== undefined) next.refreshTokenLost = state.refreshLost;
+  }
+  if (state.settingsProblem !== undefined) next.settingsProblem = state.settingsProblem;
+  else delete next.settingsProblem;
+  if (!state.granting) delete next.refreshInFlight;
+  if (state.pending) next.pendingAccessToken = { token: state.pending.token, issuedAt: state.pending.issuedAt ?? base.lastRefreshAt ?? base.linkedAt, ...(state.pending.expiresAt !== undefined ? { expiresAt: state.pending.expiresAt } : {}) };
+  else delete next.pendingAccessToken;
+  return next;
+}
+/**
+ * May an answer's header token be used? Never while unlinked, and never when the request was sent
+ * with a token of a link that an unlink ended since (it was in flight during the unlink).
+ */
+export function acceptsHeaderToken(state: Knowledge, sentWith: string | undefined, token: string): boolean {
+  const view: MachineState = { link: state.record?.state === 'unlinked' ? 'unlinked' : state.link, granting: false, unlinks: state.unlinks };
+  if (state.current) view.access = { token: state.current.token };
+  const sentIn = sentWith === undefined || state.current?.token === sentWith ? state.unlinks : (state.live.get(sentWith) ?? -1);
+  // The token machine decides: used only while linked, and only from a request of this link.
+  return step(view, { type: 'headerToken', token, unlinksWhenSent: sentIn }).state.access?.token === token;
+}
+
+// The sentences the token jobs show users, in one place: the README quotes the advice, and the
+// same situation must read the same wherever it is noticed.
+/** The fixed part of the log line when the user must link again (documented in the README). */
+export const REAUTHORIZATION_ADVICE =
+  'Open the plugin settings in the Homebridge UI and link your Lock Access account again (or paste a new refresh token there). Until then HomeKit shows the last known state.';
+
+export const NOT_LINKED_MESSAGE = 'Lock Access is not linked to an account: open the plugin settings in the Homebridge UI and link your account (or enter a refresh token).';
+
+/** Start-up after an unlink (the tombstone): why nothing links, although tokens may still be in the config. */
+export const UNLINKED_AT_START_MESSAGE =
+  'Lock Access is unlinked (in the plugin settings, or because the account was deleted) and stays idle: tokens still in the plugin settings are not used again. Link the account in the plugin settings (or enter a new refresh token) to resume.';
+
+export const UNCERTAIN_MESSAGE =
+  'A token renewal got no usable answer (or Homebridge stopped while it ran). The service may have replaced the refresh token without the plugin receiving the new one, so the old one will never be sent again. The plugin keeps using the current access token, which stays valid, and keeps it alive every day.';
+
+/** What callers are told once the link is lost for good. */
+export const RELINK_MESSAGE = `Lock Access needs you to link your account again. ${REAUTHORIZATION_ADVICE}`;
+
+/** Storage faults right after a grant: the new tokens are in use but not on disk yet. */
+export function notSavedMessage(reason: string): string {
+  return `The renewed tokens are in use but not saved yet (${reason}). The plugin keeps retrying the save; free disk space or fix the folder's permissions, and do not restart Homebridge until a later line says the tokens are saved.`;
+}
+
 export class TokenSession {
   private known: Knowledge = nothingKnown;
   private readonly listeners = new Set<(state: LinkState) => void>();
@@ -49,15 +119,28 @@ export class TokenSession {
   ) {
     this.saver = new TokenSaver({
       store,
-      log,
       onSaved: (record, superseded) => {
-        if (superseded) this.adopt(superseded);
-        else if (record) this.stored(record);
+        if (superseded) {
+          this.adopt(superseded);
+          this.notifyStatus();
+        } else if (record) this.stored(record);
       },
-      onUnsavedChange: () => {
-        this.notifyStatus();
+      onUnsavedChange: (before, after) => {
+        this.unsavedChanged(before, after);
       },
     });
+  }
+
+  /** Why tokens are not saved changed: the token machine decides what the user is told. */
+  private unsavedChanged(before: string | undefined, after: string | undefined): void {
+    const view: MachineState = { link: 'linked', granting: false, unlinks: 0, ...(before !== undefined ? { unsaved: before } : {}) };
+    const { effects } = step(view, after === undefined ? { type: 'writeSucceeded' } : { type: 'writeFailed', reason: after });
+    for (const effect of effects) {
+      if (effect.type === 'warn') this.log.warn(`Lock Access: ${notSavedMessage(after ?? '')}`);
+      else if (effect.type === 'info') this.log.info('Lock Access: the renewed tokens are saved now.');
+      else continue;
+      this.notifyStatus();
+    }
   }
 
   /** The one way what is known changes. */
@@ -152,10 +235,7 @@ export class TokenSession {
     this.tell({ type: 'handedOut', token });
   }
 
-  /**
-   * May an answer's header token be used? Never while unlinked, and never when the request was
-   * sent with a token of a link that an unlink ended since (it was in flight during the unlink).
-   */
+  /** May an answer's header token be used (see acceptsHeaderToken)? */
   acceptsHeaderFrom(sentWith: string | undefined, token = sentWith ?? ''): boolean {
     return acceptsHeaderToken(this.known, sentWith, token);
   }

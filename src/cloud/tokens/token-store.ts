@@ -1,13 +1,16 @@
 // The token file (`tokens.json`) and the lock that serialises every change to it between the
 // plugin and its settings UI server. Every write bumps `generation`, so a process that held the
 // lock can tell whether someone else changed the file since it last looked. Also the records a
-// link or an unlink writes to it, the config's tokens as seeds, and the sentences the token jobs
-// show users (some are kept in the file's `message`).
+// link or an unlink writes to it, the config's tokens as seeds, and the saver: writes that keep
+// new tokens in memory and retry when the disk fails.
 import { createHash } from 'node:crypto';
 import { z } from 'zod/v3';
 
 import type { Storage } from '../../storage.js';
+import { doublingDelay } from '../../util/backoff.js';
 import { type FileLockOptions, withFileLock } from '../../util/file-lock.js';
+import { storageFaultText } from '../../util/storage-fault.js';
+import { safeErrorText } from '../http/safe-error-text.js';
 import { decodeJwtTimes } from './oauth.js';
 
 export const TOKENS_FILE = 'tokens.json';
@@ -197,25 +200,150 @@ export function seedLink(seeds: Seeds | undefined, record: TokenRecord | undefin
   return link;
 }
 
-// The sentences the token jobs show users, in one place: the README quotes the advice, and the
-// same situation must read the same wherever it is noticed.
-/** The fixed part of the log line when the user must link again (documented in the README). */
-export const REAUTHORIZATION_ADVICE =
-  'Open the plugin settings in the Homebridge UI and link your Lock Access account again (or paste a new refresh token there). Until then HomeKit shows the last known state.';
 
-export const NOT_LINKED_MESSAGE = 'Lock Access is not linked to an account: open the plugin settings in the Homebridge UI and link your account (or enter a refresh token).';
+// Writes that must not lose tokens: when the disk is full, read-only or failing, the tokens a grant
+// or a link just produced stay in memory (and in use), the write is retried with back-off until it
+// succeeds, and the status says they are not saved yet and why. A refresh token the service just
+// issued exists nowhere else, so dropping it would end the link.
+/** First retry of an unsaved write, doubling up to SAVE_RETRY_MAX_MS. */
+export const SAVE_RETRY_FIRST_MS = 5_000;
+export const SAVE_RETRY_MAX_MS = 10 * 60_000;
 
-/** Start-up after an unlink (the tombstone): why nothing links, although tokens may still be in the config. */
-export const UNLINKED_AT_START_MESSAGE =
-  'Lock Access is unlinked (in the plugin settings, or because the account was deleted) and stays idle: tokens still in the plugin settings are not used again. Link the account in the plugin settings (or enter a new refresh token) to resume.';
+/** Words for a file system fault: by its code when known, since the raw message could name paths. */
+export function describeStorageFault(error: unknown): string {
+  return storageFaultText(error) ?? safeErrorText(error);
+}
 
-export const UNCERTAIN_MESSAGE =
-  'A token renewal got no usable answer (or Homebridge stopped while it ran). The service may have replaced the refresh token without the plugin receiving the new one, so the old one will never be sent again. The plugin keeps using the current access token, which stays valid, and keeps it alive every day.';
+export function saveRetryDelayMs(failures: number): number {
+  return doublingDelay(failures, { firstMs: SAVE_RETRY_FIRST_MS, maxMs: SAVE_RETRY_MAX_MS });
+}
 
-/** What callers are told once the link is lost for good. */
-export const RELINK_MESSAGE = `Lock Access needs you to link your account again. ${REAUTHORIZATION_ADVICE}`;
+const NO_FILE = -1;
 
-/** Storage faults right after a grant: the new tokens are in use but not on disk yet. */
-export function notSavedMessage(reason: string): string {
-  return `The renewed tokens are in use but not saved yet (${reason}). The plugin keeps retrying the save; free disk space or fix the folder's permissions, and do not restart Homebridge until a later line says the tokens are saved.`;
+/** Tokens in memory that tokens.json does not hold yet. */
+export interface Unsaved {
+  record: TokenRecord;
+  /** `rotations` of the record on disk they replace: a different value there means someone else linked. */
+  diskRotations: number;
+  reason: string;
+}
+
+export interface TokenSaverHost {
+  readonly store: TokenStore;
+  /** The saved record, or undefined when another process's record superseded ours (it is adopted). */
+  onSaved(record: TokenRecord | undefined, superseded: TokenRecord | undefined): void;
+  /** Why tokens are not saved went from `before` to `after` (undefined: all saved); the session tells the user. */
+  onUnsavedChange(before: string | undefined, after: string | undefined): void;
+}
+
+export class TokenSaver {
+  private pending: Unsaved | undefined;
+  private failures = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private retrying: Promise<void> | undefined;
+
+  constructor(private readonly host: TokenSaverHost) {}
+
+  get unsaved(): Unsaved | undefined {
+    return this.pending;
+  }
+
+  /**
+   * Writes `next` after `base` (call holding the store lock). On a storage fault the record is kept
+   * in memory and retried later; the returned record is then the one in memory. Never throws.
+   */
+  async persist(next: Omit<TokenRecord, 'generation'>, base: TokenRecord | undefined): Promise<TokenRecord> {
+    try {
+      const written = await this.host.store.write(next, base);
+      if (this.pending) this.settle();
+      return written;
+    } catch (error) {
+      const record: TokenRecord = { ...next, generation: (base?.generation ?? 0) + 1 };
+      // No file before: any file that appears meanwhile was written by someone else.
+      const diskRotations = this.pending?.diskRotations ?? base?.rotations ?? NO_FILE;
+      this.fail(record, diskRotations, error, false);
+      return record;
+    }
+  }
+
+  /** Tries the write now (call holding the store lock). True when nothing is left unsaved. */
+  async flushLocked(fromRetry = false): Promise<boolean> {
+    const pending = this.pending;
+    if (!pending) return true;
+    try {
+      const onDisk = await this.host.store.read();
+      // An unlink or a new link made elsewhere wins: a tombstone must never be overwritten by
+      // tokens, and a newer link's tokens are the ones the user chose.
+      if (onDisk ? onDisk.state === 'unlinked' || onDisk.rotations !== pending.diskRotations : pending.diskRotations !== NO_FILE) {
+        this.clear();
+        this.host.onSaved(undefined, onDisk);
+        return true;
+      }
+      const written = await this.host.store.write(pending.record, onDisk ?? { ...pending.record, generation: 0 });
+      this.host.onSaved(written, undefined);
+      this.settle();
+      return true;
+    } catch (error) {
+      this.fail(pending.record, pending.diskRotations, error, fromRetry);
+      return false;
+    }
+  }
+
+  /** The unlink: whatever was unsaved belongs to the link that ends, so nothing may write it later. */
+  clear(): void {
+    this.pending = undefined;
+    this.failures = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Only the timer's own attempts count for the back-off; others in between leave it as it is. */
+  private fail(record: TokenRecord, diskRotations: number, error: unknown, fromRetry: boolean): void {
+    const before = this.pending?.reason;
+    this.pending = { record, diskRotations, reason: describeStorageFault(error) };
+    this.host.onUnsavedChange(before, this.pending.reason);
+    if (fromRetry || this.timer === undefined) {
+      this.failures += 1;
+      this.scheduleRetry();
+    }
+  }
+
+  private settle(): void {
+    const before = this.pending?.reason;
+    this.clear();
+    this.host.onUnsavedChange(before, undefined);
+  }
+
+  private scheduleRetry(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const delay = saveRetryDelayMs(this.failures);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.retrying ??= this.host.store
+        .locked(() => this.flushLocked(true))
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // The lock itself could not be taken (the folder is read-only, say): try again later.
+            if (this.pending) this.fail(this.pending.record, this.pending.diskRotations, error, true);
+          },
+        )
+        .finally(() => {
+          this.retrying = undefined;
+        });
+    }, delay);
+    // Homebridge and the settings server run until stopped, so the retry comes; it must not hold
+    // up a shutdown, which would lose the tokens just the same.
+    this.timer.unref();
+  }
+
+  /** Resolves when a retry that is running now has ended (tests and shutdown). */
+  async idle(): Promise<void> {
+    if (this.retrying) await this.retrying;
+  }
 }

@@ -2,7 +2,7 @@
 // spending the refresh token; the refresh grant runs when the token nears expiry").
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { DAY_MS } from '../../../src/cloud/tokens/token-machine.js';
+import { DAY_MS } from '../../../src/cloud/tokens/keep-alive.js';
 import type { TokenManager } from '../../../src/cloud/tokens/token-manager.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 import type { Simulator } from '../../sim/index.js';

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { TransientError } from '../../../src/cloud/http/errors.js';
 import { TOKENS_FILE } from '../../../src/cloud/tokens/token-store.js';
-import { SAVE_RETRY_FIRST_MS } from '../../../src/cloud/tokens/token-saver.js';
+import { SAVE_RETRY_FIRST_MS } from '../../../src/cloud/tokens/token-store.js';
 import { Storage } from '../../../src/storage.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 

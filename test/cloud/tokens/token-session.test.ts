@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { type LinkState, TokenSession } from '../../../src/cloud/tokens/token-session.js';
-import { REAUTHORIZATION_ADVICE, TokenStore } from '../../../src/cloud/tokens/token-store.js';
+import { REAUTHORIZATION_ADVICE } from '../../../src/cloud/tokens/token-session.js';
+import { TokenStore } from '../../../src/cloud/tokens/token-store.js';
 import { Storage } from '../../../src/storage.js';
 import { type CapturedLog, captureLog, linkedRecord as record, tempDir } from '../../fixtures/token-harness.js';
 
