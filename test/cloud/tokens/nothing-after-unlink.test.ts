@@ -24,6 +24,25 @@ function standInRegistrar(name: string, calls: string[]): Registrar {
   };
 }
 
+/** The running plugin's link control over `plugin`, with stand-in registrars: the link states seen and what was called. */
+function followLink(plugin: ReturnType<typeof bed.manager>): { seen: LinkState[]; calls: string[]; link: LinkControl; made: () => number } {
+  const seen: LinkState[] = [];
+  const calls: string[] = [];
+  let made = 0;
+  const link = new LinkControl({
+    log: bed.log,
+    status: { link: () => undefined, registrations: () => undefined },
+    newRegistrar: () => standInRegistrar(`registrar${String(++made)}`, calls),
+    tokens: plugin,
+    converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
+  });
+  plugin.onStateChange((state) => {
+    seen.push(state);
+    link.onLinkState(state);
+  });
+  return { seen, calls, link, made: () => made };
+}
+
 describe('an answer in flight during the unlink brings no token back', () => {
   it('the header token of a request sent before the unlink is ignored', async () => {
     const { sim, storage } = await bed.boot({ latencyMs: 50 });
@@ -69,20 +88,7 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     const seed = sim.issueRefreshToken();
     const plugin = bed.manager({ seeds: { refreshToken: seed } });
     await plugin.start();
-    const seen: LinkState[] = [];
-    const calls: string[] = [];
-    let made = 0;
-    const link = new LinkControl({
-      log: bed.log,
-      status: { link: () => undefined, registrations: () => undefined },
-      newRegistrar: () => standInRegistrar(`registrar${String(++made)}`, calls),
-      tokens: plugin,
-      converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
-    });
-    plugin.onStateChange((state) => {
-      seen.push(state);
-      link.onLinkState(state);
-    });
+    const { seen, calls, link, made } = followLink(plugin);
 
     // The settings server: unlink (it deletes the registrations), then link again at once.
     const ui = bed.manager({ seeds: { refreshToken: seed } });
@@ -97,7 +103,7 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     expect(calls).toContain('registrar1 stop');
     expect(calls.at(-1)).toBe('converge true');
     expect(link.idle).toBe(false);
-    expect(made).toBeGreaterThanOrEqual(2);
+    expect(made()).toBeGreaterThanOrEqual(2);
   });
 
   it('a token renewal made by the other process is not an unlink', async () => {
@@ -140,20 +146,7 @@ describe('an unlink while a token renewal is in flight', () => {
       });
       await plugin.start();
       plugin.stop();
-      const seen: LinkState[] = [];
-      const calls: string[] = [];
-      let made = 0;
-      const link = new LinkControl({
-        log: bed.log,
-        status: { link: () => undefined, registrations: () => undefined },
-        newRegistrar: () => standInRegistrar(`registrar${String(++made)}`, calls),
-        tokens: plugin,
-        converge: (asFirstRun) => calls.push(`converge ${String(asFirstRun)}`),
-      });
-      plugin.onStateChange((state) => {
-        seen.push(state);
-        link.onLinkState(state);
-      });
+      const { seen, calls, link, made } = followLink(plugin);
 
       armed = true;
       const renewal = plugin.refreshNow().catch(() => undefined);
@@ -167,7 +160,7 @@ describe('an unlink while a token renewal is in flight', () => {
 
       expect(seen).not.toContain('linked');
       expect(plugin.state).toBe('unlinked');
-      expect(made).toBe(1);
+      expect(made()).toBe(1);
       expect(calls).not.toContain('converge true');
       const messages = bed.log.lines.map((line) => line.message);
       expect(messages.some((line) => line.includes('linked again'))).toBe(false);
