@@ -32,6 +32,8 @@ export interface DeliveryDeps {
   linked(): boolean;
   /** The self-check needs the listener running. */
   listening(): boolean;
+  /** The address the service calls; undefined while a tunnel has not connected. */
+  publicUrl(): string | undefined;
   selfCheckWatch(): SelfCheckWatch;
   publisher: StatusPublisher;
   /** Events are not arriving: some may have been lost (the guard stops trusting door positions). */
@@ -77,6 +79,7 @@ export function startDelivery(deps: DeliveryDeps): Delivery {
       },
       selfCheck: async () => {
         if (!deps.listening()) return 'the public address self-check could not run: the webhook listener is not running';
+        if (deps.publicUrl() === undefined) return 'the public address self-check could not run: the tunnel has not connected, so there is no public address (its error is in the log above)';
         const checks = deps.selfCheckWatch();
         await checks.runNow();
         const last = checks.last;

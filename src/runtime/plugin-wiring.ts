@@ -125,6 +125,7 @@ export class Runtime {
       registrar: () => link.registrar,
       linked: () => tokens.state === 'linked' && !link.idle,
       listening: () => this.receiver !== undefined,
+      publicUrl: () => this.reach?.publicUrl,
       selfCheckWatch: () => this.selfCheckWatch(publisher),
       eventsMayBeMissed: () => {
         for (const id of registry.lockIds()) registry.lock(id)?.eventsMayBeMissed();
