@@ -2,18 +2,18 @@
 // rule, lock-parts.ts) bound to its service once per change of the parts, and whatever the pass did
 // not bind removed. It renders the device's changes and turns Apple Home's writes into the device's
 // commands; it holds no state.
-import type { API, Categories, CharacteristicValue, PlatformAccessory, Service } from 'homebridge';
+import type { API, Categories, Characteristic, CharacteristicValue, PlatformAccessory, Service } from 'homebridge';
 
 import { setAccessoryInformation } from './accessory-information.js';
 import type { LockChange } from '../model/device-changes.js';
 import type { LockEvent } from '../model/events.js';
 import type { LockAction } from '../model/lock-commands.js';
 import type { LockDevice } from '../model/lock-device.js';
-import { lockParts, partsKey, type LockPart } from '../model/lock-parts.js';
+import { lockParts, partsFacts, partsFactsChanged, partsKey, type LockPart, type PartsFacts } from '../model/lock-parts.js';
 import type { Logger } from '../util/logger.js';
 import { renderBattery } from './battery-render.js';
 import { guardAccessoryReads } from './offline-reads.js';
-import { acquireService, findService } from './services.js';
+import { acquireService, findService, showValue } from './services.js';
 import { GuardView, LEFT_OPEN_SUBTYPE, LEFT_UNLOCKED_SUBTYPE } from './guard-view.js';
 import { WhoAndHow } from './who-and-how.js';
 
@@ -38,6 +38,14 @@ export function lockCategory(api: API): Categories {
 type Aspect = 'lock' | 'door' | 'battery';
 const ASPECT_OF: Partial<Record<LockEvent['kind'], Aspect>> = { lockState: 'lock', doorState: 'door', battery: 'battery' };
 
+/** The characteristics every lock or door event sets, looked up once per binding pass. */
+interface LockCharacteristics {
+  current: Characteristic | undefined;
+  target: Characteristic | undefined;
+  contact: Characteristic | undefined;
+  contactActive: Characteristic | undefined;
+}
+
 export class LockAccessory {
   private readonly who: WhoAndHow;
   private readonly guard: GuardView;
@@ -48,8 +56,11 @@ export class LockAccessory {
   private renderedName: string | undefined;
   /** Whether the read guards are set for an offline lock (undefined: not set yet). */
   private guardedOffline: boolean | undefined;
-  /** The parts the services were last bound for. */
+  /** The parts the services were last bound for, and the facts they were built from. */
   private shaped = '';
+  private shapedFacts: PartsFacts | undefined;
+  /** Found after each binding pass, when first needed: services change only in a pass. */
+  private characteristics: LockCharacteristics | undefined;
 
   constructor(
     private readonly deps: LockViewDeps,
@@ -75,9 +86,9 @@ export class LockAccessory {
   private changed(change: LockChange): void {
     switch (change.cause) {
       case 'event':
-        // Parts change only with the name or a first door or keypad event; binding them again on
-        // every event showed in profiles.
-        if (partsKey(this.parts()) !== this.shaped) this.converge();
+        // Parts change only with the name or a first door or keypad event; building and binding
+        // them again on every event showed in profiles.
+        if (this.partsMayHaveChanged() && partsKey(this.parts()) !== this.shaped) this.converge();
         // The mapping table sets both current and target from operation/status events.
         this.render(change.event.kind === 'lockState', ASPECT_OF[change.event.kind]);
         this.who.apply(change);
@@ -106,12 +117,32 @@ export class LockAccessory {
 
   private parts(): LockPart[] {
     const { entry, state, name } = this.device;
+    this.shapedFacts = partsFacts(state, name);
     return lockParts(entry, state, name);
+  }
+
+  private partsMayHaveChanged(): boolean {
+    return this.shapedFacts === undefined || partsFactsChanged(this.shapedFacts, this.device.state, this.device.name);
+  }
+
+  private lockCharacteristics(): LockCharacteristics {
+    if (this.characteristics) return this.characteristics;
+    const { Service: S, Characteristic: C } = this.deps.api.hap;
+    const lock = findService(this.accessory, S.LockMechanism);
+    const door = findService(this.accessory, S.ContactSensor);
+    this.characteristics = {
+      current: lock?.getCharacteristic(C.LockCurrentState),
+      target: lock?.getCharacteristic(C.LockTargetState),
+      contact: door?.getCharacteristic(C.ContactSensorState),
+      contactActive: door?.getCharacteristic(C.StatusActive),
+    };
+    return this.characteristics;
   }
 
   /** Binds each of the lock's parts; any service the pass did not bind (a part gone, an older version's) is removed. */
   private converge(): void {
     this.renderedName = undefined;
+    this.characteristics = undefined;
     const parts = this.parts();
     this.shaped = partsKey(parts);
     const { entry, name } = this.device;
@@ -121,6 +152,7 @@ export class LockAccessory {
     const information = findService(this.accessory, this.deps.api.hap.Service.AccessoryInformation);
     if (information) bound.add(information);
     this.guard.startPass();
+    this.who.startPass();
     for (const part of parts) for (const service of this.bind(part)) bound.add(service);
     for (const service of [...this.accessory.services]) if (!bound.has(service)) this.accessory.removeService(service);
     // Read guards are bound by the render that follows, once every characteristic exists.
@@ -167,15 +199,29 @@ export class LockAccessory {
     this.guardedOffline = offline;
   }
 
-  private lockValue(): { current: number; target: number | undefined } {
+  /** LockCurrentState for the lock's state. */
+  private currentValue(): number {
     const C = this.deps.api.hap.Characteristic;
     switch (this.device.state.lock) {
       case 'locked':
-        return { current: C.LockCurrentState.SECURED, target: C.LockTargetState.SECURED };
+        return C.LockCurrentState.SECURED;
       case 'unlocked':
-        return { current: C.LockCurrentState.UNSECURED, target: C.LockTargetState.UNSECURED };
+        return C.LockCurrentState.UNSECURED;
       case 'unknown':
-        return { current: C.LockCurrentState.UNKNOWN, target: undefined };
+        return C.LockCurrentState.UNKNOWN;
+    }
+  }
+
+  /** LockTargetState for the lock's state; none while it is unknown. */
+  private targetValue(): number | undefined {
+    const C = this.deps.api.hap.Characteristic;
+    switch (this.device.state.lock) {
+      case 'locked':
+        return C.LockTargetState.SECURED;
+      case 'unlocked':
+        return C.LockTargetState.UNSECURED;
+      case 'unknown':
+        return undefined;
     }
   }
 
@@ -191,20 +237,19 @@ export class LockAccessory {
     const naming = this.renderedName !== name;
     this.renderedName = name;
     const wants = (aspect: Aspect) => naming || only === undefined || only === aspect;
-    const lock = wants('lock') ? findService(this.accessory, S.LockMechanism) : undefined;
-    if (lock) {
-      const value = this.lockValue();
-      if (naming) lock.updateCharacteristic(C.Name, name);
-      lock.updateCharacteristic(C.LockCurrentState, value.current);
-      if (setTarget && value.target !== undefined) lock.updateCharacteristic(C.LockTargetState, value.target);
+    const shown = this.lockCharacteristics();
+    if (wants('lock') && shown.current) {
+      if (naming) findService(this.accessory, S.LockMechanism)?.updateCharacteristic(C.Name, name);
+      showValue(shown.current, this.currentValue());
+      const target = setTarget ? this.targetValue() : undefined;
+      if (target !== undefined && shown.target) showValue(shown.target, target);
     }
-    const door = wants('door') ? findService(this.accessory, S.ContactSensor) : undefined;
-    if (door) {
-      if (naming) door.updateCharacteristic(C.Name, `${name} Door`);
-      if (state.door === 'closed') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_DETECTED);
-      if (state.door === 'open' || state.door === 'ajar') door.updateCharacteristic(C.ContactSensorState, C.ContactSensorState.CONTACT_NOT_DETECTED);
+    if (wants('door') && shown.contact) {
+      if (naming) findService(this.accessory, S.ContactSensor)?.updateCharacteristic(C.Name, `${name} Door`);
+      if (state.door === 'closed') showValue(shown.contact, C.ContactSensorState.CONTACT_DETECTED);
+      if (state.door === 'open' || state.door === 'ajar') showValue(shown.contact, C.ContactSensorState.CONTACT_NOT_DETECTED);
       // Nothing unknown is shown as known: until a first real position the sensor says it is not active.
-      door.updateCharacteristic(C.StatusActive, state.door !== 'unknown');
+      if (shown.contactActive) showValue(shown.contactActive, state.door !== 'unknown');
     }
     if (wants('battery')) {
       renderBattery(this.deps.api, findService(this.accessory, S.Battery), state.battery, `${name} Battery`, naming);
@@ -239,7 +284,7 @@ export class LockAccessory {
   private revertTarget(action: LockAction): void {
     const C = this.deps.api.hap.Characteristic;
     const lock = findService(this.accessory, this.deps.api.hap.Service.LockMechanism);
-    const target = this.lockValue().target ?? (action === 'lock' ? C.LockTargetState.UNSECURED : C.LockTargetState.SECURED);
+    const target = this.targetValue() ?? (action === 'lock' ? C.LockTargetState.UNSECURED : C.LockTargetState.SECURED);
     lock?.updateCharacteristic(C.LockTargetState, target);
   }
 }

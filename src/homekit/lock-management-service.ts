@@ -1,9 +1,9 @@
 // LockManagement on a lock accessory: Version "1.0", a LockControlPoint that accepts and ignores
 // commands (the service has no lock logs or settings to offer), and LockLastKnownAction.
-import type { API, PlatformAccessory, Service } from 'homebridge';
+import type { API, Characteristic, PlatformAccessory, Service } from 'homebridge';
 
 import type { LastAction } from '../model/last-action.js';
-import { acquireService, findService } from './services.js';
+import { acquireService, showValue } from './services.js';
 
 export const LOCK_MANAGEMENT_VERSION = '1.0';
 
@@ -39,8 +39,6 @@ export function lastKnownAction(api: API, action: LastAction): number {
 }
 
 /** Sets LockLastKnownAction to the lock's last operation (left alone before the first one). */
-export function showLastAction(api: API, accessory: PlatformAccessory, action: LastAction | undefined): void {
-  if (action === undefined) return;
-  const { Service: S, Characteristic: C } = api.hap;
-  findService(accessory, S.LockManagement)?.getCharacteristic(C.LockLastKnownAction).updateValue(lastKnownAction(api, action));
+export function showLastAction(api: API, characteristic: Characteristic, action: LastAction | undefined): void {
+  if (action !== undefined) showValue(characteristic, lastKnownAction(api, action));
 }

@@ -1,5 +1,5 @@
 // Find and get-or-create for services: a view binds what a device has, on a cached accessory too.
-import type { PlatformAccessory, Service, WithUUID } from 'homebridge';
+import type { Characteristic, CharacteristicValue, PlatformAccessory, Service, WithUUID } from 'homebridge';
 
 /** A concrete HAP service class such as `hap.Service.LockMechanism`. */
 export type ServiceType = WithUUID<new (displayName?: string, subtype?: string) => Service>;
@@ -20,4 +20,13 @@ export function acquireService(accessory: PlatformAccessory, type: ServiceType, 
   const added = accessory.addService(new type(name, subtype));
   for (const sibling of siblings) accessory.addService(sibling);
   return added;
+}
+
+/**
+ * Shows a value that may be the one already shown. HAP tells controllers of a changed value only,
+ * so an unchanged one is left alone: that spares HAP's chain of change events on every repeated
+ * report. (A read error left behind while a lock was offline is cleared by the read guard.)
+ */
+export function showValue(characteristic: Characteristic, value: CharacteristicValue): void {
+  if (characteristic.value !== value) characteristic.updateValue(value);
 }

@@ -1,7 +1,7 @@
 // Who and how on one lock accessory: LockManagement with the last action, a switch per person that
 // the lock device's triggers press, and the door's history for the Eve app. Everything shown is the
 // lock's state; the lock accessory binds these parts and hands over each change.
-import type { API, PlatformAccessory, Service } from 'homebridge';
+import type { API, Characteristic, PlatformAccessory, Service } from 'homebridge';
 
 import { EveDoorHistory } from './eve-door-service.js';
 import type { LockChange } from '../model/device-changes.js';
@@ -11,6 +11,8 @@ import { bindPersonSwitch, pressPersonSwitch } from './person-switches.js';
 
 export class WhoAndHow {
   private readonly eve: EveDoorHistory;
+  /** LockLastKnownAction of the management part bound in this pass; none without one. */
+  private lastAction: Characteristic | undefined;
 
   constructor(
     private readonly api: API,
@@ -20,10 +22,16 @@ export class WhoAndHow {
     this.eve = new EveDoorHistory(api, accessory, device);
   }
 
+  /** A binding pass starts: only what it binds is shown. */
+  startPass(): void {
+    this.lastAction = undefined;
+  }
+
   /** The management part: LockManagement showing the last action. */
   bindManagement(name: string): Service {
     const service = bindLockManagement(this.api, this.accessory, name);
-    showLastAction(this.api, this.accessory, this.device.state.lastAction);
+    this.lastAction = service.getCharacteristic(this.api.hap.Characteristic.LockLastKnownAction);
+    this.showLastAction();
     return service;
   }
 
@@ -40,13 +48,17 @@ export class WhoAndHow {
   /** An applied event of this lock: the last action, a person's trigger, the door's history. */
   apply(change: Extract<LockChange, { cause: 'event' }>): void {
     const { event, trigger } = change;
-    if (event.kind === 'lockState') showLastAction(this.api, this.accessory, change.state.lastAction);
+    if (event.kind === 'lockState') this.showLastAction();
     if (event.kind === 'doorState') this.eve.render();
     if (trigger) pressPersonSwitch(this.api, this.accessory, trigger.userId, trigger.press);
   }
 
   /** A lock or unlock from Apple Home (or the plugin's own auto-lock) went through. */
   commandSucceeded(): void {
-    showLastAction(this.api, this.accessory, this.device.state.lastAction);
+    this.showLastAction();
+  }
+
+  private showLastAction(): void {
+    if (this.lastAction) showLastAction(this.api, this.lastAction, this.device.state.lastAction);
   }
 }

@@ -53,6 +53,25 @@ export function lockParts(entry: PartsEntry, state: Pick<LockState, 'doorSensorS
   return parts;
 }
 
+/**
+ * The state's share of what decides the parts (the entry's share changes only with the entry, which
+ * views are told of on its own). Compared on every event instead of building the parts again.
+ */
+export interface PartsFacts {
+  name: string;
+  doorSensorSeen: boolean;
+  keypadSeen: boolean;
+}
+
+export function partsFacts(state: Pick<LockState, 'doorSensorSeen' | 'keypadSeen'>, name: string): PartsFacts {
+  return { name, doorSensorSeen: state.doorSensorSeen, keypadSeen: state.keypadSeen };
+}
+
+/** Whether the parts may differ from those built from `facts` (the entry unchanged). */
+export function partsFactsChanged(facts: PartsFacts, state: Pick<LockState, 'doorSensorSeen' | 'keypadSeen'>, name: string): boolean {
+  return facts.name !== name || facts.doorSensorSeen !== state.doorSensorSeen || facts.keypadSeen !== state.keypadSeen;
+}
+
 /** What the parts are, as one string: a view re-binds when it changes. */
 export function partsKey(parts: readonly LockPart[]): string {
   return parts.map((part) => `${part.kind}\t${part.name}`).join('\n');
