@@ -27,13 +27,16 @@ export class ChangeListeners<T> {
   }
 
   emit(change: T): void {
-    for (const listeners of [this.phases.model, this.phases.view]) {
-      for (const listener of listeners) {
-        try {
-          listener(change);
-        } catch (error) {
-          this.log.error(`a follower of its state failed (${errorText(error)}).`);
-        }
+    this.tell(this.phases.model, change);
+    this.tell(this.phases.view, change);
+  }
+
+  private tell(listeners: Set<ChangeListener<T>>, change: T): void {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.log.error(`a follower of its state failed (${errorText(error)}).`);
       }
     }
   }

@@ -11,7 +11,7 @@ import { newDoorHistory, parseDoorHistory, recordDoor, resetDoorCount, type Door
 import type { DeliveryContext } from './event-time.js';
 import { autoLockWords, type OwnAction } from './event-words.js';
 import type { LockEvent } from './events.js';
-import { commandAction, lastActionOf } from './last-action.js';
+import { commandAction } from './last-action.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
 import { AUTO_LOCK_ORIGIN, LockGuard, type GuardSettings } from './lock-guard.js';
 import { doorSensorDeclared } from './lock-parts.js';
@@ -151,15 +151,15 @@ export class LockDevice implements LockFeed {
       return undefined;
     }
     const wasOnline = this.current.online;
-    const result = reduceLock(this.current, event, context);
-    this.current = result.state;
     const own = this.followsAutoLock(event, context.receivedAt);
     const byAutoLock = own !== undefined;
     if (byAutoLock) this.autoLock = undefined;
+    const result = reduceLock(this.current, event, context, byAutoLock ? 'securedByAutoLock' : undefined);
+    this.current = result.state;
     // The lock callback that follows the plugin's own auto-lock: nobody locked it, so no trigger.
-    const decision = byAutoLock ? undefined : personTrigger(event, { ...context, applied: result.applied, people: this.peopleIds, lastFired: this.lastFired });
+    const decision = byAutoLock ? undefined : personTrigger(event, { receivedAt: context.receivedAt, signedAt: context.signedAt, applied: result.applied, people: this.peopleIds, lastFired: this.lastFired });
     if (decision?.fire === true) this.lastFired = decision.key;
-    if (result.applied) this.remember(event, context, byAutoLock);
+    if (result.applied) this.rememberDoor(event, context);
     this.store();
     const line = decision === undefined ? undefined : triggerLine(decision, event, this.entryValue.people ?? []);
     if (!result.applied) {
@@ -294,10 +294,8 @@ export class LockDevice implements LockFeed {
     this.deps.store.write(LOCK_STATE_KEY, this.current, 'batched');
   }
 
-  /** What an applied event leaves behind besides the reducer's state: the last action, the door's history. */
-  private remember(event: LockEvent, context: DeliveryContext, byAutoLock: boolean): void {
-    const action = byAutoLock ? 'securedByAutoLock' : lastActionOf(event);
-    if (action !== undefined) this.current = { ...this.current, lastAction: action };
+  /** What an applied door event leaves behind besides the reducer's state: the door's history. */
+  private rememberDoor(event: LockEvent, context: DeliveryContext): void {
     if (event.kind !== 'doorState' || event.state === 'init' || event.state === 'unknown') return;
     // At the event's own time, never later than now (a lock clock ahead must not reorder Eve's entries).
     const seconds = Math.round(Math.min(event.at ?? context.receivedAt, this.deps.clock.now()) / 1000);

@@ -5,7 +5,7 @@ import { z } from 'zod/v3';
 import { isOlder, order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
-import { LAST_ACTIONS } from './last-action.js';
+import { LAST_ACTIONS, lastActionOf, type LastAction } from './last-action.js';
 import { reachabilityProof } from './reachability.js';
 
 /** Aspects with their own ordering: an older event of one aspect changes nothing. */
@@ -107,8 +107,13 @@ export interface LockReduction {
   text: string;
 }
 
+/** The recent events with one more, the oldest dropped beyond RECENT_EVENTS (one new array). */
 function remember(state: LockState, entry: RecentEvent): RecentEvent[] {
-  return [...state.recent, entry].slice(-RECENT_EVENTS);
+  const { recent } = state;
+  const from = recent.length >= RECENT_EVENTS ? recent.length - RECENT_EVENTS + 1 : 0;
+  const next = recent.slice(from);
+  next.push(entry);
+  return next;
 }
 
 /**
@@ -117,24 +122,24 @@ function remember(state: LockState, entry: RecentEvent): RecentEvent[] {
  * order. The time is the event's own, bounded by the signature (event-time.ts). A clock-drift notice
  * resets the marks, and times from before it count as no time: the lock's later stamps come from a
  * clock that was reset, and a status report stamped by the service must not make them look older.
+ * An applied operation also becomes the last action: `lastAction` when the caller knows better
+ * (the plugin's own auto-lock), else the event's own (last-action.ts).
+ *
+ * One new state per event, whatever it changes: this runs for every callback.
  */
-export function reduceLock(state: LockState, event: LockEvent, context: DeliveryContext): LockReduction {
+export function reduceLock(state: LockState, event: LockEvent, context: DeliveryContext, lastAction?: LastAction): LockReduction {
   const { receivedAt } = context;
   const text = describeEvent(event, '');
   const aspect = aspectOf(event);
   // A time from before the lock's clock was reset is no evidence: such events apply in arrival order.
   const at = event.at !== undefined && state.clockResetAt !== undefined && event.at < state.clockResetAt ? undefined : event.at;
   const ordering = aspect === undefined ? undefined : order(at, state.lastAt[aspect], context);
-  const stale = ordering?.stale === true;
+  const applied = ordering?.stale !== true;
+  const next: LockState = { ...state, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied }) };
   // Seeing a door or keypad event at all proves the hardware exists, whatever its order or value.
-  const seen: Partial<LockState> = {};
-  if (event.kind === 'doorState') seen.doorSensorSeen = true;
-  if (event.kind === 'battery' && event.device === 'keypad') seen.keypadSeen = true;
-  if (stale) {
-    const next = { ...state, ...seen };
-    return { state: { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: false }) }, applied: false, text };
-  }
-  let next: LockState = { ...state, ...seen };
+  if (event.kind === 'doorState') next.doorSensorSeen = true;
+  if (event.kind === 'battery' && event.device === 'keypad') next.keypadSeen = true;
+  if (!applied) return { state: next, applied: false, text };
   if (aspect !== undefined && ordering?.mark !== undefined) next.lastAt = { ...state.lastAt, [aspect]: ordering.mark };
   switch (event.kind) {
     case 'lockState':
@@ -169,7 +174,8 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
   }
   // A status report proves the bridge answers, unless an offline notice is newer than it.
   if (reachabilityProof(event) !== undefined && !isOlder(orderingTime(at, context), state.lastAt.online)) next.online = true;
-  next = { ...next, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied: true }) };
+  const action = lastAction ?? lastActionOf(event);
+  if (action !== undefined) next.lastAction = action;
   return { state: next, applied: true, text };
 }
 

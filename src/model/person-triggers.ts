@@ -48,10 +48,10 @@ export function triggerKey(event: Extract<LockEvent, { kind: 'lockState' }>): st
  * is at most 60 s old by its own time (else by the signature's time), like a doorbell ring.
  */
 export function personTrigger(event: LockEvent, context: TriggerContext): TriggerDecision {
-  if (event.kind !== 'lockState') return { fire: false, reason: 'not a lock operation' };
-  if (event.source !== 'operation') return { fire: false, reason: 'a status report, not an action' };
+  if (event.kind !== 'lockState') return NOT_AN_OPERATION;
+  if (event.source !== 'operation') return A_REPORT;
   const userId = event.actor.userId;
-  if (event.actor.kind !== 'person' || userId === undefined) return { fire: false, reason: 'not done by a person' };
+  if (event.actor.kind !== 'person' || userId === undefined) return NOT_A_PERSON;
   if (!context.people.has(userId)) return { fire: false, reason: 'this person has no trigger' };
   if (!context.applied) return { fire: false, reason: 'an older event arrived after a newer one' };
   const key = triggerKey(event);
@@ -60,6 +60,11 @@ export function personTrigger(event: LockEvent, context: TriggerContext): Trigge
   if (age > MAX_RING_AGE_MS) return { fire: false, reason: 'it arrived more than 60 seconds late' };
   return { fire: true, userId, press: event.state === 'unlocked' ? 'single' : 'double', key };
 }
+
+// The answers for most events, made once: every lock callback asks.
+const NOT_AN_OPERATION: TriggerDecision = { fire: false, reason: 'not a lock operation' };
+const A_REPORT: TriggerDecision = { fire: false, reason: 'a status report, not an action' };
+const NOT_A_PERSON: TriggerDecision = { fire: false, reason: 'not done by a person' };
 
 /** The switch subtype of a person. */
 export function personSubtype(userId: string): string {

@@ -87,37 +87,64 @@ export function toEntry(record: EventLogRecord): EventLogEntry {
   return entry;
 }
 
+/** One kept event: its entry, or the record it is made from once it is first needed. */
+interface Kept {
+  seq: number;
+  entry: EventLogEntry | undefined;
+  record: EventLogRecord | undefined;
+}
+
 /**
  * The newest `perDevice` entries of every device, in arrival order (pure, no I/O). Each device has
  * its own short list, so adding is constant time however many devices there are: this runs for
- * every accepted callback. The whole list is put together only when it is written or read.
+ * every accepted callback. An event's words are made only when the list is written or read, once:
+ * under a flood most events leave the list before that and never cost their words.
  */
 export class BoundedEntries {
-  private readonly byDevice = new Map<string, { seq: number; entry: EventLogEntry }[]>();
+  private readonly byDevice = new Map<string, Kept[]>();
   private seq = 0;
 
   constructor(private readonly perDevice: number, entries: readonly EventLogEntry[] = []) {
-    for (const entry of entries) this.add(entry);
+    for (const entry of entries) this.keep(entry.deviceKind, entry.deviceId, entry, undefined);
   }
 
   add(entry: EventLogEntry): void {
-    const key = `${entry.deviceKind}:${entry.deviceId}`;
+    this.keep(entry.deviceKind, entry.deviceId, entry, undefined);
+  }
+
+  /** An event whose entry is made when first needed (toEntry). */
+  addRecord(record: EventLogRecord): void {
+    this.keep(record.deviceKind, record.deviceId, undefined, record);
+  }
+
+  /** Oldest first. */
+  list(): EventLogEntry[] {
+    const all: Kept[] = [];
+    for (const list of this.byDevice.values()) all.push(...list);
+    return all.sort((a, b) => a.seq - b.seq).map(entryOf);
+  }
+
+  private keep(deviceKind: EventLogEntry['deviceKind'], deviceId: string, entry: EventLogEntry | undefined, record: EventLogRecord | undefined): void {
+    const key = `${deviceKind}:${deviceId}`;
     let list = this.byDevice.get(key);
     if (!list) {
       list = [];
       this.byDevice.set(key, list);
     }
-    list.push({ seq: this.seq++, entry });
+    list.push({ seq: this.seq++, entry, record });
     // At most one over the bound, so one shift of a short list keeps it there.
     if (list.length > this.perDevice) list.shift();
   }
+}
 
-  /** Oldest first. */
-  list(): EventLogEntry[] {
-    const all: { seq: number; entry: EventLogEntry }[] = [];
-    for (const list of this.byDevice.values()) all.push(...list);
-    return all.sort((a, b) => a.seq - b.seq).map((item) => item.entry);
+/** A kept event's entry, made from its record the first time. */
+function entryOf(kept: Kept): EventLogEntry {
+  if (kept.entry === undefined && kept.record !== undefined) {
+    kept.entry = toEntry(kept.record);
+    kept.record = undefined;
   }
+  // One of the two is always set (keep() is given either).
+  return kept.entry as EventLogEntry;
 }
 
 /** Reads the log for the UI: newest first; an absent or unreadable file is an empty log. */
@@ -161,7 +188,7 @@ export class EventLog {
   }
 
   record(record: EventLogRecord): void {
-    this.kept.add(toEntry(record));
+    this.kept.addRecord(record);
     this.saver.touch();
   }
 

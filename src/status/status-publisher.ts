@@ -74,8 +74,9 @@ export class StatusPublisher {
 
   /** An event routed to a device (or the account), for the event log and the last-callback times. */
   record(routed: RoutedEvent): void {
-    const { deviceKind, deviceId, deviceName, event, at, receivedAt, own } = routed;
-    this.deps.eventLog.record({ deviceKind, deviceId, deviceName, event, at, ...(own === undefined ? {} : { own }) });
+    // The routed event has every field of the log's record: handed over as it is.
+    this.deps.eventLog.record(routed);
+    const { deviceKind, deviceId, event, receivedAt } = routed;
     if (deviceKind !== 'account') this.deps.status.callbackAccepted({ deviceKind, deviceId, at: receivedAt, kind: event.kind });
   }
 }

@@ -272,7 +272,7 @@ export class StatusWriter {
   receiverCounters(duplicates: number, rejected: Readonly<Record<string, number>>, lastRejection?: ReceiverStatus['lastRejection'], lastUnknownPath?: ReceiverStatus['lastUnknownPath']): void {
     const receiver = this.current.receiver;
     const changed = receiver.duplicates !== duplicates
-      || Object.entries(rejected).some(([reason, n]) => receiver.rejected[reason] !== n)
+      || countsDiffer(rejected, receiver.rejected)
       || receiver.lastRejection?.at !== lastRejection?.at
       || receiver.lastUnknownPath?.at !== lastUnknownPath?.at;
     if (!changed) return;
@@ -298,4 +298,10 @@ export class StatusWriter {
     }
     await this.storage.write(STATUS_FILE, checked.data);
   }
+}
+
+/** Whether any count in `counts` differs from `shown` (every callback asks: no arrays made). */
+function countsDiffer(counts: Readonly<Record<string, number>>, shown: Readonly<Record<string, number>>): boolean {
+  for (const reason in counts) if (shown[reason] !== counts[reason]) return true;
+  return false;
 }

@@ -76,6 +76,17 @@ describe('README "Settings UI" > Event log: the last N entries per device', () =
     expect(kept.list().map((e) => `${e.deviceId}${String(e.at)}`)).toEqual(['B2', 'A3', 'B4', 'A5']);
   });
 
+  it('makes an event\'s words from its record when the list is read, once, as toEntry makes them', () => {
+    const kept = new BoundedEntries(2);
+    const record = { deviceKind: 'doorbell' as const, deviceId: 'D1', deviceName: 'Door', at: 5, event: bellEv({ kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'buttonpush' }) };
+    kept.addRecord(record);
+    kept.add(entry('A', 6));
+    const first = kept.list();
+    expect(first).toEqual([toEntry(record), entry('A', 6)]);
+    // The same entry object the second time: the words were made once.
+    expect(kept.list()[0]).toBe(first[0]);
+  });
+
   it('trims entries loaded from a file written with a larger bound', () => {
     const kept = new BoundedEntries(1, [entry('A', 1), entry('A', 2), entry('A', 3)]);
     expect(kept.list().map((e) => e.at)).toEqual([3]);
