@@ -94,14 +94,21 @@ interface Kept {
   record: EventLogRecord | undefined;
 }
 
+/** One device's newest events: a ring that overwrites its oldest once full, so adding moves nothing. */
+interface Ring {
+  items: Kept[];
+  /** Where the next one goes once the ring is full (its oldest). */
+  next: number;
+}
+
 /**
  * The newest `perDevice` entries of every device, in arrival order (pure, no I/O). Each device has
- * its own short list, so adding is constant time however many devices there are: this runs for
- * every accepted callback. An event's words are made only when the list is written or read, once:
- * under a flood most events leave the list before that and never cost their words.
+ * its own ring, so adding is constant time however many devices there are: this runs for every
+ * accepted callback. An event's words are made only when the list is written or read, once: under
+ * a flood most events leave the list before that and never cost their words.
  */
 export class BoundedEntries {
-  private readonly byDevice = new Map<string, Kept[]>();
+  private readonly byDevice = new Map<string, Ring>();
   private seq = 0;
 
   constructor(private readonly perDevice: number, entries: readonly EventLogEntry[] = []) {
@@ -120,20 +127,24 @@ export class BoundedEntries {
   /** Oldest first. */
   list(): EventLogEntry[] {
     const all: Kept[] = [];
-    for (const list of this.byDevice.values()) all.push(...list);
+    for (const ring of this.byDevice.values()) all.push(...ring.items);
     return all.sort((a, b) => a.seq - b.seq).map(entryOf);
   }
 
   private keep(deviceKind: EventLogEntry['deviceKind'], deviceId: string, entry: EventLogEntry | undefined, record: EventLogRecord | undefined): void {
     const key = `${deviceKind}:${deviceId}`;
-    let list = this.byDevice.get(key);
-    if (!list) {
-      list = [];
-      this.byDevice.set(key, list);
+    let ring = this.byDevice.get(key);
+    if (!ring) {
+      ring = { items: [], next: 0 };
+      this.byDevice.set(key, ring);
     }
-    list.push({ seq: this.seq++, entry, record });
-    // At most one over the bound, so one shift of a short list keeps it there.
-    if (list.length > this.perDevice) list.shift();
+    const kept: Kept = { seq: this.seq++, entry, record };
+    if (ring.items.length < this.perDevice) {
+      ring.items.push(kept);
+      return;
+    }
+    ring.items[ring.next] = kept;
+    ring.next = (ring.next + 1) % this.perDevice;
   }
 }
 
