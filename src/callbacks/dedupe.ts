@@ -36,21 +36,19 @@ export interface DedupeOptions {
   log?: { warn(message: string): void };
 }
 
-interface Remembered {
-  key: string;
-  expiresAt: number;
-}
-
 export class DedupeStore {
   /** key -> expiresAt, for lookups. */
   private readonly seen = new Map<string, number>();
   /**
-   * The same keys oldest first (the TTL is fixed, so that is expiry order), read from `head`.
-   * Expiry and trimming take from here, not by iterating the Map: V8 keeps deleted Map entries
-   * until it rehashes, so taking the Map's first key over and over walks every deleted one and
-   * slowed each callback to a crawl once the store was full.
+   * The same keys oldest first (the TTL is fixed, so that is expiry order), read from `head`, with
+   * their expiry times at the same index. Expiry and trimming take from here, not by iterating the
+   * Map: V8 keeps deleted Map entries until it rehashes, so taking the Map's first key over and over
+   * walks every deleted one and slowed each callback to a crawl once the store was full. Two flat
+   * arrays rather than an object per key: every callback adds one, and each would outlive the young
+   * generation.
    */
-  private order: Remembered[] = [];
+  private keys: string[] = [];
+  private expiries: number[] = [];
   private head = 0;
   private readonly now: () => number;
   private readonly ttlMs: number;
@@ -131,51 +129,52 @@ export class DedupeStore {
 
   private remember(key: string, expiresAt: number): void {
     this.seen.set(key, expiresAt);
-    this.order.push({ key, expiresAt });
+    this.keys.push(key);
+    this.expiries.push(expiresAt);
   }
 
-  /** An entry of `order` still stands for its key (a key set again later has a newer entry). */
-  private current(entry: Remembered): boolean {
-    return this.seen.get(entry.key) === entry.expiresAt;
+  /** The entry at `index` still stands for its key (a key set again later has a newer entry). */
+  private current(index: number): boolean {
+    const key = this.keys[index];
+    return key !== undefined && this.seen.get(key) === this.expiries[index];
   }
 
   /** The [key, expiresAt] pairs the file holds, oldest first. */
   private live(): [string, number][] {
     const pairs: [string, number][] = [];
-    for (let i = this.head; i < this.order.length; i += 1) {
-      const entry = this.order[i];
-      if (entry !== undefined && this.current(entry)) pairs.push([entry.key, entry.expiresAt]);
+    for (let i = this.head; i < this.keys.length; i += 1) {
+      if (this.current(i)) pairs.push([this.keys[i] ?? '', this.expiries[i] ?? 0]);
     }
     return pairs;
   }
 
   /** Drops expired keys from the oldest end. */
   private expire(now: number): void {
-    while (this.head < this.order.length) {
-      const entry = this.order[this.head];
-      if (entry === undefined || entry.expiresAt > now) break;
-      this.head += 1;
-      if (this.current(entry)) {
-        this.seen.delete(entry.key);
-        this.saver.markDirty();
-      }
+    while (this.head < this.keys.length && (this.expiries[this.head] ?? 0) <= now) {
+      this.dropOldest(true);
     }
     this.compact();
   }
 
   private trim(): void {
-    while (this.seen.size > this.maxKeys && this.head < this.order.length) {
-      const entry = this.order[this.head];
-      this.head += 1;
-      if (entry !== undefined && this.current(entry)) this.seen.delete(entry.key);
-    }
+    while (this.seen.size > this.maxKeys && this.head < this.keys.length) this.dropOldest(false);
     this.compact();
   }
 
-  /** Drops the consumed front of `order` once it is most of the array. */
+  /** Takes the oldest entry off; its key leaves the Map unless it was set again since. */
+  private dropOldest(markDirty: boolean): void {
+    const index = this.head;
+    this.head += 1;
+    if (!this.current(index)) return;
+    this.seen.delete(this.keys[index] ?? '');
+    if (markDirty) this.saver.markDirty();
+  }
+
+  /** Drops the consumed front of the arrays once it is most of them. */
   private compact(): void {
-    if (this.head > 1024 && this.head * 2 > this.order.length) {
-      this.order = this.order.slice(this.head);
+    if (this.head > 1024 && this.head * 2 > this.keys.length) {
+      this.keys = this.keys.slice(this.head);
+      this.expiries = this.expiries.slice(this.head);
       this.head = 0;
     }
   }
