@@ -253,6 +253,14 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
       failed(error);
     }
   };
+  // Accepted callbacks wait here for the next turn of the event loop, in arrival order: one turn
+  // delivers every callback answered in this one.
+  let waiting: { route: CallbackRoute; events: DeviceEvent[]; context: CallbackContext }[] = [];
+  const deliverWaiting = (): void => {
+    const batch = waiting;
+    waiting = [];
+    for (const callback of batch) deliver(callback.route, callback.events, callback.context);
+  };
   // A plain (not async) handler that sends and returns nothing, so Fastify never sends twice.
   return (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
     const receivedAt = now();
@@ -279,9 +287,8 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     notifyVerified(verdict.record.lastCallback.key);
     if (verdict.kind !== 'accepted') return;
     // The reply has been handed to the socket; HomeKit updates come after it.
-    setImmediate(() => {
-      deliver(route, verdict.events, verdict.context);
-    });
+    if (waiting.length === 0) setImmediate(deliverWaiting);
+    waiting.push({ route, events: verdict.events, context: verdict.context });
   };
 }
 
