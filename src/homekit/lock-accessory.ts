@@ -9,6 +9,7 @@ import type { LockChange } from '../model/device-changes.js';
 import type { LockEvent } from '../model/events.js';
 import type { LockAction } from '../model/lock-commands.js';
 import type { LockDevice } from '../model/lock-device.js';
+import type { LockState } from '../model/lock-state.js';
 import { lockParts, partsFacts, partsFactsChanged, partsKey, type LockPart, type PartsFacts } from '../model/lock-parts.js';
 import type { Logger } from '../util/logger.js';
 import { renderBattery } from './battery-render.js';
@@ -38,6 +39,18 @@ export function lockCategory(api: API): Categories {
 type Aspect = 'lock' | 'door' | 'battery';
 const ASPECT_OF: Partial<Record<LockEvent['kind'], Aspect>> = { lockState: 'lock', doorState: 'door', battery: 'battery' };
 
+/** What HomeKit shows for each lock state, made once per view: current and (when known) target. */
+type ShownValues = Record<LockState['lock'], { current: number; target: number | undefined }>;
+
+function shownValues(api: API): ShownValues {
+  const C = api.hap.Characteristic;
+  return {
+    locked: { current: C.LockCurrentState.SECURED, target: C.LockTargetState.SECURED },
+    unlocked: { current: C.LockCurrentState.UNSECURED, target: C.LockTargetState.UNSECURED },
+    unknown: { current: C.LockCurrentState.UNKNOWN, target: undefined },
+  };
+}
+
 /** The characteristics every lock or door event sets, looked up once per binding pass. */
 interface LockCharacteristics {
   current: Characteristic | undefined;
@@ -61,12 +74,14 @@ export class LockAccessory {
   private shapedFacts: PartsFacts | undefined;
   /** Found after each binding pass, when first needed: services change only in a pass. */
   private characteristics: LockCharacteristics | undefined;
+  private readonly shownValues: ShownValues;
 
   constructor(
     private readonly deps: LockViewDeps,
     private readonly accessory: PlatformAccessory,
     private readonly device: LockDevice,
   ) {
+    this.shownValues = shownValues(deps.api);
     this.who = new WhoAndHow(deps.api, accessory, device);
     this.guard = new GuardView(deps.api, accessory, device);
     this.converge();
@@ -201,28 +216,12 @@ export class LockAccessory {
 
   /** LockCurrentState for the lock's state. */
   private currentValue(): number {
-    const C = this.deps.api.hap.Characteristic;
-    switch (this.device.state.lock) {
-      case 'locked':
-        return C.LockCurrentState.SECURED;
-      case 'unlocked':
-        return C.LockCurrentState.UNSECURED;
-      case 'unknown':
-        return C.LockCurrentState.UNKNOWN;
-    }
+    return this.shownValues[this.device.state.lock].current;
   }
 
   /** LockTargetState for the lock's state; none while it is unknown. */
   private targetValue(): number | undefined {
-    const C = this.deps.api.hap.Characteristic;
-    switch (this.device.state.lock) {
-      case 'locked':
-        return C.LockTargetState.SECURED;
-      case 'unlocked':
-        return C.LockTargetState.UNSECURED;
-      case 'unknown':
-        return undefined;
-    }
+    return this.shownValues[this.device.state.lock].target;
   }
 
   /**
