@@ -104,6 +104,24 @@ describe('200 accepted, then the sink', () => {
       await local.close();
     }
   });
+  it('callbacks answered together are all delivered after their replies, in the order they were answered; a failing one costs the others nothing', async () => {
+    const seen: string[] = [];
+    const local = buildReceiverApp({ ...h.options, onEvents: (events) => {
+      const [event] = events;
+      if (event?.kind === 'doorState' && event.state === 'ajar') throw new Error('sink failed once');
+      seen.push(event?.kind === 'doorState' ? event.state : String(event?.kind));
+    } });
+    try {
+      const bodies = [fixtures.doorOpen, fixtures.doorAjar, fixtures.doorClosed];
+      const replies = await Promise.all(bodies.map((body) => local.inject({ method: 'POST', url: lockUrl, ...toInject(signed(body)) })));
+      expect(replies.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+      await afterReplies();
+      expect(seen).toEqual(['open', 'closed']);
+      expect(local.receiverStats.sinkErrors).toBe(1);
+    } finally {
+      await local.close();
+    }
+  });
   it('a throwing sink never changes the reply nor crashes, and is logged without secrets', async () => {
     const local = buildReceiverApp({ ...h.options, onEvents: () => { throw new Error('reducer exploded'); } });
     try {
