@@ -335,6 +335,6 @@ export class Runtime {
     this.devices?.disposeAll();
     this.eventLines.flush();
     this.statusPublisher?.receiverStats();
-    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.flush()]);
+    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.close()]);
   }
 }
