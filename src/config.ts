@@ -3,6 +3,7 @@
 import { z } from 'zod/v3';
 
 import { doorbellSettingsSchema, lockSettingsSchema } from './model/device-entry.js';
+import { videoSchema } from './video/video-config.js';
 import {
   DEFAULT_DELIVERY_CHECK_MINUTES,
   DEFAULT_DISPLAY_NAME,
@@ -125,6 +126,7 @@ export const configSchema = z.object({
   locks: z.array(lockConfigSchema).default([]),
   doorbells: z.array(doorbellConfigSchema).default([]),
   people: z.array(personEntrySchema).default([]),
+  video: videoSchema.default({}),
   userWebhook: z.boolean().default(true),
   discoverDevices: z.boolean().default(true),
   refreshStateOnStart: z.boolean().default(true),
