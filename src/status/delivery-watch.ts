@@ -1,6 +1,7 @@
 // Push is only as good as the way in, and a broken way in is silent: the delivery watch notices.
 // Whenever no verified callback has arrived for the check period, it asks the service for one lock's
-// state (the service answers with a signed `status` callback) and waits up to 30 s. Nothing arrived:
+// state (the service answers with a signed `status` callback) and waits up to 30 s from the service's
+// answer to that request. Nothing arrived:
 // events are not arriving, every registration is sent again (the service may have lost them), the
 // public address is checked, one warning says so, and the check repeats on a back-off. Any verified
 // callback means arriving again at once. Clock and timers are injected, so the schedule is tested
@@ -172,9 +173,11 @@ export class DeliveryWatch implements DeliveryFeed {
     for (let tried = 0; tried < locks.length; tried++) {
       const lockId = locks[this.rotation++ % locks.length] ?? '';
       const startedAt = this.deps.clock.now();
-      const arrived = this.waitForCallback();
+      const { arrived, answered } = this.waitForCallback();
       try {
         await this.deps.askStatus(lockId);
+        // The wait is for the callback, not for a slow bridge's answer to the request.
+        answered();
       } catch (error) {
         const settle = this.waiting;
         this.waiting = undefined;
@@ -205,19 +208,28 @@ export class DeliveryWatch implements DeliveryFeed {
     this.publish();
   }
 
-  /** Resolves true when a verified callback arrives within the probe's wait, else false. */
-  private waitForCallback(): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = this.deps.clock.setTimeout(() => {
-        if (this.waiting === settle) this.waiting = undefined;
-        resolve(false);
-      }, PROBE_WAIT_MS);
-      const settle = (arrived: boolean) => {
-        this.deps.clock.clearTimeout(timer);
-        resolve(arrived);
+  /**
+   * `arrived` resolves true when a verified callback arrives (also while the request is still on
+   * its way), false when none came within the probe's wait after `answered()`.
+   */
+  private waitForCallback(): { arrived: Promise<boolean>; answered: () => void } {
+    let answered = (): void => undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      let timer: unknown;
+      const settle = (came: boolean) => {
+        if (timer !== undefined) this.deps.clock.clearTimeout(timer);
+        resolve(came);
       };
       this.waiting = settle;
+      answered = () => {
+        if (this.waiting !== settle) return;
+        timer = this.deps.clock.setTimeout(() => {
+          if (this.waiting === settle) this.waiting = undefined;
+          resolve(false);
+        }, PROBE_WAIT_MS);
+      };
     });
+    return { arrived, answered };
   }
 
   private async nothingArrived(lockId: string, askedAt: number): Promise<void> {
@@ -228,7 +240,7 @@ export class DeliveryWatch implements DeliveryFeed {
     const lastHeard = this.lastHeardAt;
     if (first) this.setState('notArriving', now);
     const name = this.deps.nameOf(lockId);
-    this.lastCheck = { at: askedAt, how: 'probe', lockId, outcome: 'nothing', message: `A status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s.` };
+    this.lastCheck = { at: askedAt, how: 'probe', lockId, outcome: 'nothing', message: `A status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s of its answer.` };
     const delay = this.backoff(this.failures);
     // The sensor and the page say so at once; the warning follows with what the checks found.
     this.schedule(delay);
