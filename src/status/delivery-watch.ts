@@ -114,6 +114,21 @@ export class DeliveryWatch implements DeliveryFeed {
     await this.check();
   }
 
+  /**
+   * The way in cannot be built (the listener did not start, the tunnel cannot open): nothing can
+   * arrive, so that is known at once, without a probe. Its own error is already in the log; the
+   * first callback that arrives (the way in came back) makes delivery "arriving" again.
+   */
+  cannotArrive(reason: string): void {
+    if (this.stopped) return;
+    const now = this.deps.clock.now();
+    this.lastCheck = { at: now, how: 'wayIn', outcome: 'nothing', message: `Events cannot arrive: ${reason}` };
+    this.setState('notArriving', now);
+    this.deps.log.debug(`Delivery: events cannot arrive (${reason}).`);
+    this.schedule(this.deps.periodMs);
+    this.publish();
+  }
+
   stop(): void {
     this.stopped = true;
     this.clearTimer();

@@ -273,4 +273,18 @@ describe('delivery watch: whenever no verified callback has arrived for the peri
     expect(t.watch.state).toBe('notArriving');
     t.watch.stop();
   });
+
+  it('a way in that cannot be built is "not arriving" at once, without a probe; the first callback through it is "arriving" again', async () => {
+    const t = setup();
+    t.watch.start();
+    t.watch.cannotArrive('the ngrok tunnel could not connect.');
+    expect(t.watch.state).toBe('notArriving');
+    expect(t.asked).toEqual([]);
+    expect(t.records.at(-1)).toMatchObject({ state: 'notArriving', lastCheck: { how: 'wayIn', outcome: 'nothing', message: 'Events cannot arrive: the ngrok tunnel could not connect.' } });
+    await vi.advanceTimersByTimeAsync(MIN);
+    t.watch.heard('a status callback for LOCK-A');
+    expect(t.watch.state).toBe('arriving');
+    expect(t.infos()).toHaveLength(1);
+    t.watch.stop();
+  });
 });
