@@ -38,7 +38,7 @@ export interface DeliveryDeps {
   brokenWayIn(): string | undefined;
   selfCheckWatch(): SelfCheckWatch;
   publisher: StatusPublisher;
-  /** Events are not arriving: some may have been lost (the guard stops trusting door positions). */
+  /** Events are not arriving, or arrive again after that: some may have been lost (the guard trusts only door positions that happened after this). */
   eventsMayBeMissed(): void;
   /** The status as this run started: the last callbacks of the run before, for "since when". */
   status: Status;
@@ -103,8 +103,12 @@ export function startDelivery(deps: DeliveryDeps): Delivery {
     cached: deps.cached,
     feed: config.webhook.deliverySensor ? watch : undefined,
   });
+  let previous = watch?.state;
   watch?.onChange((state) => {
-    if (state === 'notArriving') deps.eventsMayBeMissed();
+    // Not arriving: events may be lost. Arriving again: the retries of the gap come now, and a door
+    // position among them is old news however new its delivery.
+    if (state === 'notArriving' || previous === 'notArriving') deps.eventsMayBeMissed();
+    previous = state;
   });
   watch?.start();
   // The way in may have failed before the watch existed: nothing can arrive, so say so from the start.
