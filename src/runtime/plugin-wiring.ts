@@ -39,6 +39,8 @@ import { Convergence } from './converge-with-account.js';
 import { routeEvents } from './event-routing.js';
 import { Reach } from './reach.js';
 import { startDelivery, type Delivery } from './delivery.js';
+import { startVideo } from './video.js';
+import type { VideoRoom } from '../video/video-room.js';
 
 export interface RuntimeOptions {
   api: API;
@@ -78,6 +80,7 @@ export class Runtime {
   private reach: Reach | undefined;
   private delivery: Delivery | undefined;
   private secret: WebhookSecret | undefined;
+  private video: VideoRoom | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
@@ -126,6 +129,7 @@ export class Runtime {
       linked: () => tokens.state === 'linked' && !link.idle,
       listening: () => this.receiver !== undefined,
       publicUrl: () => this.reach?.publicUrl,
+      brokenWayIn: () => this.reach?.brokenWayIn,
       selfCheckWatch: () => this.selfCheckWatch(publisher),
       eventsMayBeMissed: () => {
         for (const id of registry.lockIds()) registry.lock(id)?.eventsMayBeMissed();
@@ -173,16 +177,16 @@ export class Runtime {
       },
       // A new address: registrations follow it at once, then the self-check and a delivery check
       // (callbacks through the old way in may have been lost).
-      addressChanged: (url) => {
+      addressChanged: () => {
         if (this.stopped) return;
         const registrar = this.link?.idle === false ? this.link.registrar : undefined;
-        void Promise.resolve(registrar?.setPublicUrl(url)).then((report) => {
+        void Promise.resolve(registrar?.addressChanged()).then((report) => {
           if (report !== undefined && !report.skipped) publisher.registrations(registrar?.status() ?? []);
           return this.delivery?.checkNow();
         });
         void this.selfCheckWatch(publisher).runNow();
       },
-      wayInLost: () => void this.delivery?.checkNow(),
+      wayInLost: () => this.delivery?.wayInChanged(),
     });
     return this.reach;
   }
@@ -192,7 +196,7 @@ export class Runtime {
     this.link = new LinkControl({
       log,
       status: publisher,
-      newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: reach.publicUrl, secret, log }),
+      newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: () => reach.publicUrl, secret, log }),
       tokens,
       converge: (asFirstRun) => this.convergence?.request(asFirstRun),
     });
@@ -216,7 +220,8 @@ export class Runtime {
     this.devices = registry;
     // The bridge-level "Lock Access" accessory is the delivery sensor's, not a device's.
     const cached = this.options.cachedAccessories.filter((accessory) => accessory.UUID !== deliveryAccessoryUuid(api));
-    const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, pluginName: this.options.pluginName, platformName: this.options.platformName, cached });
+    this.video = startVideo(config, log, client, publisher);
+    const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video: this.video, pluginName: this.options.pluginName, platformName: this.options.platformName, cached });
     for (const view of [homekit, ...(this.options.views ?? []).map((make) => make(registry))]) registry.attach(view);
     const convergence = new Convergence({
       config,
@@ -318,6 +323,8 @@ export class Runtime {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // First: every ffmpeg gets its SIGTERM now, before Homebridge's own exit can come.
+    const videoStopped = this.video?.stop();
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     unwatchFile(this.tokensFile);
     this.tokens?.stop();
@@ -335,6 +342,6 @@ export class Runtime {
     this.devices?.disposeAll();
     this.eventLines.flush();
     this.statusPublisher?.receiverStats();
-    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.flush()]);
+    await Promise.allSettled([videoStopped, tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.close()]);
   }
 }
