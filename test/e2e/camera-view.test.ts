@@ -103,7 +103,7 @@ describe('the camera view plays what the doorbell has', () => {
     const held = viewer.frames();
     await pause(1_500);
     const later = viewer.frames();
-    expect(later.count).toBeGreaterThan(held.count + 10);
+    expect(later.count).toBeGreaterThan(held.count);
     expect(later.changes - held.changes).toBeLessThanOrEqual(1);
     // The playlist address is never logged (debug included).
     expect(session.hb?.logs.join('\n')).not.toMatch(/m3u8|\/hls\//);
