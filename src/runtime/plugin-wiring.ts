@@ -129,6 +129,7 @@ export class Runtime {
       linked: () => tokens.state === 'linked' && !link.idle,
       listening: () => this.receiver !== undefined,
       publicUrl: () => this.reach?.publicUrl,
+      brokenWayIn: () => this.reach?.brokenWayIn,
       selfCheckWatch: () => this.selfCheckWatch(publisher),
       eventsMayBeMissed: () => {
         for (const id of registry.lockIds()) registry.lock(id)?.eventsMayBeMissed();
@@ -185,7 +186,7 @@ export class Runtime {
         });
         void this.selfCheckWatch(publisher).runNow();
       },
-      wayInLost: () => void this.delivery?.checkNow(),
+      wayInLost: () => this.delivery?.wayInChanged(),
     });
     return this.reach;
   }
