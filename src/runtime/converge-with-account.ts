@@ -17,6 +17,7 @@ import {
   type Membership,
 } from '../cloud/device-set.js';
 import type { Registrar } from '../cloud/link-control.js';
+import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
 import { refreshLockStates } from '../cloud/startup-checks.js';
 import type { StatusPublisher } from '../status/status-publisher.js';
 import type { WantedDevice } from '../model/wanted-device.js';
@@ -62,6 +63,8 @@ export class Convergence {
     () => this.deps.isStopped(),
   );
   private firstRun = true;
+  /** refreshStateOnStart waits for registrations at a real address: asked before, the status callbacks would go nowhere. */
+  private refreshWanted = false;
   private membership: Membership = NO_MEMBERSHIP_CHANGES;
   private serviceLockNames: ReadonlyMap<string, string> = new Map();
   private sources: ReadonlyMap<string, DeviceSource> = new Map();
@@ -83,6 +86,14 @@ export class Convergence {
     if (asFirstRun) this.firstRun = true;
     if (this.deps.isIdle()) return;
     this.runs.request();
+  }
+
+  /**
+   * Registrations ran outside a run (after a new public address): the first run's state refresh
+   * goes out once some are in place.
+   */
+  async registered(report: ReconcileReport | undefined): Promise<void> {
+    await this.refreshOnceRegistered(report);
   }
 
   /** The user webhook added or removed a lock: it joins or leaves at once, and registrations follow. */
@@ -118,14 +129,24 @@ export class Convergence {
 
     // Unlinking may have happened while discovery ran.
     if (this.deps.isIdle()) return;
-    await registrar.reconcile({ locks: registry.lockIds(), doorbells: registry.doorbellIds(), user: config.userWebhook });
+    const report = await registrar.reconcile({ locks: registry.lockIds(), doorbells: registry.doorbellIds(), user: config.userWebhook });
     const current = this.deps.registrar();
     if (current) this.deps.status.registrations(current.status());
 
     if (firstRun && !this.deps.isIdle()) {
       if (this.deps.listening()) await this.deps.selfCheck();
-      if (config.refreshStateOnStart) await refreshLockStates({ client, lockIds: registry.lockIds(), log, nameOf: (id) => registry.nameOf('lock', id) });
+      if (config.refreshStateOnStart) this.refreshWanted = true;
     }
+    await this.refreshOnceRegistered(report);
+  }
+
+  /** Asks every lock for its state, once, when registrations are in place at a real address. */
+  private async refreshOnceRegistered(report: ReconcileReport | undefined): Promise<void> {
+    if (!this.refreshWanted || this.deps.isIdle() || report === undefined || report.skipped) return;
+    if (report.registered.length + report.unchanged.length === 0) return;
+    this.refreshWanted = false;
+    const { client, log, registry } = this.deps;
+    await refreshLockStates({ client, lockIds: registry.lockIds(), log, nameOf: (id) => registry.nameOf('lock', id) });
   }
 }
 

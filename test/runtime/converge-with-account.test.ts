@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/cloud/http/api.js';
 import { Convergence, type ConvergenceDeps } from '../../src/runtime/converge-with-account.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
+import { emptyReport } from '../../src/cloud/registrations/registration-report.js';
 import type { StatusPublisher } from '../../src/status/status-publisher.js';
 import type { WantedDevice } from '../../src/model/wanted-device.js';
 import { runtimeConfig } from './config-fixture.js';
@@ -24,7 +25,7 @@ function gate(): Gate {
  * The service (a client answering discovery and remote operate), the registrar and the publishers
  * are recorders; the convergence loop is the thing under test.
  */
-function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[]; listening?: boolean } = {}) {
+function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[]; listening?: boolean; noAddress?: boolean } = {}) {
   const calls: string[] = [];
   const warnings: string[] = [];
   let shown: WantedDevice[] = [];
@@ -43,7 +44,9 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
   const registrar: Registrar = {
     reconcile: (wanted) => {
       calls.push(`reconcile ${wanted.locks.join(',')} user=${String(wanted.user)}`);
-      return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
+      // Without a public address yet (a tunnel still connecting) the registrar registers nothing.
+      if (options.noAddress === true) return Promise.resolve(emptyReport(true));
+      return Promise.resolve({ registered: wanted.locks.map((id) => `lock:${id}`), deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
     },
     addressChanged: () => undefined,
     sendAllAgain: () => Promise.reject(new Error('not used here')),
@@ -181,5 +184,30 @@ describe('the first run checks the public address once the listener runs; the ch
     deaf.convergence.request();
     await settle();
     expect(deaf.calls).not.toContain('self-check');
+  });
+});
+
+describe('refreshStateOnStart with a public address that comes late (a tunnel connecting)', () => {
+  it('no lock is asked before anything is registered; once the first registrations at the address succeed, every lock is asked once', async () => {
+    const { convergence, calls } = setup({ refresh: true, noAddress: true });
+    convergence.request();
+    await settle();
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
+    // The tunnel connected but its registrations failed: still nothing to ask.
+    await convergence.registered({ ...emptyReport(false), failed: [{ key: 'lock:L1', error: 'busy' }] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
+    await convergence.registered({ ...emptyReport(false), registered: ['lock:L1', 'lock:L2', 'user'] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual(['PUT /remoteoperate/L1/status', 'PUT /remoteoperate/L2/status']);
+    // Once: a later address (a reconnect at a new one) asks nothing again.
+    await convergence.registered({ ...emptyReport(false), registered: ['lock:L1', 'lock:L2', 'user'] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toHaveLength(2);
+  });
+
+  it('without refreshStateOnStart, a late address asks no lock', async () => {
+    const { convergence, calls } = setup({ refresh: false, noAddress: true });
+    convergence.request();
+    await settle();
+    await convergence.registered({ ...emptyReport(false), registered: ['lock:L1'] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
   });
 });
