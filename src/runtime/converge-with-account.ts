@@ -1,6 +1,7 @@
 // Brings the plugin in line with the account: discovery, the device set (every view follows),
 // webhook registration, and on the first run the self-check and the state refresh. One run at a
 // time; a request during a run repeats it once afterwards.
+import { AccountUser } from '../cloud/account-user.js';
 import type { ApiClient } from '../cloud/http/api.js';
 import { discoverEachList, type DiscoveredDevices } from '../cloud/discovery.js';
 import type { LockAccessConfig } from '../config.js';
@@ -69,7 +70,12 @@ export class Convergence {
   private serviceLockNames: ReadonlyMap<string, string> = new Map();
   private sources: ReadonlyMap<string, DeviceSource> = new Map();
 
-  constructor(private readonly deps: ConvergenceDeps) {}
+  /** The account's own user: only their removal from a lock takes the lock away. */
+  private readonly accountUser: AccountUser;
+
+  constructor(private readonly deps: ConvergenceDeps) {
+    this.accountUser = new AccountUser(deps.client);
+  }
 
   /** Where a device (`lock:ID`) is known from, after the last discovery. */
   sourceOf(key: string): DeviceSource | undefined {
@@ -96,10 +102,32 @@ export class Convergence {
     await this.refreshOnceRegistered(report);
   }
 
-  /** The user webhook added or removed a lock: it joins or leaves at once, and registrations follow. */
-  membershipChanged(lockId: string, change: 'added' | 'removed'): void {
+  /**
+   * The user webhook added or removed someone on a lock. An addition: the lock joins at once. A
+   * removal of the account's own user: the lock leaves at once and its webhook goes; another
+   * person's removal is only an event (the router logs and records it), and the lock stays.
+   */
+  membershipChanged(lockId: string, change: 'added' | 'removed', userId: string | undefined): void {
+    if (change === 'removed') {
+      void this.removed(lockId, userId);
+      return;
+    }
     this.membership = withMembershipChange(this.membership, lockId, change);
-    if (change === 'removed') this.deps.registry.remove('lock', lockId);
+    this.request();
+  }
+
+  private async removed(lockId: string, userId: string | undefined): Promise<void> {
+    const own = await this.accountUser.id();
+    if (this.deps.isStopped()) return;
+    if (own === undefined) {
+      // Whose removal it was cannot be told: the service's own device list decides in a run now.
+      this.deps.log.info(`Someone was removed from ${this.deps.registry.nameOf('lock', lockId)}, and the service did not say who the account's own user is; the lock stays unless the service no longer lists it.`);
+      this.request();
+      return;
+    }
+    if (userId !== own) return;
+    this.membership = withMembershipChange(this.membership, lockId, 'removed');
+    this.deps.registry.remove('lock', lockId);
     this.request();
   }
 
@@ -109,6 +137,8 @@ export class Convergence {
     if (!registrar) return;
     const firstRun = this.firstRun;
     this.firstRun = false;
+    // Known before a removal callback needs it.
+    if (firstRun) void this.accountUser.id();
 
     let devices = this.startupDevices();
     // Nothing is swept out while a list failed: its devices of the last run stand in for it.

@@ -25,7 +25,7 @@ function gate(): Gate {
  * The service (a client answering discovery and remote operate), the registrar and the publishers
  * are recorders; the convergence loop is the thing under test.
  */
-function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[]; listening?: boolean; noAddress?: boolean } = {}) {
+function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[]; listening?: boolean; noAddress?: boolean; me?: 'fails' } = {}) {
   const calls: string[] = [];
   const warnings: string[] = [];
   let shown: WantedDevice[] = [];
@@ -38,6 +38,10 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
         return { L1: { LockName: 'Service name' }, L2: { LockName: 'Back Door' } } as T;
       }
       if (path === '/users/doorbells/mine') return {} as T;
+      if (path === '/users/me') {
+        if (options.me === 'fails') throw new Error('the service did not answer');
+        return { UserID: 'me-1', FirstName: 'Alex' } as T;
+      }
       return undefined as T;
     },
   };
@@ -100,6 +104,8 @@ describe('start-up reconciles with what the service lists', () => {
     convergence.request();
     await settle();
     expect(calls).toEqual([
+      // Who the account's own user is, read once for the removals to come.
+      'GET /users/me',
       'GET /users/locks/mine',
       'GET /users/doorbells/mine',
       'sync L1=Front Door,L2=Back Door sweep=true',
@@ -164,11 +170,33 @@ describe('a lock removed by lock_user_remove leaves at once and stays out', () =
     convergence.request();
     await settle();
     calls.length = 0;
-    convergence.membershipChanged('L2', 'removed');
-    expect(calls[0]).toBe('remove lock:L2');
+    convergence.membershipChanged('L2', 'removed', 'me-1');
     await settle();
+    expect(calls[0]).toBe('remove lock:L2');
     expect(calls).toContain('sync L1=Front Door sweep=true');
     expect(calls).toContain('reconcile L1 user=true');
+  });
+
+  it('when the service cannot say who the account\'s user is, the lock stays and the service\'s device list decides in a run now', async () => {
+    const { convergence, calls } = setup({ me: 'fails' });
+    convergence.request();
+    await settle();
+    calls.length = 0;
+    convergence.membershipChanged('L2', 'removed', 'me-1');
+    await settle();
+    expect(calls).not.toContain('remove lock:L2');
+    expect(calls).toContain('GET /users/locks/mine');
+    expect(calls).toContain('reconcile L1,L2 user=true');
+  });
+
+  it('another person\'s removal changes nothing: no removal, no run', async () => {
+    const { convergence, calls } = setup();
+    convergence.request();
+    await settle();
+    calls.length = 0;
+    convergence.membershipChanged('L2', 'removed', 'guest-7');
+    await settle();
+    expect(calls).toEqual([]);
   });
 });
 
