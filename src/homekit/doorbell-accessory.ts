@@ -80,7 +80,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
         if (change.ring) findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
         else if (change.motion) this.showMotion(true);
         // Fetching the new still starts a download, which can wait; its retries fit the motion window.
-        if (change.snapshot) this.snapshots.setSource(change.snapshot.url, change.snapshot.fallbackUrl, this.device.entry.motionTimeoutSeconds * 1000);
+        if (change.snapshot) this.snapshots.setSource(change.snapshot.url, change.snapshot.fallbackUrl, this.device.motionWindowMs);
         return;
       }
       case 'motionEnded':

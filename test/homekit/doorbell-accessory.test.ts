@@ -49,7 +49,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
         }),
     };
     const accessory = options.accessory ?? newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-    const doorbell = serveDoorbell(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30 });
+    const doorbell = serveDoorbell(deps, accessory, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30 });
     made.push(doorbell);
     const rings: unknown[] = [];
     service(accessory, S.Doorbell)
