@@ -6,6 +6,7 @@
 import type { EventEmitter } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 
 import type { API, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
@@ -47,7 +48,10 @@ export interface InProcessPlatform {
   accessory(name: string): PlatformAccessory | undefined;
   /** The log as Homebridge would print it, one line per entry. */
   text(level?: InProcessLine['level']): string;
-  /** Homebridge's shutdown event, then waits until the listener's port is free and removes the storage folder. */
+  /**
+   * Homebridge's shutdown event, then waits until the listener's port is free and removes the storage
+   * folder. Call it with real timers (the folder's removal waits in real time).
+   */
   close(): Promise<void>;
 }
 
@@ -91,16 +95,20 @@ export async function startInProcess(config: Record<string, unknown>, listenPort
     async close() {
       api.signalShutdown();
       await waitForPortFree(listenPort);
-      await rm(storagePath, { recursive: true, force: true });
+      // The plugin's last files are written just after its listener closed.
+      await rm(storagePath, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
     },
   };
 }
 
-/** Polls on setImmediate, which the tests never fake, so it also ends under fake timers. */
-async function waitForPortFree(port: number): Promise<void> {
-  for (let tries = 0; tries < 1_000; tries++) {
+/**
+ * Polls with node:timers/promises, which fake timers leave alone (they replace the globals), so it
+ * waits in real time also under fake timers: closing lets callbacks in flight finish first.
+ */
+async function waitForPortFree(port: number, timeoutMs = 15_000): Promise<void> {
+  for (let waited = 0; waited < timeoutMs; waited += 50) {
     if (await canListen(port)) return;
-    await new Promise((resolveWait) => setImmediate(resolveWait));
+    await sleep(50);
   }
-  throw new Error(`the listener on port ${String(port)} did not close`);
+  throw new Error(`the listener on port ${String(port)} did not close within ${String(timeoutMs)} ms`);
 }

@@ -45,9 +45,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  vi.useRealTimers();
   await plugin.close();
   await sim.close();
-  vi.useRealTimers();
 });
 
 /** Steps fake time on, with a real pause after each second, until `probe` gives a value or `limitMs` of fake time have gone. */
