@@ -76,8 +76,8 @@ export function serveDoorbell(deps: DoorbellDeps, accessory: PlatformAccessory, 
 }
 
 /** The doorbell's HomeKit view: its camera delegate answers Apple Home's snapshot and stream requests. */
-export function cameraOf(device: DoorbellDevice): DoorbellAccessory {
+export function cameraOf(device: DoorbellDevice): DoorbellAccessory['camera'] {
   const view = doorbellViews.get(device);
   if (!view) throw new Error(`${device.name} has no HomeKit view`);
-  return view;
+  return view.camera;
 }
