@@ -182,6 +182,8 @@ export class Runtime {
         const registrar = this.link?.idle === false ? this.link.registrar : undefined;
         void Promise.resolve(registrar?.addressChanged()).then((report) => {
           if (report !== undefined && !report.skipped) publisher.registrations(registrar?.status() ?? []);
+          // refreshStateOnStart waited for an address to be registered at.
+          void this.convergence?.registered(report);
           return this.delivery?.checkNow();
         });
         void this.selfCheckWatch(publisher).runNow();
