@@ -1,8 +1,8 @@
 // Brings the plugin in line with the account: discovery, the device set (every view follows),
 // webhook registration, and on the first run the self-check and the state refresh. One run at a
 // time; a request during a run repeats it once afterwards.
-import type { ApiClient } from '../cloud/http/api.js';
-import { discoverEachList, type DiscoveredDevices } from '../cloud/discovery.js';
+import type { ApiClient } from './http/api.js';
+import { discoverEachList, type DiscoveredDevices } from './discovery.js';
 import type { LockAccessConfig } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import { SingleRun } from '../util/single-run.js';
@@ -15,13 +15,13 @@ import {
   withMembershipChange,
   type DeviceSource,
   type Membership,
-} from '../cloud/device-set.js';
-import type { Registrar } from '../cloud/link-control.js';
-import { refreshLockStates } from '../cloud/startup-checks.js';
-import type { StatusPublisher } from '../status/status-publisher.js';
+} from './device-set.js';
+import type { Registrar } from './link-control.js';
+import type { RegistrationStatus } from './registrations/registrations.js';
+import { refreshLockStates } from './startup-checks.js';
 import type { WantedDevice } from '../model/wanted-device.js';
 
-/** What convergence needs of the device registry. */
+/** What the setup needs of the device registry. */
 export interface RegistryView {
   /** The devices served in the last run. */
   remembered(): WantedDevice[];
@@ -34,26 +34,30 @@ export interface RegistryView {
   nameOf(kind: 'lock', id: string): string;
 }
 
-export interface ConvergenceDeps {
+/** Where the setup's results are shown (the status file). */
+export interface SetupStatus {
+  registrations(registrations: RegistrationStatus[]): void;
+  /** Where each device (`lock:ID`) is known from, set before the registry syncs. */
+  knownFrom(sources: ReadonlyMap<string, DeviceSource>): void;
+}
+
+export interface AccountSetupDeps {
   config: LockAccessConfig;
   log: Logger;
   client: ApiClient;
   registry: RegistryView;
-  status: StatusPublisher;
+  status: SetupStatus;
   /** Unlinked; read again after every await. */
   isIdle(): boolean;
   isStopped(): boolean;
   registrar(): Registrar | undefined;
   /** The self-check needs the listener running. */
   listening(): boolean;
-  instanceNonce: string;
-  /** The status file's device list, after the device set changed. */
-  publishDevices(): void;
   /** The public-address self-check (it then repeats on its own). */
   selfCheck(): Promise<void>;
 }
 
-export class Convergence {
+export class AccountSetup {
   private readonly runs = new SingleRun(
     () => this.runOnce(),
     (error: unknown) => {
@@ -66,7 +70,7 @@ export class Convergence {
   private serviceLockNames: ReadonlyMap<string, string> = new Map();
   private sources: ReadonlyMap<string, DeviceSource> = new Map();
 
-  constructor(private readonly deps: ConvergenceDeps) {}
+  constructor(private readonly deps: AccountSetupDeps) {}
 
   /** Where a device (`lock:ID`) is known from, after the last discovery. */
   sourceOf(key: string): DeviceSource | undefined {
@@ -108,13 +112,13 @@ export class Convergence {
       sweep = listed.problems.length === 0;
       const found = discoveredSet(config, listed.discovered);
       this.sources = found.sources;
+      this.deps.status.knownFrom(found.sources);
       this.serviceLockNames = found.serviceLockNames;
       devices = found.devices;
     }
     devices = applyMembership(devices, this.membership, config, this.serviceLockNames);
     if (this.deps.isStopped()) return;
     registry.sync(devices, sweep);
-    this.deps.publishDevices();
 
     // Unlinking may have happened while discovery ran.
     if (this.deps.isIdle()) return;
