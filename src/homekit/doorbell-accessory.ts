@@ -25,12 +25,15 @@ import { doorbellParts, type DoorbellPart } from '../model/doorbell-parts.js';
 import { acquireService, findService } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
+import type { VideoRoom } from '../video/video-room.js';
 
 export interface DoorbellViewDeps {
   api: API;
   log: Logger;
   /** Loads a motion still; deadlines and size limits are the fetcher's job. */
   fetchImage: FetchImage;
+  /** Doorbell video (ffmpeg, recordings); without it the camera refuses streams. */
+  video?: VideoRoom;
 }
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';

@@ -251,7 +251,7 @@ export class LockDevice implements LockFeed {
     this.deps.store.dispose();
   }
 
-  /** Events may have been lost on their way here: auto-lock waits for a fresh door report. */
+  /** Events may have been lost on their way here (not arriving, or arriving again): auto-lock waits for a door report that happened after now. */
   eventsMayBeMissed(): void {
     if (!this.disposed) this.guard.eventsMayBeMissed();
   }

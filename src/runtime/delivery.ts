@@ -13,6 +13,8 @@ import type { Listener } from './listener-stage.js';
 export interface Delivery {
   /** Checks now, whatever the quiet time (e.g. after the public address changed). */
   checkNow(): Promise<void>;
+  /** The way in failed or dropped: "not arriving" at once when it cannot be built, else a check now. */
+  wayInChanged(): void;
 }
 
 export interface DeliveryParts {
@@ -68,10 +70,13 @@ export function watchDelivery({ config, log, shutdown }: PluginContext, files: F
   shutdown.on('halt', () => {
     sensor.dispose();
   });
-  if (watch === undefined) return { checkNow: () => Promise.resolve() };
-  // Events are not arriving: some may have been lost (the guard stops trusting door positions).
+  if (watch === undefined) return { checkNow: () => Promise.resolve(), wayInChanged: () => undefined };
+  let previous = watch.state;
   watch.onChange((state) => {
-    if (state === 'notArriving') for (const lock of registry.locks()) lock.eventsMayBeMissed();
+    // Not arriving: events may be lost. Arriving again: the retries of the gap come now, and a door
+    // position among them is old news however new its delivery (the guard trusts only later ones).
+    if (state === 'notArriving' || previous === 'notArriving') for (const lock of registry.locks()) lock.eventsMayBeMissed();
+    previous = state;
   });
   listener.heard.follow((key) => {
     watch.heard(() => describeKey(key, (kind, id) => registry.nameOf(kind, id)));
@@ -80,7 +85,15 @@ export function watchDelivery({ config, log, shutdown }: PluginContext, files: F
   shutdown.on('halt', () => {
     watch.stop();
   });
-  return { checkNow: () => watch.checkNow() };
+  const wayInChanged = (): void => {
+    const broken = listener.receiver === undefined ? 'the webhook listener did not start (its error is in the log above).' : link.address.brokenWayIn;
+    if (broken === undefined) void watch.checkNow();
+    else watch.cannotArrive(broken);
+  };
+  link.address.wayInLost.follow(wayInChanged);
+  // The way in may have failed before the watch existed: nothing can arrive, so say so from the start.
+  if (listener.receiver === undefined || link.address.brokenWayIn !== undefined) wayInChanged();
+  return { checkNow: () => watch.checkNow(), wayInChanged };
 }
 
 /** "a callback for Front Door" from `lock:ID`. */

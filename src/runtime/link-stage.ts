@@ -66,7 +66,7 @@ export async function openFiles({ api, log, cachedAccessories, shutdown }: Plugi
   status.update({ versions: { plugin: pluginVersion(), homebridge: api.serverVersion, node: process.version } });
   const [eventLog, records, dedupe] = await Promise.all([EventLog.open(storage, { log }), DeviceRecords.open(storage, log), DedupeStore.open({ storage, log })]);
   if (await moveContextToRecords(cachedAccessories, records)) log.info('Moved the saved device state from the accessory cache to lock-access/devices.json.');
-  shutdown.on('flush', () => Promise.all([dedupe.close(), eventLog.flush(), status.flush(), records.flush()]));
+  shutdown.on('flush', () => Promise.all([dedupe.close(), eventLog.flush(), status.flush(), records.close()]));
   return { storage, status, eventLog, records, dedupe, eventLines: new LogLimiter(log) };
 }
 

@@ -38,7 +38,7 @@ export function loopbackFor(host: string): string {
 export class Reach {
   /** A tunnel adopted a new address (the first, or another after a reconnect). */
   readonly newAddress = new Signal<[url: string]>();
-  /** The tunnel failed (or dropped): callbacks cannot arrive until it connects again. */
+  /** The tunnel failed, or dropped and is reconnecting: callbacks cannot arrive until it connects again. */
   readonly wayInLost = new Signal();
   private keeper: TunnelKeeper | undefined;
   private readonly fixed: string | undefined;
@@ -53,6 +53,11 @@ export class Reach {
   /** The address to register and check; undefined while a tunnel has not connected. */
   get publicUrl(): string | undefined {
     return this.fixed ?? this.keeper?.address;
+  }
+
+  /** Why no callback can arrive now (a tunnel that failed, or was not opened), in words; undefined otherwise. */
+  get brokenWayIn(): string | undefined {
+    return this.tunnelState?.state === 'failed' ? this.tunnelState.message : undefined;
   }
 
   /** The address in words for the log line of the listener. */
@@ -80,7 +85,7 @@ export class Reach {
         this.newAddress.emit(url);
       },
       onState: (state) => {
-        const lost = state.state === 'failed' && this.tunnelState?.state !== 'failed';
+        const lost = (state.state === 'failed' || state.state === 'reconnecting') && this.tunnelState?.state !== state.state;
         this.tunnelState = state;
         if (lost) this.wayInLost.emit();
         this.publish();

@@ -7,13 +7,17 @@ import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import type { matterPublisher } from '../matter/matter-start.js';
 import type { DeviceView } from '../model/device-registry.js';
 import { DeviceStatus } from '../status/device-status.js';
+import type { VideoRoom } from '../video/video-room.js';
 import type { Link, PluginContext } from './link-stage.js';
 import type { Listener } from './listener-stage.js';
+import { startVideo } from './video.js';
 
 /** Matter's view maker, loaded only on a bridge that runs Matter. */
 export type MatterViews = typeof matterPublisher;
 
 export interface Views {
+  /** Doorbell video: the recordings HomeKit's cameras stream, and the ffmpeg they run. */
+  readonly video: VideoRoom;
   /** Every accessory of the plugin: the devices' and the delivery sensor's. */
   readonly homekit: AccessoryRegistry;
   /** Matter's endpoints; undefined on a bridge without Matter. */
@@ -26,9 +30,12 @@ export interface Views {
  * delivered before its device is served.
  */
 export function viewsStage(context: PluginContext, link: Link, listener: Listener, matterViews: MatterViews | undefined): Views {
-  const { api, log, config, pluginName, platformName } = context;
+  const { api, log, config, pluginName, platformName, shutdown } = context;
   const { registry } = listener;
-  const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, pluginName, platformName, cached: context.cachedAccessories });
+  const video = startVideo(config, log, link.client, link.publisher);
+  // At once: every ffmpeg gets its SIGTERM before Homebridge's own exit can come.
+  shutdown.on('halt', () => video.stop());
+  const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video, pluginName, platformName, cached: context.cachedAccessories });
   // Matter shows the same device set as HomeKit, synced after it.
   const matter = matterViews === undefined ? undefined : matterViews({ api, log, registry, cached: context.cachedMatter, wanted: config.matter, pluginName, platformName });
   const status = new DeviceStatus(registry, link.publisher);
@@ -39,5 +46,5 @@ export function viewsStage(context: PluginContext, link: Link, listener: Listene
   });
   // Serve what we know at once: configured devices plus those cached from the last run.
   registry.sync(startupDevices(config, registry.remembered()), !config.discoverDevices);
-  return { homekit, matter, status };
+  return { video, homekit, matter, status };
 }

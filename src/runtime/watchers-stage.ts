@@ -70,9 +70,12 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
       log.error(`Lock Access could not finish unlinking (${errorText(error)}); unlink it again in the plugin settings.`);
     });
   });
+  await startTokens(context, files, link, setup);
+  // After the tokens: the watch's first look at the way in asks the service only once linked. An
+  // address announced before this needs nothing here: the first setup run registers and checks
+  // whatever address there is then.
   const delivery = watchDelivery(context, files, link, listener, { selfChecks, showSensor: (feed) => views.homekit.deliverySensor(feed) });
   followAddress(context, link, delivery, selfChecks);
-  await startTokens(context, files, link, setup);
   return { setup, selfChecks, delivery };
 }
 

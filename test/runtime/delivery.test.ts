@@ -1,6 +1,7 @@
 // The delivery watch as the plugin wires it: its self-check says plainly when there is no public
-// address yet (a tunnel that has not connected) instead of checking an empty address.
-import { describe, expect, it } from 'vitest';
+// address yet (a tunnel that has not connected) instead of checking an empty address; a way in that
+// failed before the watch existed (the listener, the tunnel) is "not arriving" from the start.
+import { describe, expect, it, vi } from 'vitest';
 
 import { emptyReport } from '../../src/cloud/registrations/registration-report.js';
 import { checkConfig } from '../../src/config.js';
@@ -23,24 +24,25 @@ const raw = {
 };
 
 /** The records of the earlier stages, with only what the delivery watch reads of them. */
-function wire(publicUrl: string | undefined) {
+function wire(publicUrl: string | undefined, way: { listening?: boolean; brokenWayIn?: () => string | undefined } = {}) {
   const check = checkConfig(raw);
   if (!check.ok) throw new Error('the test config should be valid');
   const { log } = captureLog();
   const shutdown = new Shutdown();
   const patches: StatusPatch[] = [];
   let selfChecks = 0;
+  const wayInLost = new Signal();
   const context = { config: check.config, log, shutdown } as unknown as PluginContext;
   const files = { status: { status: emptyStatus(0) } } as unknown as Files;
   const link = {
     tokens: { state: 'linked' },
     control: { idle: false, registrar: { sendAllAgain: () => Promise.resolve(emptyReport(false)), status: () => [] } },
-    address: { publicUrl },
+    address: { publicUrl, get brokenWayIn() { return way.brokenWayIn?.(); }, wayInLost },
     publisher: { update: (patch: StatusPatch) => patches.push(patch), registrations: () => undefined },
   } as unknown as Link;
   // A doorbell-only account: the check re-registers and self-checks instead of asking a lock.
   const registry = new DeviceRegistry({ log, clock: systemClock, records: memoryRecords(), operate: () => Promise.resolve(), describeCommandFailure });
-  const listener = { registry, receiver: {}, heard: new Signal() } as unknown as Listener;
+  const listener = { registry, receiver: way.listening === false ? undefined : {}, heard: new Signal() } as unknown as Listener;
   let sensorShown: unknown = 'never asked';
   const delivery = watchDelivery(context, files, link, listener, {
     selfChecks: {
@@ -56,7 +58,8 @@ function wire(publicUrl: string | undefined) {
     },
   });
   const lastMessage = () => patches.map((patch) => patch.delivery?.lastCheck?.message).filter((m) => m !== undefined).at(-1) ?? '';
-  return { delivery, shutdown, lastMessage, selfChecks: () => selfChecks, sensorShown: () => sensorShown };
+  const lastState = () => patches.map((patch) => patch.delivery?.state).filter((state) => state !== undefined).at(-1);
+  return { delivery, shutdown, wayInLost, lastMessage, lastState, selfChecks: () => selfChecks, sensorShown: () => sensorShown };
 }
 
 describe('the delivery wiring', () => {
@@ -80,5 +83,36 @@ describe('the delivery wiring', () => {
     const { shutdown, sensorShown } = wire(undefined);
     await shutdown.run();
     expect(sensorShown()).toBeUndefined();
+  });
+
+  it('a tunnel that failed before the watch started: "not arriving" from the start, with the tunnel\'s reason', async () => {
+    const { shutdown, lastMessage, lastState, selfChecks } = wire(undefined, { brokenWayIn: () => 'ngrok cannot be reached from this machine.' });
+    expect(lastState()).toBe('notArriving');
+    expect(lastMessage()).toBe('Events cannot arrive: ngrok cannot be reached from this machine.');
+    expect(selfChecks()).toBe(0);
+    await shutdown.run();
+  });
+
+  it('a listener that did not start: "not arriving" from the start', async () => {
+    const { shutdown, lastMessage, lastState } = wire('https://home.example.net/lock-access', { listening: false });
+    expect(lastState()).toBe('notArriving');
+    expect(lastMessage()).toMatch(/^Events cannot arrive: the webhook listener did not start/);
+    await shutdown.run();
+  });
+
+  it('a way in that works at the start is not yet known: "unknown"; one that drops later (reconnecting) is checked at once', async () => {
+    const tunnel: { broken?: string } = {};
+    const { delivery, shutdown, wayInLost, lastMessage, lastState, selfChecks } = wire('https://name.ngrok-free.app', { brokenWayIn: () => tunnel.broken });
+    expect(lastState()).toBe('unknown');
+    delivery.wayInChanged();
+    await vi.waitFor(() => {
+      expect(lastMessage()).toMatch(/self-check passes/);
+    });
+    expect(selfChecks()).toBe(1);
+    // The public address announces the lost way in; the watch follows it.
+    tunnel.broken = 'the ngrok tunnel could not connect.';
+    wayInLost.emit();
+    expect(lastState()).toBe('notArriving');
+    await shutdown.run();
   });
 });
