@@ -6,7 +6,7 @@ const MATTER_E2E = ['test/e2e/matter*.test.ts'];
  * Tests that start a real Homebridge, a browser, the demo or `npm pack`: the full gate runs them,
  * the fast lane (`npm run test:fast`) leaves them out.
  */
-const SLOW = ['test/e2e/**/*.test.ts', 'test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts', 'test/sim/cli.test.ts'];
+const SLOW = ['test/e2e/**/*.test.ts', 'test/video/**/*-stream.test.ts', 'test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts', 'test/sim/cli.test.ts'];
 
 export default defineConfig({
   test: {

@@ -7,7 +7,7 @@ import { describeEvent, type OwnAction } from '../model/event-words.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../model/events.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
 import { Signal } from '../util/signal.js';
-import type { DeviceKind } from '../model/wanted-device.js';
+import type { DeviceKind } from '../model/device-entry.js';
 
 /** Something that takes one device's events: a device of the registry. `Said`: what it tells back about an event. */
 export interface EventSink<E, Said = void> {

@@ -13,20 +13,20 @@ import {
   NO_MEMBERSHIP_CHANGES,
   startupDevices,
   withMembershipChange,
-  type DeviceSource,
   type Membership,
 } from './device-set.js';
+import type { DeviceSource } from './discovery.js';
 import type { Registrar } from './link-control.js';
 import type { RegistrationStatus } from './registrations/registrations.js';
 import { refreshLockStates } from './startup-checks.js';
-import type { WantedDevice } from '../model/wanted-device.js';
+import type { DeviceEntry } from '../model/device-entry.js';
 
 /** What the setup needs of the device registry. */
 export interface RegistryView {
   /** The devices served in the last run. */
-  remembered(): WantedDevice[];
+  remembered(): DeviceEntry[];
   /** Makes the devices match `wanted` (every view follows); with `sweep`, the rest leave. */
-  sync(wanted: readonly WantedDevice[], sweep: boolean): void;
+  sync(wanted: readonly DeviceEntry[], sweep: boolean): void;
   /** One device leaves while running. */
   remove(kind: 'lock', id: string): void;
   lockIds(): string[];
@@ -78,7 +78,7 @@ export class AccountSetup {
   }
 
   /** What to serve before the service has been asked. */
-  startupDevices(): WantedDevice[] {
+  startupDevices(): DeviceEntry[] {
     return startupDevices(this.deps.config, this.deps.registry.remembered());
   }
 
@@ -134,7 +134,7 @@ export class AccountSetup {
 }
 
 /** The devices served before asking, as the lists the service would give: the fallback of a failed list. */
-function lastKnownLists(devices: readonly WantedDevice[]): DiscoveredDevices {
-  const of = (kind: WantedDevice['kind']) => devices.filter((d) => d.kind === kind).map((d) => ({ id: d.id, name: d.name }));
+function lastKnownLists(devices: readonly DeviceEntry[]): DiscoveredDevices {
+  const of = (kind: DeviceEntry['kind']) => devices.filter((d) => d.kind === kind).map((d) => ({ id: d.id, name: d.name }));
   return { locks: of('lock'), doorbells: of('doorbell') };
 }

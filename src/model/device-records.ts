@@ -11,7 +11,7 @@ import type { Logger } from '../util/logger.js';
 import { QuietWriter } from '../util/quiet-writer.js';
 import type { DeviceStore } from './device-store.js';
 import { DOOR_HISTORY_KEY } from './lock-device.js';
-import { deviceKey, wantedDeviceSchema, type WantedDevice } from './wanted-device.js';
+import { deviceEntrySchema, deviceKey, type DeviceEntry } from './device-entry.js';
 
 export const DEVICES_FILE = 'devices.json';
 /** Older versions kept each door's history in a file of its own: read once, then removed. */
@@ -32,7 +32,7 @@ const fileSchema = z.object({ version: z.literal(1), devices: z.record(recordSch
 const oldDoorHistorySchema = z.object({ lockId: z.string(), history: z.unknown() });
 
 interface DeviceRecord {
-  entry?: WantedDevice | undefined;
+  entry?: DeviceEntry | undefined;
   values: Record<string, unknown>;
 }
 
@@ -41,7 +41,7 @@ type DevicesFile = z.infer<typeof fileSchema>;
 function recordsOf(file: DevicesFile | undefined): Map<string, DeviceRecord> {
   const records = new Map<string, DeviceRecord>();
   for (const [key, record] of Object.entries(file?.devices ?? {})) {
-    const entry = wantedDeviceSchema.safeParse(record.entry);
+    const entry = deviceEntrySchema.safeParse(record.entry);
     records.set(key, { entry: entry.success ? entry.data : undefined, values: record.values });
   }
   return records;
@@ -97,7 +97,7 @@ export class DeviceRecords {
   }
 
   /** The devices served in the last run, as they were then. */
-  remembered(): WantedDevice[] {
+  remembered(): DeviceEntry[] {
     return [...this.records.values()].flatMap((record) => (record.entry === undefined ? [] : [record.entry]));
   }
 
@@ -105,7 +105,7 @@ export class DeviceRecords {
    * Values an older version kept elsewhere (the accessory cache): each is taken only where the
    * record has none, so running this again never undoes a newer value.
    */
-  adopt(key: string, entry: WantedDevice | undefined, values: Record<string, unknown>): void {
+  adopt(key: string, entry: DeviceEntry | undefined, values: Record<string, unknown>): void {
     const record = this.recordOf(key);
     if (record.entry === undefined && entry !== undefined) record.entry = entry;
     for (const [name, value] of Object.entries(values)) {
@@ -115,7 +115,7 @@ export class DeviceRecords {
   }
 
   /** The device is served with this entry. */
-  setEntry(device: WantedDevice): void {
+  setEntry(device: DeviceEntry): void {
     const record = this.recordOf(deviceKey(device.kind, device.id));
     if (JSON.stringify(record.entry) === JSON.stringify(device)) return;
     record.entry = { ...device };

@@ -13,14 +13,12 @@ import { autoLockWords, type OwnAction } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { commandAction } from './last-action.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
-import { AUTO_LOCK_ORIGIN, LockGuard, type GuardSettings } from './lock-guard.js';
+import { AUTO_LOCK_ORIGIN, guardSettings, guardSettingsKey, LockGuard, type GuardSettings } from './lock-guard.js';
 import { doorSensorDeclared } from './lock-parts.js';
 import { commandSucceeded, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
-import type { LockEntry } from './lock-entry.js';
+import type { LockEntry } from './device-entry.js';
 import { personTrigger, triggerLine, type Trigger } from './person-triggers.js';
 import type { ReachabilityProof } from './reachability.js';
-
-export type { LockEntry } from './lock-entry.js';
 
 export interface LockDeviceDeps {
   log: Logger;
@@ -51,11 +49,6 @@ interface SavedDelay {
 function savedDelay(raw: unknown): SavedDelay | undefined {
   const value = raw as Partial<SavedDelay> | undefined;
   return typeof value?.configSeconds === 'number' && typeof value.homekitSeconds === 'number' ? { configSeconds: value.configSeconds, homekitSeconds: value.homekitSeconds } : undefined;
-}
-
-/** What of an entry the guard depends on: a change restarts its countdowns. */
-function guardPart(entry: LockEntry): string {
-  return JSON.stringify([entry.doorSensor, entry.doorSensorOnly === true, entry.autoLockSeconds ?? 0, entry.leftOpenSeconds ?? 0, entry.leftUnlockedSeconds ?? 0]);
 }
 
 export class LockDevice implements LockFeed {
@@ -184,7 +177,7 @@ export class LockDevice implements LockFeed {
   /** Config or discovery changed this lock's entry. */
   update(entry: LockEntry): void {
     if (this.disposed) return;
-    const guardChanged = guardPart(entry) !== guardPart(this.entryValue);
+    const guardChanged = guardSettingsKey(entry) !== guardSettingsKey(this.entryValue);
     this.entryValue = { ...entry };
     this.peopleIds = new Set((entry.people ?? []).map((person) => person.userId));
     this.current = withEntryName(this.current, entry.name);
@@ -257,13 +250,7 @@ export class LockDevice implements LockFeed {
   }
 
   private guardSettings(): GuardSettings {
-    const entry = this.entryValue;
-    return {
-      doorSensor: doorSensorDeclared(entry),
-      autoLockSeconds: this.autoLockSeconds(),
-      leftOpenSeconds: entry.leftOpenSeconds ?? 0,
-      leftUnlockedSeconds: entry.leftUnlockedSeconds ?? 0,
-    };
+    return guardSettings(this.entryValue, this.autoLockSeconds());
   }
 
   private warnIfAutoLockBlind(): void {

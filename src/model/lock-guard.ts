@@ -18,7 +18,9 @@
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
+import type { LockEntry } from './device-entry.js';
 import type { LockEvent } from './events.js';
+import { doorSensorDeclared } from './lock-parts.js';
 import { eventServiceTime, type LockState } from './lock-state.js';
 
 export type { GuardAlerts } from './device-changes.js';
@@ -30,6 +32,16 @@ export interface GuardSettings {
   autoLockSeconds: number;
   leftOpenSeconds: number;
   leftUnlockedSeconds: number;
+}
+
+/** The guard's settings from the lock's entry; `autoLockSeconds`: the delay in force (HomeKit may have changed it). */
+export function guardSettings(entry: LockEntry, autoLockSeconds: number): GuardSettings {
+  return { doorSensor: doorSensorDeclared(entry), autoLockSeconds, leftOpenSeconds: entry.leftOpenSeconds ?? 0, leftUnlockedSeconds: entry.leftUnlockedSeconds ?? 0 };
+}
+
+/** What of an entry the guard depends on, as one string: a change restarts its countdowns. */
+export function guardSettingsKey(entry: LockEntry): string {
+  return JSON.stringify([guardSettings(entry, entry.autoLockSeconds ?? 0)]);
 }
 
 /** Who the auto-lock's commands are from, as the lock's change feed and log lines say it. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/cloud/http/api.js';
 import { AccountSetup, type AccountSetupDeps } from '../../src/cloud/account-setup.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
-import type { WantedDevice } from '../../src/model/wanted-device.js';
+import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { runtimeConfig } from '../runtime/config-fixture.js';
 
 
@@ -23,10 +23,10 @@ function gate(): Gate {
  * The service (a client answering discovery and remote operate), the registrar and the publishers
  * are recorders; the account setup is the thing under test.
  */
-function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[]; listening?: boolean } = {}) {
+function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: DeviceEntry[]; listening?: boolean } = {}) {
   const calls: string[] = [];
   const warnings: string[] = [];
-  let shown: WantedDevice[] = [];
+  let shown: DeviceEntry[] = [];
   const client: ApiClient = {
     request: async <T>(method: string, path: string): Promise<T> => {
       calls.push(`${method} ${path}`);

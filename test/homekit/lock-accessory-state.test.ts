@@ -36,7 +36,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     const captured = captureLog();
     const deps: LockDeps = { api, log: captured.log, operate: options.operate ?? (() => Promise.resolve()), describeCommandFailure, now: () => NOW };
     const accessory = options.accessory ?? newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+    const lock = serveLock(deps, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
     made.push(lock);
     return { accessory, lock, captured };
   }

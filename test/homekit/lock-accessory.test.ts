@@ -49,7 +49,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       describeCommandFailure,
     };
     const accessory = options.accessory ?? newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+    const lock = serveLock(deps, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
     made.push(lock);
     const value = (type: ServiceType, characteristic: CharacteristicType, subtype?: string) => service(accessory, type, subtype).getCharacteristic(characteristic).value;
     return { accessory, lock, calls, captured, value, deps };
@@ -204,7 +204,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       const { lock } = setup({ accessory, doorSensor: true });
       expect(hasService(accessory, S.ContactSensor)).toBe(true);
       expect(hasService(accessory, S.Switch)).toBe(false);
-      lock.update({ id: 'L1', name: 'Front Door', doorSensor: false });
+      lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false });
       expect(hasService(accessory, S.ContactSensor)).toBe(false);
     });
 
@@ -230,7 +230,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       lock.apply({ lockId: 'L1', at: 1, kind: 'lockName', name: 'Main Entrance' }, ctx);
       expect(accessory.displayName).toBe('Main Entrance');
       expect(value(S.LockMechanism, C.Name)).toBe('Main Entrance');
-      lock.update({ id: 'L1', name: 'Porch', doorSensor: false });
+      lock.update({ kind: 'lock', id: 'L1', name: 'Porch', doorSensor: false });
       expect(accessory.displayName).toBe('Porch');
       expect(value(S.Battery, C.Name)).toBe('Porch Battery');
     });

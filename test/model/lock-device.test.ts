@@ -6,7 +6,8 @@ import type { LockChange } from '../../src/model/device-changes.js';
 import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
 import type { Actor, LockEvent } from '../../src/model/events.js';
 import { AUTO_LOCK_ORIGIN } from '../../src/model/lock-guard.js';
-import { AUTO_LOCK_FOLLOW_MS, GUARD_DELAY_KEY, LOCK_STATE_KEY, LockDevice, type LockEntry } from '../../src/model/lock-device.js';
+import { AUTO_LOCK_FOLLOW_MS, GUARD_DELAY_KEY, LOCK_STATE_KEY, LockDevice } from '../../src/model/lock-device.js';
+import type { LockEntry } from '../../src/model/device-entry.js';
 import type { LockAction } from '../../src/model/lock-commands.js';
 import { systemClock } from '../../src/util/clock.js';
 
@@ -45,7 +46,7 @@ function setup(entry: Partial<LockEntry> = {}, initial: Record<string, unknown> 
       describeCommandFailure: (error) => `${(error as Error).message}.`,
       operate: (_id, action) => new Promise<void>((resolve, reject) => operations.push({ action, resolve, reject })),
     },
-    { id: 'L1', name: 'Front Door', doorSensor: true, ...entry },
+    { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, ...entry },
   );
   const changes: LockChange[] = [];
   device.onChange((change) => changes.push(change));
@@ -94,7 +95,7 @@ describe('state and its changes', () => {
     const { device, changes } = setup();
     device.apply({ lockId: 'L1', at: T0, kind: 'lockName', name: 'Porch' }, ctx());
     expect(device.name).toBe('Porch');
-    device.update({ id: 'L1', name: 'Garden Gate', doorSensor: true });
+    device.update({ kind: 'lock', id: 'L1', name: 'Garden Gate', doorSensor: true });
     expect(device.name).toBe('Garden Gate');
     expect(changes.at(-1)?.cause).toBe('entry');
   });
@@ -241,7 +242,7 @@ describe('the guard runs on the device', () => {
 
   it('warns once when auto-lock has no door sensor to rely on', () => {
     const { device, lines } = setup({ autoLockSeconds: 30, doorSensor: false });
-    device.update({ id: 'L1', name: 'Front Door', doorSensor: false, autoLockSeconds: 30 });
+    device.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false, autoLockSeconds: 30 });
     expect(lines.filter((l) => l.includes('needs a door sensor'))).toHaveLength(1);
   });
 
