@@ -14,7 +14,8 @@ export type LockAspect = 'lock' | 'door' | 'battery' | 'keypadBattery' | 'online
 /** How many recent events the state keeps (for diagnostics; the UI's event log is separate). */
 export const RECENT_EVENTS = 10;
 
-const batterySchema = z.object({ level: z.number().min(0).max(100), low: z.boolean(), raw: z.string() });
+/** The service's battery word (battery-words.ts says what it means; the views how to show it). */
+const batterySchema = z.object({ raw: z.string() });
 
 export const recentEventSchema = z.object({
   kind: z.string(),
@@ -189,7 +190,7 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
       if (event.state !== 'init' && event.state !== 'unknown') next.door = event.state;
       break;
     case 'battery': {
-      const battery = { level: event.level, low: event.low, raw: event.raw };
+      const battery = { raw: event.raw };
       if (event.device === 'keypad') next.keypadBattery = battery;
       else next.battery = battery;
       break;

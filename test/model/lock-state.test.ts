@@ -23,8 +23,8 @@ const unlocked = (at: number | undefined): LockEvent => ({
   lockId: 'L1', at, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'lock', actor: person,
 });
 const door = (state: 'open' | 'closed' | 'ajar' | 'init' | 'unknown', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'doorState', state });
-const battery = (device: 'lock' | 'keypad', level: number, low: boolean, at?: number): LockEvent => ({
-  lockId: 'L1', at, kind: 'battery', device, level, low, raw: `raw-${level}`,
+const battery = (device: 'lock' | 'keypad', level: number, _low: boolean, at?: number): LockEvent => ({
+  lockId: 'L1', at, kind: 'battery', device, raw: `raw-${level}`,
 });
 const online = (value: boolean, at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'online', online: value });
 
@@ -65,8 +65,8 @@ describe('mapping of lock events onto state', () => {
 
   it('lock and keypad batteries are kept apart; a keypad battery event reveals the keypad', () => {
     const state = run([battery('lock', 15, true, 1), battery('keypad', 20, true, 1)]);
-    expect(state.battery).toEqual({ level: 15, low: true, raw: 'raw-15' });
-    expect(state.keypadBattery).toEqual({ level: 20, low: true, raw: 'raw-20' });
+    expect(state.battery).toEqual({ raw: 'raw-15' });
+    expect(state.keypadBattery).toEqual({ raw: 'raw-20' });
     expect(state.keypadSeen).toBe(true);
     expect(run([battery('lock', 100, false)]).keypadSeen).toBe(false);
   });
@@ -108,14 +108,14 @@ describe('ordering per device and aspect', () => {
 
   it('aspects are ordered independently: a newer lock event does not block an older battery event', () => {
     const state = run([locked(5_000), online(false, 5_000), battery('lock', 5, true, 1_000), door('open', 1_000), online(true, 4_000)]);
-    expect(state.battery?.level).toBe(5);
+    expect(state.battery?.raw).toBe('raw-5');
     expect(state.door).toBe('open');
     expect(state.online).toBe(false);
   });
 
   it('keypad battery and lock battery are separate aspects', () => {
     const state = run([battery('lock', 100, false, 5_000), battery('keypad', 5, true, 1_000)]);
-    expect(state.keypadBattery?.level).toBe(5);
+    expect(state.keypadBattery?.raw).toBe('raw-5');
   });
 
   it('whatever the arrival order of timed lock events, the newest one wins (property)', () => {
@@ -135,6 +135,12 @@ describe('state is plain JSON kept in accessory.context', () => {
   it('survives a JSON round trip and validates when read back', () => {
     const state = run([locked(1), door('open', 2), battery('keypad', 20, true, 3), online(false, 4)]);
     expect(parseLockState(JSON.parse(JSON.stringify(state)))).toEqual(state);
+  });
+
+  it('a state saved by an earlier version, whose batteries also held a level and a low flag, reads back with their words', () => {
+    const state = run([battery('lock', 15, true, 1), battery('keypad', 20, true, 1)]);
+    const saved = { ...state, battery: { level: 15, low: true, raw: 'raw-15' }, keypadBattery: { level: 20, low: true, raw: 'raw-20' } };
+    expect(parseLockState(JSON.parse(JSON.stringify(saved)))).toEqual(state);
   });
 
   it('"a bad context starts fresh": anything that does not validate reads as nothing', () => {
@@ -317,7 +323,7 @@ describe('state reports are applied every time they arrive', () => {
     expect(run([online(false), online(true), online(false), online(true)]).online).toBe(true);
     const low = battery('lock', 5, true);
     const fine = battery('lock', 100, false);
-    expect(run([low, fine, low]).battery).toEqual({ level: 5, low: true, raw: 'raw-5' });
+    expect(run([low, fine, low]).battery).toEqual({ raw: 'raw-5' });
   });
 
   it('for any run of reachability and battery reports, the last one of each wins (property)', () => {
@@ -328,7 +334,7 @@ describe('state reports are applied every time they arrive', () => {
         const lastOnline = reports.filter((e) => e.kind === 'online').at(-1);
         const lastBattery = reports.filter((e) => e.kind === 'battery').at(-1);
         expect(state.online).toBe(lastOnline?.kind === 'online' ? lastOnline.online : true);
-        expect(state.battery?.level).toBe(lastBattery?.kind === 'battery' ? lastBattery.level : undefined);
+        expect(state.battery?.raw).toBe(lastBattery?.kind === 'battery' ? lastBattery.raw : undefined);
       }),
     );
   });
