@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { DEVICES_FILE, DeviceRecords } from '../../src/model/device-records.js';
+import { DEVICES_FILE, DeviceRecords } from '../../src/storage/device-records.js';
 import { DeviceRegistry } from '../../src/model/device-registry.js';
 import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { Storage } from '../../src/storage.js';

@@ -9,11 +9,11 @@ import type { PlatformAccessory } from 'homebridge';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod/v3';
 
-import { moveContextToRecords } from '../../src/homekit/context-migration.js';
+import { moveContextToRecords } from '../../src/storage/context-migration.js';
 import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.js';
 import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
-import { DEVICES_FILE, DeviceRecords } from '../../src/model/device-records.js';
+import { DEVICES_FILE, DeviceRecords } from '../../src/storage/device-records.js';
 import { DeviceRegistry } from '../../src/model/device-registry.js';
 import { newDoorHistory, recordDoor } from '../../src/model/door-history.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
