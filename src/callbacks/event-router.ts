@@ -36,8 +36,8 @@ export interface RoutedEvent {
   own?: OwnAction;
 }
 
-/** What an event means beyond its device. */
-export type AccountChange = { kind: 'membership'; lockId: string; change: 'added' | 'removed' } | { kind: 'deleted' };
+/** What an event means beyond its device: someone (`userId`) added to or removed from a lock by the user webhook, the account deleted. */
+export type AccountChange = { kind: 'membership'; lockId: string; change: 'added' | 'removed'; userId: string | undefined } | { kind: 'deleted' };
 
 export class EventRouter {
   /** Heard before the devices apply the event: a lock that left the account is gone when its event is logged. */
@@ -56,7 +56,7 @@ export class EventRouter {
     for (const event of events) {
       if (isLockEvent(event)) {
         if (event.kind === 'membership' && event.viaUserHook && (event.change === 'added' || event.change === 'removed')) {
-          this.accountChanged.emit({ kind: 'membership', lockId: event.lockId, change: event.change });
+          this.accountChanged.emit({ kind: 'membership', lockId: event.lockId, change: event.change, userId: event.user.userId });
         }
         const lock = this.devices.lock(event.lockId);
         const own = lock?.apply(event, context);

@@ -62,7 +62,7 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
   });
   listener.router.accountChanged.follow((change) => {
     if (change.kind === 'membership') {
-      setup.membershipChanged(change.lockId, change.change);
+      setup.membershipChanged(change.lockId, change.change, change.userId);
       return;
     }
     // Nobody awaits this: a failure (the token file could not be deleted) is logged, never left unhandled.
@@ -75,17 +75,20 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
   // address announced before this needs nothing here: the first setup run registers and checks
   // whatever address there is then.
   const delivery = watchDelivery(context, files, link, listener, { selfChecks, showSensor: (feed) => views.homekit.deliverySensor(feed) });
-  followAddress(context, link, delivery, selfChecks);
+  followAddress(context, link, { setup, delivery, selfChecks });
   return { setup, selfChecks, delivery };
 }
 
-/** A new address: registrations follow it at once, then a delivery check (callbacks through the old way in may have been lost), and the self-check. */
-function followAddress({ shutdown }: PluginContext, { address, control, publisher }: Link, delivery: Delivery, selfChecks: SelfCheckWatch): void {
+/** A new address: registrations follow it at once, then the first run's state refresh if it waited for them and a delivery check (callbacks through the old way in may have been lost), and the self-check. */
+function followAddress({ shutdown }: PluginContext, { address, control, publisher }: Link, parts: { setup: AccountSetup; delivery: Delivery; selfChecks: SelfCheckWatch }): void {
+  const { setup, delivery, selfChecks } = parts;
   address.newAddress.follow(() => {
     if (shutdown.stopping) return;
     const registrar = control.idle ? undefined : control.registrar;
     void Promise.resolve(registrar?.addressChanged()).then((report) => {
       if (registrar !== undefined && report !== undefined && !report.skipped) publisher.registrations(registrar.status());
+      // refreshStateOnStart waited for an address to be registered at.
+      void setup.registered(report);
       return delivery.checkNow();
     });
     void selfChecks.runNow();

@@ -11,6 +11,7 @@ import { listedDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { minutesWords, timeWords } from './delivery-words.js';
 import type { DeliveryStatus } from './status.js';
 
 export type { DeliveryState } from '../model/delivery-state.js';
@@ -344,19 +345,4 @@ export class DeliveryWatch implements DeliveryFeed {
       ...(this.nextCheckAt === undefined ? {} : { nextCheckAt: this.nextCheckAt }),
     });
   }
-}
-
-function minutesWords(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
-}
-
-/** "14:02:11 (3 hours ago)"; a day or more back also names the date. */
-function timeWords(at: number, now: number): string {
-  const date = new Date(at);
-  const ago = now - at;
-  const clock = ago >= 24 * 60 * 60_000 ? date.toLocaleString() : date.toLocaleTimeString();
-  const minutes = Math.round(ago / 60_000);
-  const agoWords = minutes < 1 ? 'just now' : minutes < 120 ? `${minutes} min ago` : `${Math.round(minutes / 60)} hours ago`;
-  return `${clock} (${agoWords})`;
 }
