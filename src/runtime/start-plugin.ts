@@ -46,6 +46,6 @@ async function loadMatter({ api, log }: PluginContext): Promise<MatterViews | un
     log.debug(MATTER_OFF_FOR_BRIDGE);
     return undefined;
   }
-  const { matterPublisher } = await import('../matter/matter-start.js');
-  return matterPublisher;
+  const { matterView } = await import('../matter/matter-view.js');
+  return matterView;
 }

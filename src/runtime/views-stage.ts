@@ -4,7 +4,7 @@
 import { fetchImage } from '../cloud/image-fetch.js';
 import { startupDevices } from '../cloud/device-set.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
-import type { matterPublisher } from '../matter/matter-start.js';
+import type { matterView } from '../matter/matter-view.js';
 import type { DeviceView } from '../model/device-registry.js';
 import { DeviceStatus } from '../status/device-status.js';
 import type { VideoRoom } from '../video/video-room.js';
@@ -13,7 +13,7 @@ import type { Listener } from './listener-stage.js';
 import { startVideo } from './video.js';
 
 /** Matter's view maker, loaded only on a bridge that runs Matter. */
-export type MatterViews = typeof matterPublisher;
+export type MatterViews = typeof matterView;
 
 export interface Views {
   /** Doorbell video: the recordings HomeKit's cameras stream, and the ffmpeg they run. */

@@ -108,6 +108,18 @@ describe('each event goes to the device it names, keyed by device id', () => {
     route([locked('L1', 2)]);
     expect(heard.map((r) => r.event.at)).toEqual([1]);
   });
+
+  it('a recording for an unknown or hidden doorbell: one line saying it is not shown, recorded, and no other doorbell gets it', () => {
+    const { router, records, lines, doorbells } = setup({ doorbells: ['D1'] });
+    const recording: DoorbellEvent = { doorbellId: 'HIDDEN', at: NOW, kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'buttonpush' };
+    expect(() => {
+      router.route([recording], context);
+    }).not.toThrow();
+    expect(doorbells.got.size).toBe(0);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^HIDDEN: .+ \(not shown in HomeKit\)$/);
+    expect(records.map((r) => `${r.deviceKind}:${r.deviceId}:${r.event.kind}`)).toEqual(['doorbell:HIDDEN:videoAvailable']);
+  });
 });
 
 describe('membership changes from the user webhook', () => {
