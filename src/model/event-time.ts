@@ -107,14 +107,16 @@ export function clockJumped(stamp: Stamp, context: DeliveryContext): boolean {
 
 /**
  * How far the lock's clock runs ahead of the service's, learnt from one more delivery. A stamp ahead
- * of `t` (beyond the whole-second slack) proves the clock is at least that far ahead: the event
- * happened before it was sent. A stamp behind `t` teaches nothing (late deliveries are normal), and
- * a lead beyond the tolerance is a jumped clock, not a lead.
+ * of `t` shows the clock is that far ahead (the event happened before it was sent; within the
+ * whole-second slack it is right), and the newest such delivery is believed, so a clock set right
+ * again is followed at its next prompt delivery. A stamp behind `t` teaches nothing (late deliveries
+ * are normal), and a lead beyond the tolerance is a jumped clock, not a lead.
  */
 export function learnLead(lead: number | undefined, stamp: Stamp, context: DeliveryContext): number | undefined {
   if (stamp.clock !== 'lock' || stamp.at === undefined || clockJumped(stamp, context)) return lead;
   const ahead = stamp.at - context.signedAt;
-  return ahead > EVENT_TIME_SLACK_MS ? Math.max(lead ?? 0, ahead) : lead;
+  if (ahead < 0) return lead;
+  return ahead > EVENT_TIME_SLACK_MS ? ahead : undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ import { commandAction } from './last-action.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
 import { AUTO_LOCK_ORIGIN, guardSettings, guardSettingsKey, LockGuard, type GuardSettings } from './lock-guard.js';
 import { doorSensorDeclared } from './lock-parts.js';
-import { commandSucceeded, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
+import { commandSucceeded, eventServiceTime, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
 import type { LockEntry } from './device-entry.js';
 import { personTrigger, triggerLine, type Trigger } from './person-triggers.js';
 import type { ReachabilityProof } from './reachability.js';
@@ -284,8 +284,9 @@ export class LockDevice implements LockFeed {
   /** What an applied door event leaves behind besides the reducer's state: the door's history. */
   private rememberDoor(event: LockEvent, context: DeliveryContext): void {
     if (event.kind !== 'doorState' || event.state === 'init' || event.state === 'unknown') return;
-    // At the event's own time, never later than now (a lock clock ahead must not reorder Eve's entries).
-    const seconds = Math.round(Math.min(event.at ?? context.receivedAt, this.deps.clock.now()) / 1000);
+    // At the event's own time read in the service's clock (the lock's lead taken off), never later
+    // than now: a lock clock ahead must not reorder Eve's entries.
+    const seconds = Math.round(Math.min(eventServiceTime(this.current, event, context) ?? context.receivedAt, this.deps.clock.now()) / 1000);
     const change = recordDoor(this.history, seconds, event.state !== 'closed');
     if (!change.recorded) return;
     this.history = change.state;

@@ -176,6 +176,7 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
   const applied = ordering?.stale !== true;
   const next: LockState = { ...state, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied }) };
   if (lead !== undefined) next.clockLead = lead;
+  else delete next.clockLead;
   // Seeing a door or keypad event at all proves the hardware exists, whatever its order or value.
   if (event.kind === 'doorState') next.doorSensorSeen = true;
   if (event.kind === 'battery' && event.device === 'keypad') next.keypadSeen = true;

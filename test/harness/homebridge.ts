@@ -76,7 +76,8 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port between ${first} and ${first + PORT_BLOCK - 1}`);
 }
 
-function canListen(port: number): Promise<boolean> {
+/** Whether 127.0.0.1:port is free to listen on. */
+export function canListen(port: number): Promise<boolean> {
   return new Promise((resolveFree) => {
     const server = createServer();
     server.once('error', () => { resolveFree(false); });

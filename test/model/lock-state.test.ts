@@ -433,6 +433,17 @@ describe('two clocks: each lock clock keeps its own order, across clocks a lock 
     expect(late.state.lock).toBe('unlocked');
   });
 
+  it('a lock clock set right again is followed at its next prompt delivery: a keypad unlock after an app lock applies', () => {
+    let s = reduceLock(initialLockState(), keypad('locked', now + 30_000), signedAt(now)).state;
+    expect(s.clockLead).toBe(30_000);
+    // The app synchronised the lock's clock; an app lock, then a keypad unlock 10 s later.
+    s = reduceLock(s, app('locked', now + 100_000), signedAt(now + 100_000)).state;
+    const unlock = reduceLock(s, keypad('unlocked', now + 110_000), signedAt(now + 110_000));
+    expect(unlock.applied).toBe(true);
+    expect(unlock.state).toMatchObject({ lock: 'unlocked' });
+    expect(unlock.state.clockLead).toBeUndefined();
+  });
+
   it('one lock clock keeps its own order whatever its lead and the arrival order (property)', () => {
     fc.assert(
       fc.property(
