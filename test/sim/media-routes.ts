@@ -32,9 +32,18 @@ export function registerMediaRoutes(app: FastifyInstance): MediaRequests {
     return payload;
   });
 
-  app.get('/hls/:dvrID/index.m3u8', async (_request, reply) => reply.type('application/vnd.apple.mpegurl').send(playlist));
+  // Playlist faults by dvrID: playlist-empty (an empty answer), playlist-text (not a playlist),
+  // playlist-gap (its second and third segments answer 404).
+  app.get('/hls/:dvrID/index.m3u8', async (request, reply) => {
+    const { dvrID } = request.params as { dvrID: string };
+    if (dvrID.startsWith('playlist-empty')) return reply.type('application/vnd.apple.mpegurl').send('');
+    if (dvrID.startsWith('playlist-text')) return reply.type('text/html').send('<html><body>Sign in to continue</body></html>');
+    return reply.type('application/vnd.apple.mpegurl').send(playlist);
+  });
   app.get('/hls/:dvrID/:segment', async (request, reply) => {
-    const data = segments.get((request.params as { segment: string }).segment);
+    const { dvrID, segment } = request.params as { dvrID: string; segment: string };
+    if (dvrID.startsWith('playlist-gap') && segment !== 'seg0.ts') return reply.code(404).send({ message: 'Not Found' });
+    const data = segments.get(segment);
     if (!data) return reply.code(404).send({ message: 'Not Found' });
     return reply.type('video/mp2t').send(data);
   });
