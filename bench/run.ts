@@ -20,6 +20,7 @@ import { runSoak } from './parts/soak.js';
 import { runStartup } from './parts/startup.js';
 import { runThroughput } from './parts/throughput.js';
 import { runVerify } from './parts/verify.js';
+import { runVideo } from './parts/video.js';
 
 type Part = (options: RunOptions, env: BenchEnv) => Promise<PartResult>;
 
@@ -34,6 +35,8 @@ const PARTS: [string, Part][] = [
   ['throughput', runThroughput],
   ['fakeclock', (o) => runFakeClock(o)],
   ['soak', runSoak],
+  // Its own simulator, Homebridge and ffmpeg processes.
+  ['video', (o) => runVideo(o)],
   // Last: its own simulator and Homebridge processes, with a Matter controller in this process.
   ['matter', (o) => runMatter(o)],
 ];
