@@ -18,7 +18,7 @@ import { accept } from './accept.js';
 import type { AcceptEnv, CallbackContext, Verdict } from './accept.js';
 import type { DedupeStore } from './dedupe.js';
 import { printable } from './log-safe.js';
-import type { CallbackRoute } from './payloads.js';
+import type { CallbackRoute } from './callback-kinds.js';
 import { ReceiverTally } from './receiver-tally.js';
 import { sendVerdict } from './verdict-reply.js';
 import { readTls, watchTls } from './tls-files.js';
