@@ -5,6 +5,7 @@ import type { DeviceEvent } from '../model/events.js';
 import type { Logger } from '../util/logger.js';
 import type { CallbackContext } from './accept.js';
 import type { DedupeStore } from './dedupe.js';
+import type { ReceiverStats } from './receiver-tally.js';
 
 export interface ReceiverOptions {
   webhook: WebhookConfig;
@@ -20,12 +21,12 @@ export interface ReceiverOptions {
   /** False while the event sink cannot take events yet: callbacks get 503 and are retried. */
   isReady?: () => boolean;
   /** After a refused callback was answered and counted (the status file shows counts within seconds). */
-  onRejected?: () => void;
+  onRejected?: (stats: ReceiverStats) => void;
   /**
    * After every callback that passed the signature and header checks (accepted, duplicate or of an
    * unknown kind: each proves that the way in works), with its device key (`lock:ID`, `user`).
    */
-  onVerified?: (key: string) => void;
+  onVerified?: (key: string, stats: ReceiverStats) => void;
   /** The socket limits; LISTENER_LIMITS unless a test needs them shorter. */
   limits?: ListenerLimits;
   /** How often the TLS certificate and key files are looked at for a renewal (ms). */

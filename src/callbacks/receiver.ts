@@ -62,7 +62,7 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   /** A listener failure must never turn into a failed answer or an unhandled error. */
   const notifyRejected = (): void => {
     try {
-      options.onRejected?.();
+      options.onRejected?.(tally.stats);
     } catch (error) {
       options.log.debug(`Webhook: the rejection listener failed: ${errorText(error)}`);
     }
@@ -183,7 +183,7 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
   /** A listener failure must never turn into a failed answer. */
   const notifyVerified = (key: string): void => {
     try {
-      options.onVerified?.(key);
+      options.onVerified?.(key, tally.stats);
     } catch (error) {
       options.log.debug(`Webhook: the verified-callback listener failed: ${errorText(error)}`);
     }
