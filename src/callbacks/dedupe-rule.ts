@@ -1,17 +1,16 @@
 // Which callbacks the duplicate filter remembers, and under which key. accept() asks only this, so
-// the rule of what counts as "the same delivery" lives here and nowhere else. A redelivery is the
-// same delivery of the same event, not the same bytes. One-shot events (something happened: an
-// operation, the door opening or closing, a press, a motion, a recording, a membership or PIN
-// change) must have one effect, so they are remembered per device by EventID, else by a hash of
-// the raw body together with the signature's `t`: a retry of one delivery carries the `t` it was signed with, while a new
-// operation whose body happens to be identical (the same person locking twice from the app, every
-// one-touch lock, a keypad lock by the same PIN) is signed anew and is applied. A door report
-// counts as one-shot because a redelivered "closed" arriving after a newer "open" would otherwise
-// show the door closed and could start an auto-lock countdown. State reports (the bridge is
-// online, the battery is low, a flag is set, the present lock state, the name is X) carry no
-// EventID or event time that would tell a repeat from a redelivery; applying one again is harmless
-// and dropping it is not (offline, online, offline, online must end online), so they never enter
-// the store. Pure.
+// the rule of what counts as "the same delivery" lives here and nowhere else. The service signs
+// every delivery attempt afresh (it retries for a day, a signature counts for minutes), so a retry
+// carries a new `t` and is recognised by what identifies the event, never by `t`: its EventID; else
+// a doorbell's dvrID (press, recording) or its still's Url (motion); else the raw body when it
+// carries the event's own time. A body with none of these (an app operation without a time) is
+// applied each time it arrives with a new `t`: the plugin acknowledges within milliseconds, so a
+// repeat is likelier than a retry. The very same bytes with the very same `t` are always a replay.
+// One-shot events (something happened: an operation, the door opening or closing, a press, a
+// motion, a recording, a membership or PIN change) are remembered; a door report counts because a
+// redelivered "closed" after a newer "open" could start an auto-lock countdown. State reports
+// (online, battery, flags, the present lock state, the name) are applied every time and never
+// enter the store: offline, online, offline, online must end online. Pure.
 import { createHash } from 'node:crypto';
 
 import type { DeviceEvent } from '../model/events.js';
@@ -21,10 +20,10 @@ import type { CallbackRoute } from './payloads.js';
 const MAX_PLAIN_ID_LENGTH = 128;
 
 /**
- * `earlierKeys`: the keys earlier versions stored the same delivery under (route and EventID,
- * without the device). The store keeps keys for 72 h, so a redelivery that arrives just after an
- * upgrade is still recognised by them; new keys are always stored in the current form. Earlier
- * body-only keys are not looked up: they cannot tell a redelivery from a repeated operation.
+ * `earlierKeys`: the keys earlier versions stored the same delivery under (route and EventID without
+ * the device; the body together with `t`). The store keeps keys for days, so a redelivery or replay
+ * that arrives just after an upgrade is still recognised by them; new keys are always stored in the
+ * current form.
  */
 export type DedupeClass = { oneShot: false } | { oneShot: true; key: string; earlierKeys: readonly string[] };
 
@@ -58,24 +57,51 @@ function deviceOf(event: DeviceEvent): string {
   return 'account';
 }
 
-/**
- * The key of a one-shot event: route and device (the user hook and a lock hook deliver one
- * membership change separately, with different effects), then the EventID, else the SHA-256 of the
- * signature's time and the exact raw body (`t.body`, as the signature itself is computed).
- */
-export function dedupeKey(route: CallbackRoute, device: string, eventId: string | undefined, rawBody: Buffer, signedAtMs: number): string {
-  const scope = `${route}/${device}`;
-  if (hasId(eventId)) return `${scope}:id:${plainId(eventId)}`;
+/** What identifies one event apart from the delivery, as a key suffix; undefined when nothing does. */
+function identity(event: DeviceEvent, rawBody: Buffer): string | undefined {
+  if (hasId(event.eventId)) return `id:${plainId(event.eventId)}`;
+  // A press and the recording it started share their dvrID, so the kind is part of the key.
+  if (event.kind === 'doorbellPress' && hasId(event.dvrId)) return `press:${plainId(event.dvrId)}`;
+  if (event.kind === 'videoAvailable' && hasId(event.dvrId)) return `video:${plainId(event.dvrId)}`;
+  if (event.kind === 'motion') {
+    // Url is kept as the fallback when a SecureURL differs; without a Url the SecureURL names the still.
+    const still = event.fallbackImageUrl ?? event.imageUrl;
+    // Hashed: a still's address does not belong in a file on disk.
+    if (hasId(still)) return `still:${sha256(still)}`;
+  }
+  if (event.at !== undefined) return `sha256:${sha256(rawBody)}`;
+  return undefined;
+}
+
+const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** The key of one delivery (body and `t`), as the signature itself is computed: what a replay repeats. */
+function deliveryKey(scope: string, rawBody: Buffer, signedAtMs: number): string {
   return `${scope}:sha256t:${createHash('sha256').update(`${signedAtMs}.`).update(rawBody).digest('hex')}`;
 }
 
-const hasId = (eventId: string | undefined): eventId is string => eventId !== undefined && eventId !== '';
-const plainId = (eventId: string) => (eventId.length <= MAX_PLAIN_ID_LENGTH ? eventId : createHash('sha256').update(eventId).digest('hex'));
+/**
+ * The key of a one-shot event: route and device (the user hook and a lock hook deliver one
+ * membership change separately, with different effects), then what identifies the event, else the
+ * delivery itself (the signature's `t` and the exact raw body).
+ */
+export function dedupeKey(route: CallbackRoute, event: DeviceEvent, rawBody: Buffer, signedAtMs: number): string {
+  const scope = `${route}/${deviceOf(event)}`;
+  const id = identity(event, rawBody);
+  return id === undefined ? deliveryKey(scope, rawBody, signedAtMs) : `${scope}:${id}`;
+}
+
+const hasId = (value: string | undefined): value is string => value !== undefined && value !== '';
+const plainId = (value: string) => (value.length <= MAX_PLAIN_ID_LENGTH ? value : sha256(value));
 
 /** One callback's class: remembered under a key when any of its events is one-shot, else not at all. */
 export function dedupeClass(events: readonly DeviceEvent[], route: CallbackRoute, rawBody: Buffer, signedAtMs: number): DedupeClass {
   const oneShot = events.find(isOneShot);
   if (oneShot === undefined) return { oneShot: false };
-  const earlierKeys = hasId(oneShot.eventId) ? [`${route}:id:${plainId(oneShot.eventId)}`] : [];
-  return { oneShot: true, key: dedupeKey(route, deviceOf(oneShot), oneShot.eventId, rawBody, signedAtMs), earlierKeys };
+  const key = dedupeKey(route, oneShot, rawBody, signedAtMs);
+  const earlierKeys: string[] = [];
+  if (hasId(oneShot.eventId)) earlierKeys.push(`${route}:id:${plainId(oneShot.eventId)}`);
+  const delivery = deliveryKey(`${route}/${deviceOf(oneShot)}`, rawBody, signedAtMs);
+  if (delivery !== key) earlierKeys.push(delivery);
+  return { oneShot: true, key, earlierKeys };
 }

@@ -7,7 +7,7 @@ import { unlinkAccount, type UnlinkTokens } from './account-unlink.js';
 import type { Logger } from '../util/logger.js';
 
 /** What linking and setup use of the webhook registrar. */
-export type Registrar = Pick<WebhookRegistrar, 'reconcile' | 'sendAllAgain' | 'setPublicUrl' | 'status' | 'unlinkAll' | 'stop' | 'knownRegistrations'>;
+export type Registrar = Pick<WebhookRegistrar, 'reconcile' | 'sendAllAgain' | 'addressChanged' | 'status' | 'unlinkAll' | 'stop' | 'knownRegistrations'>;
 
 /** Where the link state and what is left registered at the service are shown (the status file). */
 export interface LinkStatus {

@@ -1,6 +1,7 @@
-// One HomeKit accessory per doorbell, a view of the doorbell device: a snapshot-only camera with the
-// Doorbell service primary, so Apple Home rings with a picture; a MotionSensor whose still becomes the
-// camera picture; the chime switch. It renders the device's changes and holds no state of its own.
+// One HomeKit accessory per doorbell, a view of the doorbell device: each of its parts (the model's
+// rule, doorbell-parts.ts) bound to services: a snapshot-only camera with the Doorbell service
+// primary, so Apple Home rings with a picture; a MotionSensor whose still becomes the camera picture;
+// the chime switch. It renders the device's changes and holds no state of its own.
 import type {
   API,
   CameraStreamingDelegate,
@@ -8,6 +9,7 @@ import type {
   PlatformAccessory,
   PrepareStreamCallback,
   PrepareStreamRequest,
+  Service,
   SnapshotRequest,
   SnapshotRequestCallback,
   StreamingRequest,
@@ -19,6 +21,7 @@ import type { Logger } from '../util/logger.js';
 import { setAccessoryInformation } from './accessory-information.js';
 import type { DoorbellChange } from '../model/device-changes.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
+import { doorbellParts, type DoorbellPart } from '../model/doorbell-parts.js';
 import { acquireService, findService } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
@@ -110,20 +113,39 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
 
   // ---- services ----
 
+  /** Binds each of the doorbell's parts (the model's rule); any service the pass did not bind is removed. */
   private converge(): void {
-    const { Service: S, Characteristic: C } = this.deps.api.hap;
     const { name } = this.device;
     if (this.accessory.displayName !== name) this.accessory.updateDisplayName(name);
     setAccessoryInformation(this.deps.api, this.accessory, { model: 'Video Doorbell', serial: this.device.entry.id, name });
-    const doorbell = acquireService(this.accessory, S.Doorbell, name);
-    doorbell.setPrimaryService(true);
-    doorbell.updateCharacteristic(C.Name, name);
-    acquireService(this.accessory, S.MotionSensor, `${name} Motion`).updateCharacteristic(C.Name, `${name} Motion`);
-    convergeChimeSwitch(this.deps.api, this.accessory, this.device, name);
-    // The camera controller owns its stream-management service; anything else is no longer valid.
-    const wanted = new Set([S.AccessoryInformation.UUID, S.Doorbell.UUID, S.MotionSensor.UUID, S.CameraRTPStreamManagement.UUID, S.Switch.UUID]);
-    for (const service of [...this.accessory.services]) {
-      if (!wanted.has(service.UUID)) this.accessory.removeService(service);
+    const bound = new Set<Service>();
+    const information = findService(this.accessory, this.deps.api.hap.Service.AccessoryInformation);
+    if (information) bound.add(information);
+    for (const part of doorbellParts(name)) for (const service of this.bind(part)) bound.add(service);
+    for (const service of [...this.accessory.services]) if (!bound.has(service)) this.accessory.removeService(service);
+  }
+
+  /** One part's services, created when the cached accessory lacks them, with their handlers. */
+  private bind(part: DoorbellPart): Service[] {
+    const { Service: S, Characteristic: C } = this.deps.api.hap;
+    switch (part.kind) {
+      case 'button': {
+        const doorbell = acquireService(this.accessory, S.Doorbell, part.name);
+        doorbell.setPrimaryService(true);
+        doorbell.updateCharacteristic(C.Name, part.name);
+        return [doorbell];
+      }
+      case 'camera':
+        // The camera controller makes its stream-management services (configureCamera); a cached
+        // accessory brings them back before the controller is configured, so they are kept here.
+        return this.accessory.services.filter((service) => service.UUID === S.CameraRTPStreamManagement.UUID);
+      case 'motion': {
+        const motion = acquireService(this.accessory, S.MotionSensor, part.name);
+        motion.updateCharacteristic(C.Name, part.name);
+        return [motion];
+      }
+      case 'chime':
+        return [convergeChimeSwitch(this.deps.api, this.accessory, this.device, part.name)];
     }
   }
 

@@ -1,5 +1,6 @@
 // Which Matter endpoints a device has and what they show, as plain data: the publisher
 // turns a plan into a Homebridge MatterAccessory and pushes the `state` part whenever it changes.
+import { doorbellParts } from '../model/doorbell-parts.js';
 import { lockParts, type PartsEntry } from '../model/lock-parts.js';
 import type { LockState } from '../model/lock-state.js';
 import {
@@ -101,27 +102,38 @@ export function lockEndpoints(view: MatterLockView, state: LockState): EndpointP
   return plans;
 }
 
-/** A doorbell: a GenericSwitch (one press per ring) and an OccupancySensor for motion. */
+/**
+ * A doorbell's parts (the model's rule) as endpoints: the button a GenericSwitch (one press per
+ * ring), motion a MotionSensor (Matter says it as occupancy). The camera and the chime have no Matter
+ * binding (Matter's bridge has no camera; the chime is the plugin's own switch).
+ */
 export function doorbellEndpoints(view: MatterDoorbellView, motion: boolean): EndpointPlan[] {
-  return [
-    {
-      ...identity('doorbell', view.id, view.name),
-      deviceType: 'GenericSwitch',
-      model: 'Video Doorbell',
-      fixed: { switch: SWITCH_FIXED },
-      // A press is an event (initialPress, shortRelease), not state: nothing to follow here.
-      state: {},
-      reachable: true,
-    },
-    {
-      ...identity('doorbell', view.id, view.name, 'motion'),
-      deviceType: 'MotionSensor',
-      model: 'Motion Sensor',
-      fixed: {},
-      state: { occupancySensing: { ...occupancyAttributes(motion) } },
-      reachable: true,
-    },
-  ];
+  return doorbellParts(view.name).flatMap((part): EndpointPlan[] => {
+    switch (part.kind) {
+      case 'button':
+        return [{
+          ...identity('doorbell', view.id, view.name),
+          deviceType: 'GenericSwitch',
+          model: 'Video Doorbell',
+          fixed: { switch: SWITCH_FIXED },
+          // A press is an event (initialPress, shortRelease), not state: nothing to follow here.
+          state: {},
+          reachable: true,
+        }];
+      case 'motion':
+        return [{
+          ...identity('doorbell', view.id, view.name, 'motion'),
+          deviceType: 'MotionSensor',
+          model: 'Motion Sensor',
+          fixed: {},
+          state: { occupancySensing: { ...occupancyAttributes(motion) } },
+          reachable: true,
+        }];
+      case 'camera':
+      case 'chime':
+        return [];
+    }
+  });
 }
 
 /** The cluster that shows whether a registration took: Homebridge has no state for an endpoint that failed. */

@@ -1,10 +1,12 @@
 // What every device keeps across restarts, in one file (devices.json under lock-access/): its entry
 // (so a device can be served before the service is asked), its state, the choices made from a
 // controller (auto-lock delay, chime) and its door history. Storage is handed in as a port; state
-// is written after a quiet moment, a user's choice at once.
+// is written after a quiet moment, a user's choice at once. A file that cannot be read for a while
+// is never written over (only a damaged one is replaced), and a failed write is tried again.
 import { z } from 'zod/v3';
 
 import { errorText } from '../util/error-text.js';
+import { KeptFileRetry, readKept, type KeptRead } from '../util/kept-file.js';
 import type { Logger } from '../util/logger.js';
 import { QuietWriter } from '../util/quiet-writer.js';
 import type { DeviceStore } from './device-store.js';
@@ -34,8 +36,25 @@ interface DeviceRecord {
   values: Record<string, unknown>;
 }
 
+type DevicesFile = z.infer<typeof fileSchema>;
+
+function recordsOf(file: DevicesFile | undefined): Map<string, DeviceRecord> {
+  const records = new Map<string, DeviceRecord>();
+  for (const [key, record] of Object.entries(file?.devices ?? {})) {
+    const entry = wantedDeviceSchema.safeParse(record.entry);
+    records.set(key, { entry: entry.success ? entry.data : undefined, values: record.values });
+  }
+  return records;
+}
+
 export class DeviceRecords {
   private readonly writer: QuietWriter;
+  private readonly writeRetry = new KeptFileRetry();
+  private readonly readRetry = new KeptFileRetry();
+  /** The file could not be read yet: it may hold what the devices kept, so nothing is written over it. */
+  private unread = false;
+  /** Devices that left while the file could not be read: what the file kept of them goes too. */
+  private readonly forgottenUnread = new Set<string>();
 
   private constructor(
     private readonly files: RecordFiles,
@@ -46,25 +65,33 @@ export class DeviceRecords {
       write: () => this.write(),
       quietMs: QUIET_MS,
       maxDelayMs: MAX_DELAY_MS,
+      retry: this.writeRetry,
       onError: (error) => {
-        log.warn(`The devices' saved state could not be written (${errorText(error)}); it is tried again with the next change.`);
+        // Once per fault, not at every try.
+        if (this.writeRetry.failures === 0) log.warn(`${DEVICES_FILE} (the devices' saved state) could not be written (${errorText(error)}); it is tried again shortly.`);
+      },
+      onRecovered: () => {
+        log.info(`${DEVICES_FILE} is written again; nothing of the devices' saved state was lost.`);
       },
     });
   }
 
-  /** Reads the file (an unreadable one is reported, and the devices start fresh) and takes in older versions' door histories. */
+  /**
+   * Reads the file and takes in older versions' door histories. A damaged file is reported and
+   * replaced (the devices start from what the service reports); one that cannot be read is kept,
+   * not written over, and read again until it can be.
+   */
   static async open(files: RecordFiles, log: Logger): Promise<DeviceRecords> {
-    const records = new Map<string, DeviceRecord>();
-    try {
-      const file = await files.read(DEVICES_FILE, fileSchema);
-      for (const [key, record] of Object.entries(file?.devices ?? {})) {
-        const entry = wantedDeviceSchema.safeParse(record.entry);
-        records.set(key, { entry: entry.success ? entry.data : undefined, values: record.values });
-      }
-    } catch (error) {
-      log.warn(`The devices' saved state could not be read (${errorText(error)}); they start from what the service reports.`);
+    const read = await readKept(() => files.read(DEVICES_FILE, fileSchema));
+    const opened = new DeviceRecords(files, recordsOf(read.kind === 'found' ? read.value : undefined), log);
+    if (read.kind === 'damaged') {
+      log.warn(`${DEVICES_FILE} (the devices' saved state) was damaged (${read.reason}); it is replaced, and the devices start from what the service reports.`);
     }
-    const opened = new DeviceRecords(files, records, log);
+    if (read.kind === 'unreadable') {
+      log.warn(`${DEVICES_FILE} (the devices' saved state) could not be read (${read.reason}); it is kept, not written over, and read again: until then the devices start from what the service reports. If this lasts, check the disk and the permissions of the plugin's storage folder.`);
+      opened.unread = true;
+      opened.readRetry.failed(() => void opened.readAgain());
+    }
     await opened.takeOldDoorHistories();
     return opened;
   }
@@ -118,6 +145,7 @@ export class DeviceRecords {
 
   /** The device left: nothing of it is kept. */
   forget(key: string): void {
+    if (this.unread) this.forgottenUnread.add(key);
     if (this.records.delete(key)) this.writer.touch();
   }
 
@@ -128,9 +156,43 @@ export class DeviceRecords {
     return !this.writer.pending;
   }
 
-  /** Writes what changed (shutdown). */
+  /** Writes what changed. */
   flush(): Promise<void> {
     return this.writer.flush();
+  }
+
+  /** Shutdown: writes what changed, then tries nothing more. */
+  async close(): Promise<void> {
+    await this.writer.flush();
+    this.stop();
+  }
+
+  /** No more reads or writes tried again later. */
+  stop(): void {
+    this.readRetry.stop();
+    this.writeRetry.stop();
+  }
+
+  /**
+   * The file that could not be read at start, read again. Once it can be, what it kept stays and
+   * what this run learnt or chose is laid over it, value by value; then it is written.
+   */
+  private async readAgain(): Promise<void> {
+    const read: KeptRead<DevicesFile> = await readKept(() => this.files.read(DEVICES_FILE, fileSchema));
+    if (read.kind === 'unreadable') {
+      this.readRetry.failed(() => void this.readAgain());
+      return;
+    }
+    for (const [key, kept] of recordsOf(read.kind === 'found' ? read.value : undefined)) {
+      if (this.forgottenUnread.has(key)) continue;
+      const now = this.records.get(key);
+      this.records.set(key, { entry: now?.entry ?? kept.entry, values: { ...kept.values, ...now?.values } });
+    }
+    this.unread = false;
+    this.forgottenUnread.clear();
+    this.log.info(`${DEVICES_FILE} can be read again: what it kept stays, with this run's changes added. Choices kept in it (the chime, the auto-lock delay) apply again from the next restart.`);
+    this.writer.markDirty();
+    await this.writer.flush();
   }
 
   private recordOf(key: string): DeviceRecord {
@@ -143,6 +205,8 @@ export class DeviceRecords {
   }
 
   private write(): Promise<void> {
+    // Held, not dropped: the records keep every change, written once the file could be read.
+    if (this.unread) return Promise.resolve();
     const devices = Object.fromEntries([...this.records].map(([key, record]) => [key, record.entry === undefined ? { values: record.values } : record]));
     return this.files.write(DEVICES_FILE, { version: 1, devices }, { compact: true });
   }

@@ -173,10 +173,10 @@ export class Runtime {
       },
       // A new address: registrations follow it at once, then the self-check and a delivery check
       // (callbacks through the old way in may have been lost).
-      addressChanged: (url) => {
+      addressChanged: () => {
         if (this.stopped) return;
         const registrar = this.link?.idle === false ? this.link.registrar : undefined;
-        void Promise.resolve(registrar?.setPublicUrl(url)).then((report) => {
+        void Promise.resolve(registrar?.addressChanged()).then((report) => {
           if (report !== undefined && !report.skipped) publisher.registrations(registrar?.status() ?? []);
           return this.delivery?.checkNow();
         });
@@ -192,7 +192,7 @@ export class Runtime {
     this.link = new LinkControl({
       log,
       status: publisher,
-      newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: reach.publicUrl, secret, log }),
+      newRegistrar: () => new WebhookRegistrar({ client, storage: this.storage, clientId: config.clientId, publicUrl: () => reach.publicUrl, secret, log }),
       tokens,
       converge: (asFirstRun) => this.convergence?.request(asFirstRun),
     });
@@ -335,6 +335,6 @@ export class Runtime {
     this.devices?.disposeAll();
     this.eventLines.flush();
     this.statusPublisher?.receiverStats();
-    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.flush()]);
+    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.close()]);
   }
 }

@@ -83,7 +83,7 @@ export class AccountLink {
         client: await this.session.client(account, tokens),
         storage: this.session.storage,
         clientId: account.clientId,
-        publicUrl: account.publicUrl ?? '',
+        publicUrl: () => account.publicUrl ?? '',
         secret,
         log: this.session.log,
       });

@@ -1,7 +1,9 @@
 // One "dirty flag + quiet write" for the files the plugin rewrites while callbacks flow (status,
 // event log, duplicate filter). A burst of changes costs one write after the burst; writes are
 // chained, so two never overlap and the last one carries the newest state; a failed write leaves
-// the state dirty, so the next change (or the flush on close) tries again instead of a retry loop.
+// the state dirty, so the next change (or the flush on close) tries again; a file that must not wait
+// for the next change (what the devices keep) is also tried again on its own after a wait.
+import type { KeptFileRetry } from './kept-file.js';
 import { QuietTimer } from './quiet-timer.js';
 
 export interface QuietWriterOptions {
@@ -11,8 +13,12 @@ export interface QuietWriterOptions {
   quietMs: number;
   /** ...but never longer than this after the first change since the last write. */
   maxDelayMs: number;
-  /** Told why a write failed; nothing else is done about it until the next change. */
+  /** Told why a write failed; without `retry`, nothing else is done about it until the next change. */
   onError: (error: unknown) => void;
+  /** Tries a failed write again after a wait, without waiting for the next change. */
+  retry?: KeptFileRetry;
+  /** A write succeeded after failing (with `retry`). */
+  onRecovered?: () => void;
 }
 
 export class QuietWriter {
@@ -56,11 +62,18 @@ export class QuietWriter {
       // Checked when its turn comes: a write queued behind another may find nothing left to do.
       if (!this.dirty) return;
       this.dirty = false;
+      const { retry } = this.options;
       try {
         await this.options.write();
       } catch (error) {
         this.dirty = true;
         this.report(error);
+        retry?.failed(() => void this.writeIfDirty());
+        return;
+      }
+      if (retry !== undefined && retry.failures > 0) {
+        retry.succeeded();
+        this.options.onRecovered?.();
       }
     });
     return this.writing;

@@ -119,13 +119,43 @@ describe('200 duplicate', () => {
     recordAccepted(lock(fixtures.appUnlock));
     expect(lock({ ...fixtures.appUnlock, timeStamp: fixtures.appUnlock.timeStamp + 1 }).kind).toBe('duplicate');
   });
-  it('without EventID the hash of the raw body and the signature\'s t is the key', () => {
+  it('without EventID a body that carries its own event time is the key, without t: a retry signed afresh is a duplicate', () => {
     const first = lock(fixtures.keypadLock);
-    expect(first).toMatchObject({ kind: 'accepted', record: { claim: { key: expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256t:[0-9a-f]{64}$`)) as unknown } } });
+    expect(first).toMatchObject({ kind: 'accepted', record: { claim: { key: expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256:[0-9a-f]{64}$`)) as unknown } } });
     recordAccepted(first);
-    // A true redelivery: the same bytes with the same t.
+    // An exact replay, and the service's retry of the same event signed again minutes later.
     expect(lock(fixtures.keypadLock).kind).toBe('duplicate');
-    expect(lock({ ...fixtures.keypadLock, Timestamp: fixtures.keypadLock.Timestamp + 1 }).kind).toBe('accepted');
+    clock.now += 240_000;
+    expect(lock(fixtures.keypadLock, { t: T + 240 }).kind).toBe('duplicate');
+    // Another event: another event time.
+    expect(lock({ ...fixtures.keypadLock, Timestamp: fixtures.keypadLock.Timestamp + 1 }, { t: T + 240 }).kind).toBe('accepted');
+  });
+  it('press A, press B, then A re-signed: A is a duplicate, so the phones do not ring for A again', () => {
+    const press = (dvrID: string, t: number) => accept(requestFor('doorbell', { ...fixtures.press, dvrID }, { t }), env);
+    recordAccepted(press('dvr-a', T));
+    clock.now += 20_000;
+    recordAccepted(press('dvr-b', T + 20));
+    clock.now += 40_000;
+    expect(press('dvr-a', T + 60).kind).toBe('duplicate');
+    expect(press('dvr-b', T + 61).kind).toBe('duplicate');
+    expect(press('dvr-c', T + 62).kind).toBe('accepted');
+  });
+  it('a recording shares its press\'s dvrID and is still its own event', () => {
+    recordAccepted(accept(requestFor('doorbell', { ...fixtures.press, dvrID: 'dvr-a' }), env));
+    const video = accept(requestFor('doorbell', { ...fixtures.video, dvrID: 'dvr-a' }), env);
+    expect(video.kind).toBe('accepted');
+    recordAccepted(video);
+    expect(accept(requestFor('doorbell', { ...fixtures.video, dvrID: 'dvr-a', startTime: fixtures.video.startTime }, { t: T + 90 }), env).kind).toBe('duplicate');
+  });
+  it('a motion is known by its still: re-signed, it is a duplicate; another still is another motion', () => {
+    recordAccepted(accept(requestFor('doorbell', fixtures.motion), env));
+    expect(accept(requestFor('doorbell', fixtures.motion, { t: T + 30 }), env).kind).toBe('duplicate');
+    expect(accept(requestFor('doorbell', { ...fixtures.motion, Url: 'http://img/m2.jpg', SecureURL: 'https://img/m2.jpg' }, { t: T + 31 }), env).kind).toBe('accepted');
+  });
+  it('an exact replay of a delivery recorded by the previous version (body and t) is still a duplicate after the upgrade', () => {
+    const raw = signed(fixtures.keypadLock, {}).body;
+    store.checkAndSet(`lock/${LOCK_ID}:sha256t:${createHash('sha256').update(`${T * 1000}.`).update(raw).digest('hex')}`);
+    expect(lock(fixtures.keypadLock).kind).toBe('duplicate');
   });
   it('the same body signed at a new t is a new operation: the same person locking, unlocking and locking again ends locked', () => {
     const lockBody = { ...fixtures.appUnlock, Event: 'lock' } as Record<string, unknown>;
@@ -155,10 +185,12 @@ describe('200 duplicate', () => {
     expect(closedAgain.kind).toBe('accepted');
     if (closedAgain.kind === 'accepted') expect(closedAgain.events[0]).toMatchObject({ kind: 'doorState', state: 'closed', at: undefined });
   });
-  it('two one-touch locks around a keypad unlock: both locks apply', () => {
-    recordAccepted(lock(fixtures.oneTouch, { t: T }));
+  it('two one-touch locks without an event time around a keypad unlock: both locks apply', () => {
+    const oneTouch = { ...fixtures.oneTouch } as Record<string, unknown>;
+    delete oneTouch.Timestamp;
+    recordAccepted(lock(oneTouch, { t: T }));
     recordAccepted(lock({ ...fixtures.keypadLock, Event: 'unlock' }, { t: T + 20 }));
-    expect(lock(fixtures.oneTouch, { t: T + 40 }).kind).toBe('accepted');
+    expect(lock(oneTouch, { t: T + 40 }).kind).toBe('accepted');
   });
   it('"state reports are applied every time": no key to record, so the same body is accepted again', () => {
     for (const body of [fixtures.offline, fixtures.online, fixtures.offline, fixtures.privacy, fixtures.lockBattery, fixtures.drift]) {

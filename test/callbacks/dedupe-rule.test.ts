@@ -91,17 +91,41 @@ describe('"a redelivery is the same delivery of the same event, not the same byt
     expect(keyOf(fixtures.manualUnlock)).toBe(`lock/${LOCK_ID}:id:e-manual`);
   });
 
-  it('without an EventID the key is the SHA-256 of the signature\'s t and the raw body', () => {
-    expect(keyOf(fixtures.press, 'doorbell')).toMatch(new RegExp(`^doorbell/${DOORBELL_ID}:sha256t:[0-9a-f]{64}$`));
-    expect(keyOf({ ...fixtures.press, dvrID: 'another' }, 'doorbell')).not.toBe(keyOf(fixtures.press, 'doorbell'));
-    // sha256("1000.x")
-    expect(dedupeKey('lock', 'L1', undefined, Buffer.from('x'), 1000)).toBe('lock/L1:sha256t:2232513bc66547c88a863770eba3a15be8540f8432090ed4888bb83e7a10573c');
-    expect(dedupeKey('lock', 'L1', '', Buffer.from('x'), 1000)).toMatch(/^lock\/L1:sha256t:/);
+  it('without EventID a body with its own event time is keyed by the SHA-256 of the body alone: a retry signed afresh has the same key', () => {
+    expect(keyOf(fixtures.keypadLock)).toMatch(new RegExp(`^lock/${LOCK_ID}:sha256:[0-9a-f]{64}$`));
+    expect(keyOf(fixtures.keypadLock, 'lock', T + 240_000)).toBe(keyOf(fixtures.keypadLock));
+    expect(keyOf({ ...fixtures.keypadLock, Timestamp: fixtures.keypadLock.Timestamp + 1 })).not.toBe(keyOf(fixtures.keypadLock));
   });
 
-  it('the same body signed at another t is another operation (the same person locking twice); the same t is a redelivery', () => {
-    expect(keyOf(fixtures.oneTouch, 'lock', T + 5_000)).not.toBe(keyOf(fixtures.oneTouch, 'lock', T));
-    expect(keyOf(fixtures.oneTouch, 'lock', T)).toBe(keyOf(fixtures.oneTouch, 'lock', T));
+  it('a doorbell press and its recording are known by their dvrID, a motion by its still, whatever t', () => {
+    expect(keyOf(fixtures.press, 'doorbell')).toBe(`doorbell/${DOORBELL_ID}:press:${fixtures.press.dvrID}`);
+    expect(keyOf(fixtures.press, 'doorbell', T + 60_000)).toBe(keyOf(fixtures.press, 'doorbell'));
+    expect(keyOf({ ...fixtures.video, dvrID: fixtures.press.dvrID }, 'doorbell')).toBe(`doorbell/${DOORBELL_ID}:video:${fixtures.press.dvrID}`);
+    expect(keyOf(fixtures.motion, 'doorbell', T + 60_000)).toBe(keyOf(fixtures.motion, 'doorbell'));
+    expect(keyOf(fixtures.motion, 'doorbell')).toMatch(/:still:[0-9a-f]{64}$/);
+    expect(keyOf(fixtures.motion, 'doorbell')).not.toContain('img');
+    expect(keyOf({ ...fixtures.motion, Url: 'http://img/other.jpg' }, 'doorbell')).not.toBe(keyOf(fixtures.motion, 'doorbell'));
+  });
+
+  it('a body with no identity and no event time is keyed by the signature\'s t and the raw body', () => {
+    const oneTouch = { ...fixtures.oneTouch } as Record<string, unknown>;
+    delete oneTouch.Timestamp;
+    expect(keyOf(oneTouch)).toMatch(new RegExp(`^lock/${LOCK_ID}:sha256t:[0-9a-f]{64}$`));
+    expect(keyOf(oneTouch, 'lock', T + 5_000)).not.toBe(keyOf(oneTouch, 'lock', T));
+    expect(keyOf(oneTouch, 'lock', T)).toBe(keyOf(oneTouch, 'lock', T));
+    const raw = Buffer.from('x');
+    // sha256("1000.x")
+    expect(dedupeKey('lock', { kind: 'doorState', lockId: 'L1', at: undefined, state: 'open' }, raw, 1000)).toBe('lock/L1:sha256t:2232513bc66547c88a863770eba3a15be8540f8432090ed4888bb83e7a10573c');
+    expect(dedupeKey('lock', { kind: 'doorState', lockId: 'L1', at: undefined, state: 'open', eventId: '' }, raw, 1000)).toMatch(/^lock\/L1:sha256t:/);
+  });
+
+  it('earlier keys: the EventID without the device, and the delivery (body and t) the previous version stored', () => {
+    const found = classOf(fixtures.keypadLock);
+    if (!found.oneShot) throw new Error('not one-shot');
+    expect(found.earlierKeys).toEqual([expect.stringMatching(new RegExp(`^lock/${LOCK_ID}:sha256t:[0-9a-f]{64}$`))]);
+    const withId = classOf(fixtures.manualUnlock);
+    if (!withId.oneShot) throw new Error('not one-shot');
+    expect(withId.earlierKeys[0]).toBe('lock:id:e-manual');
   });
 
   it('an EventID wins over t: a redelivery signed again is still the same event', () => {
@@ -121,6 +145,6 @@ describe('"a redelivery is the same delivery of the same event, not the same byt
   });
 
   it('a very long EventID is hashed so the dedupe file stays bounded', () => {
-    expect(dedupeKey('user', 'L1', 'e'.repeat(1000), Buffer.alloc(0), T)).toMatch(/^user\/L1:id:[0-9a-f]{64}$/);
+    expect(dedupeKey('user', { kind: 'doorState', lockId: 'L1', at: undefined, state: 'open', eventId: 'e'.repeat(1000) }, Buffer.alloc(0), T)).toMatch(/^user\/L1:id:[0-9a-f]{64}$/);
   });
 });

@@ -13,7 +13,7 @@ const known: RegistrationStatus[] = [
   { kind: 'user', id: '', url: 'https://home.example/lock-access', state: 'registered', lastSuccessAt: undefined, lastError: undefined },
 ];
 
-function registrar(calls: string[], outcome: Awaited<ReturnType<UnlinkRegistrar['unlinkAll']>> = { deleted: 2, left: [] }): UnlinkRegistrar & { reconcile: () => Promise<never>; sendAllAgain: () => Promise<never>; setPublicUrl: () => undefined; status: () => [] } {
+function registrar(calls: string[], outcome: Awaited<ReturnType<UnlinkRegistrar['unlinkAll']>> = { deleted: 2, left: [] }): UnlinkRegistrar & { reconcile: () => Promise<never>; sendAllAgain: () => Promise<never>; addressChanged: () => undefined; status: () => [] } {
   return {
     unlinkAll: () => {
       calls.push('unlinkAll');
@@ -22,7 +22,7 @@ function registrar(calls: string[], outcome: Awaited<ReturnType<UnlinkRegistrar[
     knownRegistrations: () => Promise.resolve(known),
     stop: () => calls.push('stop'),
     reconcile: () => Promise.reject(new Error('not used')),
-    setPublicUrl: () => undefined,
+    addressChanged: () => undefined,
     sendAllAgain: () => Promise.reject(new Error('not used')),
     status: () => [],
   };

@@ -7,7 +7,7 @@ import { LinkControl, type LinkControlDeps, type Registrar } from '../../src/clo
 function fakeRegistrar(name: string, calls: string[]): Registrar {
   return {
     reconcile: () => Promise.reject(new Error('not used here')),
-    setPublicUrl: () => undefined,
+    addressChanged: () => undefined,
     sendAllAgain: () => Promise.reject(new Error('not used here')),
     status: () => [],
     unlinkAll: () => {

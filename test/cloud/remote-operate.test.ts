@@ -28,7 +28,7 @@ describe('remote operate (PUT /remoteoperate/{lockID}/{action})', () => {
       client: fx.client,
       storage: fx.storage,
       clientId: fx.sim.account.clientId,
-      publicUrl: fx.target.url,
+      publicUrl: () => fx.target.url,
       secret: await WebhookSecret.load(fx.storage),
       log: fx.log,
       timers: { set: () => undefined, clear: () => undefined },

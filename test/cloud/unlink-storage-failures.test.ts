@@ -89,7 +89,7 @@ describe('storage failures in unlink and token writes never reject unhandled', (
       client: new CloudHttpClient({ baseUrl: sim.baseUrl, apiKey: sim.account.apiKey, tokens }),
       storage,
       clientId: sim.account.clientId,
-      publicUrl: 'http://127.0.0.1:9/lock-access',
+      publicUrl: () => 'http://127.0.0.1:9/lock-access',
       secret: await WebhookSecret.load(storage),
       log,
     });

@@ -182,6 +182,26 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       expect(again.rings).toEqual([]);
     });
 
+    it('a cached service no part binds (an older version\'s) is removed; the parts\' services stay', () => {
+      const first = setup();
+      first.accessory.addService(new S.Switch('Old Switch', 'old'));
+      first.accessory.addService(new S.Lightbulb('Old Light'));
+      first.doorbell.dispose();
+      const again = setup({ accessory: restartServed(api, first.accessory) });
+      expect(hasService(again.accessory, S.Switch, 'old')).toBe(false);
+      expect(hasService(again.accessory, S.Lightbulb)).toBe(false);
+      expect(again.accessory.services.map((s) => [s.UUID, s.subtype ?? '']).sort()).toEqual(
+        [
+          [S.AccessoryInformation.UUID, ''],
+          [S.Doorbell.UUID, ''],
+          [S.CameraRTPStreamManagement.UUID, again.accessory.services.find((s) => s.UUID === S.CameraRTPStreamManagement.UUID)?.subtype ?? ''],
+          [S.MotionSensor.UUID, ''],
+          [S.Switch.UUID, 'chime'],
+        ].sort(),
+      );
+      expect(service(again.accessory, S.Switch, 'chime').getCharacteristic(C.Name).value).toBe('Front Doorbell Chime');
+    });
+
     it('a second DoorbellAccessory on the same accessory object never crashes (HAP allows one camera)', () => {
       const first = setup();
       const second = setup({ accessory: first.accessory });

@@ -160,11 +160,11 @@ describe('devices.json under <storagePath>/lock-access/', () => {
     await again.stop();
   });
 
-  it('an unreadable devices.json is reported and the devices start fresh', async () => {
+  it('a damaged devices.json (not JSON) is reported and replaced: the devices start fresh', async () => {
     await storage.ensureDir();
     await writeFile(storage.file(DEVICES_FILE), '{ torn');
     const first = await run([]);
-    expect(first.captured.text('warn')).toMatch(/saved state could not be read/);
+    expect(first.captured.text('warn')).toMatch(/devices\.json \(the devices' saved state\) was damaged .*it is replaced/);
     expect(first.registry.lock('L1')?.state.lock).toBe('unknown');
     await first.stop();
   });

@@ -45,7 +45,7 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
       calls.push(`reconcile ${wanted.locks.join(',')} user=${String(wanted.user)}`);
       return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
     },
-    setPublicUrl: () => undefined,
+    addressChanged: () => undefined,
     sendAllAgain: () => Promise.reject(new Error('not used here')),
     status: () => [],
     unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),

@@ -34,13 +34,13 @@ describe('design "Reach": the registrations follow the tunnel', () => {
       webhook,
       log: fx.log,
       publish: (address) => published.push(address),
-      addressChanged: (url) => {
-        wired.run = wired.registrar?.setPublicUrl(url);
+      addressChanged: () => {
+        wired.run = wired.registrar?.addressChanged();
       },
       adapter: () => adapter,
       ...(wayInLost === undefined ? {} : { wayInLost }),
     });
-    const registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: reach.publicUrl, secret: await WebhookSecret.load(fx.storage), log: fx.log });
+    const registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: () => reach.publicUrl, secret: await WebhookSecret.load(fx.storage), log: fx.log });
     wired.registrar = registrar;
     /** Waits for the run the address started (its ledger writes), then stops the tunnel. */
     const stop = async () => {

@@ -54,7 +54,7 @@ describe('README "Link your account": link, test and unlink from the settings pa
     await link.withRefreshToken(account, sim.issueRefreshToken());
     await session.withTokens(account, async (tokens) => {
       const registrar = new WebhookRegistrar({
-        client: await session.client(account, tokens), storage, clientId: account.clientId, publicUrl: PUBLIC_URL,
+        client: await session.client(account, tokens), storage, clientId: account.clientId, publicUrl: () => PUBLIC_URL,
         secret: await WebhookSecret.load(storage), log: quiet,
       });
       await registrar.reconcile({ locks: ['LOCK-FRONT-DOOR'], doorbells: ['DOORBELL-FRONT'], user: true });

@@ -24,8 +24,11 @@ export interface RegistrarOptions {
   client: ApiClient;
   storage: Storage;
   clientId: string;
-  /** Undefined while there is none (a tunnel not connected yet): nothing is registered then. */
-  publicUrl: string | undefined;
+  /**
+   * The public address the service calls, read at each run (the one place that keeps it: the
+   * configured address, or the tunnel's); undefined while there is none, and nothing is registered.
+   */
+  publicUrl: () => string | undefined;
   secret: WebhookSecret;
   log: Logger;
   /** Calls at once (default 8). */
@@ -69,7 +72,7 @@ export class WebhookRegistrar {
   private readonly client: ApiClient;
   private readonly storage: Storage;
   private readonly clientId: string;
-  private publicUrl: string | undefined;
+  private readonly publicUrl: () => string | undefined;
   private readonly secret: WebhookSecret;
   private readonly log: Logger;
   private readonly now: () => number;
@@ -136,11 +139,10 @@ export class WebhookRegistrar {
 
   /**
    * The public address changed (a tunnel's, while running): every wanted registration is sent again
-   * at once with it, not at the next daily refresh. Undefined when nothing needs sending.
+   * at once with it, not at the next daily refresh (those the ledger shows at this address already
+   * are not). Undefined before the first reconcile, which then uses the new address.
    */
-  setPublicUrl(url: string): Promise<ReconcileReport> | undefined {
-    if (url === this.publicUrl) return undefined;
-    this.publicUrl = url;
+  addressChanged(): Promise<ReconcileReport> | undefined {
     return this.lastWanted && !this.stopped ? this.reconcile(this.lastWanted) : undefined;
   }
 
@@ -207,8 +209,8 @@ export class WebhookRegistrar {
   }
 
   private async runReconcile(wanted: WantedHooks): Promise<ReconcileReport> {
-    // No address yet: registering a made-up one would send events nowhere; setPublicUrl runs it.
-    const publicUrl = this.publicUrl;
+    // No address yet: registering a made-up one would send events nowhere; addressChanged runs it.
+    const publicUrl = this.publicUrl();
     if (this.stopped || publicUrl === undefined) return emptyReport(true);
     this.clearTimer();
     const run = newRun();

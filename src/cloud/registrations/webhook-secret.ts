@@ -1,13 +1,15 @@
 // The random token the service sends back in the x-lock-access-token header of every callback.
 // Generated once (32 random bytes, base64url), kept in webhook-secret.json (mode 0600) with a
 // generation number, so the registrar can tell when registrations carry an old token. Only a
-// damaged file is replaced; one that cannot be read for a while is read again, never written over.
+// damaged file is replaced; one that cannot be read for a while is read again, never written over;
+// a new token that cannot be saved yet is saved again later, and used only once it is.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import { z } from 'zod/v3';
 
-import { StorageError, type Storage } from '../../storage.js';
+import type { Storage } from '../../storage.js';
 import { errorText } from '../../util/error-text.js';
+import { KeptFileRetry, readKept } from '../../util/kept-file.js';
 import type { Logger } from '../../util/logger.js';
 
 export const WEBHOOK_SECRET_FILE = 'webhook-secret.json';
@@ -42,49 +44,37 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** How long to wait before reading an unreadable file again, by failures in a row; the last repeats. */
-const UNREADABLE_RETRY_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
-
 export interface WebhookSecretOptions {
   now?: () => number;
   /** Where a replaced or unreadable file is reported (never the token). */
   log?: Logger;
-  /** The waits between reads of an unreadable file (tests shorten them). */
+  /** The waits between tries at a file that cannot be read or written (tests shorten them). */
   retryMs?: readonly number[];
 }
 
-type ReadOutcome = { kind: 'found'; file: SecretFile } | { kind: 'missing' } | { kind: 'damaged' | 'unreadable'; reason: string };
-
-async function readSecretFile(storage: Storage): Promise<ReadOutcome> {
-  try {
-    const file = await storage.read(WEBHOOK_SECRET_FILE, secretFileSchema);
-    return file === undefined ? { kind: 'missing' } : { kind: 'found', file };
-  } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
-    return { kind: error instanceof StorageError && error.damaged ? 'damaged' : 'unreadable', reason: `${errorText(error)}${cause}` };
-  }
-}
-
 export class WebhookSecret {
-  /** Undefined while the file cannot be read: callbacks are then answered 503 and nothing is registered. */
+  /** Undefined while the file cannot be read or a new token is not saved yet: callbacks are then answered 503 and nothing is registered. */
   private state: SecretFile | undefined;
+  /** A new token made but not saved yet: the one saved on the next try, so a retry never makes another. */
+  private unsaved: SecretFile | undefined;
   private readonly listeners = new Set<() => void>();
-  private retryTimer: NodeJS.Timeout | undefined;
-  private failures = 0;
-  private stopped = false;
+  private readonly retries: KeptFileRetry;
 
   private constructor(
     private readonly storage: Storage,
     private readonly now: () => number,
     private readonly options: WebhookSecretOptions,
-  ) {}
+  ) {
+    this.retries = new KeptFileRetry(options.retryMs);
+  }
 
   /**
    * Reads the stored token, or creates and stores one when there is none. Only a file that was read
    * and holds no valid token is replaced (a new token with a higher generation, so every
    * registration is sent again); a file that could not be read (permissions, I/O, too many open
    * files) may hold the token the registrations carry, so it is kept and read again until it can
-   * be: meanwhile there is no token (see `token`).
+   * be: meanwhile there is no token (see `token`). A new token that cannot be saved never fails
+   * the start: it is saved again later, and there is no token until it is.
    */
   static async load(storage: Storage, options: WebhookSecretOptions = {}): Promise<WebhookSecret> {
     const secret = new WebhookSecret(storage, options.now ?? Date.now, options);
@@ -98,67 +88,58 @@ export class WebhookSecret {
     return () => this.listeners.delete(listener);
   }
 
-  /** Stops reading an unreadable file again. */
+  /** Stops reading an unreadable file again (and saving a new token). */
   stop(): void {
-    this.stopped = true;
-    clearTimeout(this.retryTimer);
+    this.retries.stop();
   }
 
-  /** One read; true when the token is known afterwards. */
+  /** One read (and the write of a new token when there is none); true when the token is known afterwards. */
   private async readOrCreate(): Promise<boolean> {
-    const outcome = await readSecretFile(this.storage);
+    const outcome = await readKept(() => this.storage.read(WEBHOOK_SECRET_FILE, secretFileSchema));
     const log = this.options.log;
     if (outcome.kind === 'unreadable') {
-      this.failures += 1;
-      if (this.failures === 1) {
+      if (this.retries.failures === 0) {
         log?.warn(`The webhook token file ${WEBHOOK_SECRET_FILE} could not be read (${outcome.reason}); it is kept: callbacks are answered "try again later" (503, the service retries them) and webhooks are not registered until it can be read. It is tried again; if this lasts, check the permissions of the plugin's storage folder.`);
       }
-      this.scheduleRetry();
+      this.retries.failed(() => void this.retry());
       return false;
     }
     if (outcome.kind === 'found') {
-      this.state = outcome.file;
-      if (this.failures > 0) log?.info(`The webhook token file ${WEBHOOK_SECRET_FILE} can be read again; webhooks are registered now.`);
+      this.state = outcome.value;
+      this.unsaved = undefined;
+      if (this.retries.failures > 0) log?.info(`The webhook token file ${WEBHOOK_SECRET_FILE} can be read again; webhooks are registered now.`);
+      this.retries.succeeded();
       return true;
     }
-    const fresh: SecretFile = {
+    const fresh: SecretFile = this.unsaved ?? {
       token: newToken(),
       // A damaged file may have had any generation: start far enough away that no ledger entry matches.
       generation: outcome.kind === 'damaged' ? Math.floor(this.now() / 1000) : 1,
       createdAt: new Date(this.now()).toISOString(),
     };
-    await this.storage.write(WEBHOOK_SECRET_FILE, fresh);
+    try {
+      await this.storage.write(WEBHOOK_SECRET_FILE, fresh);
+    } catch (error) {
+      // Never used before it is saved: a token the service holds must survive a restart.
+      if (this.unsaved === undefined) {
+        log?.warn(`A new webhook token could not be saved in ${WEBHOOK_SECRET_FILE} (${errorText(error)}); the plugin runs on (HomeKit from its cache, commands work), callbacks are answered "try again later" and webhooks are registered once it is saved. It is tried again; if this lasts, check the disk and the permissions of the plugin's storage folder.`);
+      }
+      this.unsaved = fresh;
+      this.retries.failed(() => void this.retry());
+      return false;
+    }
+    if (this.unsaved !== undefined) log?.info(`The new webhook token is saved now; webhooks are registered.`);
+    this.unsaved = undefined;
     this.state = fresh;
+    this.retries.succeeded();
     if (outcome.kind === 'damaged') {
       log?.warn(`The webhook token file ${WEBHOOK_SECRET_FILE} was damaged (${outcome.reason}), so a new webhook token was made: every webhook registration is sent again with it now. Callbacks the service sent with the old token before that are refused.`);
     }
     return true;
   }
 
-  private scheduleRetry(): void {
-    if (this.stopped) return;
-    const schedule = this.options.retryMs ?? UNREADABLE_RETRY_MS;
-    const delay = schedule[Math.min(this.failures, schedule.length) - 1] ?? UNREADABLE_RETRY_MS[0];
-    this.retryTimer = setTimeout(() => {
-      void this.retry();
-    }, delay);
-    // A file that cannot be read must not keep Homebridge (or the settings server) from exiting.
-    this.retryTimer.unref();
-  }
-
   private async retry(): Promise<void> {
-    if (this.stopped) return;
-    let known: boolean;
-    try {
-      known = await this.readOrCreate();
-    } catch (error) {
-      // Writing a new token for a damaged file failed: nothing was replaced, so try again later.
-      this.failures += 1;
-      this.options.log?.warn(`The webhook token file ${WEBHOOK_SECRET_FILE} could not be written (${errorText(error)}); it is tried again.`);
-      this.scheduleRetry();
-      return;
-    }
-    if (!known) return;
+    if (!(await this.readOrCreate())) return;
     for (const listener of this.listeners) listener();
   }
 
@@ -175,8 +156,9 @@ export class WebhookSecret {
     return this.known.token;
   }
 
-  /** The file's content; throws while it cannot be read. */
+  /** The file's content; throws while it cannot be read or a new token is not saved yet. */
   private get known(): SecretFile {
+    if (this.unsaved !== undefined) throw new Error(`the new webhook token is not saved yet in ${WEBHOOK_SECRET_FILE}`);
     if (this.state === undefined) throw new Error(`the webhook token file ${WEBHOOK_SECRET_FILE} cannot be read yet`);
     return this.state;
   }

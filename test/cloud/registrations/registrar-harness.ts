@@ -51,18 +51,20 @@ export interface RegistrarSetup {
 /** A registrar on the fixture's storage and secret, its calls and sleeps written into `events`. */
 export async function makeRegistrar(fx: CloudFixture, events: RegistrarEvent[], options: RegistrarSetup = {}) {
   const secret = await WebhookSecret.load(fx.storage);
+  /** The public address the registrar reads; a test moves it as a tunnel would. */
+  const address = { url: options.publicUrl === null ? undefined : (options.publicUrl ?? fx.target.url) };
   const registrar = new WebhookRegistrar({
     client: options.client ?? observedClient(fx.client, events),
     storage: fx.storage,
     clientId: fx.sim.account.clientId,
-    publicUrl: options.publicUrl === null ? undefined : (options.publicUrl ?? fx.target.url),
+    publicUrl: () => address.url,
     secret,
     log: fx.log,
     sleep: scaledSleep(events),
     random: () => 0.5,
     timers: options.timers ?? manualTimers().timers,
   });
-  return { registrar, secret };
+  return { registrar, secret, address };
 }
 
 export interface RegistrarTestBed {

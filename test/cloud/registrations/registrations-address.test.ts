@@ -23,33 +23,36 @@ describe('design "Reach": a changed public address is registered at once', () =>
 
   it('an address adopted while running (a tunnel) re-sends every registration at once, without waiting for a timer', async () => {
     const { timers, pending } = manualTimers();
-    const { registrar } = await bed.registrar({ timers });
+    const { registrar, address } = await bed.registrar({ timers });
     await registrar.reconcile(ALL_HOOKS);
     const tunnel = `${bed.fx.target.url.replace('/lock-access', '')}/via-tunnel`;
     const posts = () => bed.events.filter((e) => e.type === 'start' && e.method === 'POST').length;
     const before = posts();
-    const report = await registrar.setPublicUrl(tunnel);
+    address.url = tunnel;
+    const report = await registrar.addressChanged();
     expect(report?.registered).toHaveLength(4);
     expect(posts() - before).toBe(4);
     expect(urlsAtService(bed).every((url) => url.startsWith(`${tunnel}/`))).toBe(true);
     // The next run is the daily refresh again, not a retry.
     expect(pending).toHaveLength(1);
     expect(pending[0]?.ms).toBeGreaterThan(23 * 60 * 60 * 1000);
-    // The same address again sends nothing.
-    expect(await registrar.setPublicUrl(tunnel)).toBeUndefined();
+    // The same address again sends nothing: the ledger shows every registration current there.
+    const again = await registrar.addressChanged();
+    expect(again?.registered).toEqual([]);
     expect(posts() - before).toBe(4);
   });
 
   it('without a public address (a tunnel not connected yet) nothing is registered, deleted or scheduled; the address then registers what was wanted', async () => {
     const { timers, pending } = manualTimers();
-    const { registrar } = await bed.registrar({ timers, publicUrl: null });
+    const { registrar, address } = await bed.registrar({ timers, publicUrl: null });
     const report = await registrar.reconcile(ALL_HOOKS);
     expect(report.skipped).toBe(true);
     expect(report.registered).toEqual([]);
     expect(bed.fx.sim.registrations()).toEqual([]);
     expect(bed.events.filter((e) => e.type === 'start')).toEqual([]);
     expect(pending).toEqual([]);
-    const adopted = await registrar.setPublicUrl(bed.fx.target.url);
+    address.url = bed.fx.target.url;
+    const adopted = await registrar.addressChanged();
     expect(adopted?.registered).toHaveLength(4);
     expect(urlsAtService(bed)).toHaveLength(4);
   });

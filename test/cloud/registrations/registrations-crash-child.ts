@@ -29,7 +29,7 @@ const registrar = new WebhookRegistrar({
   client: new CloudHttpClient({ baseUrl: env('SIM_BASE'), apiKey: env('SIM_API_KEY'), tokens }),
   storage,
   clientId: env('SIM_CLIENT_ID'),
-  publicUrl: env('PUBLIC_URL'),
+  publicUrl: () => env('PUBLIC_URL'),
   secret: await WebhookSecret.load(storage),
   log: quiet,
   concurrency: 1,

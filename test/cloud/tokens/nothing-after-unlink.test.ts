@@ -15,7 +15,7 @@ const bed = tokenTestBed();
 function standInRegistrar(name: string, calls: string[]): Registrar {
   return {
     reconcile: () => Promise.reject(new Error('not used here')),
-    setPublicUrl: () => undefined,
+    addressChanged: () => undefined,
     sendAllAgain: () => Promise.reject(new Error('not used here')),
     status: () => [],
     unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),

@@ -1,0 +1,56 @@
+// webhook-secret.json through the real Storage on a real folder, with a write fault injected where the
+// file system answers: a brand-new token that cannot be saved at start never stops the start.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { WEBHOOK_SECRET_FILE, WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
+import { Storage } from '../../../src/storage.js';
+import { recordingLog } from '../../callbacks/helpers.js';
+import { clearFsFaults, fsFaults } from '../../fixtures/fs-faults.js';
+
+vi.mock('write-file-atomic', async (real) => (await import('../../fixtures/fs-faults.js')).faultyWriteFileAtomic(await real()));
+
+describe('a brand-new webhook token that cannot be saved at start', () => {
+  let dir: string;
+  let storage: Storage;
+  let secret: WebhookSecret | undefined;
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    clearFsFaults();
+    dir = await mkdtemp(join(tmpdir(), 'secret-faults-'));
+    storage = new Storage(dir);
+  });
+  afterEach(async () => {
+    secret?.stop();
+    secret = undefined;
+    vi.useRealTimers();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the start goes on and the log says so; nothing is registered with it until it is saved; the write is tried again on its own', async () => {
+    fsFaults.write.set(WEBHOOK_SECRET_FILE, ['ENOSPC', 'EIO']);
+    const { log, lines } = recordingLog();
+    secret = await WebhookSecret.load(storage, { log });
+    expect(lines.join('\n')).toMatch(/new webhook token could not be saved .*ENOSPC.*webhooks are registered once it is saved/);
+    // Not registered, and no callback can carry it yet: the receiver answers "try again later".
+    expect(secret.token).toBeUndefined();
+    expect(() => secret?.registeredToken).toThrow(/not saved yet/);
+    const changed = vi.fn();
+    secret.onChange(changed);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(changed).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await vi.waitFor(() => {
+      expect(changed).toHaveBeenCalledTimes(1);
+    });
+    const saved = JSON.parse(readFileSync(join(dir, WEBHOOK_SECRET_FILE), 'utf8')) as { token: string; generation: number };
+    expect(saved.token).toBe(secret.registeredToken);
+    expect(saved.generation).toBe(1);
+    expect(lines.join('\n')).toMatch(/webhook token is saved now; webhooks are registered/);
+    expect(lines.join('\n')).not.toContain(saved.token);
+  });
+});
