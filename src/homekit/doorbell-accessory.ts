@@ -25,12 +25,15 @@ import { doorbellParts, type DoorbellPart } from '../model/doorbell-parts.js';
 import { acquireService, findService } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
+import { DoorbellRecording, RECORDING_SUBTYPE, recordingOptions, type RecordingVideo } from './doorbell-recording.js';
 
 export interface DoorbellViewDeps {
   api: API;
   log: Logger;
   /** Loads a motion still; deadlines and size limits are the fetcher's job. */
   fetchImage: FetchImage;
+  /** HomeKit Secure Video (on in the config, and ffmpeg works); absent: no recording services. */
+  recording?: RecordingVideo;
 }
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
@@ -46,6 +49,7 @@ export function doorbellCategory(api: API): Categories {
 export class DoorbellAccessory implements CameraStreamingDelegate {
   private readonly snapshots: SnapshotCache;
   private readonly unsubscribe: () => void;
+  private readonly recording: DoorbellRecording | undefined;
 
   constructor(
     private readonly deps: DoorbellViewDeps,
@@ -57,6 +61,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     });
     const lastMotion = device.state.lastMotion;
     if (lastMotion?.imageUrl !== undefined) this.snapshots.restore(lastMotion.imageUrl, lastMotion.fallbackImageUrl);
+    if (deps.recording) this.recording = new DoorbellRecording(deps.api, accessory, device, deps.recording);
     this.converge();
     this.configureCamera();
     this.showMotion(device.motion);
@@ -67,6 +72,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
 
   dispose(): void {
     this.unsubscribe();
+    this.recording?.dispose();
   }
 
   private changed(change: DoorbellChange): void {
@@ -76,6 +82,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
         // An event, not a state: sendEventNotification notifies even when the value is unchanged.
         if (change.ring) findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
         else if (change.motion) this.showMotion(true);
+        if (change.recording && change.state.lastVideo) this.recording?.recordingAvailable(change.state.lastVideo.dvrId);
         // Fetching the new still starts a download, which can wait; its retries fit the motion window.
         if (change.snapshot) this.snapshots.setSource(change.snapshot.url, change.snapshot.fallbackUrl, this.device.entry.motionTimeoutSeconds * 1000);
         return;
@@ -121,7 +128,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const bound = new Set<Service>();
     const information = findService(this.accessory, this.deps.api.hap.Service.AccessoryInformation);
     if (information) bound.add(information);
-    for (const part of doorbellParts(name)) for (const service of this.bind(part)) bound.add(service);
+    for (const part of doorbellParts(name, { recording: this.recording !== undefined })) for (const service of this.bind(part)) bound.add(service);
     for (const service of [...this.accessory.services]) if (!bound.has(service)) this.accessory.removeService(service);
   }
 
@@ -138,7 +145,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
       case 'camera':
         // The camera controller makes its stream-management services (configureCamera); a cached
         // accessory brings them back before the controller is configured, so they are kept here.
-        return this.accessory.services.filter((service) => service.UUID === S.CameraRTPStreamManagement.UUID);
+        return this.accessory.services.filter((service) => cameraServiceUuids(this.deps.api, this.recording !== undefined).has(service.UUID));
       case 'motion': {
         const motion = acquireService(this.accessory, S.MotionSensor, part.name);
         motion.updateCharacteristic(C.Name, part.name);
@@ -146,6 +153,8 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
       }
       case 'chime':
         return [convergeChimeSwitch(this.deps.api, this.accessory, this.device, part.name)];
+      case 'recording':
+        return this.recording ? [this.recording.sensor(part.name)] : [];
     }
   }
 
@@ -163,6 +172,9 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const doorbell = findService(this.accessory, S.Doorbell);
     const motion = findService(this.accessory, S.MotionSensor);
     if (!doorbell || !motion) return;
+    // With Secure Video the recording trigger is the camera's motion sensor, never the doorbell's own
+    // Motion: a hub that records on motion would ask for a clip the service has not made yet.
+    const trigger = this.recording ? findService(this.accessory, S.MotionSensor, RECORDING_SUBTYPE) : undefined;
     const controller = new hap.DoorbellController({
       cameraStreamCount: 1,
       delegate: this,
@@ -178,10 +190,12 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
         },
       },
       externalDoorbellService: doorbell,
-      sensors: { motion },
+      sensors: { motion: trigger ?? motion },
+      ...(this.recording && trigger ? { recording: { options: recordingOptions(this.deps.api), delegate: this.recording } } : {}),
     });
     try {
       this.accessory.configureController(controller);
+      this.recording?.attach(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.
       this.device.log.warn(`the camera could not be set up (${errorText(error)}).`);
@@ -192,4 +206,11 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     const { Service: S, Characteristic: C } = this.deps.api.hap;
     findService(this.accessory, S.MotionSensor)?.updateCharacteristic(C.MotionDetected, on);
   }
+}
+
+/** The services the camera controller makes: streaming, and with Secure Video its recording services. */
+function cameraServiceUuids(api: API, recording: boolean): Set<string> {
+  const { Service: S } = api.hap;
+  const recordingServices = recording ? [S.CameraRecordingManagement.UUID, S.CameraOperatingMode.UUID, S.DataStreamTransportManagement.UUID] : [];
+  return new Set([S.CameraRTPStreamManagement.UUID, ...recordingServices]);
 }

@@ -20,6 +20,8 @@ export interface RecordingExit {
   code: number | null;
   signal: NodeJS.Signals | null;
   stopped: boolean;
+  /** Its last lines of error output, every address already cut to its host. */
+  errorOutput?: string;
   spawnError?: string;
 }
 
@@ -61,7 +63,13 @@ export interface RecordingRun {
  * the clip at the last complete fragment (marked last) and reports it through `onCutShort`.
  */
 export async function* recordingPackets(run: RecordingRun): AsyncGenerator<RecordingPacket, void, undefined> {
-  const child = run.processes.spawn(recordingArgs(run.playlistUrl, run.format, run.encoder), { label: run.label, stdout: 'pipe' });
+  let child: ReturnType<RecordingProcesses['spawn']>;
+  try {
+    child = run.processes.spawn(recordingArgs(run.playlistUrl, run.format, run.encoder), { label: run.label, stdout: 'pipe' });
+  } catch (error) {
+    // The owner refuses new children (shutting down, no usable ffmpeg); its words hold no address.
+    throw new RecordingFailed(error instanceof Error ? error.message : String(error), false);
+  }
   const stop = (): void => {
     void child.stop();
   };

@@ -161,3 +161,17 @@ describe('a recording as packets', () => {
     expect(processes.stops).toBeGreaterThan(0);
   });
 });
+
+describe('a recording the process owner refuses', () => {
+  it('fails with the owner\'s words, before any packet', async () => {
+    const refusing: RecordingProcesses = {
+      spawn: () => {
+        throw new Error('the plugin is shutting down');
+      },
+    };
+    const { packets, error } = await collect(recordingPackets(runOf(new CannedProcesses(), { processes: refusing })));
+    expect(packets).toEqual([]);
+    expect(error).toBeInstanceOf(RecordingFailed);
+    expect((error as RecordingFailed).message).toBe('the plugin is shutting down');
+  });
+});
