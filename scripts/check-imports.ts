@@ -51,6 +51,7 @@ export const LAYER_RULES: Readonly<Record<string, { only?: readonly string[]; ne
   callbacks: { never: ['homekit', 'matter', 'runtime', 'cloud'], why: 'the callback path verifies and classifies requests; it hands events on and calls nothing' },
   cloud: { never: ['homekit', 'matter', 'callbacks', 'status', 'runtime', 'settings-ui'], why: 'the service and the calls to it: the views get its abilities as functions, and the status file and the wiring use it, never the other way' },
   status: { never: ['homekit', 'matter', 'runtime', 'settings-ui'], why: 'the status file and the event log record what happens; they follow no view and no wiring' },
+  video: { only: ['video', 'util', 'settings.ts'], why: 'the video room runs ffmpeg for the views: it knows no device, view, cloud or wiring; what it needs (a playlist lookup) is handed in' },
   util: { only: ['util', 'settings.ts'], why: 'small helpers every layer uses: they depend on no layer' },
   'settings-ui': { never: ['runtime'], why: 'the settings server runs in its own process and must not load the running plugin' },
 };

@@ -2,6 +2,7 @@
 // config.schema.json (the Homebridge UI form) must agree with it; test/config-schema.test.ts checks that.
 import { z } from 'zod/v3';
 
+import { videoSchema } from './video/video-config.js';
 import {
   DEFAULT_DELIVERY_CHECK_MINUTES,
   DEFAULT_DISPLAY_NAME,
@@ -152,6 +153,7 @@ export const configSchema = z.object({
   locks: z.array(lockEntrySchema).default([]),
   doorbells: z.array(doorbellEntrySchema).default([]),
   people: z.array(personEntrySchema).default([]),
+  video: videoSchema.default({}),
   userWebhook: z.boolean().default(true),
   discoverDevices: z.boolean().default(true),
   refreshStateOnStart: z.boolean().default(true),

@@ -14,6 +14,10 @@ export const DEFAULT_MOTION_TIMEOUT_SECONDS = 30;
 export const DEFAULT_DELIVERY_CHECK_MINUTES = 360;
 /** A week: longer would hide a broken way in for most of a month. */
 export const MAX_DELIVERY_CHECK_MINUTES = 10_080;
+/** A doorbell recording plays in the camera view this long after it became available. */
+export const DEFAULT_REPLAY_MINUTES = 60;
+/** A day: older recordings are stale news at the door. */
+export const MAX_REPLAY_MINUTES = 1440;
 
 /** Header the service adds to every callback; its value is our stored random token. */
 export const CALLBACK_TOKEN_HEADER = 'x-lock-access-token';

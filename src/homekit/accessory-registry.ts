@@ -6,6 +6,7 @@ import type { API, PlatformAccessory } from 'homebridge';
 import { DoorbellAccessory, doorbellUuid } from './doorbell-accessory.js';
 import { LockAccessory, lockUuid } from './lock-accessory.js';
 import type { FetchImage } from './snapshot-cache.js';
+import type { VideoRoom } from '../video/video-room.js';
 import type { DeviceRegistry, DeviceView } from '../model/device-registry.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { LockDevice } from '../model/lock-device.js';
@@ -19,6 +20,8 @@ export interface AccessoryRegistryOptions {
   devices: DeviceRegistry;
   /** Loads a doorbell's motion still. */
   fetchImage: FetchImage;
+  /** Doorbell video (the camera view's stream); without it the camera refuses streams. */
+  video?: VideoRoom;
   pluginName: string;
   platformName: string;
   cached: readonly PlatformAccessory[];
@@ -175,7 +178,7 @@ export class AccessoryRegistry implements DeviceView {
     if (!shown) {
       // What Homebridge's cache holds: a new accessory is saved whole when it is registered.
       const saved = accessory.displayName;
-      const view = lock ? new LockAccessory({ api, log: this.options.log }, accessory, lock) : new DoorbellAccessory({ api, log: this.options.log, fetchImage: this.options.fetchImage }, accessory, device as DoorbellDevice);
+      const view = lock ? new LockAccessory({ api, log: this.options.log }, accessory, lock) : new DoorbellAccessory({ api, log: this.options.log, fetchImage: this.options.fetchImage, ...(this.options.video === undefined ? {} : { video: this.options.video }) }, accessory, device as DoorbellDevice);
       shown = { device, view, saved };
       this.shown.set(uuid, shown);
     }

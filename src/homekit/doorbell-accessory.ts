@@ -25,15 +25,16 @@ import { doorbellParts, type DoorbellPart } from '../model/doorbell-parts.js';
 import { acquireService, findService } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
-import { DoorbellRecording, RECORDING_SUBTYPE, recordingOptions, type RecordingVideo } from './doorbell-recording.js';
+import { DoorbellRecording, RECORDING_SUBTYPE, recordingOptions } from './doorbell-recording.js';
+import type { VideoRoom } from '../video/video-room.js';
 
 export interface DoorbellViewDeps {
   api: API;
   log: Logger;
   /** Loads a motion still; deadlines and size limits are the fetcher's job. */
   fetchImage: FetchImage;
-  /** HomeKit Secure Video (on in the config, and ffmpeg works); absent: no recording services. */
-  recording?: RecordingVideo;
+  /** Doorbell video (ffmpeg, recordings); without it the camera refuses streams. */
+  video?: VideoRoom;
 }
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
@@ -49,7 +50,10 @@ export function doorbellCategory(api: API): Categories {
 export class DoorbellAccessory implements CameraStreamingDelegate {
   private readonly snapshots: SnapshotCache;
   private readonly unsubscribe: () => void;
-  private readonly recording: DoorbellRecording | undefined;
+  /** HomeKit Secure Video: on in the config and ffmpeg works (known once ffmpeg has been checked). */
+  private recording: DoorbellRecording | undefined;
+  private setUpDone = false;
+  private disposed = false;
 
   constructor(
     private readonly deps: DoorbellViewDeps,
@@ -61,18 +65,35 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     });
     const lastMotion = device.state.lastMotion;
     if (lastMotion?.imageUrl !== undefined) this.snapshots.restore(lastMotion.imageUrl, lastMotion.fallbackImageUrl);
-    if (deps.recording) this.recording = new DoorbellRecording(deps.api, accessory, device, deps.recording);
-    this.converge();
-    this.configureCamera();
-    this.showMotion(device.motion);
+    const video = deps.video;
+    // Whether the camera records depends on ffmpeg, checked once at start (a fraction of a second):
+    // until that is known the cached services stay as they are, then the camera is set up once.
+    if (video?.status().state === 'checking') {
+      void video.ready
+        .catch(() => undefined)
+        .then(() => {
+          this.setUp();
+        });
+    } else this.setUp();
     this.unsubscribe = device.onChange((change) => {
       this.changed(change);
     });
   }
 
   dispose(): void {
+    this.disposed = true;
     this.unsubscribe();
     this.recording?.dispose();
+  }
+
+  private setUp(): void {
+    if (this.disposed || this.setUpDone) return;
+    const video = this.deps.video;
+    if (video?.settings.secureVideo === true && video.ffmpeg !== undefined) this.recording = new DoorbellRecording(this.deps.api, this.accessory, this.device, video);
+    this.converge();
+    this.configureCamera();
+    this.showMotion(this.device.motion);
+    this.setUpDone = true;
   }
 
   private changed(change: DoorbellChange): void {
@@ -94,7 +115,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
         renderChimeSwitch(this.deps.api, this.accessory, change.on);
         return;
       case 'entry':
-        this.converge();
+        if (this.setUpDone) this.converge();
         return;
     }
   }

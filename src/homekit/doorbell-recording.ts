@@ -7,7 +7,7 @@ import type { API, CameraRecordingConfiguration, CameraRecordingDelegate, Camera
 
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { errorText } from '../util/error-text.js';
-import { RecordingFailed, recordingPackets, type RecordingExit, type RecordingProcesses } from '../video/recording-fragments.js';
+import { RecordingFailed, recordingPackets, type RecordingProcesses } from '../video/recording-fragments.js';
 import type { RecordingFormat, RecordingLevel, RecordingProfile } from '../video/recording-args.js';
 import { acquireService } from './services.js';
 
@@ -137,6 +137,8 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       stop.abort();
     };
     signal?.addEventListener('abort', abort, { once: true });
+    // A function, not a narrowed property: the hub may close while this generator waits.
+    const closed = (): boolean => stop.signal.aborted;
     let sent = 0;
     try {
       let playlistUrl: string;
@@ -146,7 +148,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
         this.device.log.warn(`the Secure Video clip was not sent: ${errorText(error)}.`);
         throw new hap.HDSProtocolError(hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
       }
-      if (stop.signal.aborted) return;
+      if (closed()) return;
       const audioOn = this.controller?.recordingManagement?.recordingManagementService.getCharacteristic(hap.Characteristic.RecordingAudioActive).value === 1;
       const packets = recordingPackets({
         processes: this.video,
@@ -155,7 +157,6 @@ export class DoorbellRecording implements CameraRecordingDelegate {
         format: recordingFormat(this.api, selected, audioOn),
         encoder,
         signal: stop.signal,
-        describe: describeRecordingExit,
         onCutShort: (why) => {
           this.device.log.warn(`the Secure Video clip was cut short (${why}); the part before it was sent.`);
         },
@@ -164,7 +165,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
         yield packet;
         sent++;
       }
-      if (stop.signal.aborted) this.device.log.debug(`the home hub closed the Secure Video clip after ${sent} parts.`);
+      if (closed()) this.device.log.debug(`the home hub closed the Secure Video clip after ${sent} parts.`);
       else this.device.log.info(`Secure Video clip sent to the home hub (${sent - 1} fragments).`);
     } catch (error) {
       if (error instanceof RecordingFailed) {
@@ -215,12 +216,4 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       sensor?.updateCharacteristic(C.MotionDetected, false);
     }, this.device.entry.motionTimeoutSeconds * 1000);
   }
-}
-
-/** Why ffmpeg ended, in words: its exit and its last error lines (addresses already cut to hosts). */
-function describeRecordingExit(exit: RecordingExit): string {
-  if (exit.spawnError !== undefined) return `ffmpeg could not be started (${exit.spawnError})`;
-  const how = exit.signal !== null ? `ffmpeg was ended by ${exit.signal}` : `ffmpeg exited with code ${String(exit.code)}`;
-  const last = exit.errorOutput?.split('\n').filter(Boolean).slice(-2).join(' / ') ?? '';
-  return last === '' ? how : `${how}: ${last}`;
 }

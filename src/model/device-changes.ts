@@ -32,8 +32,12 @@ export type LockChange =
   | { cause: 'alerts'; state: LockState; alerts: GuardAlerts };
 
 export type DoorbellChange =
-  /** `ring` and `motion` say what the event does now: false for a late, repeated or older one, or a press while the chime is off (`muted`). */
-  | { cause: 'event'; state: DoorbellState; event: DoorbellEvent; ring: boolean; motion: boolean; muted: boolean; snapshot?: { url: string; fallbackUrl?: string } }
+  /**
+   * `ring` and `motion` say what the event does now: false for a late, repeated or older one, or a
+   * press while the chime is off (`muted`). `recording`: a new recording became available (its
+   * details are `state.lastVideo`); false for a redelivered or older one.
+   */
+  | { cause: 'event'; state: DoorbellState; event: DoorbellEvent; ring: boolean; motion: boolean; muted: boolean; recording: boolean; snapshot?: { url: string; fallbackUrl?: string } }
   | { cause: 'motionEnded'; state: DoorbellState }
   | { cause: 'chime'; state: DoorbellState; on: boolean }
   | { cause: 'entry'; state: DoorbellState };

@@ -90,7 +90,7 @@ export class DoorbellDevice implements DoorbellFeed {
     const ring = reduced.ring && !muted;
     if (reduced.motion) this.startMotion();
     const snapshot = reduced.snapshotUrl === undefined ? {} : { snapshot: { url: reduced.snapshotUrl, ...(reduced.snapshotFallbackUrl === undefined ? {} : { fallbackUrl: reduced.snapshotFallbackUrl }) } };
-    this.changes.emit({ cause: 'event', state: this.current, event, ring, motion: reduced.motion, muted, ...snapshot });
+    this.changes.emit({ cause: 'event', state: this.current, event, ring, motion: reduced.motion, muted, recording: reduced.recording === true, ...snapshot });
     // After the views have rung: a log line is a synchronous write that can wait on a slow reader.
     if (ring) this.log.info(`doorbell pressed.`);
     else if (muted) this.log.info(`doorbell pressed; the chime is off, so no phone or HomePod rings.`);

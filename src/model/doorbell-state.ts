@@ -22,7 +22,8 @@ export const doorbellStateSchema = z.object({
       rang: z.boolean(),
     })
     .nullable(),
-  lastVideo: z.object({ dvrId: z.string(), cause: z.string(), startTime: z.number().optional() }).nullable(),
+  /** The newest recording; `availableAt`: when its videoavailable arrived (absent in state saved by earlier versions). */
+  lastVideo: z.object({ dvrId: z.string(), cause: z.string(), startTime: z.number().optional(), availableAt: z.number().optional() }).nullable(),
   lastAt: z.object({ press: z.number().optional(), motion: z.number().optional() }),
   recent: z.array(recentEventSchema),
 });
@@ -44,6 +45,8 @@ export interface DoorbellReduction {
   ring: boolean;
   /** A motion that should turn the MotionSensor on now. */
   motion: boolean;
+  /** A new recording became available (not a redelivery, not an older one arriving late). */
+  recording?: boolean;
   /** The newest motion still, to fetch as the snapshot. */
   snapshotUrl?: string;
   snapshotFallbackUrl?: string;
@@ -109,12 +112,22 @@ export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, conte
         text,
       };
     }
-    case 'videoAvailable':
-      return {
-        state: { ...state, lastVideo: { dvrId: event.dvrId, cause: event.cause, startTime: event.startTime }, recent: note(true) },
-        ring: false,
-        motion: false,
-        text,
-      };
+    case 'videoAvailable': {
+      const last = state.lastVideo;
+      if (last?.dvrId === event.dvrId) return { state: { ...state, recent: note(false) }, ring: false, motion: false, text };
+      if (last?.startTime !== undefined && event.startTime !== undefined && event.startTime < last.startTime) {
+        return { state: { ...state, recent: note(false) }, ring: false, motion: false, text };
+      }
+      const lastVideo = { dvrId: event.dvrId, cause: event.cause, startTime: event.startTime, availableAt: context.receivedAt };
+      return { state: { ...state, lastVideo, recent: note(true) }, ring: false, motion: false, recording: true, text };
+    }
   }
+}
+
+/** The newest recording when it became available within `minutes` of `now` (0 minutes: never). */
+export function recentRecording(state: DoorbellState, minutes: number, now: number): { dvrId: string; cause: string; availableAt: number } | undefined {
+  const video = state.lastVideo;
+  if (video?.availableAt === undefined || minutes <= 0) return undefined;
+  const age = now - video.availableAt;
+  return age >= 0 && age <= minutes * 60_000 ? { dvrId: video.dvrId, cause: video.cause, availableAt: video.availableAt } : undefined;
 }

@@ -39,6 +39,8 @@ import { Convergence } from './converge-with-account.js';
 import { routeEvents } from './event-routing.js';
 import { Reach } from './reach.js';
 import { startDelivery, type Delivery } from './delivery.js';
+import { startVideo } from './video.js';
+import type { VideoRoom } from '../video/video-room.js';
 
 export interface RuntimeOptions {
   api: API;
@@ -78,6 +80,7 @@ export class Runtime {
   private reach: Reach | undefined;
   private delivery: Delivery | undefined;
   private secret: WebhookSecret | undefined;
+  private video: VideoRoom | undefined;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storage = Storage.under(options.api.user.storagePath());
@@ -216,7 +219,8 @@ export class Runtime {
     this.devices = registry;
     // The bridge-level "Lock Access" accessory is the delivery sensor's, not a device's.
     const cached = this.options.cachedAccessories.filter((accessory) => accessory.UUID !== deliveryAccessoryUuid(api));
-    const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, pluginName: this.options.pluginName, platformName: this.options.platformName, cached });
+    this.video = startVideo(config, log, client, publisher);
+    const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video: this.video, pluginName: this.options.pluginName, platformName: this.options.platformName, cached });
     for (const view of [homekit, ...(this.options.views ?? []).map((make) => make(registry))]) registry.attach(view);
     const convergence = new Convergence({
       config,
@@ -318,6 +322,8 @@ export class Runtime {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // First: every ffmpeg gets its SIGTERM now, before Homebridge's own exit can come.
+    const videoStopped = this.video?.stop();
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     unwatchFile(this.tokensFile);
     this.tokens?.stop();
@@ -335,6 +341,6 @@ export class Runtime {
     this.devices?.disposeAll();
     this.eventLines.flush();
     this.statusPublisher?.receiverStats();
-    await Promise.allSettled([tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.close()]);
+    await Promise.allSettled([videoStopped, tunnelClosed, this.dedupe?.close(), this.eventLog?.flush(), this.status?.flush(), this.records?.close()]);
   }
 }

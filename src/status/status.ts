@@ -123,6 +123,18 @@ export const deviceStatusSchema = z.object({
   online: z.boolean().optional(),
 });
 
+/** Whether doorbell video works, and with which ffmpeg (its path is no secret; its command lines are). */
+export const videoStatusSchema = z.object({
+  state: z.enum(['checking', 'ready', 'unavailable']),
+  ffmpegPath: z.string().optional(),
+  ffmpegVersion: z.string().optional(),
+  h264Encoder: z.string().optional(),
+  /** Why video is off, in words. */
+  problem: z.string().optional(),
+  secureVideo: z.boolean().optional(),
+  replayMinutes: z.number().optional(),
+});
+
 export const statusSchema = z.object({
   version: z.literal(1),
   updatedAt: z.number(),
@@ -138,6 +150,7 @@ export const statusSchema = z.object({
   registrations: z.array(registrationStatusSchema),
   receiver: receiverStatusSchema,
   devices: z.array(deviceStatusSchema),
+  video: videoStatusSchema.optional(),
 });
 
 export type Status = z.infer<typeof statusSchema>;
@@ -148,6 +161,7 @@ export type DeliveryStatus = z.infer<typeof deliverySchema>;
 export type RegistrationRow = z.infer<typeof registrationStatusSchema>;
 export type ReceiverStatus = z.infer<typeof receiverStatusSchema>;
 export type DeviceStatus = z.infer<typeof deviceStatusSchema>;
+export type VideoStatus = z.infer<typeof videoStatusSchema>;
 export type PublicAddressStatus = z.infer<typeof publicAddressSchema>;
 
 /** Top-level fields replace; `receiver` merges field by field. */

@@ -4,6 +4,7 @@
 // ends the recording (the end of the clip, the hub closing, a failure, a stall) ends ffmpeg too.
 import type { Readable } from 'node:stream';
 
+import { describeExit, type FfmpegExit } from './ffmpeg-processes.js';
 import { Mp4FormatError, Mp4Segmenter, type Mp4Segment } from './mp4-boxes.js';
 import { recordingArgs, type RecordingFormat } from './recording-args.js';
 
@@ -15,19 +16,9 @@ export interface RecordingPacket {
   isLast: boolean;
 }
 
-/** How a run of ffmpeg ended (the process owner's account of it). */
-export interface RecordingExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stopped: boolean;
-  /** Its last lines of error output, every address already cut to its host. */
-  errorOutput?: string;
-  spawnError?: string;
-}
-
 /** The process owner as a recording needs it: start ffmpeg with a pipe for its output, stop it. */
 export interface RecordingProcesses {
-  spawn(args: readonly string[], options: { label: string; stdout: 'pipe' }): { readonly stdout: Readable | undefined; readonly exited: Promise<RecordingExit>; stop(): Promise<RecordingExit> };
+  spawn(args: readonly string[], options: { label: string; stdout: 'pipe' }): { readonly stdout: Readable | undefined; readonly exited: Promise<FfmpegExit>; stop(): Promise<FfmpegExit> };
 }
 
 /** A recording that could not be made, or was cut short; `message` is for the log (no address in it). */
@@ -50,8 +41,6 @@ export interface RecordingRun {
   encoder?: string;
   /** Ends the recording (the hub closed the stream); ffmpeg is stopped at once. */
   signal?: AbortSignal;
-  /** Why ffmpeg ended, in words (the process owner knows its error output). */
-  describe: (exit: RecordingExit) => string;
   /** Called when the clip ended early but what came before it was complete enough to send. */
   onCutShort?: (why: string) => void;
   stallMs?: number;
@@ -116,7 +105,7 @@ export async function* recordingPackets(run: RecordingRun): AsyncGenerator<Recor
     if (aborted()) return;
     const why = stall.hit
       ? `ffmpeg wrote nothing for ${Math.round((run.stallMs ?? RECORDING_STALL_MS) / 1000)} s`
-      : (formatError ?? (exit.code === 0 && exit.spawnError === undefined ? undefined : run.describe(exit)));
+      : (formatError ?? (exit.code === 0 && exit.spawnError === undefined ? undefined : describeExit(exit)));
     const complete = why === undefined && !segmenter.cutShort;
     if (held?.kind === 'fragment') {
       if (!complete) run.onCutShort?.(why ?? 'the clip ended inside a fragment');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { eventAge, initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from '../../src/model/doorbell-state.js';
+import { eventAge, initialDoorbellState, parseDoorbellState, recentRecording, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from '../../src/model/doorbell-state.js';
 import type { DoorbellEvent } from '../../src/model/events.js';
 import { MAX_RING_AGE_MS } from '../../src/settings.js';
 
@@ -101,7 +101,33 @@ describe('videoavailable is kept', () => {
   it('records the recording id and cause without ringing', () => {
     const result = reduceDoorbell(initialDoorbellState(), { doorbellId: 'D1', at: NOW, kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'buttonpush', startTime: NOW - 5_000 }, fresh);
     expect(result.ring || result.motion).toBe(false);
-    expect(result.state.lastVideo).toEqual({ dvrId: 'dvr-9', cause: 'buttonpush', startTime: NOW - 5_000 });
+    expect(result.state.lastVideo).toEqual({ dvrId: 'dvr-9', cause: 'buttonpush', startTime: NOW - 5_000, availableAt: NOW });
+    expect(result.recording).toBe(true);
+  });
+
+  const video = (dvrId: string, startTime?: number): DoorbellEvent => ({ doorbellId: 'D1', at: NOW, kind: 'videoAvailable', dvrId, cause: 'motion', ...(startTime === undefined ? {} : { startTime }) });
+
+  it('a redelivered videoavailable changes nothing the second time: same recording, same time it became available', () => {
+    const first = reduceDoorbell(initialDoorbellState(), video('dvr-1'), fresh);
+    const again = reduceDoorbell(first.state, video('dvr-1'), { receivedAt: NOW + 30_000, signedAt: NOW + 29_000 });
+    expect(again.recording).not.toBe(true);
+    expect(again.state.lastVideo).toEqual(first.state.lastVideo);
+  });
+
+  it('an older recording arriving after a newer one does not replace it', () => {
+    const newer = reduceDoorbell(initialDoorbellState(), video('dvr-2', NOW - 1_000), fresh);
+    const older = reduceDoorbell(newer.state, video('dvr-1', NOW - 60_000), fresh);
+    expect(older.recording).not.toBe(true);
+    expect(older.state.lastVideo?.dvrId).toBe('dvr-2');
+  });
+
+  it('a recording plays in the camera view while it is younger than replayMinutes, never with 0', () => {
+    const { state } = reduceDoorbell(initialDoorbellState(), video('dvr-1'), fresh);
+    expect(recentRecording(state, 60, NOW + 59 * 60_000)).toEqual({ dvrId: 'dvr-1', cause: 'motion', availableAt: NOW });
+    expect(recentRecording(state, 60, NOW + 61 * 60_000)).toBeUndefined();
+    expect(recentRecording(state, 0, NOW)).toBeUndefined();
+    // Saved by an earlier version: when it arrived is unknown, so it is not played.
+    expect(recentRecording({ ...state, lastVideo: { dvrId: 'old', cause: 'motion' } }, 60, NOW)).toBeUndefined();
   });
 });
 

@@ -4,7 +4,8 @@ import { PassThrough } from 'node:stream';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { RecordingFailed, recordingPackets, type RecordingExit, type RecordingPacket, type RecordingProcesses, type RecordingRun } from '../../src/video/recording-fragments.js';
+import type { FfmpegExit } from '../../src/video/ffmpeg-processes.js';
+import { RecordingFailed, recordingPackets, type RecordingPacket, type RecordingProcesses, type RecordingRun } from '../../src/video/recording-fragments.js';
 
 function box(type: string, payload = ''): Buffer {
   const body = Buffer.from(payload);
@@ -22,8 +23,8 @@ class CannedProcesses implements RecordingProcesses {
   readonly out = new PassThrough();
   args: readonly string[] = [];
   stops = 0;
-  private resolveExit: (exit: RecordingExit) => void = () => undefined;
-  private readonly exitPromise = new Promise<RecordingExit>((resolve) => {
+  private resolveExit: (exit: FfmpegExit) => void = () => undefined;
+  private readonly exitPromise = new Promise<FfmpegExit>((resolve) => {
     this.resolveExit = resolve;
   });
   private ended = false;
@@ -35,13 +36,13 @@ class CannedProcesses implements RecordingProcesses {
       exited: this.exitPromise,
       stop: () => {
         this.stops++;
-        this.exit({ code: null, signal: 'SIGTERM', stopped: true });
+        this.exit({ code: null, signal: 'SIGTERM', stopped: true, errorOutput: '' });
         return this.exitPromise;
       },
     };
   }
 
-  exit(exit: RecordingExit): void {
+  exit(exit: FfmpegExit): void {
     if (this.ended) return;
     this.ended = true;
     this.out.end();
@@ -55,7 +56,6 @@ function runOf(processes: CannedProcesses, extra: Partial<RecordingRun> = {}): R
     label: 'Front Doorbell recording',
     playlistUrl: 'https://media.example/index.m3u8?sig=secret',
     format: { width: 640, height: 360, fps: 15, bitrateKbps: 800, profile: 'main', level: '3.1', fragmentMs: 4000 },
-    describe: (exit) => `ffmpeg exited with code ${String(exit.code)}`,
     ...extra,
   };
 }
@@ -81,7 +81,7 @@ describe('a recording as packets', () => {
     processes.out.write(INIT.subarray(0, 5));
     processes.out.write(Buffer.concat([INIT.subarray(5), fragment(1), fragment(2).subarray(0, 3)]));
     processes.out.write(Buffer.concat([fragment(2).subarray(3), fragment(3)]));
-    processes.exit({ code: 0, signal: null, stopped: false });
+    processes.exit({ code: 0, signal: null, stopped: false, errorOutput: '' });
     const { packets, error } = await result;
     expect(error).toBeUndefined();
     expect(packets.map((p) => p.data)).toEqual([INIT, fragment(1), fragment(2), fragment(3)]);
@@ -93,11 +93,11 @@ describe('a recording as packets', () => {
     const processes = new CannedProcesses();
     const result = collect(recordingPackets(runOf(processes)));
     processes.out.write(INIT);
-    processes.exit({ code: 1, signal: null, stopped: false });
+    processes.exit({ code: 1, signal: null, stopped: false, errorOutput: '[hls @ 0x1] Failed to open segment of playlist 0 from https://media.example' });
     const { packets, error } = await result;
     expect(packets).toEqual([]);
     expect(error).toBeInstanceOf(RecordingFailed);
-    expect((error as RecordingFailed).message).toBe('ffmpeg exited with code 1');
+    expect((error as RecordingFailed).message).toBe('ffmpeg exited with code 1: [hls @ 0x1] Failed to open segment of playlist 0 from https://media.example');
     expect((error as RecordingFailed).partial).toBe(false);
   });
 
@@ -106,7 +106,7 @@ describe('a recording as packets', () => {
     const cutShort = vi.fn();
     const result = collect(recordingPackets(runOf(processes, { onCutShort: cutShort })));
     processes.out.write(Buffer.concat([INIT, fragment(1), fragment(2), box('moof', 'f3')]));
-    processes.exit({ code: null, signal: 'SIGSEGV', stopped: false });
+    processes.exit({ code: null, signal: 'SIGSEGV', stopped: false, errorOutput: '' });
     const { packets, error } = await result;
     expect(error).toBeUndefined();
     expect(packets.map((p) => [p.data, p.isLast])).toEqual([
@@ -114,7 +114,7 @@ describe('a recording as packets', () => {
       [fragment(1), false],
       [fragment(2), true],
     ]);
-    expect(cutShort).toHaveBeenCalledWith('ffmpeg exited with code null');
+    expect(cutShort).toHaveBeenCalledWith('ffmpeg was ended by SIGSEGV');
   });
 
   it('the hub closing the stream (abort) stops ffmpeg at once and ends without another packet', async () => {

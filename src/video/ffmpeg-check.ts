@@ -1,0 +1,95 @@
+// Finds ffmpeg once at start (video.ffmpegPath, else `ffmpeg` on the PATH) and checks it can do the
+// work: its version, an H.264 encoder, the HLS demuxer (the recordings are HLS) and SRTP (the camera
+// view). Missing or unusable: one warning saying what ffmpeg is for and how to get it; the camera
+// keeps its still pictures.
+import { execFile } from 'node:child_process';
+
+import { capabilityNames, ffmpegVersionOf, hostsOnly, protocolNames } from './ffmpeg-text.js';
+
+/** How long each question to ffmpeg may take (a slow SD card on first start). */
+const ASK_TIMEOUT_MS = 15_000;
+/** Encoders of H.264 in the order they are preferred: software first (it runs everywhere ffmpeg runs). */
+export const H264_ENCODERS: readonly string[] = ['libx264', 'h264_videotoolbox', 'h264_v4l2m2m', 'h264_omx', 'h264_vaapi', 'h264_qsv', 'h264_nvenc'];
+
+export interface FfmpegInfo {
+  /** What is started: the configured path, or "ffmpeg" (found on the PATH). */
+  path: string;
+  version: string;
+  /** The H.264 encoder the plugin uses. */
+  h264Encoder: string;
+  encoders: ReadonlySet<string>;
+  muxers: ReadonlySet<string>;
+  demuxers: ReadonlySet<string>;
+  protocols: ReadonlySet<string>;
+}
+
+export type FfmpegCheck =
+  | { ok: true; info: FfmpegInfo }
+  /** `problem`: what is wrong, in words (never a command line). */
+  | { ok: false; path: string; configured: boolean; problem: string };
+
+/** Runs ffmpeg with `args` and answers its standard output (and error output, which -version and lists do not use). */
+export type AskFfmpeg = (path: string, args: readonly string[]) => Promise<string>;
+
+export const askFfmpeg: AskFfmpeg = (path, args) =>
+  new Promise((resolve, reject) => {
+    execFile(path, ['-hide_banner', ...args], { timeout: ASK_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
+      if (error) reject(Object.assign(error as Error, { stderr }));
+      else resolve(stdout);
+    });
+  });
+
+/** Checks the ffmpeg of `configuredPath` (or the PATH's). Never rejects. */
+export async function checkFfmpeg(configuredPath: string | undefined, ask: AskFfmpeg = askFfmpeg): Promise<FfmpegCheck> {
+  const configured = configuredPath !== undefined && configuredPath !== '';
+  const path = configured ? configuredPath : 'ffmpeg';
+  const fail = (problem: string): FfmpegCheck => ({ ok: false, path, configured, problem });
+  let version: string | undefined;
+  try {
+    version = ffmpegVersionOf(await ask(path, ['-version']));
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT') return fail(configured ? `no program at ${path}` : 'no ffmpeg on the PATH');
+    if (code === 'EACCES') return fail(`${path} is not allowed to run (check its permissions)`);
+    return fail(`${path} did not answer "-version" (${failureWords(error)})`);
+  }
+  if (version === undefined) return fail(`${path} is not ffmpeg (its -version does not say "ffmpeg version")`);
+  try {
+    const [encoders, demuxers, muxers, protocols] = await Promise.all([
+      ask(path, ['-encoders']).then(capabilityNames),
+      ask(path, ['-demuxers']).then(capabilityNames),
+      ask(path, ['-muxers']).then(capabilityNames),
+      ask(path, ['-protocols']).then(protocolNames),
+    ]);
+    const h264Encoder = H264_ENCODERS.find((name) => encoders.has(name));
+    if (h264Encoder === undefined) return fail(`ffmpeg ${version} at ${path} has no H.264 encoder (libx264 or a hardware one)`);
+    if (!demuxers.has('hls')) return fail(`ffmpeg ${version} at ${path} cannot read HLS playlists (no hls demuxer)`);
+    if (!protocols.has('srtp')) return fail(`ffmpeg ${version} at ${path} cannot send SRTP (no srtp protocol)`);
+    return { ok: true, info: { path, version, h264Encoder, encoders, muxers, demuxers, protocols } };
+  } catch (error) {
+    return fail(`ffmpeg ${version} at ${path} did not list what it can do (${failureWords(error)})`);
+  }
+}
+
+/**
+ * Why a question failed, without the command line (execFile's message starts with it): the exit
+ * code or signal and the program's first error line.
+ */
+function failureWords(error: unknown): string {
+  const { code, signal, killed, stderr } = error as { code?: unknown; signal?: unknown; killed?: unknown; stderr?: unknown };
+  const said = typeof stderr === 'string' ? hostsOnly(stderr.trim().split('\n')[0] ?? '').slice(0, 200) : '';
+  const how = killed === true ? 'no answer in time' : typeof code === 'number' ? `exit code ${code}` : typeof signal === 'string' ? `ended by ${signal}` : typeof code === 'string' ? code : 'it failed';
+  return said === '' ? how : `${how}: ${said}`;
+}
+
+/** The one warning for an ffmpeg that is missing or unusable: what it is for and how to get it. */
+export function ffmpegWarning(check: Extract<FfmpegCheck, { ok: false }>): string {
+  return [
+    `Doorbell video is off: ${check.problem}.`,
+    'ffmpeg plays the doorbell recordings in the Apple Home camera view and turns them into HomeKit Secure Video clips; without it the camera shows the latest still picture and everything else works.',
+    'To install it: on a Raspberry Pi or Debian/Ubuntu "sudo apt install ffmpeg"; the official Homebridge Docker image and Raspberry Pi image already have it;',
+    'on macOS "brew install ffmpeg".',
+    check.configured ? 'Or correct video.ffmpegPath in the plugin settings (Doorbell video).' : 'Or set video.ffmpegPath in the plugin settings (Doorbell video) to the full path of an ffmpeg.',
+    'Then restart Homebridge.',
+  ].join(' ');
+}

@@ -1,0 +1,22 @@
+// The `video` section of the config: where ffmpeg is, how long a recording plays in the camera
+// view, and whether recordings become HomeKit Secure Video clips. Part of the config schema.
+import { z } from 'zod/v3';
+
+import { DEFAULT_REPLAY_MINUTES, MAX_REPLAY_MINUTES } from '../settings.js';
+
+/** Doorbell video: the camera view's recordings and HomeKit Secure Video, both through ffmpeg. */
+export const videoSchema = z.object({
+  /** The ffmpeg program; absent: `ffmpeg` on the PATH. */
+  ffmpegPath: z.string().trim().optional(),
+  /** A recording newer than this plays in the camera view (0: never, the still picture only). */
+  replayMinutes: z
+    .number({ message: 'video.replayMinutes must be a number of minutes' })
+    .int('video.replayMinutes must be a whole number of minutes')
+    .min(0, `video.replayMinutes must be 0 (never) to ${MAX_REPLAY_MINUTES}`)
+    .max(MAX_REPLAY_MINUTES, `video.replayMinutes must be 0 (never) to ${MAX_REPLAY_MINUTES}`)
+    .default(DEFAULT_REPLAY_MINUTES),
+  /** Recordings become HomeKit Secure Video clips. */
+  secureVideo: z.boolean({ message: 'video.secureVideo must be true or false (a switch, without quotes)' }).default(true),
+});
+
+export type VideoConfig = z.infer<typeof videoSchema>;

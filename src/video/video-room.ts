@@ -1,0 +1,114 @@
+// The video room's front door: made once by the runtime from the `video` config, it checks ffmpeg
+// once, says once when video cannot work, owns every ffmpeg child (FfmpegProcesses), and hands the
+// doorbell views what they need: whether video works, the settings, and a fresh playlist address
+// for a recording (the lookup is the cloud's, handed in, so no view reaches the cloud).
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { checkFfmpeg, ffmpegWarning, type FfmpegCheck, type FfmpegInfo } from './ffmpeg-check.js';
+import { FfmpegProcesses, type FfmpegRun, type SpawnOptions } from './ffmpeg-processes.js';
+import { hostsOnly } from './ffmpeg-text.js';
+import type { VideoConfig } from './video-config.js';
+
+/**
+ * Answers a recording's playlist address (`.m3u8`), looked up afresh each time: it may be a
+ * short-lived signed link. Rejects with an error whose message holds no address.
+ */
+export type PlaylistLookup = (doorbellId: string, dvrId: string) => Promise<string>;
+
+/** What the settings page shows: whether video works and which ffmpeg it uses. */
+export interface VideoRoomStatus {
+  state: 'checking' | 'ready' | 'unavailable';
+  ffmpegPath?: string;
+  ffmpegVersion?: string;
+  h264Encoder?: string;
+  problem?: string;
+  secureVideo: boolean;
+  replayMinutes: number;
+}
+
+export interface VideoRoomOptions {
+  config: VideoConfig;
+  log: Logger;
+  lookup: PlaylistLookup;
+  /** The status changed (the check finished). */
+  onStatus?: (status: VideoRoomStatus) => void;
+  /** For tests: how ffmpeg is checked. */
+  check?: (configuredPath: string | undefined) => Promise<FfmpegCheck>;
+}
+
+/** Thrown by `spawn` while video does not work (no usable ffmpeg, or shutting down). */
+export class VideoUnavailableError extends Error {}
+
+export class VideoRoom {
+  /** Resolves once ffmpeg has been checked: its facts, or undefined when video does not work. */
+  readonly ready: Promise<FfmpegInfo | undefined>;
+  private info: FfmpegInfo | undefined;
+  private problem: string | undefined;
+  private checked = false;
+  private processes: FfmpegProcesses | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: VideoRoomOptions) {
+    this.ready = (options.check ?? checkFfmpeg)(options.config.ffmpegPath).then((check) => this.adopt(check));
+  }
+
+  get settings(): Readonly<VideoConfig> {
+    return this.options.config;
+  }
+
+  /** ffmpeg's facts once checked and usable; undefined before the check and when video does not work. */
+  get ffmpeg(): FfmpegInfo | undefined {
+    return this.info;
+  }
+
+  /** How many ffmpeg children run now. */
+  get running(): number {
+    return this.processes?.count ?? 0;
+  }
+
+  status(): VideoRoomStatus {
+    const { secureVideo, replayMinutes } = this.options.config;
+    if (!this.checked) return { state: 'checking', secureVideo, replayMinutes };
+    if (this.info === undefined) return { state: 'unavailable', ...(this.problem === undefined ? {} : { problem: this.problem }), secureVideo, replayMinutes };
+    return { state: 'ready', ffmpegPath: this.info.path, ffmpegVersion: this.info.version, h264Encoder: this.info.h264Encoder, secureVideo, replayMinutes };
+  }
+
+  /**
+   * Starts an ffmpeg child owned by the room (see FfmpegProcesses). Throws VideoUnavailableError
+   * when there is no usable ffmpeg (await `ready` first) or the plugin is shutting down.
+   */
+  spawn(args: readonly string[], options: SpawnOptions): FfmpegRun {
+    if (this.stopped || this.processes === undefined) throw new VideoUnavailableError(this.stopped ? 'the plugin is shutting down' : 'ffmpeg is not available');
+    return this.processes.spawn(args, options);
+  }
+
+  /** The playlist address of a recording, looked up now. Rejects with words that hold no address. */
+  async playlist(doorbellId: string, dvrId: string): Promise<string> {
+    try {
+      return await this.options.lookup(doorbellId, dvrId);
+    } catch (error) {
+      throw new Error(`the recording could not be looked up (${hostsOnly(errorText(error))})`);
+    }
+  }
+
+  /** Ends every ffmpeg child and refuses new ones (Homebridge shutdown). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.processes?.stopAll();
+  }
+
+  private adopt(check: FfmpegCheck): FfmpegInfo | undefined {
+    this.checked = true;
+    if (check.ok) {
+      this.info = check.info;
+      if (!this.stopped) this.processes = new FfmpegProcesses(check.info.path, this.options.log);
+      this.options.log.debug(`Doorbell video uses ffmpeg ${check.info.version} (${check.info.path}, H.264 by ${check.info.h264Encoder}).`);
+    } else {
+      this.problem = check.problem;
+      // Said once, at start: the camera keeps its still pictures.
+      this.options.log.warn(ffmpegWarning(check));
+    }
+    this.options.onStatus?.(this.status());
+    return this.info;
+  }
+}

@@ -1,0 +1,87 @@
+// ffmpeg is found and checked once: the real static ffmpeg passes; a missing program, another
+// program, and an ffmpeg without H.264 or HLS each give one warning that says what to do.
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { checkFfmpeg, ffmpegWarning, type FfmpegCheck } from '../../src/video/ffmpeg-check.js';
+import { testFfmpeg } from './ffmpeg-binary.js';
+
+function script(body: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'la-ffmpeg-'));
+  const file = join(dir, 'ffmpeg');
+  writeFileSync(file, `#!/bin/sh\n${body}\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+/** A fake ffmpeg that answers -version and the lists, without `leave` in them. */
+function fakeFfmpeg(leave: 'libx264' | 'hls' | 'srtp'): string {
+  const encoders = leave === 'libx264' ? '' : ' V..... libx264  libx264 H.264';
+  const demuxers = leave === 'hls' ? '' : ' D  hls,applehttp   Apple HTTP Live Streaming';
+  const protocols = leave === 'srtp' ? '' : '  srtp';
+  return script(`case "$2" in
+  -version) echo "ffmpeg version 9.9-fake Copyright";;
+  -encoders) printf 'Encoders:\\n ------\\n${encoders}\\n A..... aac AAC\\n';;
+  -demuxers) printf 'File formats:\\n --\\n${demuxers}\\n D  mov,mp4 QuickTime\\n';;
+  -muxers) printf 'File formats:\\n --\\n  E mp4 MP4\\n';;
+  -protocols) printf 'Supported file protocols:\\nInput:\\n  file\\nOutput:\\n${protocols}\\n';;
+esac`);
+}
+
+function problemOf(check: FfmpegCheck): string {
+  if (check.ok) throw new Error('expected the check to fail');
+  return check.problem;
+}
+
+describe('ffmpeg is checked once at start: version, an H.264 encoder, the HLS demuxer', () => {
+  it('the shipped static ffmpeg is usable: version, libx264, hls, srtp', async () => {
+    const check = await checkFfmpeg(testFfmpeg());
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.info.path).toBe(testFfmpeg());
+    expect(check.info.version).toMatch(/\S/);
+    expect(check.info.h264Encoder).toBe('libx264');
+    expect(check.info.demuxers.has('hls')).toBe(true);
+    expect(check.info.encoders.has('aac')).toBe(true);
+  });
+
+  it('a configured path with no program: named, and the warning says to correct video.ffmpegPath', async () => {
+    const check = await checkFfmpeg('/nonexistent/bin/ffmpeg');
+    expect(problemOf(check)).toBe('no program at /nonexistent/bin/ffmpeg');
+    if (check.ok) return;
+    const warning = ffmpegWarning(check);
+    expect(warning).toMatch(/ffmpeg/);
+    expect(warning).toMatch(/camera view/);
+    expect(warning).toMatch(/Raspberry Pi/);
+    expect(warning).toMatch(/Docker/);
+    expect(warning).toMatch(/macOS/);
+    expect(warning).toMatch(/correct video\.ffmpegPath/);
+  });
+
+  it('no ffmpeg on the PATH: the warning says to install it or set video.ffmpegPath', async () => {
+    const check = await checkFfmpeg(undefined, () => Promise.reject(Object.assign(new Error('spawn ffmpeg ENOENT'), { code: 'ENOENT' })));
+    expect(problemOf(check)).toBe('no ffmpeg on the PATH');
+    if (!check.ok) expect(ffmpegWarning(check)).toMatch(/set video\.ffmpegPath/);
+  });
+
+  it('a program that is not ffmpeg is unusable', async () => {
+    expect(problemOf(await checkFfmpeg(script('echo "GNU bash, version 5"')))).toMatch(/is not ffmpeg/);
+  });
+
+  it('a program that fails is unusable, and the reason names no command line', async () => {
+    const problem = problemOf(await checkFfmpeg(script('echo broken >&2; exit 3')));
+    expect(problem).toMatch(/did not answer "-version" \(exit code 3: broken\)/);
+    expect(problem).not.toMatch(/-hide_banner/);
+  });
+
+  it.each([
+    ['libx264', /no H\.264 encoder/],
+    ['hls', /cannot read HLS playlists/],
+    ['srtp', /cannot send SRTP/],
+  ] as const)('an ffmpeg without %s is unusable', async (leave, words) => {
+    expect(problemOf(await checkFfmpeg(fakeFfmpeg(leave)))).toMatch(words);
+  });
+});

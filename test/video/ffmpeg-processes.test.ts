@@ -1,0 +1,107 @@
+// The process owner with real short-lived children: a stop ends a child (SIGTERM, then SIGKILL for
+// one that ignores it), shutdown ends them all and refuses new ones, error output is kept with
+// addresses cut to their host, and the command line is never logged.
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { describeExit, FfmpegProcesses, STOP_GRACE_MS } from '../../src/video/ffmpeg-processes.js';
+import { keptLog } from './ffmpeg-binary.js';
+
+function script(body: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'la-child-'));
+  const file = join(dir, 'ffmpeg');
+  writeFileSync(file, `#!/bin/sh\n${body}\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const owners: FfmpegProcesses[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(owners.splice(0).map((owner) => owner.stopAll()));
+});
+
+function owner(body: string) {
+  const log = keptLog();
+  const processes = new FfmpegProcesses(script(body), log);
+  owners.push(processes);
+  return { processes, log };
+}
+
+describe('every ffmpeg is a child the plugin owns', () => {
+  it('a child that exits by itself reports its code and its last error lines, addresses cut to their host', async () => {
+    const { processes, log } = owner('echo "Opening https://cdn.example.com/rec/seg1.ts?sig=SECRET for reading" >&2; echo "Server returned 404 Not Found" >&2; exit 1');
+    const seen: string[] = [];
+    const run = processes.spawn(['-i', 'https://cdn.example.com/rec/p.m3u8?sig=SECRET', '-f', 'null', '-'], { label: 'test view', onErrorLine: (line) => seen.push(line) });
+    const exit = await run.exited;
+    expect(exit).toMatchObject({ code: 1, stopped: false });
+    expect(seen).toEqual(['Opening https://cdn.example.com for reading', 'Server returned 404 Not Found']);
+    expect(describeExit(exit)).toBe('ffmpeg exited with code 1: Opening https://cdn.example.com for reading / Server returned 404 Not Found');
+    expect(processes.count).toBe(0);
+    // Neither the address nor the command line reaches the log, debug included.
+    expect(log.all()).not.toMatch(/SECRET|m3u8|-f null|-i /);
+  });
+
+  it('a stop ends a running child with SIGTERM', async () => {
+    const { processes } = owner('exec sleep 30');
+    const run = processes.spawn([], { label: 'test view' });
+    expect(run.running).toBe(true);
+    const exit = await run.stop();
+    expect(exit).toMatchObject({ stopped: true, signal: 'SIGTERM' });
+    expect(alive(run.pid)).toBe(false);
+    expect(processes.count).toBe(0);
+  });
+
+  it(`a child that ignores SIGTERM is killed ${STOP_GRACE_MS} ms later`, async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { processes } = owner("trap '' TERM; echo ready >&2; while :; do sleep 0.05; done");
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const run = processes.spawn([], {
+      label: 'stubborn',
+      onErrorLine: () => {
+        ready();
+      },
+    });
+    await started;
+    const stopped = run.stop();
+    let done = false;
+    void stopped.then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(STOP_GRACE_MS - 1);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const exit = await stopped;
+    expect(exit.signal).toBe('SIGKILL');
+    expect(alive(run.pid)).toBe(false);
+  });
+
+  it('shutdown ends every child and refuses new ones', async () => {
+    const { processes } = owner('exec sleep 30');
+    const runs = [processes.spawn([], { label: 'a' }), processes.spawn([], { label: 'b' })];
+    expect(processes.count).toBe(2);
+    await processes.stopAll();
+    expect(runs.map((run) => alive(run.pid))).toEqual([false, false]);
+    const late = processes.spawn([], { label: 'late' });
+    expect(await late.exited).toMatchObject({ stopped: true, spawnError: 'the plugin is shutting down' });
+  });
+
+  it('a program that cannot be started ends the run with a reason, never a throw', async () => {
+    const processes = new FfmpegProcesses('/nonexistent/ffmpeg', keptLog());
+    owners.push(processes);
+    const exit = await processes.spawn([], { label: 'x' }).exited;
+    expect(describeExit(exit)).toMatch(/^ffmpeg could not be started \(.*ENOENT/);
+  });
+});
