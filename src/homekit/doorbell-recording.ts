@@ -162,11 +162,12 @@ export class DoorbellRecording implements CameraRecordingDelegate {
         },
       });
       for await (const packet of packets) {
+        // HAP stops asking after the last packet, so the clip is told sent before it goes.
+        if (packet.isLast) this.device.log.info(`Secure Video clip sent to the home hub (${sent} fragments).`);
         yield packet;
         sent++;
       }
       if (closed()) this.device.log.debug(`the home hub closed the Secure Video clip after ${sent} parts.`);
-      else this.device.log.info(`Secure Video clip sent to the home hub (${sent - 1} fragments).`);
     } catch (error) {
       if (error instanceof RecordingFailed) {
         this.device.log.warn(`the Secure Video clip was not sent: ${error.message}.`);

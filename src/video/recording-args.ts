@@ -35,7 +35,9 @@ export function recordingArgs(playlistUrl: string, format: RecordingFormat, enco
   const video = [
     '-c:v',
     encoder,
-    ...(encoder === 'libx264' ? ['-preset', 'veryfast', '-tune', 'zerolatency'] : []),
+    // The hub wants the first fragment within seconds, on a Raspberry Pi too: speed over size
+    // (superfast is the fastest preset that keeps the selected profile; ultrafast is baseline only).
+    ...(encoder === 'libx264' ? ['-preset', 'superfast', '-tune', 'zerolatency'] : []),
     '-profile:v',
     format.profile,
     '-level:v',

@@ -48,7 +48,8 @@ export interface RecordingRun {
 
 /**
  * The packets of one recording: the initialization segment, then fragments, the last marked last.
- * Throws RecordingFailed when ffmpeg produced no fragment at all. A failure after some fragments ends
+ * Throws RecordingFailed when ffmpeg produced no fragment at all (after the initialization segment,
+ * if that went out: `partial`). A failure after some fragments ends
  * the clip at the last complete fragment (marked last) and reports it through `onCutShort`.
  */
 export async function* recordingPackets(run: RecordingRun): AsyncGenerator<RecordingPacket, void, undefined> {
@@ -87,6 +88,13 @@ export async function* recordingPackets(run: RecordingRun): AsyncGenerator<Recor
         for await (const chunk of stdout as AsyncIterable<Buffer>) {
           armStall();
           for (const segment of segmenter.push(chunk)) {
+            // The initialization segment goes at once (it is never the last); a fragment waits for
+            // the next one, so the last can be marked last.
+            if (segment.kind === 'init') {
+              yield { data: segment.data, isLast: false };
+              sent++;
+              continue;
+            }
             if (held) {
               yield { data: held.data, isLast: false };
               sent++;
@@ -107,7 +115,7 @@ export async function* recordingPackets(run: RecordingRun): AsyncGenerator<Recor
       ? `ffmpeg wrote nothing for ${Math.round((run.stallMs ?? RECORDING_STALL_MS) / 1000)} s`
       : (formatError ?? (exit.code === 0 && exit.spawnError === undefined ? undefined : describeExit(exit)));
     const complete = why === undefined && !segmenter.cutShort;
-    if (held?.kind === 'fragment') {
+    if (held) {
       if (!complete) run.onCutShort?.(why ?? 'the clip ended inside a fragment');
       yield { data: held.data, isLast: true };
       return;

@@ -300,3 +300,53 @@ function toMessage(header: Record<string, unknown>, body: Record<string, unknown
   if (typeof header.request === 'string') return { protocol, topic: header.request, kind: 'request', ...(id === undefined ? {} : { id }), body };
   return { protocol, topic: String(header.response), kind: 'response', ...(id === undefined ? {} : { id }), ...(typeof header.status === 'number' ? { status: header.status } : {}), body };
 }
+
+/** What a hub selects for recording (the values HAP-NodeJS's recording options offer). */
+export interface HubSelection {
+  width: number;
+  height: number;
+  fps: number;
+  bitrateKbps: number;
+  /** H264Profile: 0 baseline, 1 main, 2 high. */
+  profile: number;
+  /** H264Level: 0 3.1, 1 3.2, 2 4.0. */
+  level: number;
+  fragmentMs: number;
+  /** AudioRecordingSamplerate: 1 16 kHz, 2 24 kHz, 3 32 kHz. */
+  sampleRate: number;
+  audioKbps: number;
+}
+
+const int32 = (value: number): Buffer => {
+  const buffer = Buffer.alloc(4);
+  buffer.writeInt32LE(value);
+  return buffer;
+};
+const uint16 = (value: number): Buffer => {
+  const buffer = Buffer.alloc(2);
+  buffer.writeUInt16LE(value);
+  return buffer;
+};
+
+/** SelectedCameraRecordingConfiguration as a hub writes it (base64 TLV), recording on motion. */
+export function selectedRecordingConfiguration(selection: HubSelection): string {
+  const triggers = Buffer.alloc(8);
+  triggers.writeInt32LE(1); // motion
+  const recording = tlv([
+    [1, int32(4000)], // prebuffer length
+    [2, triggers],
+    [3, tlv([[1, Buffer.from([0])], [2, tlv([[1, int32(selection.fragmentMs)]])]])], // fragmented MP4
+  ]);
+  const video = tlv([
+    [1, Buffer.from([0])], // H.264
+    [2, tlv([[1, Buffer.from([selection.profile])], [2, Buffer.from([selection.level])], [3, int32(selection.bitrateKbps)], [4, int32(selection.fragmentMs)]])],
+    [3, tlv([[1, uint16(selection.width)], [2, uint16(selection.height)], [3, Buffer.from([selection.fps])]])],
+  ]);
+  const maxBitrate = Buffer.alloc(4);
+  maxBitrate.writeUInt32LE(selection.audioKbps);
+  const audio = tlv([
+    [1, Buffer.from([0])], // AAC-LC
+    [2, tlv([[1, Buffer.from([1])], [2, Buffer.from([0])], [3, Buffer.from([selection.sampleRate])], [4, maxBitrate]])],
+  ]);
+  return tlv([[1, recording], [2, video], [3, audio]]).toString('base64');
+}

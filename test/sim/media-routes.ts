@@ -3,6 +3,8 @@
 // Two stills that misbehave, for the plugin's retries: one that fails its first N requests with a
 // 5xx, and one that redirects to another scheme (which the plugin must refuse).
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
 const assetsDir = new URL('./assets/', import.meta.url);
@@ -15,7 +17,8 @@ export interface MediaRequests {
   count(path: string): number;
 }
 
-export function registerMediaRoutes(app: FastifyInstance): MediaRequests {
+/** `recordings`: dvrID -> a folder with a recording made at test time (index.m3u8 and its segments). */
+export function registerMediaRoutes(app: FastifyInstance, recordings: Record<string, string> = {}): MediaRequests {
   const requests = new Map<string, number>();
   const hit = (url: string): number => {
     const count = (requests.get(url) ?? 0) + 1;
@@ -32,9 +35,20 @@ export function registerMediaRoutes(app: FastifyInstance): MediaRequests {
     return payload;
   });
 
-  app.get('/hls/:dvrID/index.m3u8', async (_request, reply) => reply.type('application/vnd.apple.mpegurl').send(playlist));
+  const folderOf = (dvrID: string): string | undefined => (Object.hasOwn(recordings, dvrID) ? recordings[dvrID] : undefined);
+  app.get('/hls/:dvrID/index.m3u8', async (request, reply) => {
+    const folder = folderOf((request.params as { dvrID: string }).dvrID);
+    return reply.type('application/vnd.apple.mpegurl').send(folder === undefined ? playlist : await readFile(join(folder, 'index.m3u8')));
+  });
   app.get('/hls/:dvrID/:segment', async (request, reply) => {
-    const data = segments.get((request.params as { segment: string }).segment);
+    const { dvrID, segment } = request.params as { dvrID: string; segment: string };
+    const folder = folderOf(dvrID);
+    if (folder !== undefined) {
+      const file = await readFile(join(folder, basename(segment))).catch(() => undefined);
+      if (!file) return reply.code(404).send({ message: 'Not Found' });
+      return reply.type('video/mp2t').send(file);
+    }
+    const data = segments.get(segment);
     if (!data) return reply.code(404).send({ message: 'Not Found' });
     return reply.type('video/mp2t').send(data);
   });

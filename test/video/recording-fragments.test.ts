@@ -75,6 +75,14 @@ afterEach(() => {
 });
 
 describe('a recording as packets', () => {
+  it('sends the initialization segment at once, without waiting for a fragment', async () => {
+    const processes = new CannedProcesses();
+    const generator = recordingPackets(runOf(processes));
+    processes.out.write(INIT);
+    expect(await generator.next()).toEqual({ done: false, value: { data: INIT, isLast: false } });
+    await generator.return();
+  });
+
   it('sends the initialization segment, then each fragment, and marks the last one last', async () => {
     const processes = new CannedProcesses();
     const result = collect(recordingPackets(runOf(processes)));
@@ -89,16 +97,17 @@ describe('a recording as packets', () => {
     expect(processes.args).toContain('https://media.example/index.m3u8?sig=secret');
   });
 
-  it('a clip that fails before any fragment ends with RecordingFailed, saying why, and nothing sent', async () => {
+  it('a clip that fails before any fragment ends with RecordingFailed, saying why, after the initialization segment only', async () => {
     const processes = new CannedProcesses();
     const result = collect(recordingPackets(runOf(processes)));
     processes.out.write(INIT);
     processes.exit({ code: 1, signal: null, stopped: false, errorOutput: '[hls @ 0x1] Failed to open segment of playlist 0 from https://media.example' });
     const { packets, error } = await result;
-    expect(packets).toEqual([]);
+    // The initialization segment leaves at once; nothing follows it.
+    expect(packets).toEqual([{ data: INIT, isLast: false }]);
     expect(error).toBeInstanceOf(RecordingFailed);
     expect((error as RecordingFailed).message).toBe('ffmpeg exited with code 1: [hls @ 0x1] Failed to open segment of playlist 0 from https://media.example');
-    expect((error as RecordingFailed).partial).toBe(false);
+    expect((error as RecordingFailed).partial).toBe(true);
   });
 
   it('ffmpeg crashing mid-clip ends the clip at the last complete fragment, marked last, and says so', async () => {
