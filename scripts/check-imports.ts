@@ -53,6 +53,7 @@ export const LAYER_RULES: Readonly<Record<string, { only?: readonly string[]; ne
   status: { never: ['homekit', 'matter', 'runtime', 'settings-ui'], why: 'the status file and the event log record what happens; they follow no view and no wiring' },
   video: { only: ['video', 'util', 'settings.ts'], why: 'the video room runs ffmpeg for the views: it knows no device, view, cloud or wiring; what it needs (a playlist lookup) is handed in' },
   util: { only: ['util', 'settings.ts'], why: 'small helpers every layer uses: they depend on no layer' },
+  storage: { never: ['homekit', 'matter', 'callbacks', 'cloud', 'status', 'runtime', 'settings-ui'], why: 'what the plugin keeps on disk, and how earlier versions kept it: it knows the model\'s shapes, never a view, the service or the wiring' },
   'settings-ui': { never: ['runtime'], why: 'the settings server runs in its own process and must not load the running plugin' },
 };
 

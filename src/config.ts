@@ -2,13 +2,13 @@
 // config.schema.json (the Homebridge UI form) must agree with it; test/config-schema.test.ts checks that.
 import { z } from 'zod/v3';
 
+import { doorbellSettingsSchema, lockSettingsSchema } from './model/device-entry.js';
 import { videoSchema } from './video/video-config.js';
 import {
   DEFAULT_DELIVERY_CHECK_MINUTES,
   DEFAULT_DISPLAY_NAME,
   DEFAULT_LISTEN_HOST,
   DEFAULT_LISTEN_PORT,
-  DEFAULT_MOTION_TIMEOUT_SECONDS,
   DEFAULT_TOLERANCE_SECONDS,
   MAX_DELIVERY_CHECK_MINUTES,
   PLATFORM_NAME,
@@ -49,33 +49,10 @@ const deviceId = (kind: string) =>
  */
 export const PUBLIC_URL_PATTERN = '^[^?#]*$';
 
-/** 0 or absent: off; else 10 seconds to a day. */
-function alertSeconds(field: string) {
-  return z
-    .number({ message: `${field} must be a number of seconds` })
-    .int()
-    .min(0, `${field} must be 0 (off) or 10 to 86400`)
-    .max(86400, `${field} must be 0 (off) or 10 to 86400`)
-    .refine((value) => value === 0 || value >= 10, { message: `${field} must be 0 (off) or 10 to 86400` })
-    .optional();
-}
-
 const hiddenField = z.boolean({ message: 'hidden must be true or false (a switch, without quotes)' }).default(false);
 
-export const lockEntrySchema = z.object({
-  id: deviceId('lock'),
-  name: z.string().optional(),
-  doorSensor: z.boolean().default(false),
-  /** For a lock already in HomeKit on its own: only its door sensor. Off when absent. */
-  doorSensorOnly: z.boolean({ message: 'doorSensorOnly must be true or false (a switch, without quotes)' }).optional(),
-  hidden: hiddenField,
-  /** Lock again this many seconds after the lock is unlocked and the door closed (needs doorSensor). */
-  autoLockSeconds: z.number({ message: 'autoLockSeconds must be a number of seconds' }).int().min(0, 'autoLockSeconds must be 0 (off) to 3600').max(3600, 'autoLockSeconds must be 0 (off) to 3600').optional(),
-  /** A "Left Open" contact sensor trips after the door has been open this long. */
-  leftOpenSeconds: alertSeconds('leftOpenSeconds'),
-  /** A "Left Unlocked" contact sensor trips after the lock has been unlocked this long. */
-  leftUnlockedSeconds: alertSeconds('leftUnlockedSeconds'),
-});
+/** A lock as the config lists it: its id, perhaps a name, whether it is hidden, and its settings. */
+export const lockConfigSchema = z.object({ id: deviceId('lock'), name: z.string().optional(), hidden: hiddenField }).merge(lockSettingsSchema);
 
 /** Someone whose unlocks and locks become an automation trigger on every lock. */
 export const personEntrySchema = z.object({
@@ -84,12 +61,8 @@ export const personEntrySchema = z.object({
   name: z.string().trim().optional(),
 });
 
-export const doorbellEntrySchema = z.object({
-  id: deviceId('doorbell'),
-  name: z.string().optional(),
-  motionTimeoutSeconds: z.number().int().min(1, 'motionTimeoutSeconds must be at least 1').max(3600, 'motionTimeoutSeconds must be at most 3600').default(DEFAULT_MOTION_TIMEOUT_SECONDS),
-  hidden: hiddenField,
-});
+/** A doorbell as the config lists it. */
+export const doorbellConfigSchema = z.object({ id: deviceId('doorbell'), name: z.string().optional(), hidden: hiddenField }).merge(doorbellSettingsSchema);
 
 const PUBLIC_URL_MISSING = 'webhook.publicUrl is missing: enter the https address that reaches this plugin, such as https://home.example.net/lock-access, or set up the built-in ngrok tunnel (webhook.tunnel)';
 
@@ -150,8 +123,8 @@ export const configSchema = z.object({
   baseUrl: httpUrl('baseUrl', 'https://api.example.com'),
   authUrl: httpUrl('authUrl', 'https://auth.example.com'),
   webhook: webhookSchema,
-  locks: z.array(lockEntrySchema).default([]),
-  doorbells: z.array(doorbellEntrySchema).default([]),
+  locks: z.array(lockConfigSchema).default([]),
+  doorbells: z.array(doorbellConfigSchema).default([]),
   people: z.array(personEntrySchema).default([]),
   video: videoSchema.default({}),
   userWebhook: z.boolean().default(true),
@@ -162,8 +135,8 @@ export const configSchema = z.object({
 });
 
 export type LockAccessConfig = z.infer<typeof configSchema>;
-export type LockEntry = z.infer<typeof lockEntrySchema>;
-export type DoorbellEntry = z.infer<typeof doorbellEntrySchema>;
+export type LockConfig = z.infer<typeof lockConfigSchema>;
+export type DoorbellConfig = z.infer<typeof doorbellConfigSchema>;
 export type WebhookConfig = z.infer<typeof webhookSchema>;
 
 export type ConfigCheck =

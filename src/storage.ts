@@ -1,6 +1,7 @@
 // Atomic JSON files under <storagePath>/lock-access/. Every file is written to a temp file, fsynced
 // and renamed over the old one, so a crash leaves either the old or the new content, never a torn file.
-import { mkdir, readFile, readdir, rm, chmod } from 'node:fs/promises';
+// The one exception is `append`, for journals whose readers skip a torn last line.
+import { mkdir, open, readFile, readdir, rm, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
@@ -79,6 +80,22 @@ export class Storage {
     await this.ensureDir();
     const text = options.compact === true ? JSON.stringify(value) : JSON.stringify(value, null, 2);
     await writeFileAtomic(this.file(name), `${text}\n`, { mode: 0o600, fsync: true });
+  }
+
+  /**
+   * Appends text to a file (created with mode 0600) and syncs it to disk. Not atomic: a crash can
+   * leave the last line torn, so a file written this way must be read line by line, skipping what
+   * does not parse.
+   */
+  async append(name: string, text: string): Promise<void> {
+    await this.ensureDir();
+    const handle = await open(this.file(name), 'a', 0o600);
+    try {
+      await handle.appendFile(text);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
   }
 
   /** The names of the files in the folder (none before it exists). */

@@ -1,7 +1,11 @@
 // Remembers one-shot callbacks (keys from dedupe-rule.ts) for 72 h, well over the service's 24 h
 // retry window, so a retried or doubled delivery has one effect.
 // Check-and-set is synchronous in memory (two identical requests at the same moment cannot both
-// pass); the set is persisted to dedupe.json with debounced atomic writes and flushed on close.
+// pass). On disk: dedupe.json holds the keys as of the last compaction (written atomically), and
+// dedupe.journal the keys added since, one line each, appended by a debounced save and flushed on
+// close. A save under a flood thus writes only its new keys; once most of the journal is keys that
+// expired or were dropped, the next save compacts it into dedupe.json. A crash while appending can
+// tear only the last line, which loading skips.
 import { z } from 'zod/v3';
 
 import { DEDUPE_TTL_MS } from '../settings.js';
@@ -10,14 +14,40 @@ import { errorText } from '../util/error-text.js';
 import { QuietWriter } from '../util/quiet-writer.js';
 
 export const DEDUPE_FILE = 'dedupe.json';
+export const DEDUPE_JOURNAL = 'dedupe.journal';
+/** The journal is compacted once it holds more than twice this many lines, or twice the live keys. */
+const JOURNAL_FLOOR = 5_000;
 export const DEFAULT_DEDUPE_MAX_KEYS = 50_000;
 const DEFAULT_DEBOUNCE_MS = 2_000;
 
+const entrySchema = z.tuple([z.string(), z.number()]);
 const fileSchema = z.object({
   version: z.literal(1),
   // [key, expiresAt] pairs, oldest first.
-  entries: z.array(z.tuple([z.string(), z.number()])),
+  entries: z.array(entrySchema),
 });
+
+type Entry = z.infer<typeof entrySchema>;
+
+/** The whole lines of a journal; a line that does not parse (a torn last one) is left out. */
+function journalEntries(text: string): { entries: Entry[]; torn: boolean } {
+  const entries: Entry[] = [];
+  let torn = text !== '' && !text.endsWith('\n');
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      torn = true;
+      continue;
+    }
+    const entry = entrySchema.safeParse(parsed);
+    if (entry.success) entries.push(entry.data);
+    else torn = true;
+  }
+  return { entries, torn };
+}
 
 /** Thrown by checkAndSet before the store has loaded: the receiver answers 503 so the sender retries. */
 export class DedupeNotReadyError extends Error {
@@ -55,6 +85,12 @@ export class DedupeStore {
   private readonly maxKeys: number;
   private loaded = false;
   private readonly saver: QuietWriter;
+  /** Keys set since the last save, for the journal. */
+  private pending: Entry[] = [];
+  /** Lines in the journal on disk. */
+  private journalLines = 0;
+  /** The next save rewrites dedupe.json and empties the journal (its tail was torn, or a compaction failed). */
+  private compactNext = false;
 
   constructor(private readonly options: DedupeOptions) {
     this.now = options.now ?? Date.now;
@@ -62,7 +98,7 @@ export class DedupeStore {
     this.maxKeys = options.maxKeys ?? DEFAULT_DEDUPE_MAX_KEYS;
     const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
     this.saver = new QuietWriter({
-      write: () => this.options.storage.write(DEDUPE_FILE, { version: 1, entries: this.live() }, { compact: true }),
+      write: () => this.save(),
       // A fixed delay after the first change, not a quiet spell: keys must reach the disk soon.
       quietMs: debounceMs,
       maxDelayMs: debounceMs,
@@ -85,18 +121,37 @@ export class DedupeStore {
     return this.seen.size;
   }
 
-  /** Loads the persisted keys. An unreadable file is logged and replaced: losing dedupe memory is better than refusing callbacks. */
+  /**
+   * Loads the persisted keys: the compacted file, then the journal. An unreadable file is logged and
+   * replaced: losing dedupe memory is better than refusing callbacks.
+   */
   async load(): Promise<void> {
+    const { storage } = this.options;
+    const entries: Entry[] = [];
     try {
-      const data = await this.options.storage.read(DEDUPE_FILE, fileSchema);
-      const now = this.now();
-      for (const [key, expiresAt] of data?.entries ?? []) {
-        if (expiresAt > now && !this.seen.has(key)) this.remember(key, expiresAt);
-      }
-      this.trim();
+      entries.push(...((await storage.read(DEDUPE_FILE, fileSchema))?.entries ?? []));
     } catch (error) {
-      this.options.log?.warn(`The duplicate filter file could not be read and starts empty (${error instanceof Error ? error.message : 'unknown error'}).`);
+      this.options.log?.warn(`The duplicate filter file could not be read and starts without it (${errorText(error, 'unknown error')}).`);
+      this.compactNext = true;
     }
+    try {
+      const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
+      entries.push(...journal.entries);
+      this.journalLines = journal.entries.length;
+      // Appending after a torn line would glue the next key onto it: rewrite first.
+      if (journal.torn) this.compactNext = true;
+    } catch (error) {
+      this.options.log?.warn(`The duplicate filter's journal could not be read and starts without it (${errorText(error, 'unknown error')}).`);
+      this.compactNext = true;
+    }
+    const now = this.now();
+    // Oldest first, as expiry takes them; a key in both files (a crash mid-compaction) counts once.
+    entries.sort((a, b) => a[1] - b[1]);
+    for (const [key, expiresAt] of entries) {
+      if (expiresAt > now && !this.seen.has(key)) this.remember(key, expiresAt);
+    }
+    this.trim();
+    this.pending = [];
     this.loaded = true;
   }
 
@@ -108,6 +163,7 @@ export class DedupeStore {
     const expiresAt = this.seen.get(key);
     if (expiresAt !== undefined && expiresAt > now) return false;
     this.remember(key, now + this.ttlMs);
+    this.pending.push([key, now + this.ttlMs]);
     this.trim();
     this.saver.touch();
     return true;
@@ -125,6 +181,31 @@ export class DedupeStore {
 
   async close(): Promise<void> {
     await this.saver.close();
+  }
+
+  /** Appends the new keys to the journal, or compacts when most of the journal is dead. */
+  private async save(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    const { storage } = this.options;
+    try {
+      if (this.compactNext || this.journalLines + batch.length > 2 * Math.max(this.seen.size, JOURNAL_FLOOR)) {
+        this.compactNext = true;
+        await storage.write(DEDUPE_FILE, { version: 1, entries: this.live() }, { compact: true });
+        await storage.remove(DEDUPE_JOURNAL);
+        this.journalLines = 0;
+        this.compactNext = false;
+        return;
+      }
+      if (batch.length === 0) return;
+      await storage.append(DEDUPE_JOURNAL, batch.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+      this.journalLines += batch.length;
+    } catch (error) {
+      // Tried again with the next save; a half-written append is a torn line, so compact then.
+      this.pending = batch.concat(this.pending);
+      this.compactNext = true;
+      throw error;
+    }
   }
 
   private remember(key: string, expiresAt: number): void {
@@ -151,23 +232,25 @@ export class DedupeStore {
   /** Drops expired keys from the oldest end. */
   private expire(now: number): void {
     while (this.head < this.keys.length && (this.expiries[this.head] ?? 0) <= now) {
-      this.dropOldest(true);
+      this.dropOldest();
     }
     this.compact();
   }
 
   private trim(): void {
-    while (this.seen.size > this.maxKeys && this.head < this.keys.length) this.dropOldest(false);
+    while (this.seen.size > this.maxKeys && this.head < this.keys.length) this.dropOldest();
     this.compact();
   }
 
-  /** Takes the oldest entry off; its key leaves the Map unless it was set again since. */
-  private dropOldest(markDirty: boolean): void {
+  /**
+   * Takes the oldest entry off; its key leaves the Map unless it was set again since. Nothing is
+   * written for it: loading skips expired keys, and compaction leaves them out.
+   */
+  private dropOldest(): void {
     const index = this.head;
     this.head += 1;
     if (!this.current(index)) return;
     this.seen.delete(this.keys[index] ?? '');
-    if (markDirty) this.saver.markDirty();
   }
 
   /** Drops the consumed front of the arrays once it is most of them. */

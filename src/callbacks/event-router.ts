@@ -6,7 +6,7 @@ import type { DeliveryContext } from '../model/event-time.js';
 import { describeEvent, type OwnAction } from '../model/event-words.js';
 import { isDoorbellEvent, isLockEvent, type DeviceEvent, type DoorbellEvent, type LockEvent } from '../model/events.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
-import type { DeviceKind } from '../model/wanted-device.js';
+import type { DeviceKind } from '../model/device-entry.js';
 
 /** Something that takes one device's events: an accessory. `Said`: what it tells back about an event. */
 export interface EventSink<E, Said = void> {
@@ -35,8 +35,8 @@ export interface EventRouterDeps {
   /** Event lines for devices without an accessory (held to a household pace). */
   log: Logger;
   record(routed: RoutedEvent): void;
-  /** The user webhook said a lock was added to or removed from the account. */
-  membershipChanged(lockId: string, change: 'added' | 'removed'): void;
+  /** The user webhook said someone (`userId`) was added to or removed from a lock of the account. */
+  membershipChanged(lockId: string, change: 'added' | 'removed', userId: string | undefined): void;
   /** The account was deleted (a lifecycle callback). */
   accountDeleted(): void;
   /** After each callback's events (receiver counters). */
@@ -56,7 +56,7 @@ export class EventRouter {
       if (isLockEvent(event)) {
         // Before applying: a removed lock's accessory is gone, so its event is logged as not shown.
         if (event.kind === 'membership' && event.viaUserHook && (event.change === 'added' || event.change === 'removed')) {
-          deps.membershipChanged(event.lockId, event.change);
+          deps.membershipChanged(event.lockId, event.change, event.user.userId);
         }
         const lock = deps.lock(event.lockId);
         const own = lock?.apply(event, context);

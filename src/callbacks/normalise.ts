@@ -1,14 +1,13 @@
 // Pure mapping of validated callback payloads to the model's DeviceEvent vocabulary
-// (src/model/events.ts), including the battery table of the HomeKit mapping and the route rules
+// (src/model/events.ts), keeping only the battery words the spec lists, and the route rules
 // (a kind only on its route, the path id equal to the body's id). No I/O.
-import { BATTERY_TABLE } from '../model/battery-table.js';
+import { batteryWord } from '../model/battery-words.js';
 import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
 import { ROUTE_KINDS } from './payloads.js';
 import { epochMs } from './sent-time.js';
 
-export { BATTERY_TABLE } from '../model/battery-table.js';
 
 const RESERVED_ACTORS: Record<string, Actor['kind']> = {
   manualunlock: 'manual',
@@ -96,11 +95,9 @@ function battery(callback: Extract<CallbackPayload, { kind: 'keypadBattery' | 'l
   const p = callback.payload;
   const raw = callback.kind === 'lockBatteryAlert' ? callback.payload.warningLevel : callback.payload.Event;
   const device = callback.kind === 'keypadBattery' ? 'keypad' : callback.kind === 'lockBatteryAlert' ? 'lock' : callback.payload.DeviceType;
-  const mapped = BATTERY_TABLE[raw];
-  // A level the table does not list tells nothing that can be shown: it changes nothing.
-  if (mapped === undefined) return [];
-  const { level, low } = mapped;
-  const event: LockEvent = { kind: 'battery', lockId: p.LockID, at: eventTime(p), device, level, low, raw };
+  // A word the spec does not list tells nothing that can be shown: it changes nothing.
+  if (batteryWord(raw) === undefined) return [];
+  const event: LockEvent = { kind: 'battery', lockId: p.LockID, at: eventTime(p), device, raw };
   const serial = callback.kind === 'lockBatteryAlert' ? undefined : callback.payload.DeviceSerialNumber;
   if (serial !== undefined) event.serialNumber = serial;
   return [withId(event, p.EventID)];

@@ -1,12 +1,10 @@
 // Which devices exist, as pure rules: the config's devices, those the service lists, those cached
 // from the last run, locks added or removed by membership callbacks, and hidden entries excluded.
-import { mergeDevices, type DiscoveredDevices, type MergedDevices } from './discovery.js';
+import { mergeDevices, type DeviceSource, type DiscoveredDevices, type MergedDevices } from './discovery.js';
 import type { LockAccessConfig } from '../config.js';
-import { deviceKey, type DeviceKind, type WantedDevice } from '../model/wanted-device.js';
+import { deviceKey, lockEntry, type DeviceEntry, type DeviceKind } from '../model/device-entry.js';
 
 export type DeviceSetConfig = Pick<LockAccessConfig, 'locks' | 'doorbells' | 'discoverDevices'>;
-
-export type DeviceSource = 'config' | 'service' | 'both';
 
 /** Locks the user webhook added to or removed from the account while the plugin runs. */
 export interface Membership {
@@ -18,16 +16,14 @@ export const NO_MEMBERSHIP_CHANGES: Membership = { added: new Set(), removed: ne
 
 /** The service's view: the devices to show, where each is known from, and the service's lock names. */
 export interface DiscoveredSet {
-  devices: WantedDevice[];
+  devices: DeviceEntry[];
   sources: Map<string, DeviceSource>;
   serviceLockNames: Map<string, string>;
 }
 
-export function toWanted(merged: MergedDevices): WantedDevice[] {
-  return [
-    ...merged.locks.map((d): WantedDevice => ({ kind: 'lock', id: d.id, name: d.name, doorSensor: d.doorSensor, ...(d.doorSensorOnly ? { doorSensorOnly: true } : {}), ...d.guard })),
-    ...merged.doorbells.map((d): WantedDevice => ({ kind: 'doorbell', id: d.id, name: d.name, motionTimeoutSeconds: d.motionTimeoutSeconds })),
-  ];
+/** The merged devices' entries, without where each is known from. */
+export function toWanted(merged: MergedDevices): DeviceEntry[] {
+  return [...merged.locks, ...merged.doorbells].map(({ source: _source, ...entry }) => entry);
 }
 
 export function isHidden(config: DeviceSetConfig, kind: DeviceKind, id: string): boolean {
@@ -36,7 +32,7 @@ export function isHidden(config: DeviceSetConfig, kind: DeviceKind, id: string):
 }
 
 /** Configured devices that are not hidden. */
-export function configuredDevices(config: DeviceSetConfig): WantedDevice[] {
+export function configuredDevices(config: DeviceSetConfig): DeviceEntry[] {
   return toWanted(mergeDevices(config, undefined));
 }
 
@@ -44,7 +40,7 @@ export function configuredDevices(config: DeviceSetConfig): WantedDevice[] {
  * What to serve before the service has been asked: the configured devices, plus (with discovery)
  * those remembered from the last run that the config neither lists nor hides.
  */
-export function startupDevices(config: DeviceSetConfig, remembered: readonly WantedDevice[]): WantedDevice[] {
+export function startupDevices(config: DeviceSetConfig, remembered: readonly DeviceEntry[]): DeviceEntry[] {
   const fromConfig = configuredDevices(config);
   if (!config.discoverDevices) return fromConfig;
   const known = new Set(fromConfig.map((d) => deviceKey(d.kind, d.id)));
@@ -79,11 +75,11 @@ export function withMembershipChange(membership: Membership, lockId: string, cha
  * Removed locks leave; added locks join unless hidden or already there, named by the service when
  * it named them, else `Lock <id>`.
  */
-export function applyMembership(devices: readonly WantedDevice[], membership: Membership, config: DeviceSetConfig, serviceLockNames: ReadonlyMap<string, string>): WantedDevice[] {
+export function applyMembership(devices: readonly DeviceEntry[], membership: Membership, config: DeviceSetConfig, serviceLockNames: ReadonlyMap<string, string>): DeviceEntry[] {
   const result = devices.filter((d) => !(d.kind === 'lock' && membership.removed.has(d.id)));
   for (const id of membership.added) {
     if (!result.some((d) => d.kind === 'lock' && d.id === id) && !isHidden(config, 'lock', id)) {
-      result.push({ kind: 'lock', id, name: serviceLockNames.get(id) ?? `Lock ${id}`, doorSensor: false });
+      result.push(lockEntry(id, serviceLockNames.get(id) ?? `Lock ${id}`));
     }
   }
   return result;

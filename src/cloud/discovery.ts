@@ -5,8 +5,8 @@
 // kind known from the last run, so a cloud hiccup never removes a device.
 import { z } from 'zod/v3';
 
-import type { DoorbellEntry, LockEntry } from '../config.js';
-import { DEFAULT_MOTION_TIMEOUT_SECONDS } from '../settings.js';
+import type { DoorbellConfig, LockConfig } from '../config.js';
+import { doorbellEntry, lockEntry, type DoorbellEntry, type LockEntry } from '../model/device-entry.js';
 import { errorText } from '../util/error-text.js';
 import type { ApiClient } from './http/api.js';
 import { RequestRejectedError } from './http/errors.js';
@@ -21,35 +21,21 @@ export interface DiscoveredDevices {
   doorbells: DiscoveredDevice[];
 }
 
-export interface MergedLock {
-  id: string;
-  /** Config name, else the service's name, else `Lock <id>`. */
-  name: string;
-  doorSensor: boolean;
-  /** Only the door sensor: the lock itself is in HomeKit on its own. */
-  doorSensorOnly: boolean;
-  /** Guard settings from the config entry (absent: off). */
-  guard?: { autoLockSeconds?: number; leftOpenSeconds?: number; leftUnlockedSeconds?: number };
-  /** Where the device is known from. */
-  source: 'config' | 'service' | 'both';
-}
+/** Where a device is known from. */
+export type DeviceSource = 'config' | 'service' | 'both';
 
-export interface MergedDoorbell {
-  id: string;
-  name: string;
-  motionTimeoutSeconds: number;
-  source: 'config' | 'service' | 'both';
-}
+/** A device's entry with where it is known from. */
+export type Sourced<E> = E & { source: DeviceSource };
 
 export interface MergedDevices {
-  locks: MergedLock[];
-  doorbells: MergedDoorbell[];
+  locks: Sourced<LockEntry>[];
+  doorbells: Sourced<DoorbellEntry>[];
 }
 
 /** The part of the config that lists devices (entries as parsed by src/config.ts). */
 export interface DeviceConfig {
-  locks: readonly LockEntry[];
-  doorbells: readonly DoorbellEntry[];
+  locks: readonly LockConfig[];
+  doorbells: readonly DoorbellConfig[];
 }
 
 const listSchema = z.record(z.string(), z.unknown());
@@ -94,14 +80,15 @@ export function parseDoorbellsMine(raw: unknown): DiscoveredDevice[] {
   return parseList(raw, 'doorbells');
 }
 
-function source(inConfig: boolean, inService: boolean): 'config' | 'service' | 'both' {
+function source(inConfig: boolean, inService: boolean): DeviceSource {
   return inConfig && inService ? 'both' : inConfig ? 'config' : 'service';
 }
 
 /**
- * Config entries override names and add their options; `hidden: true` excludes a device even when
- * the service lists it (a config entry refused for a mistake arrives here as hidden); devices only in the config are kept. Order: config order, then the rest in
- * the service's order. `discovered` undefined means "no discovery" (config only).
+ * Config entries override names and add their settings; `hidden: true` excludes a device even when
+ * the service lists it (a config entry refused for a mistake arrives here as hidden); devices only
+ * in the config are kept. Order: config order, then the rest in the service's order. `discovered`
+ * undefined means "no discovery" (config only).
  */
 export function mergeDevices(config: DeviceConfig, discovered: DiscoveredDevices | undefined): MergedDevices {
   const lockConfig = byId(config.locks, (first, later) => ({ ...first, hidden: first.hidden || later.hidden, doorSensorOnly: first.doorSensorOnly === true || later.doorSensorOnly === true }));
@@ -109,39 +96,23 @@ export function mergeDevices(config: DeviceConfig, discovered: DiscoveredDevices
   const serviceLocks = new Map((discovered?.locks ?? []).map((device) => [device.id, device]));
   const serviceDoorbells = new Map((discovered?.doorbells ?? []).map((device) => [device.id, device]));
 
-  const locks: MergedLock[] = [];
+  const locks: Sourced<LockEntry>[] = [];
   for (const id of unique([...lockConfig.keys(), ...serviceLocks.keys()])) {
     const entry = lockConfig.get(id);
     if (entry?.hidden) continue;
     const found = serviceLocks.get(id);
-    locks.push({
-      id,
-      name: nonEmpty(entry?.name) ?? found?.name ?? `Lock ${id}`,
-      doorSensor: entry?.doorSensor ?? false,
-      doorSensorOnly: entry?.doorSensorOnly ?? false,
-      ...guardOf(entry),
-      source: source(entry !== undefined, found !== undefined),
-    });
+    const name = nonEmpty(entry?.name) ?? found?.name ?? `Lock ${id}`;
+    locks.push({ ...lockEntry(id, name, entry), source: source(entry !== undefined, found !== undefined) });
   }
-  const doorbells: MergedDoorbell[] = [];
+  const doorbells: Sourced<DoorbellEntry>[] = [];
   for (const id of unique([...doorbellConfig.keys(), ...serviceDoorbells.keys()])) {
     const entry = doorbellConfig.get(id);
     if (entry?.hidden) continue;
     const found = serviceDoorbells.get(id);
-    doorbells.push({
-      id,
-      name: nonEmpty(entry?.name) ?? found?.name ?? `Doorbell ${id}`,
-      motionTimeoutSeconds: entry?.motionTimeoutSeconds ?? DEFAULT_MOTION_TIMEOUT_SECONDS,
-      source: source(entry !== undefined, found !== undefined),
-    });
+    const name = nonEmpty(entry?.name) ?? found?.name ?? `Doorbell ${id}`;
+    doorbells.push({ ...doorbellEntry(id, name, entry), source: source(entry !== undefined, found !== undefined) });
   }
   return { locks, doorbells };
-}
-
-function guardOf(entry: LockEntry | undefined): Pick<MergedLock, 'guard'> {
-  if (entry === undefined) return {};
-  const guard = Object.fromEntries((['autoLockSeconds', 'leftOpenSeconds', 'leftUnlockedSeconds'] as const).filter((key) => (entry[key] ?? 0) > 0).map((key) => [key, entry[key]]));
-  return Object.keys(guard).length > 0 ? { guard } : {};
 }
 
 /**

@@ -10,14 +10,14 @@ import type { Logger } from '../util/logger.js';
 export type Registrar = Pick<WebhookRegistrar, 'reconcile' | 'sendAllAgain' | 'addressChanged' | 'status' | 'unlinkAll' | 'stop' | 'knownRegistrations'>;
 
 /** Where the link state and what is left registered at the service are shown (the status file). */
-export interface LinkStatus {
+export interface LinkReporter {
   link(state: LinkState): void;
   registrations(registrations: RegistrationStatus[]): void;
 }
 
 export interface LinkControlDeps {
   log: Logger;
-  status: LinkStatus;
+  status: LinkReporter;
   newRegistrar(): Registrar | undefined;
   /** The token manager: whether a token can still sign in, and forgetting the tokens. */
   tokens: UnlinkTokens;

@@ -10,7 +10,7 @@ import type { VideoRoom } from '../video/video-room.js';
 import type { DeviceRegistry, DeviceView } from '../model/device-registry.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { LockDevice } from '../model/lock-device.js';
-import type { DeviceKind } from '../model/wanted-device.js';
+import type { DeviceKind } from '../model/device-entry.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 

@@ -1,6 +1,7 @@
 // A lock's Battery service (the lock's own, or the keypad's) as the state says it.
 import type { API, Service } from 'homebridge';
 
+import { batteryWord } from '../model/battery-words.js';
 import type { LockState } from '../model/lock-state.js';
 
 /**
@@ -15,10 +16,13 @@ export function renderBattery(api: API, service: Service | undefined, battery: L
     service.updateCharacteristic(C.Name, label);
     service.updateCharacteristic(C.ChargingState, C.ChargingState.NOT_CHARGEABLE);
   }
-  if (battery) {
-    service.updateCharacteristic(C.BatteryLevel, battery.level);
+  const word = battery ? batteryWord(battery.raw) : undefined;
+  if (word) {
+    service.updateCharacteristic(C.BatteryLevel, word.percent);
   } else if (service.testCharacteristic(C.BatteryLevel)) {
     service.removeCharacteristic(service.getCharacteristic(C.BatteryLevel));
   }
-  service.updateCharacteristic(C.StatusLowBattery, battery?.low === true ? C.StatusLowBattery.BATTERY_LEVEL_LOW : C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
+  // Low for any warning: HomeKit has no "critical", the level tells how low.
+  const low = word !== undefined && word.warning !== 'none';
+  service.updateCharacteristic(C.StatusLowBattery, low ? C.StatusLowBattery.BATTERY_LEVEL_LOW : C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
 }

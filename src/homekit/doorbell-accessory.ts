@@ -1,20 +1,8 @@
 // One HomeKit accessory per doorbell, a view of the doorbell device: each of its parts (the model's
-// rule, doorbell-parts.ts) bound to services: a snapshot-only camera with the Doorbell service
-// primary, so Apple Home rings with a picture; a MotionSensor whose still becomes the camera picture;
-// the chime switch. It renders the device's changes and holds no state of its own.
-import type {
-  API,
-  CameraStreamingDelegate,
-  Categories,
-  PlatformAccessory,
-  PrepareStreamCallback,
-  PrepareStreamRequest,
-  Service,
-  SnapshotRequest,
-  SnapshotRequestCallback,
-  StreamingRequest,
-  StreamRequestCallback,
-} from 'homebridge';
+// rule, doorbell-parts.ts) bound to services: a camera (doorbell-camera.ts: pictures, and video from
+// the recordings) with the Doorbell service primary, so Apple Home rings with a picture; a
+// MotionSensor whose still becomes the camera picture; the chime switch. It renders the device's changes and holds no state of its own.
+import type { API, CameraController, Categories, PlatformAccessory, Service } from 'homebridge';
 
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
@@ -27,6 +15,9 @@ import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
 import { DoorbellRecording, RECORDING_SUBTYPE, recordingOptions } from './doorbell-recording.js';
 import type { VideoRoom } from '../video/video-room.js';
+import { DoorbellCamera } from './doorbell-camera.js';
+
+export { LIVE_VIDEO_REFUSAL } from './doorbell-camera.js';
 
 export interface DoorbellViewDeps {
   api: API;
@@ -37,8 +28,6 @@ export interface DoorbellViewDeps {
   video?: VideoRoom;
 }
 
-export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
-
 export function doorbellUuid(api: API, id: string): string {
   return api.hap.uuid.generate('doorbell:' + id);
 }
@@ -47,8 +36,11 @@ export function doorbellCategory(api: API): Categories {
   return api.hap.Categories.VIDEO_DOORBELL;
 }
 
-export class DoorbellAccessory implements CameraStreamingDelegate {
+export class DoorbellAccessory {
   private readonly snapshots: SnapshotCache;
+  /** The camera's pictures and streams (HAP's streaming delegate). */
+  readonly camera: DoorbellCamera;
+  private controller: CameraController | undefined;
   private readonly unsubscribe: () => void;
   /** HomeKit Secure Video: on in the config and ffmpeg works (known once ffmpeg has been checked). */
   private recording: DoorbellRecording | undefined;
@@ -65,6 +57,9 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     });
     const lastMotion = device.state.lastMotion;
     if (lastMotion?.imageUrl !== undefined) this.snapshots.restore(lastMotion.imageUrl, lastMotion.fallbackImageUrl);
+    this.camera = new DoorbellCamera(deps.api, device, this.snapshots, deps.video, (sessionId) => {
+      this.controller?.forceStopStreamingSession(sessionId);
+    });
     const video = deps.video;
     // Whether the camera records depends on ffmpeg, checked once at start (a fraction of a second):
     // until that is known the cached services stay as they are, then the camera is set up once.
@@ -83,6 +78,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
   dispose(): void {
     this.disposed = true;
     this.unsubscribe();
+    this.camera.dispose();
     this.recording?.dispose();
   }
 
@@ -105,7 +101,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
         else if (change.motion) this.showMotion(true);
         if (change.recording && change.state.lastVideo) this.recording?.recordingAvailable(change.state.lastVideo.dvrId);
         // Fetching the new still starts a download, which can wait; its retries fit the motion window.
-        if (change.snapshot) this.snapshots.setSource(change.snapshot.url, change.snapshot.fallbackUrl, this.device.entry.motionTimeoutSeconds * 1000);
+        if (change.snapshot) this.snapshots.setSource(change.snapshot.url, change.snapshot.fallbackUrl, this.device.motionWindowMs);
         return;
       }
       case 'motionEnded':
@@ -118,25 +114,6 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
         if (this.setUpDone) this.converge();
         return;
     }
-  }
-
-  // ---- CameraStreamingDelegate: snapshots only; live streams are refused cleanly ----
-
-  handleSnapshotRequest(_request: SnapshotRequest, callback: SnapshotRequestCallback): void {
-    void this.snapshots.get().then((image) => {
-      callback(undefined, image);
-    });
-  }
-
-  prepareStream(_request: PrepareStreamRequest, callback: PrepareStreamCallback): void {
-    this.device.log.info(`${LIVE_VIDEO_REFUSAL}.`);
-    callback(new Error(LIVE_VIDEO_REFUSAL));
-  }
-
-  handleStreamRequest(request: StreamingRequest, callback: StreamRequestCallback): void {
-    // No stream ever starts, so only a stop (which HAP may send while cleaning up) succeeds.
-    if (request.type === this.deps.api.hap.StreamRequestTypes.STOP) callback();
-    else callback(new Error(LIVE_VIDEO_REFUSAL));
   }
 
   // ---- services ----
@@ -183,8 +160,8 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
    * Controllers are not cached by Homebridge, so the camera is configured on every start (HAP restores
    * its stream service from the cache). HAP-NodeJS always creates at least one RTP stream management
    * service (cameraStreamCount 0 is raised to 1), and Apple Home needs one with a supported video
-   * configuration to treat the accessory as a camera and ask it for pictures at all; so the camera
-   * offers a plain H.264 configuration and refuses the stream when asked. The Doorbell and
+   * configuration to treat the accessory as a camera and ask it for pictures at all. Streams play
+   * recordings or the still through ffmpeg (doorbell-camera.ts), or are refused without it. The Doorbell and
    * MotionSensor services are ours (acquired above) and handed to the controller.
    */
   private configureCamera(): void {
@@ -197,8 +174,9 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     // Motion: a hub that records on motion would ask for a clip the service has not made yet.
     const trigger = this.recording ? findService(this.accessory, S.MotionSensor, RECORDING_SUBTYPE) : undefined;
     const controller = new hap.DoorbellController({
-      cameraStreamCount: 1,
-      delegate: this,
+      // Two viewers at once (two phones, or a phone and a Mac), each with a stream of its own.
+      cameraStreamCount: 2,
+      delegate: this.camera,
       streamingOptions: {
         supportedCryptoSuites: [hap.SRTPCryptoSuites.AES_CM_128_HMAC_SHA1_80],
         video: {
@@ -216,6 +194,7 @@ export class DoorbellAccessory implements CameraStreamingDelegate {
     });
     try {
       this.accessory.configureController(controller);
+      this.controller = controller;
       this.recording?.attach(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.

@@ -215,6 +215,6 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       this.ready = undefined;
       this.triggerTimer = undefined;
       sensor?.updateCharacteristic(C.MotionDetected, false);
-    }, this.device.entry.motionTimeoutSeconds * 1000);
+    }, this.device.motionWindowMs);
   }
 }

@@ -67,7 +67,7 @@ export class SnapshotCache {
    * connection, then the picture) does not compete with it. A snapshot asked for meanwhile starts
    * the fetch itself.
    *
-   * `motionWindowMs` (the doorbell's motionTimeoutSeconds): a retry after motion has ended would
+   * `motionWindowMs` (how long the doorbell's motion lasts): a retry after motion has ended would
    * come too late to matter, so the back-off is scaled down to fit the window, and a retry that
    * would still start after the window (slow attempts) is not made.
    */

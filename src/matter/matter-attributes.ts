@@ -1,7 +1,7 @@
-// Pure mapping from the device state HomeKit shows to Matter attribute values. The
-// state comes from the HAP accessories' reducers; nothing here reduces events a second time.
+// Pure mapping from a device's state to Matter attribute values. The state is the model's (the
+// same HomeKit shows); nothing here reduces events a second time.
+import { batteryWord, type BatteryWarning } from '../model/battery-words.js';
 import type { LockState } from '../model/lock-state.js';
-import { BATTERY_TABLE } from '../model/battery-table.js';
 
 /** DoorLock.LockState: Locked 1, Unlocked 2; null while nobody has told us. */
 export type MatterLockState = 1 | 2 | null;
@@ -41,20 +41,17 @@ export function doorLockAttributes(state: Pick<LockState, 'lock'>): DoorLockAttr
 }
 
 
-/** Lowest HAP level of the battery table (2 days left, critical): anything at or under it is critical. */
-const CRITICAL_LEVEL = 5;
+/** Matter's charge level for each warning of the service's words. */
+const CHARGE_LEVEL: Record<BatteryWarning, BatChargeLevel> = { none: 0, low: 1, critical: 2 };
 
 /**
  * The lock battery as a PowerSource. Before any battery event the service has not warned, which it
- * only does when batteries run low: OK and 100 %, as HomeKit shows. A word the table does not know
- * falls back to what HomeKit shows (its level and low flag).
+ * only does when batteries run low: OK and 100 %, as HomeKit shows.
  */
 export function powerSourceAttributes(battery: LockState['battery']): PowerSourceAttributes {
-  const level = battery?.level ?? 100;
-  const low = battery?.low ?? false;
-  const known = battery ? BATTERY_TABLE[battery.raw]?.charge : 0;
-  const batChargeLevel: BatChargeLevel = known ?? (!low ? 0 : level <= CRITICAL_LEVEL ? 2 : 1);
-  return { batChargeLevel, batPercentRemaining: Math.round(level * 2), batReplacementNeeded: batChargeLevel !== 0 };
+  const word = battery ? batteryWord(battery.raw) : undefined;
+  const batChargeLevel = CHARGE_LEVEL[word?.warning ?? 'none'];
+  return { batChargeLevel, batPercentRemaining: Math.round((word?.percent ?? 100) * 2), batReplacementNeeded: batChargeLevel !== 0 };
 }
 
 /** The door as a ContactSensor, or undefined while no real position (closed/open/ajar) has arrived. */

@@ -14,7 +14,7 @@ import { MatterPublisher } from './matter-publisher.js';
 import { doorbellSource, lockSource, type MatterSource } from './matter-sources.js';
 import type { DeviceRegistry, DeviceView } from '../model/device-registry.js';
 import { CommandSupersededError, type LockAction } from '../model/lock-commands.js';
-import { deviceKey, type DeviceKind } from '../model/wanted-device.js';
+import { deviceKey, type DeviceKind } from '../model/device-entry.js';
 
 /** Who asks, in the lock's log lines. */
 const MATTER_ORIGIN = 'a Matter controller';

@@ -3,7 +3,7 @@
 // state changed (or the doorbell rang), and supplies the command handlers.
 import type { DoorbellFeed, LockFeed } from '../model/device-changes.js';
 import type { LockAction } from '../model/lock-commands.js';
-import type { LockEntry } from '../model/lock-device.js';
+import type { LockEntry } from '../model/device-entry.js';
 import { doorbellEndpoints, lockEndpoints, type EndpointPlan, type MatterDoorbellView } from './matter-endpoints.js';
 import type { MatterHandlers } from './matter-publisher.js';
 

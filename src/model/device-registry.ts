@@ -7,9 +7,8 @@ import type { Logger } from '../util/logger.js';
 import type { DeviceStore } from './device-store.js';
 import { DoorbellDevice } from './doorbell-device.js';
 import type { LockAction } from './lock-commands.js';
-import { LockDevice, type LockEntry } from './lock-device.js';
-import type { Person } from './person-triggers.js';
-import { deviceKey, type DeviceKind, type WantedDevice } from './wanted-device.js';
+import { LockDevice } from './lock-device.js';
+import { deviceKey, type DeviceEntry, type DeviceKind, type Person } from './device-entry.js';
 
 /** A view of the device set: HomeKit's accessories, Matter's endpoints. */
 export interface DeviceView {
@@ -23,8 +22,8 @@ export interface DeviceView {
 
 /** Where devices keep their values (devices.json through DeviceRecords; memory in tests). */
 export interface DeviceRecordsPort {
-  remembered(): WantedDevice[];
-  setEntry(device: WantedDevice): void;
+  remembered(): DeviceEntry[];
+  setEntry(device: DeviceEntry): void;
   storeFor(key: string): DeviceStore;
   forget(key: string): void;
 }
@@ -51,7 +50,7 @@ export class DeviceRegistry {
   constructor(private readonly deps: DeviceRegistryDeps) {}
 
   /** The devices served in the last run (served before the service can be asked). */
-  remembered(): WantedDevice[] {
+  remembered(): DeviceEntry[] {
     return this.deps.records.remembered();
   }
 
@@ -93,7 +92,7 @@ export class DeviceRegistry {
   }
 
   /** Makes the devices match `wanted`; with `sweep` every device not wanted leaves. Then every view follows. */
-  sync(wanted: readonly WantedDevice[], sweep: boolean): void {
+  sync(wanted: readonly DeviceEntry[], sweep: boolean): void {
     const keep = new Set<string>();
     for (const device of wanted) {
       this.ensure(device);
@@ -128,21 +127,18 @@ export class DeviceRegistry {
     this.doorbellDevices.clear();
   }
 
-  private ensure(device: WantedDevice): void {
+  private ensure(device: DeviceEntry): void {
     const { deps } = this;
     deps.records.setEntry(device);
     const store = () => deps.records.storeFor(deviceKey(device.kind, device.id));
     if (device.kind === 'doorbell') {
-      const entry = { id: device.id, name: device.name, motionTimeoutSeconds: device.motionTimeoutSeconds };
       const existing = this.doorbellDevices.get(device.id);
-      if (existing) existing.update(entry);
-      else this.doorbellDevices.set(device.id, new DoorbellDevice({ log: deps.log, store: store(), clock: deps.clock }, entry));
+      if (existing) existing.update(device);
+      else this.doorbellDevices.set(device.id, new DoorbellDevice({ log: deps.log, store: store(), clock: deps.clock }, device));
       return;
     }
-    const entry: LockEntry = {
-      id: device.id, name: device.name, doorSensor: device.doorSensor, doorSensorOnly: device.doorSensorOnly === true, people: deps.people ?? [],
-      autoLockSeconds: device.autoLockSeconds, leftOpenSeconds: device.leftOpenSeconds, leftUnlockedSeconds: device.leftUnlockedSeconds,
-    };
+    // Every lock has a trigger for each of the config's people.
+    const entry = { ...device, people: deps.people ?? [] };
     const existing = this.lockDevices.get(device.id);
     if (existing) {
       existing.update(entry);

@@ -8,16 +8,11 @@ import type { Clock } from '../util/clock.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
 import { ChangeListeners, type ChangeListener, type ListenerPhase } from './change-listeners.js';
 import type { DoorbellChange, DoorbellFeed } from './device-changes.js';
+import type { DoorbellEntry } from './device-entry.js';
 import type { DeviceStore } from './device-store.js';
 import { initialDoorbellState, parseDoorbellState, reduceDoorbell, repairDoorbellMarks, type DoorbellState } from './doorbell-state.js';
 import type { DeliveryContext } from './event-time.js';
 import type { DoorbellEvent } from './events.js';
-
-export interface DoorbellEntry {
-  id: string;
-  name: string;
-  motionTimeoutSeconds: number;
-}
 
 export interface DoorbellDeviceDeps {
   log: Logger;
@@ -67,6 +62,11 @@ export class DoorbellDevice implements DoorbellFeed {
   /** Motion seen and its timeout not over yet (never across a restart: its timer is gone). */
   get motion(): boolean {
     return this.motionTimer !== undefined;
+  }
+
+  /** How long motion lasts once seen: a view's work for one motion (loading its still) fits in it. */
+  get motionWindowMs(): number {
+    return this.entryValue.motionTimeoutSeconds * 1000;
   }
 
   /** Whether a press rings (On unless the user turned it off). */
@@ -129,7 +129,7 @@ export class DoorbellDevice implements DoorbellFeed {
     this.motionTimer = this.deps.clock.setTimeout(() => {
       this.motionTimer = undefined;
       this.changes.emit({ cause: 'motionEnded', state: this.current });
-    }, this.entryValue.motionTimeoutSeconds * 1000);
+    }, this.motionWindowMs);
   }
 
   private store(): void {

@@ -1,6 +1,7 @@
-// Event times are evidence, not truth. A lock's clock can run ahead or be reset, so the time an
-// event is ordered by is bounded by when the service signed the callback, and saved ordering marks
-// that lie in the future are brought back to the present.
+// Event times are evidence, not truth. Two clocks stamp a lock's events, the lock's own and the
+// service's; a lock's clock can run ahead or be reset. Each clock keeps its own order; across clocks a
+// lock time is read through how far that lock runs ahead, and saved marks in the future are brought
+// back to the present.
 import { DEFAULT_TOLERANCE_SECONDS } from '../settings.js';
 
 /** What the receiver knows about one delivery, all in epoch milliseconds. */
@@ -74,4 +75,86 @@ export function repairMarks<T extends Record<string, number | undefined>>(marks:
     (repaired as Record<string, number | undefined>)[key] = now;
   }
   return repaired;
+}
+
+/**
+ * Two clocks stamp a lock's events: the lock's own (door, keypad, manual, one-touch) and the
+ * service's (app and API operations, status answers, the signature's `t`).
+ */
+export type StampClock = 'lock' | 'service';
+
+/**
+ * An aspect's marks: the service-clock time of the last applied service-stamped event (or of a
+ * jumped lock stamp, read as `t`), and the lock-clock time of the last applied lock-stamped event.
+ */
+export interface ClockMarks {
+  service: number | undefined;
+  lock: number | undefined;
+}
+
+/** One event's time and the clock that stamped it. */
+export interface Stamp {
+  at: number | undefined;
+  clock: StampClock;
+}
+
+const toleranceOf = (context: DeliveryContext) => context.toleranceMs ?? DEFAULT_TOLERANCE_MS;
+
+/** A lock stamp further ahead of `t` than the signature tolerance: the lock's clock jumped, its time means nothing. */
+export function clockJumped(stamp: Stamp, context: DeliveryContext): boolean {
+  return stamp.clock === 'lock' && stamp.at !== undefined && stamp.at - context.signedAt > toleranceOf(context);
+}
+
+/**
+ * How far the lock's clock runs ahead of the service's, learnt from one more delivery. A stamp ahead
+ * of `t` shows the clock is that far ahead (the event happened before it was sent; within the
+ * whole-second slack it is right), and the newest such delivery is believed, so a clock set right
+ * again is followed at its next prompt delivery. A stamp behind `t` teaches nothing (late deliveries
+ * are normal), and a lead beyond the tolerance is a jumped clock, not a lead.
+ */
+export function learnLead(lead: number | undefined, stamp: Stamp, context: DeliveryContext): number | undefined {
+  if (stamp.clock !== 'lock' || stamp.at === undefined || clockJumped(stamp, context)) return lead;
+  const ahead = stamp.at - context.signedAt;
+  if (ahead < 0) return lead;
+  return ahead > EVENT_TIME_SLACK_MS ? ahead : undefined;
+}
+
+/**
+ * The event's time read in the service's clock: a lock stamp less the lock's learnt lead (a jumped
+ * one as `t`), a service stamp as it is (one beyond `t` plus the slack as `t`).
+ */
+export function serviceTime(stamp: Stamp, lead: number | undefined, context: DeliveryContext): number | undefined {
+  if (stamp.at === undefined) return undefined;
+  if (stamp.clock === 'service') return orderingTime(stamp.at, context);
+  return clockJumped(stamp, context) ? context.signedAt : stamp.at - (lead ?? 0);
+}
+
+/** What the two-clock rule says about one event of an aspect. */
+export interface ClockOrdering {
+  /** Older than the last applied event: it changes nothing. */
+  stale: boolean;
+  /** The aspect's marks once the event is applied. */
+  marks: ClockMarks;
+}
+
+/**
+ * The ordering rule for one aspect with two clocks. Events of the same lock clock keep their order
+ * by their own times, even when that clock runs ahead (a late bridge log or a re-signed retry of an
+ * older event must not overwrite a newer one). Across clocks a lock time is read in the service's
+ * clock through the learnt lead. A time that can only be "now" (a jumped lock clock, a service time
+ * beyond `t`) is never older and moves the service mark to `t`. Without a time: arrival order, the
+ * marks stay. `lead` is the lead after learning from this very delivery.
+ */
+export function orderTwoClocks(stamp: Stamp, marks: ClockMarks, lead: number | undefined, context: DeliveryContext): ClockOrdering {
+  const { at } = stamp;
+  if (at === undefined) return { stale: false, marks };
+  const asNow = stamp.clock === 'lock' ? clockJumped(stamp, context) : beyondSignature(at, context);
+  if (asNow) return { stale: false, marks: { ...marks, service: Math.max(marks.service ?? context.signedAt, context.signedAt) } };
+  if (stamp.clock === 'lock') {
+    const read = at - (lead ?? 0);
+    const stale = isOlder(at, marks.lock) || isOlder(read, marks.service);
+    return stale ? { stale, marks } : { stale, marks: { ...marks, lock: at } };
+  }
+  const stale = isOlder(at, marks.service) || isOlder(at, marks.lock === undefined ? undefined : marks.lock - (lead ?? 0));
+  return stale ? { stale, marks } : { stale, marks: { ...marks, service: at } };
 }

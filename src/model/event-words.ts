@@ -1,7 +1,7 @@
 // Plain-words lines for the event log: what happened, said the way a Homebridge user would say it.
 // Pure: no clock, no I/O. The time is shown beside the line by the UI, so it is not part of the words.
 import type { Actor, DeviceEvent } from './events.js';
-import { BATTERY_TABLE } from './battery-table.js';
+import { batteryWord } from './battery-words.js';
 
 /** "Jane Doe", or undefined when the callback names nobody. */
 function personName(actor: Actor | undefined): string | undefined {
@@ -60,12 +60,12 @@ const ACCESS_WORDS: Record<string, string> = {
   rule_access_recurring: 'access on a schedule',
 };
 
-function batteryWords(device: 'lock' | 'keypad', level: number, low: boolean, raw: string): string {
-  const lockWords = device === 'lock' ? BATTERY_TABLE[raw]?.words : undefined;
-  if (lockWords) return lockWords;
+function batteryWords(device: 'lock' | 'keypad', raw: string): string {
+  const word = batteryWord(raw);
+  if (device === 'lock' && word?.words !== undefined) return word.words;
   const label = device === 'lock' ? 'Lock battery' : 'Keypad battery';
-  if (!low) return `${label} OK`;
-  if (level <= 5) return `${label} critical: replace the batteries now`;
+  if (word === undefined || word.warning === 'none') return `${label} OK`;
+  if (word.warning === 'critical') return `${label} critical: replace the batteries now`;
   return `${label} low`;
 }
 
@@ -115,7 +115,7 @@ export function describeEvent(event: DeviceEvent, deviceName: string, own?: OwnA
           return 'Door state unknown';
       }
     case 'battery':
-      return batteryWords(event.device, event.level, event.low, event.raw);
+      return batteryWords(event.device, event.raw);
     case 'online':
       return event.online ? 'Bridge online' : 'Bridge offline: the lock cannot be reached remotely';
     case 'lockName': {

@@ -20,7 +20,7 @@ export type LockEvent = Base & { lockId: string } & (
   | { kind: 'lockState'; state: 'locked' | 'unlocked'; source: 'operation' | 'status'; device: 'lock' | 'keypad'; actor: Actor; oneTouch?: boolean }
   | { kind: 'doorState'; state: 'open' | 'closed' | 'ajar' | 'init' | 'unknown' }
   /** level 0-100 and low flag per the design's mapping table; raw is the service's word. */
-  | { kind: 'battery'; device: 'lock' | 'keypad'; level: number; low: boolean; raw: string; serialNumber?: string }
+  | { kind: 'battery'; device: 'lock' | 'keypad'; raw: string; serialNumber?: string }
   | { kind: 'online'; online: boolean }
   | { kind: 'lockName'; name: string; actor?: Actor }
   | { kind: 'configFlag'; flag: 'privacyMode' | 'vacationMode' | 'keypadEnabled'; value: boolean }

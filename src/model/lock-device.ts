@@ -13,14 +13,12 @@ import { autoLockWords, type OwnAction } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { commandAction } from './last-action.js';
 import { LockCommands, type CommandOutcome, type LockAction } from './lock-commands.js';
-import { AUTO_LOCK_ORIGIN, LockGuard, type GuardSettings } from './lock-guard.js';
+import { AUTO_LOCK_ORIGIN, guardSettings, guardSettingsKey, LockGuard, type GuardSettings } from './lock-guard.js';
 import { doorSensorDeclared } from './lock-parts.js';
-import { commandSucceeded, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
-import type { LockEntry } from './lock-entry.js';
+import { commandSucceeded, eventServiceTime, initialLockState, lockDisplayName, parseLockState, reduceLock, repairLockMarks, withEntryName, type LockState } from './lock-state.js';
+import type { LockEntry } from './device-entry.js';
 import { personTrigger, triggerLine, type Trigger } from './person-triggers.js';
 import type { ReachabilityProof } from './reachability.js';
-
-export type { LockEntry } from './lock-entry.js';
 
 export interface LockDeviceDeps {
   log: Logger;
@@ -51,11 +49,6 @@ interface SavedDelay {
 function savedDelay(raw: unknown): SavedDelay | undefined {
   const value = raw as Partial<SavedDelay> | undefined;
   return typeof value?.configSeconds === 'number' && typeof value.homekitSeconds === 'number' ? { configSeconds: value.configSeconds, homekitSeconds: value.homekitSeconds } : undefined;
-}
-
-/** What of an entry the guard depends on: a change restarts its countdowns. */
-function guardPart(entry: LockEntry): string {
-  return JSON.stringify([entry.doorSensor, entry.doorSensorOnly === true, entry.autoLockSeconds ?? 0, entry.leftOpenSeconds ?? 0, entry.leftUnlockedSeconds ?? 0]);
 }
 
 export class LockDevice implements LockFeed {
@@ -184,7 +177,7 @@ export class LockDevice implements LockFeed {
   /** Config or discovery changed this lock's entry. */
   update(entry: LockEntry): void {
     if (this.disposed) return;
-    const guardChanged = guardPart(entry) !== guardPart(this.entryValue);
+    const guardChanged = guardSettingsKey(entry) !== guardSettingsKey(this.entryValue);
     this.entryValue = { ...entry };
     this.peopleIds = new Set((entry.people ?? []).map((person) => person.userId));
     this.current = withEntryName(this.current, entry.name);
@@ -251,19 +244,13 @@ export class LockDevice implements LockFeed {
     this.deps.store.dispose();
   }
 
-  /** Events may have been lost on their way here: auto-lock waits for a fresh door report. */
+  /** Events may have been lost on their way here (not arriving, or arriving again): auto-lock waits for a door report that happened after now. */
   eventsMayBeMissed(): void {
     if (!this.disposed) this.guard.eventsMayBeMissed();
   }
 
   private guardSettings(): GuardSettings {
-    const entry = this.entryValue;
-    return {
-      doorSensor: doorSensorDeclared(entry),
-      autoLockSeconds: this.autoLockSeconds(),
-      leftOpenSeconds: entry.leftOpenSeconds ?? 0,
-      leftUnlockedSeconds: entry.leftUnlockedSeconds ?? 0,
-    };
+    return guardSettings(this.entryValue, this.autoLockSeconds());
   }
 
   private warnIfAutoLockBlind(): void {
@@ -297,8 +284,9 @@ export class LockDevice implements LockFeed {
   /** What an applied door event leaves behind besides the reducer's state: the door's history. */
   private rememberDoor(event: LockEvent, context: DeliveryContext): void {
     if (event.kind !== 'doorState' || event.state === 'init' || event.state === 'unknown') return;
-    // At the event's own time, never later than now (a lock clock ahead must not reorder Eve's entries).
-    const seconds = Math.round(Math.min(event.at ?? context.receivedAt, this.deps.clock.now()) / 1000);
+    // At the event's own time read in the service's clock (the lock's lead taken off), never later
+    // than now: a lock clock ahead must not reorder Eve's entries.
+    const seconds = Math.round(Math.min(eventServiceTime(this.current, event, context) ?? context.receivedAt, this.deps.clock.now()) / 1000);
     const change = recordDoor(this.history, seconds, event.state !== 'closed');
     if (!change.recorded) return;
     this.history = change.state;

@@ -8,16 +8,20 @@
 // lock event, a command asked for from Apple Home or Matter, the bridge going offline) cancels the
 // countdown; a new one starts from the moment the conditions hold again.
 //
-// Fresh facts only: the door position must have been reported since the plugin last could have
-// missed a change. After a start (the door may have opened while Homebridge was down, and a saved
-// "open" can be lost), after the bridge comes back online (door events could not reach the service
-// meanwhile) and after a door `init` or `unknown` report, the saved position is shown but not acted
-// on until the next door report.
+// Fresh facts only: the door position must have happened since the plugin last could have missed a
+// change. After a start (the door may have opened while Homebridge was down, and a saved "open" can
+// be lost), after the bridge comes back online (door events could not reach the service meanwhile),
+// after a door `init` or `unknown` report and after events resume from "not arriving", the saved
+// position is shown but not acted on until a door report whose own event time lies after that
+// moment: the service retries for a day and signs each retry anew, so an old "closed" arrives
+// looking new. A report without an event time counts by its arrival.
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
+import type { LockEntry } from './device-entry.js';
 import type { LockEvent } from './events.js';
-import type { LockState } from './lock-state.js';
+import { doorSensorDeclared } from './lock-parts.js';
+import { eventServiceTime, type LockState } from './lock-state.js';
 
 export type { GuardAlerts } from './device-changes.js';
 
@@ -28,6 +32,16 @@ export interface GuardSettings {
   autoLockSeconds: number;
   leftOpenSeconds: number;
   leftUnlockedSeconds: number;
+}
+
+/** The guard's settings from the lock's entry; `autoLockSeconds`: the delay in force (HomeKit may have changed it). */
+export function guardSettings(entry: LockEntry, autoLockSeconds: number): GuardSettings {
+  return { doorSensor: doorSensorDeclared(entry), autoLockSeconds, leftOpenSeconds: entry.leftOpenSeconds ?? 0, leftUnlockedSeconds: entry.leftUnlockedSeconds ?? 0 };
+}
+
+/** What of an entry the guard depends on, as one string: a change restarts its countdowns. */
+export function guardSettingsKey(entry: LockEntry): string {
+  return JSON.stringify([guardSettings(entry, entry.autoLockSeconds ?? 0)]);
 }
 
 /** Who the auto-lock's commands are from, as the lock's change feed and log lines say it. */
@@ -54,12 +68,24 @@ export interface LockGuardDeps {
   onAutoLockSent?(at: number, closedSeconds: number): void;
 }
 
-/** Whether an applied event leaves the guard without a current door position, or gives it one. */
-function doorFreshness(event: LockEvent): 'fresh' | 'stale' | undefined {
-  if (event.kind === 'doorState') return event.state === 'init' || event.state === 'unknown' ? 'stale' : 'fresh';
+/** Whether an applied event may have missed door changes before it, or reports the door's position. */
+function doorFreshness(event: LockEvent): 'position' | 'missed' | undefined {
+  if (event.kind === 'doorState') return event.state === 'init' || event.state === 'unknown' ? 'missed' : 'position';
   // The bridge was out of reach, however briefly: door events could not get through meanwhile.
-  if (event.kind === 'online' && event.online) return 'stale';
+  if (event.kind === 'online' && event.online) return 'missed';
   return undefined;
+}
+
+/**
+ * When the event happened, on this machine's clock: its own time read in the service's clock (the
+ * lock's lead taken off), moved by how far this machine's clock is from the service's as this very
+ * delivery shows it (a retry is signed afresh, so its `t` is recent). Without an event time, its
+ * arrival.
+ */
+function happenedAt(change: Extract<LockChange, { cause: 'event' }>): { at: number; timed: boolean } {
+  const { context } = change;
+  const read = eventServiceTime(change.state, change.event, context);
+  return read === undefined ? { at: context.receivedAt, timed: false } : { at: read + (context.receivedAt - context.signedAt), timed: true };
 }
 
 export class LockGuard {
@@ -69,8 +95,14 @@ export class LockGuard {
   private alerts: GuardAlerts = { leftOpen: false, leftUnlocked: false };
   /** Tried twice and failed: no more tries until the next unlock. */
   private gaveUp = false;
-  /** The door position was reported since the plugin last could have missed a change (never at start). */
+  /** The door position happened since the plugin last could have missed a change (never at start). */
   private doorFresh = false;
+  /** The last moment the plugin could have missed a door change (this machine's clock). */
+  private missedAt: number;
+  /** When the door position in force happened (this machine's clock), or undefined before any report. */
+  private positionAt: number | undefined;
+  /** That position carried its own event time (else its arrival counts). */
+  private positionTimed = false;
   private wasOnline: boolean;
   /** When the running auto-lock countdown (of the first attempt) started. */
   private closedFrom = 0;
@@ -79,6 +111,7 @@ export class LockGuard {
 
   constructor(private readonly deps: LockGuardDeps) {
     this.wasOnline = deps.lock.state.online;
+    this.missedAt = deps.clock.now();
     // The model's own rule: it hears a change before the views do, however they were built.
     this.unsubscribe = deps.lock.onChange((change) => {
       this.changed(change);
@@ -102,11 +135,12 @@ export class LockGuard {
   }
 
   /**
-   * Events may have been lost (the delivery check found them not arriving): the door's last
-   * report may be out of date, so it counts as unknown until the next one, as after a restart.
+   * Events may have been lost (the delivery check found them not arriving, or they arrive again
+   * after that): the door's last report may be out of date, so it counts as unknown until a report
+   * of a position that happened after now, as after a restart.
    */
   eventsMayBeMissed(): void {
-    this.doorFresh = false;
+    this.mayHaveMissed(this.deps.clock.now());
     this.cancelAutoLock();
   }
 
@@ -124,10 +158,25 @@ export class LockGuard {
     return this.disposed;
   }
 
+  /** Door changes before `moment` may have been missed: a position from before it is no longer fresh. */
+  private mayHaveMissed(moment: number): void {
+    this.missedAt = Math.max(this.missedAt, moment);
+    this.doorFresh = this.positionIsFresh();
+  }
+
+  /**
+   * A timed position at the very moment counts as after it (a millisecond cannot tell them apart); a
+   * position that counts by its arrival came before a moment noted in the same millisecond.
+   */
+  private positionIsFresh(): boolean {
+    if (this.positionAt === undefined) return false;
+    return this.positionTimed ? this.positionAt >= this.missedAt : this.positionAt > this.missedAt;
+  }
+
   private changed(change: LockChange): void {
     const backOnline = !this.wasOnline && change.state.online;
     this.wasOnline = change.state.online;
-    if (backOnline) this.doorFresh = false;
+    if (backOnline) this.mayHaveMissed(change.cause === 'event' ? happenedAt(change).at : this.deps.clock.now());
     // A stale event changed nothing, and alerts are the guard's own.
     if (change.cause === 'stale' || change.cause === 'alerts') return;
     if (change.cause === 'commandFailed') {
@@ -138,7 +187,14 @@ export class LockGuard {
     }
     if (change.cause === 'event') {
       const freshness = doorFreshness(change.event);
-      if (freshness !== undefined) this.doorFresh = freshness === 'fresh';
+      if (freshness === 'missed') this.mayHaveMissed(happenedAt(change).at);
+      else if (freshness === 'position') {
+        const position = happenedAt(change);
+        this.positionAt = position.at;
+        this.positionTimed = position.timed;
+        // Without an event time its arrival counts, and it arrived after every moment noted so far.
+        this.doorFresh = !this.positionTimed || this.positionIsFresh();
+      }
     }
     // A status report says what is, not what someone did (the plugin's own status requests ask for
     // them): it never starts or restarts the countdown, it only stops one that can no longer run.

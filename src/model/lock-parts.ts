@@ -2,7 +2,7 @@
 // views follow. HomeKit binds each part to a service, Matter to an endpoint or a cluster; a part
 // the rule no longer lists is removed by the view. A new part is a new kind here plus one binding
 // in each view (the views' switches over `kind` do not compile until they bind it).
-import type { LockEntry } from './lock-entry.js';
+import type { LockEntry } from './device-entry.js';
 import type { LockState } from './lock-state.js';
 
 export type LockPart =

@@ -2,7 +2,7 @@
 // Plain JSON, kept by the device registry, so the last known state shows at once after a restart.
 import { z } from 'zod/v3';
 
-import { isOlder, order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
+import { isOlder, learnLead, orderingTime, orderTwoClocks, repairMarks, serviceTime, type ClockMarks, type DeliveryContext, type Stamp, type StampClock } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { LAST_ACTIONS, lastActionOf, type LastAction } from './last-action.js';
@@ -14,7 +14,8 @@ export type LockAspect = 'lock' | 'door' | 'battery' | 'keypadBattery' | 'online
 /** How many recent events the state keeps (for diagnostics; the UI's event log is separate). */
 export const RECENT_EVENTS = 10;
 
-const batterySchema = z.object({ level: z.number().min(0).max(100), low: z.boolean(), raw: z.string() });
+/** The service's battery word (battery-words.ts says what it means; the views how to show it). */
+const batterySchema = z.object({ raw: z.string() });
 
 export const recentEventSchema = z.object({
   kind: z.string(),
@@ -55,6 +56,13 @@ export const lockStateSchema = z.object({
     keypadBattery: z.number().optional(),
     online: z.number().optional(),
   }),
+  /**
+   * The lock clock's own time of the last applied lock-stamped event, per aspect stamped by it: one
+   * lock clock keeps its own order by its own times, however far ahead it runs.
+   */
+  lockAt: z.object({ lock: z.number().optional(), door: z.number().optional() }).optional(),
+  /** How far this lock's clock runs ahead of the service's, learnt from its deliveries (ms). */
+  clockLead: z.number().optional(),
   recent: z.array(recentEventSchema),
 });
 
@@ -100,6 +108,34 @@ export function aspectOf(event: LockEvent): LockAspect | undefined {
   }
 }
 
+/**
+ * Which clock stamped the event: the lock's for the door and for what was done at the lock (keypad,
+ * by hand, one-touch, master PIN); the service's for app and API operations, status answers and
+ * the bridge's reports.
+ */
+export function stampClock(event: LockEvent): StampClock {
+  if (event.kind === 'doorState') return 'lock';
+  if (event.kind !== 'lockState' || event.source !== 'operation') return 'service';
+  return event.device === 'keypad' || (event.actor.kind !== 'person' && event.actor.kind !== 'unknown') ? 'lock' : 'service';
+}
+
+/** The event's time and clock; a time from before the lock's clock was reset is no evidence (none). */
+function stampOf(state: LockState, event: LockEvent): Stamp {
+  const at = event.at !== undefined && state.clockResetAt !== undefined && event.at < state.clockResetAt ? undefined : event.at;
+  return { at, clock: stampClock(event) };
+}
+
+/** The event's own time read in the service's clock, as ordering reads it (after the reduction that applied it); undefined without one. */
+export function eventServiceTime(state: LockState, event: LockEvent, context: DeliveryContext): number | undefined {
+  return serviceTime(stampOf(state, event), state.clockLead, context);
+}
+
+const twoClockAspect = (aspect: LockAspect): aspect is 'lock' | 'door' => aspect === 'lock' || aspect === 'door';
+
+function marksOf(state: LockState, aspect: LockAspect): ClockMarks {
+  return { service: state.lastAt[aspect], lock: twoClockAspect(aspect) ? state.lockAt?.[aspect] : undefined };
+}
+
 export interface LockReduction {
   state: LockState;
   /** false: the event was older than the last applied one of its aspect and changed nothing. */
@@ -119,9 +155,10 @@ function remember(state: LockState, entry: RecentEvent): RecentEvent[] {
 /**
  * Applies one event. Ordering: per aspect, an event whose time is older than the last applied one
  * changes nothing (it is still remembered as not applied); events without a time apply in arrival
- * order. The time is the event's own, bounded by the signature (event-time.ts). A clock-drift notice
- * resets the marks, and times from before it count as no time: the lock's later stamps come from a
- * clock that was reset, and a status report stamped by the service must not make them look older.
+ * order. Each clock keeps its own order; across clocks a lock time is read through the lock's learnt
+ * lead over the service (event-time.ts). A clock-drift notice resets the marks and the lead, and
+ * times from before it count as no time: the lock's later stamps come from a clock that was reset,
+ * and a status report stamped by the service must not make them look older.
  * An applied operation also becomes the last action: `lastAction` when the caller knows better
  * (the plugin's own auto-lock), else the event's own (last-action.ts).
  *
@@ -131,16 +168,20 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
   const { receivedAt } = context;
   const text = describeEvent(event, '');
   const aspect = aspectOf(event);
-  // A time from before the lock's clock was reset is no evidence: such events apply in arrival order.
-  const at = event.at !== undefined && state.clockResetAt !== undefined && event.at < state.clockResetAt ? undefined : event.at;
-  const ordering = aspect === undefined ? undefined : order(at, state.lastAt[aspect], context);
+  const stamp = stampOf(state, event);
+  const { at } = stamp;
+  // Learnt from every delivery, applied or not: it is about the clock, not the event.
+  const lead = learnLead(state.clockLead, stamp, context);
+  const ordering = aspect === undefined ? undefined : orderTwoClocks(stamp, marksOf(state, aspect), lead, context);
   const applied = ordering?.stale !== true;
   const next: LockState = { ...state, recent: remember(state, { kind: event.kind, at: event.at, receivedAt, text, applied }) };
+  if (lead !== undefined) next.clockLead = lead;
+  else delete next.clockLead;
   // Seeing a door or keypad event at all proves the hardware exists, whatever its order or value.
   if (event.kind === 'doorState') next.doorSensorSeen = true;
   if (event.kind === 'battery' && event.device === 'keypad') next.keypadSeen = true;
   if (!applied) return { state: next, applied: false, text };
-  if (aspect !== undefined && ordering?.mark !== undefined) next.lastAt = { ...state.lastAt, [aspect]: ordering.mark };
+  if (aspect !== undefined && ordering !== undefined) setMarks(next, aspect, ordering.marks);
   switch (event.kind) {
     case 'lockState':
       next.lock = event.state;
@@ -150,7 +191,7 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
       if (event.state !== 'init' && event.state !== 'unknown') next.door = event.state;
       break;
     case 'battery': {
-      const battery = { level: event.level, low: event.low, raw: event.raw };
+      const battery = { raw: event.raw };
       if (event.device === 'keypad') next.keypadBattery = battery;
       else next.battery = battery;
       break;
@@ -166,6 +207,8 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
       break;
     case 'clockDrift':
       next.lastAt = {};
+      delete next.lockAt;
+      delete next.clockLead;
       next.clockResetAt = Math.max(state.clockResetAt ?? 0, orderingTime(event.at, context) ?? context.signedAt);
       break;
     case 'pinManaged':
@@ -177,6 +220,11 @@ export function reduceLock(state: LockState, event: LockEvent, context: Delivery
   const action = lastAction ?? lastActionOf(event);
   if (action !== undefined) next.lastAction = action;
   return { state: next, applied: true, text };
+}
+
+function setMarks(next: LockState, aspect: LockAspect, marks: ClockMarks): void {
+  if (marks.service !== undefined) next.lastAt = { ...next.lastAt, [aspect]: marks.service };
+  if (marks.lock !== undefined && twoClockAspect(aspect)) next.lockAt = { ...next.lockAt, [aspect]: marks.lock };
 }
 
 /**

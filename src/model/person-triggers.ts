@@ -2,13 +2,9 @@
 // it knows (applied or not, when it arrived, the last event that fired) and announces a trigger
 // only when this says so; HomeKit presses that person's switch.
 import { MAX_RING_AGE_MS } from '../settings.js';
+import type { Person } from './device-entry.js';
 import type { LockEvent } from './events.js';
 
-/** A configured person: their switch on every lock is subtype `person:<userId>`. */
-export interface Person {
-  userId: string;
-  name: string;
-}
 
 /** SINGLE_PRESS when the person unlocks, DOUBLE_PRESS when they lock. */
 export type Press = 'single' | 'double';

@@ -1,6 +1,7 @@
 // Brings the plugin in line with the account: discovery, the device set (every view follows),
 // webhook registration, and on the first run the self-check and the state refresh. One run at a
 // time; a request during a run repeats it once afterwards.
+import { AccountUser } from '../cloud/account-user.js';
 import type { ApiClient } from '../cloud/http/api.js';
 import { discoverEachList, type DiscoveredDevices } from '../cloud/discovery.js';
 import type { LockAccessConfig } from '../config.js';
@@ -13,20 +14,21 @@ import {
   NO_MEMBERSHIP_CHANGES,
   startupDevices,
   withMembershipChange,
-  type DeviceSource,
   type Membership,
 } from '../cloud/device-set.js';
+import type { DeviceSource } from '../cloud/discovery.js';
 import type { Registrar } from '../cloud/link-control.js';
+import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
 import { refreshLockStates } from '../cloud/startup-checks.js';
 import type { StatusPublisher } from '../status/status-publisher.js';
-import type { WantedDevice } from '../model/wanted-device.js';
+import type { DeviceEntry } from '../model/device-entry.js';
 
 /** What convergence needs of the device registry. */
 export interface RegistryView {
   /** The devices served in the last run. */
-  remembered(): WantedDevice[];
+  remembered(): DeviceEntry[];
   /** Makes the devices match `wanted` (every view follows); with `sweep`, the rest leave. */
-  sync(wanted: readonly WantedDevice[], sweep: boolean): void;
+  sync(wanted: readonly DeviceEntry[], sweep: boolean): void;
   /** One device leaves while running. */
   remove(kind: 'lock', id: string): void;
   lockIds(): string[];
@@ -62,11 +64,18 @@ export class Convergence {
     () => this.deps.isStopped(),
   );
   private firstRun = true;
+  /** refreshStateOnStart waits for registrations at a real address: asked before, the status callbacks would go nowhere. */
+  private refreshWanted = false;
   private membership: Membership = NO_MEMBERSHIP_CHANGES;
   private serviceLockNames: ReadonlyMap<string, string> = new Map();
   private sources: ReadonlyMap<string, DeviceSource> = new Map();
 
-  constructor(private readonly deps: ConvergenceDeps) {}
+  /** The account's own user: only their removal from a lock takes the lock away. */
+  private readonly accountUser: AccountUser;
+
+  constructor(private readonly deps: ConvergenceDeps) {
+    this.accountUser = new AccountUser(deps.client);
+  }
 
   /** Where a device (`lock:ID`) is known from, after the last discovery. */
   sourceOf(key: string): DeviceSource | undefined {
@@ -74,7 +83,7 @@ export class Convergence {
   }
 
   /** What to serve before the service has been asked. */
-  startupDevices(): WantedDevice[] {
+  startupDevices(): DeviceEntry[] {
     return startupDevices(this.deps.config, this.deps.registry.remembered());
   }
 
@@ -85,10 +94,40 @@ export class Convergence {
     this.runs.request();
   }
 
-  /** The user webhook added or removed a lock: it joins or leaves at once, and registrations follow. */
-  membershipChanged(lockId: string, change: 'added' | 'removed'): void {
+  /**
+   * Registrations ran outside a run (after a new public address): the first run's state refresh
+   * goes out once some are in place.
+   */
+  async registered(report: ReconcileReport | undefined): Promise<void> {
+    await this.refreshOnceRegistered(report);
+  }
+
+  /**
+   * The user webhook added or removed someone on a lock. An addition: the lock joins at once. A
+   * removal of the account's own user: the lock leaves at once and its webhook goes; another
+   * person's removal is only an event (the router logs and records it), and the lock stays.
+   */
+  membershipChanged(lockId: string, change: 'added' | 'removed', userId: string | undefined): void {
+    if (change === 'removed') {
+      void this.removed(lockId, userId);
+      return;
+    }
     this.membership = withMembershipChange(this.membership, lockId, change);
-    if (change === 'removed') this.deps.registry.remove('lock', lockId);
+    this.request();
+  }
+
+  private async removed(lockId: string, userId: string | undefined): Promise<void> {
+    const own = await this.accountUser.id();
+    if (this.deps.isStopped()) return;
+    if (own === undefined) {
+      // Whose removal it was cannot be told: the service's own device list decides in a run now.
+      this.deps.log.info(`Someone was removed from ${this.deps.registry.nameOf('lock', lockId)}, and the service did not say who the account's own user is; the lock stays unless the service no longer lists it.`);
+      this.request();
+      return;
+    }
+    if (userId !== own) return;
+    this.membership = withMembershipChange(this.membership, lockId, 'removed');
+    this.deps.registry.remove('lock', lockId);
     this.request();
   }
 
@@ -98,6 +137,8 @@ export class Convergence {
     if (!registrar) return;
     const firstRun = this.firstRun;
     this.firstRun = false;
+    // Known before a removal callback needs it.
+    if (firstRun) void this.accountUser.id();
 
     let devices = this.startupDevices();
     // Nothing is swept out while a list failed: its devices of the last run stand in for it.
@@ -118,19 +159,29 @@ export class Convergence {
 
     // Unlinking may have happened while discovery ran.
     if (this.deps.isIdle()) return;
-    await registrar.reconcile({ locks: registry.lockIds(), doorbells: registry.doorbellIds(), user: config.userWebhook });
+    const report = await registrar.reconcile({ locks: registry.lockIds(), doorbells: registry.doorbellIds(), user: config.userWebhook });
     const current = this.deps.registrar();
     if (current) this.deps.status.registrations(current.status());
 
     if (firstRun && !this.deps.isIdle()) {
       if (this.deps.listening()) await this.deps.selfCheck();
-      if (config.refreshStateOnStart) await refreshLockStates({ client, lockIds: registry.lockIds(), log, nameOf: (id) => registry.nameOf('lock', id) });
+      if (config.refreshStateOnStart) this.refreshWanted = true;
     }
+    await this.refreshOnceRegistered(report);
+  }
+
+  /** Asks every lock for its state, once, when registrations are in place at a real address. */
+  private async refreshOnceRegistered(report: ReconcileReport | undefined): Promise<void> {
+    if (!this.refreshWanted || this.deps.isIdle() || report === undefined || report.skipped) return;
+    if (report.registered.length + report.unchanged.length === 0) return;
+    this.refreshWanted = false;
+    const { client, log, registry } = this.deps;
+    await refreshLockStates({ client, lockIds: registry.lockIds(), log, nameOf: (id) => registry.nameOf('lock', id) });
   }
 }
 
 /** The devices served before asking, as the lists the service would give: the fallback of a failed list. */
-function lastKnownLists(devices: readonly WantedDevice[]): DiscoveredDevices {
-  const of = (kind: WantedDevice['kind']) => devices.filter((d) => d.kind === kind).map((d) => ({ id: d.id, name: d.name }));
+function lastKnownLists(devices: readonly DeviceEntry[]): DiscoveredDevices {
+  const of = (kind: DeviceEntry['kind']) => devices.filter((d) => d.kind === kind).map((d) => ({ id: d.id, name: d.name }));
   return { locks: of('lock'), doorbells: of('doorbell') };
 }

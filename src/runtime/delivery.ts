@@ -34,9 +34,11 @@ export interface DeliveryDeps {
   listening(): boolean;
   /** The address the service calls; undefined while a tunnel has not connected. */
   publicUrl(): string | undefined;
+  /** Why no callback can arrive now (the tunnel failed), in words; undefined otherwise. */
+  brokenWayIn(): string | undefined;
   selfCheckWatch(): SelfCheckWatch;
   publisher: StatusPublisher;
-  /** Events are not arriving: some may have been lost (the guard stops trusting door positions). */
+  /** Events are not arriving, or arrive again after that: some may have been lost (the guard trusts only door positions that happened after this). */
   eventsMayBeMissed(): void;
   /** The status as this run started: the last callbacks of the run before, for "since when". */
   status: Status;
@@ -47,6 +49,8 @@ export interface Delivery {
   heard(key: string): void;
   /** Checks now, whatever the quiet time (e.g. after the public address changed). */
   checkNow(): Promise<void>;
+  /** The way in failed or dropped: "not arriving" at once when it cannot be built, else a check now. */
+  wayInChanged(): void;
   stop(): void;
 }
 
@@ -99,10 +103,21 @@ export function startDelivery(deps: DeliveryDeps): Delivery {
     cached: deps.cached,
     feed: config.webhook.deliverySensor ? watch : undefined,
   });
+  let previous = watch?.state;
   watch?.onChange((state) => {
-    if (state === 'notArriving') deps.eventsMayBeMissed();
+    // Not arriving: events may be lost. Arriving again: the retries of the gap come now, and a door
+    // position among them is old news however new its delivery.
+    if (state === 'notArriving' || previous === 'notArriving') deps.eventsMayBeMissed();
+    previous = state;
   });
   watch?.start();
+  // The way in may have failed before the watch existed: nothing can arrive, so say so from the start.
+  const wayInChanged = (): void => {
+    const broken = deps.listening() ? deps.brokenWayIn() : 'the webhook listener did not start (its error is in the log above).';
+    if (broken === undefined) void watch?.checkNow();
+    else watch?.cannotArrive(broken);
+  };
+  if (!deps.listening() || deps.brokenWayIn() !== undefined) wayInChanged();
   return {
     heard: (key) => {
       watch?.heard(() => describeKey(key, (kind, id) => deps.nameOf(kind, id)));
@@ -110,6 +125,7 @@ export function startDelivery(deps: DeliveryDeps): Delivery {
     checkNow: async () => {
       await watch?.checkNow();
     },
+    wayInChanged,
     stop: () => {
       watch?.stop();
       sensor?.dispose();

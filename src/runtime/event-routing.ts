@@ -27,8 +27,8 @@ export function routeEvents({ registry, publisher, link, log, eventLines, conver
     record: (routed) => {
       publisher.record(routed);
     },
-    membershipChanged: (lockId, change) => {
-      convergence()?.membershipChanged(lockId, change);
+    membershipChanged: (lockId, change, userId) => {
+      convergence()?.membershipChanged(lockId, change, userId);
     },
     accountDeleted: () => {
       // Nobody awaits this: a failure (the token file could not be deleted) is logged, never left unhandled.

@@ -22,8 +22,8 @@ import { TOKENS_FILE } from '../cloud/tokens/token-store.js';
 import { peopleOf, type LockAccessConfig } from '../config.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import { deliveryAccessoryUuid } from '../homekit/delivery-sensor.js';
-import { moveContextToRecords } from '../homekit/context-migration.js';
-import { DeviceRecords } from '../model/device-records.js';
+import { moveContextToRecords } from '../storage/context-migration.js';
+import { DeviceRecords } from '../storage/device-records.js';
 import { DeviceRegistry, type DeviceView } from '../model/device-registry.js';
 import { EventLog } from '../status/event-log.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
@@ -129,6 +129,7 @@ export class Runtime {
       linked: () => tokens.state === 'linked' && !link.idle,
       listening: () => this.receiver !== undefined,
       publicUrl: () => this.reach?.publicUrl,
+      brokenWayIn: () => this.reach?.brokenWayIn,
       selfCheckWatch: () => this.selfCheckWatch(publisher),
       eventsMayBeMissed: () => {
         for (const id of registry.lockIds()) registry.lock(id)?.eventsMayBeMissed();
@@ -181,11 +182,13 @@ export class Runtime {
         const registrar = this.link?.idle === false ? this.link.registrar : undefined;
         void Promise.resolve(registrar?.addressChanged()).then((report) => {
           if (report !== undefined && !report.skipped) publisher.registrations(registrar?.status() ?? []);
+          // refreshStateOnStart waited for an address to be registered at.
+          void this.convergence?.registered(report);
           return this.delivery?.checkNow();
         });
         void this.selfCheckWatch(publisher).runNow();
       },
-      wayInLost: () => void this.delivery?.checkNow(),
+      wayInLost: () => this.delivery?.wayInChanged(),
     });
     return this.reach;
   }

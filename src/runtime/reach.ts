@@ -18,7 +18,7 @@ export interface ReachDeps {
   publish(address: PublicAddressStatus): void;
   /** A tunnel adopted a new address (the first, or another after a reconnect). */
   addressChanged(url: string): void;
-  /** The tunnel failed (or dropped): callbacks cannot arrive until it connects again. */
+  /** The tunnel failed, or dropped and is reconnecting: callbacks cannot arrive until it connects again. */
   wayInLost?(): void;
   /** The tunnel's adapter; the real ngrok one unless a test scripts its own. */
   adapter?: (tunnel: TunnelConfig, session: SessionEvents) => TunnelAdapter;
@@ -53,6 +53,11 @@ export class Reach {
     return this.fixed ?? this.keeper?.address;
   }
 
+  /** Why no callback can arrive now (a tunnel that failed, or was not opened), in words; undefined otherwise. */
+  get brokenWayIn(): string | undefined {
+    return this.tunnelState?.state === 'failed' ? this.tunnelState.message : undefined;
+  }
+
   /** The address in words for the log line of the listener. */
   describe(): string {
     if (this.deps.webhook.tunnel === undefined) return withoutCredentials(this.fixed ?? '');
@@ -78,7 +83,7 @@ export class Reach {
         this.deps.addressChanged(url);
       },
       onState: (state) => {
-        const lost = state.state === 'failed' && this.tunnelState?.state !== 'failed';
+        const lost = (state.state === 'failed' || state.state === 'reconnecting') && this.tunnelState?.state !== state.state;
         this.tunnelState = state;
         if (lost) this.deps.wayInLost?.();
         this.publish();

@@ -5,7 +5,7 @@
 import { configSchema, missingFields } from '../config.js';
 
 export interface FieldProblem {
-  /** Where the value sits in the block, e.g. ['doorbells', 0, 'motionTimeoutSeconds']. */
+  /** Where the value sits in the block, e.g. ['webhook', 'listenPort']. */
   path: (string | number)[];
   /** What is wrong, in words a user can act on; never the value itself (it may be a secret). */
   message: string;

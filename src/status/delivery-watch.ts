@@ -1,6 +1,7 @@
 // Push is only as good as the way in, and a broken way in is silent: the delivery watch notices.
 // Whenever no verified callback has arrived for the check period, it asks the service for one lock's
-// state (the service answers with a signed `status` callback) and waits up to 30 s. Nothing arrived:
+// state (the service answers with a signed `status` callback) and waits up to 30 s from the service's
+// answer to that request. Nothing arrived:
 // events are not arriving, every registration is sent again (the service may have lost them), the
 // public address is checked, one warning says so, and the check repeats on a back-off. Any verified
 // callback means arriving again at once. Clock and timers are injected, so the schedule is tested
@@ -10,6 +11,7 @@ import { listedDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { minutesWords, timeWords } from './delivery-words.js';
 import type { DeliveryStatus } from './status.js';
 
 export type { DeliveryState } from '../model/delivery-state.js';
@@ -113,6 +115,21 @@ export class DeliveryWatch implements DeliveryFeed {
     await this.check();
   }
 
+  /**
+   * The way in cannot be built (the listener did not start, the tunnel cannot open): nothing can
+   * arrive, so that is known at once, without a probe. Its own error is already in the log; the
+   * first callback that arrives (the way in came back) makes delivery "arriving" again.
+   */
+  cannotArrive(reason: string): void {
+    if (this.stopped) return;
+    const now = this.deps.clock.now();
+    this.lastCheck = { at: now, how: 'wayIn', outcome: 'nothing', message: `Events cannot arrive: ${reason}` };
+    this.setState('notArriving', now);
+    this.deps.log.debug(`Delivery: events cannot arrive (${reason}).`);
+    this.schedule(this.deps.periodMs);
+    this.publish();
+  }
+
   stop(): void {
     this.stopped = true;
     this.clearTimer();
@@ -172,9 +189,11 @@ export class DeliveryWatch implements DeliveryFeed {
     for (let tried = 0; tried < locks.length; tried++) {
       const lockId = locks[this.rotation++ % locks.length] ?? '';
       const startedAt = this.deps.clock.now();
-      const arrived = this.waitForCallback();
+      const { arrived, answered } = this.waitForCallback();
       try {
         await this.deps.askStatus(lockId);
+        // The wait is for the callback, not for a slow bridge's answer to the request.
+        answered();
       } catch (error) {
         const settle = this.waiting;
         this.waiting = undefined;
@@ -205,19 +224,28 @@ export class DeliveryWatch implements DeliveryFeed {
     this.publish();
   }
 
-  /** Resolves true when a verified callback arrives within the probe's wait, else false. */
-  private waitForCallback(): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = this.deps.clock.setTimeout(() => {
-        if (this.waiting === settle) this.waiting = undefined;
-        resolve(false);
-      }, PROBE_WAIT_MS);
-      const settle = (arrived: boolean) => {
-        this.deps.clock.clearTimeout(timer);
-        resolve(arrived);
+  /**
+   * `arrived` resolves true when a verified callback arrives (also while the request is still on
+   * its way), false when none came within the probe's wait after `answered()`.
+   */
+  private waitForCallback(): { arrived: Promise<boolean>; answered: () => void } {
+    let answered = (): void => undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      let timer: unknown;
+      const settle = (came: boolean) => {
+        if (timer !== undefined) this.deps.clock.clearTimeout(timer);
+        resolve(came);
       };
       this.waiting = settle;
+      answered = () => {
+        if (this.waiting !== settle) return;
+        timer = this.deps.clock.setTimeout(() => {
+          if (this.waiting === settle) this.waiting = undefined;
+          resolve(false);
+        }, PROBE_WAIT_MS);
+      };
     });
+    return { arrived, answered };
   }
 
   private async nothingArrived(lockId: string, askedAt: number): Promise<void> {
@@ -228,7 +256,7 @@ export class DeliveryWatch implements DeliveryFeed {
     const lastHeard = this.lastHeardAt;
     if (first) this.setState('notArriving', now);
     const name = this.deps.nameOf(lockId);
-    this.lastCheck = { at: askedAt, how: 'probe', lockId, outcome: 'nothing', message: `A status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s.` };
+    this.lastCheck = { at: askedAt, how: 'probe', lockId, outcome: 'nothing', message: `A status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s of its answer.` };
     const delay = this.backoff(this.failures);
     // The sensor and the page say so at once; the warning follows with what the checks found.
     this.schedule(delay);
@@ -317,19 +345,4 @@ export class DeliveryWatch implements DeliveryFeed {
       ...(this.nextCheckAt === undefined ? {} : { nextCheckAt: this.nextCheckAt }),
     });
   }
-}
-
-function minutesWords(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
-}
-
-/** "14:02:11 (3 hours ago)"; a day or more back also names the date. */
-function timeWords(at: number, now: number): string {
-  const date = new Date(at);
-  const ago = now - at;
-  const clock = ago >= 24 * 60 * 60_000 ? date.toLocaleString() : date.toLocaleTimeString();
-  const minutes = Math.round(ago / 60_000);
-  const agoWords = minutes < 1 ? 'just now' : minutes < 120 ? `${minutes} min ago` : `${Math.round(minutes / 60)} hours ago`;
-  return `${clock} (${agoWords})`;
 }

@@ -6,8 +6,8 @@ import type { LockState } from '../model/lock-state.js';
 import type { EventLog } from './event-log.js';
 import type { RegistrationRow, StatusPatch, StatusWriter } from './status.js';
 import type { RoutedEvent } from '../callbacks/event-router.js';
-import type { DeviceSource } from '../cloud/device-set.js';
-import { deviceKey, type DeviceKind } from '../model/wanted-device.js';
+import type { DeviceSource } from '../cloud/discovery.js';
+import { deviceKey, type DeviceKind } from '../model/device-entry.js';
 
 const LINK_MESSAGES: Record<LinkState, string> = {
   linked: 'Linked to your Lock Access account.',

@@ -47,8 +47,8 @@ export const deliverySchema = z.object({
   lastCheck: z
     .object({
       at: z.number(),
-      /** `probe`: a lock was asked for its state; `registrations`: no lock to ask (doorbells only). */
-      how: z.enum(['probe', 'registrations']),
+      /** `probe`: a lock was asked for its state; `registrations`: no lock to ask (doorbells only); `wayIn`: the way in could not be built. */
+      how: z.enum(['probe', 'registrations', 'wayIn']),
       lockId: z.string().optional(),
       outcome: z.enum(['arrived', 'nothing', 'notAsked', 'checked']),
       message: z.string(),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { DEDUPE_FILE, DedupeNotReadyError, DedupeStore } from '../../src/callbacks/dedupe.js';
+import { DEDUPE_FILE, DEDUPE_JOURNAL, DedupeNotReadyError, DedupeStore } from '../../src/callbacks/dedupe.js';
 import { DEDUPE_TTL_MS } from '../../src/settings.js';
 import { Storage } from '../../src/storage.js';
 
@@ -22,6 +22,13 @@ afterEach(async () => {
   vi.useRealTimers();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The [key, expiresAt] pairs on disk: the compacted file, then the journal's lines. */
+async function savedEntries(own: Storage = storage): Promise<[string, number][]> {
+  const file = JSON.parse(await readFile(own.file(DEDUPE_FILE), 'utf8').catch(() => '{"entries":[]}')) as { entries: [string, number][] };
+  const journal = await readFile(own.file(DEDUPE_JOURNAL), 'utf8').catch(() => '');
+  return [...file.entries, ...journal.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as [string, number])];
+}
 
 const open = (options: { maxKeys?: number; debounceMs?: number } = {}) => DedupeStore.open({ storage, now: () => clock.now, ...options });
 
@@ -62,13 +69,12 @@ describe('dedupe is kept on disk', () => {
     const store = await open({ debounceMs: 1000 });
     store.checkAndSet('k1');
     store.checkAndSet('k2');
-    await expect(stat(join(dir, DEDUPE_FILE))).rejects.toThrow();
+    expect(await savedEntries()).toEqual([]);
     await vi.advanceTimersByTimeAsync(1000);
     vi.useRealTimers();
     await store.flush();
-    const saved = JSON.parse(await readFile(join(dir, DEDUPE_FILE), 'utf8')) as { entries: [string, number][] };
-    expect(saved.entries.map(([key]) => key)).toEqual(['k1', 'k2']);
-    expect((await stat(join(dir, DEDUPE_FILE))).mode & 0o777).toBe(0o600);
+    expect((await savedEntries()).map(([key]) => key)).toEqual(['k1', 'k2']);
+    expect((await stat(join(dir, DEDUPE_JOURNAL))).mode & 0o777).toBe(0o600);
     const again = await open();
     expect(again.checkAndSet('k1')).toBe(false);
     expect(again.checkAndSet('k3')).toBe(true);
@@ -134,8 +140,13 @@ describe('dedupe memory kept for the retry window: expiry and the size bound aga
           }
           await store.flush();
           // Nothing delivered, nothing written.
-          const file = JSON.parse(await readFile(own.file(DEDUPE_FILE), 'utf8').catch(() => '{"entries":[]}')) as { entries: [string, number][] };
-          const live = file.entries.filter(([, at]) => at > clock.now);
+          // What a restart would load: the live keys on disk, each once, the newest maxKeys.
+          const loaded = new Map<string, number>();
+          for (const [key, at] of (await savedEntries(own)).sort((a, b) => a[1] - b[1])) {
+            if (at <= clock.now || loaded.has(key)) continue;
+            loaded.set(key, at);
+          }
+          const live = [...loaded.entries()].slice(-maxKeys);
           expect(live).toEqual(model.list.filter(([, at]) => at > clock.now));
         },
       ),
@@ -149,5 +160,92 @@ describe('dedupe memory kept for the retry window: expiry and the size bound aga
     expect(store.size).toBe(1000);
     expect(store.checkAndSet('k19999')).toBe(false);
     expect(store.checkAndSet('k18999')).toBe(true);
+  });
+});
+
+describe('under a flood the file work grows with the new keys only (a journal, compacted now and then)', () => {
+  /** The real store on real files, counting the bytes each save writes. */
+  class CountingStorage extends Storage {
+    written = 0;
+    override async write(name: string, value: unknown, options: { compact?: boolean } = {}): Promise<void> {
+      this.written += JSON.stringify(value).length;
+      await super.write(name, value, options);
+    }
+    override async append(name: string, text: string): Promise<void> {
+      this.written += text.length;
+      await super.append(name, text);
+    }
+  }
+
+  it('with 20 000 keys kept, saving 10 more writes about 10 keys, not 20 010', async () => {
+    const counting = new CountingStorage(dir);
+    const store = await DedupeStore.open({ storage: counting, now: () => clock.now, debounceMs: 60_000 });
+    for (let i = 0; i < 20_000; i += 1) store.checkAndSet(`lock/L1:id:${String(i).padStart(36, '0')}`);
+    await store.flush();
+    for (let round = 0; round < 5; round += 1) {
+      counting.written = 0;
+      for (let i = 0; i < 10; i += 1) store.checkAndSet(`lock/L1:id:new-${String(round)}-${String(i).padStart(30, '0')}`);
+      await store.flush();
+      expect(counting.written).toBeGreaterThan(0);
+      expect(counting.written).toBeLessThan(10 * 200);
+    }
+    await store.close();
+    const again = await open();
+    expect(again.size).toBe(20_050);
+    expect(again.checkAndSet(`lock/L1:id:${String(0).padStart(36, '0')}`)).toBe(false);
+    expect(again.checkAndSet('lock/L1:id:new-4-' + String(9).padStart(30, '0'))).toBe(false);
+  });
+
+  it('over a long flood the bytes written stay proportional to the keys added (compaction is occasional)', async () => {
+    const counting = new CountingStorage(dir);
+    const store = await DedupeStore.open({ storage: counting, now: () => clock.now, debounceMs: 60_000, maxKeys: 5_000 });
+    let added = 0;
+    for (let round = 0; round < 200; round += 1) {
+      for (let i = 0; i < 100; i += 1) store.checkAndSet(`k-${String(added++).padStart(40, '0')}`);
+      await store.flush();
+    }
+    // About 60 bytes a key; rewriting all keys at each save would be 200 x 5 000 x 60 = 60 MB.
+    expect(counting.written).toBeLessThan(added * 60 * 4);
+    await store.close();
+    const again = await DedupeStore.open({ storage, now: () => clock.now, maxKeys: 5_000 });
+    expect(again.size).toBe(5_000);
+    expect(again.has(`k-${String(added - 1).padStart(40, '0')}`)).toBe(true);
+  });
+
+  it('a crash in the middle of a save tears at most the last line: it is ignored, every whole line counts, and later saves are whole', async () => {
+    const store = await open({ debounceMs: 60_000 });
+    store.checkAndSet('k1');
+    await store.flush();
+    store.checkAndSet('k2');
+    await store.flush();
+    await store.close();
+    // The process died while appending k3: half a line at the end.
+    await storage.append(DEDUPE_JOURNAL, '["k3",17');
+    const warnings: string[] = [];
+    const again = await DedupeStore.open({ storage, now: () => clock.now, debounceMs: 60_000, log: { warn: (m) => warnings.push(m) } });
+    expect(again.has('k1')).toBe(true);
+    expect(again.has('k2')).toBe(true);
+    expect(again.has('k3')).toBe(false);
+    again.checkAndSet('k4');
+    await again.close();
+    const third = await open();
+    expect(['k1', 'k2', 'k4'].map((key) => third.has(key))).toEqual([true, true, true]);
+    expect(third.size).toBe(3);
+  });
+
+  it('a crash between writing the compacted file and removing the journal loses nothing and doubles nothing', async () => {
+    const store = await open({ debounceMs: 60_000 });
+    store.checkAndSet('a');
+    await store.flush();
+    store.checkAndSet('b');
+    await store.flush();
+    await store.close();
+    const journal = await readFile(join(dir, DEDUPE_JOURNAL), 'utf8');
+    // A compacted file with both, and the journal still there.
+    await storage.write(DEDUPE_FILE, { version: 1, entries: [['a', clock.now + DEDUPE_TTL_MS], ['b', clock.now + DEDUPE_TTL_MS]] }, { compact: true });
+    await writeFile(join(dir, DEDUPE_JOURNAL), journal);
+    const again = await open();
+    expect(again.size).toBe(2);
+    expect(again.checkAndSet('a')).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { BATTERY_TABLE, actorOf, checkRoute, normalise } from '../../src/callbacks/normalise.js';
+import { actorOf, checkRoute, normalise } from '../../src/callbacks/normalise.js';
+import { BATTERY_WORDS, batteryWord } from '../../src/model/battery-words.js';
 import { classifyPayload } from '../../src/callbacks/payloads.js';
 import type { CallbackPayload, CallbackRoute } from '../../src/callbacks/payloads.js';
 import type { DeviceEvent } from '../../src/model/events.js';
@@ -122,20 +123,23 @@ describe('battery mapping table', () => {
     ['lock_state_battery_warning_1week', 10, true],
     ['lock_state_battery_warning_2day', 5, true],
   ] as const)('lock %s -> %i, low %s', (warningLevel, level, low) => {
-    expect(one({ ...fixtures.lockBattery, warningLevel })).toMatchObject({ kind: 'battery', device: 'lock', level, low, raw: warningLevel });
+    expect(one({ ...fixtures.lockBattery, warningLevel })).toMatchObject({ kind: 'battery', device: 'lock', raw: warningLevel });
+    expect([batteryWord(warningLevel)?.percent, batteryWord(warningLevel)?.warning !== 'none']).toEqual([level, low]);
   });
   it.each([
     ['keypad_battery_none', 100, false], ['keypad_battery_warning', 20, true], ['keypad_battery_critical', 5, true],
   ] as const)('keypad %s -> %i, low %s', (Event, level, low) => {
-    expect(one({ ...fixtures.keypadBattery, Event })).toMatchObject({ kind: 'battery', device: 'keypad', level, low, serialNumber: 'K123' });
+    expect(one({ ...fixtures.keypadBattery, Event })).toMatchObject({ kind: 'battery', device: 'keypad', raw: Event, serialNumber: 'K123' });
+    expect([batteryWord(Event)?.percent, batteryWord(Event)?.warning !== 'none']).toEqual([level, low]);
   });
   it.each([
     ['battery_level_none', 'lock', 100, false], ['battery_level_warning', 'keypad', 20, true], ['battery_level_critical', 'lock', 5, true],
   ] as const)('announced %s on %s -> %i, low %s', (Event, DeviceType, level, low) => {
-    expect(one({ ...fixtures.announcedBattery, Event, DeviceType })).toMatchObject({ kind: 'battery', device: DeviceType, level, low });
+    expect(one({ ...fixtures.announcedBattery, Event, DeviceType })).toMatchObject({ kind: 'battery', device: DeviceType, raw: Event });
+    expect([batteryWord(Event)?.percent, batteryWord(Event)?.warning !== 'none']).toEqual([level, low]);
   });
   it('the table has exactly the ten words of the design', () => {
-    expect(Object.keys(BATTERY_TABLE)).toHaveLength(10);
+    expect(Object.keys(BATTERY_WORDS)).toHaveLength(10);
   });
 });
 

@@ -519,14 +519,14 @@ describe('real listener on 127.0.0.1:0', () => {
     await afterReplies();
     expect(h.sunk).toHaveLength(1);
   });
-  it('close flushes the dedupe store to dedupe.json', async () => {
+  it('close flushes the dedupe store to its journal', async () => {
     receiver = await startReceiver(h.options);
     await send(receiver.port, lockUrl, signed(fixtures.appUnlock));
     await receiver.close();
     receiver = undefined;
     const { readFile } = await import('node:fs/promises');
-    const saved = JSON.parse(await readFile(`${h.dir}/dedupe.json`, 'utf8')) as { entries: [string, number][] };
-    expect(saved.entries.map(([key]) => key)).toContain(`lock/${LOCK_ID}:id:e-app-unlock`);
+    const saved = (await readFile(`${h.dir}/dedupe.journal`, 'utf8')).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as [string, number]);
+    expect(saved.map(([key]) => key)).toContain(`lock/${LOCK_ID}:id:e-app-unlock`);
   });
 });
 

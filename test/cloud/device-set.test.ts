@@ -10,13 +10,13 @@ import {
   withMembershipChange,
 } from '../../src/cloud/device-set.js';
 import { checkConfig } from '../../src/config.js';
-import type { WantedDevice } from '../../src/model/wanted-device.js';
+import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { runtimeConfig } from '../runtime/config-fixture.js';
 
 const config = (devices: { locks?: unknown[]; doorbells?: unknown[]; discoverDevices?: boolean }) => runtimeConfig(devices);
 
-const lock = (id: string, name: string, doorSensor = false): WantedDevice => ({ kind: 'lock', id, name, doorSensor });
-const doorbell = (id: string, name: string, motionTimeoutSeconds = 30): WantedDevice => ({ kind: 'doorbell', id, name, motionTimeoutSeconds });
+const lock = (id: string, name: string, doorSensor = false): DeviceEntry => ({ kind: 'lock', id, name, doorSensor });
+const doorbell = (id: string, name: string, motionTimeoutSeconds = 30): DeviceEntry => ({ kind: 'doorbell', id, name, motionTimeoutSeconds });
 
 describe('the configured devices, hidden entries excluded', () => {
   it('config entries become wanted devices with their options; a missing name is "Lock <id>" / "Doorbell <id>"', () => {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { DoorbellEntry, LockEntry } from '../../src/config.js';
+import type { DoorbellConfig, LockConfig } from '../../src/config.js';
 import { discoverDevices, discoverEachList, DiscoveryShapeError, mergeDevices, parseDoorbellsMine, parseLocksMine, type DiscoveredDevices } from '../../src/cloud/discovery.js';
 import { type CloudFixture, startCloudFixture } from './cloud-fixture.js';
 
-const lock = (entry: Partial<LockEntry> & { id: string }): LockEntry => ({ doorSensor: false, hidden: false, ...entry });
-const doorbell = (entry: Partial<DoorbellEntry> & { id: string }): DoorbellEntry => ({ motionTimeoutSeconds: 30, hidden: false, ...entry });
+const lock = (entry: Partial<LockConfig> & { id: string }): LockConfig => ({ doorSensor: false, hidden: false, ...entry });
+const doorbell = (entry: Partial<DoorbellConfig> & { id: string }): DoorbellConfig => ({ motionTimeoutSeconds: 30, hidden: false, ...entry });
 
 describe('discovery: tolerant parsing of /users/locks/mine and /users/doorbells/mine', () => {
   it('objects keyed by device id; locks carry LockName, doorbells name', () => {
@@ -41,9 +41,9 @@ describe('discovery: merge with the config', () => {
 
   it('"config entries override names and add doorSensor/motionTimeoutSeconds"', () => {
     const merged = mergeDevices({ locks: [lock({ id: 'A', name: 'Front Door', doorSensor: true }), lock({ id: 'B', doorSensorOnly: true })], doorbells: [doorbell({ id: 'D', motionTimeoutSeconds: 90 })] }, discovered);
-    expect(merged.locks[0]).toEqual({ id: 'A', name: 'Front Door', doorSensor: true, doorSensorOnly: false, source: 'both' });
+    expect(merged.locks[0]).toEqual({ kind: 'lock', id: 'A', name: 'Front Door', doorSensor: true, source: 'both' });
     expect(merged.locks[1]).toMatchObject({ id: 'B', doorSensorOnly: true });
-    expect(merged.doorbells).toEqual([{ id: 'D', name: 'Service D', motionTimeoutSeconds: 90, source: 'both' }]);
+    expect(merged.doorbells).toEqual([{ kind: 'doorbell', id: 'D', name: 'Service D', motionTimeoutSeconds: 90, source: 'both' }]);
   });
 
   it('"hidden: true excludes" a device even when the service lists it', () => {
@@ -63,7 +63,7 @@ describe('discovery: merge with the config', () => {
   });
 
   it('without discovery only the config counts', () => {
-    expect(mergeDevices({ locks: [lock({ id: 'A' })], doorbells: [] }, undefined)).toEqual({ locks: [{ id: 'A', name: 'Lock A', doorSensor: false, doorSensorOnly: false, source: 'config' }], doorbells: [] });
+    expect(mergeDevices({ locks: [lock({ id: 'A' })], doorbells: [] }, undefined)).toEqual({ locks: [{ kind: 'lock', id: 'A', name: 'Lock A', doorSensor: false, source: 'config' }], doorbells: [] });
   });
 });
 

@@ -1,7 +1,10 @@
 // Guard the door, as Apple Home sees it: the built plugin in a real Homebridge against the
 // simulator, through a paired HomeKit controller. Auto-lock locks once the door is closed (and
 // Lock Management says so), AutoSecurityTimeout is written and kept across a restart, the "Left
-// Open" / "Left Unlocked" sensors are there, and the doorbell's chime switch mutes presses.
+// Open" / "Left Unlocked" sensors are there, and the doorbell's chime switch mutes presses. The same
+// bridge carries the delivery watch's "Lock Access Events Stopped" sensor, read through HAP here and
+// gone after a restart with webhook.deliverySensor false (its schedule, on fake time:
+// test/runtime/delivery-in-plugin.test.ts).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -24,8 +27,11 @@ const session = new E2eSession();
 const { eventually, paired } = session;
 const subscriptions: Subscription[] = [];
 
-const homebridge = (): SessionStart => ({
+const SENSOR = 'Lock Access Events Stopped';
+
+const homebridge = (deliverySensor = true): SessionStart => ({
   platforms: [simPlatformConfig(sim, listenPort, {
+    webhook: { ...(simPlatformConfig(sim, listenPort).webhook as Record<string, unknown>), deliverySensor },
     locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true, autoLockSeconds: 1, leftOpenSeconds: 300, leftUnlockedSeconds: 600 }],
     doorbells: [{ id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 5 }],
     discoverDevices: false,
@@ -42,7 +48,7 @@ beforeAll(async () => {
   });
   listenPort = await freePort();
   await session.start(homebridge());
-  await session.pair(3, 'the bridge, the lock and the doorbell');
+  await session.pair(4, 'the bridge, the lock, the doorbell and "Lock Access"');
 }, 90_000);
 
 afterAll(async () => {
@@ -56,6 +62,10 @@ const read = async (name: string, service: string, characteristic: string, servi
   (await paired().readOne(characteristicId(await accessory(name), service, characteristic, serviceName))).value;
 
 describe('guard the door, read through HAP', () => {
+  it('"Lock Access Events Stopped" is on a bridge-level accessory "Lock Access" and reads 0 (closed) before anything is known', async () => {
+    expect(await read('Lock Access', S.ContactSensor.UUID, C.ContactSensorState.UUID, SENSOR)).toBe(0);
+  });
+
   it('"Left Open" and "Left Unlocked" contact sensors are there, named for the lock, not tripped', async () => {
     expect(await read('Front Door', S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Front Door Left Open')).toBe(0);
     expect(await read('Front Door', S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Front Door Left Unlocked')).toBe(0);
@@ -143,12 +153,19 @@ describe('guard the door, read through HAP', () => {
     const devices = await storage.readText('devices.json');
     expect(devices).toContain('"homekitSeconds":77');
 
-    // Homebridge saves its cache at shutdown: the moved values are gone from it.
-    await session.restart(homebridge());
+    // Homebridge saves its cache at shutdown: the moved values are gone from it. (This restart also
+    // turns the delivery sensor off, for the next test: one restart less.)
+    await session.restart(homebridge(false));
     await paired().reconnect();
     const after = await readFile(join(hb.storagePath, 'accessories', 'cachedAccessories'), 'utf8');
     expect(after).not.toContain('lockAccessGuard');
     expect(after).not.toContain('lockAccessChime');
     expect(await read('Front Door', S.LockManagement.UUID, C.LockManagementAutoSecurityTimeout.UUID)).toBe(77);
+  });
+
+  it('webhook.deliverySensor false: after a restart the "Lock Access" accessory is gone', async () => {
+    // The restart with the sensor off was the previous test's last.
+    await eventually(async () => ((await paired().accessories()).some((a) => a.name === 'Lock Access') ? undefined : true), 'the accessory removed');
+    expect((await paired().accessories()).map((a) => a.name)).toEqual(expect.arrayContaining(['Front Door', 'Front Doorbell']));
   });
 });

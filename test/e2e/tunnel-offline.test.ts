@@ -3,7 +3,9 @@
 // SDK's forward() fails at once ("failed to connect session"). The plugin says so in one error
 // naming ngrok, the cause and the fix; Homebridge stays up, HomeKit is served and a lock command
 // still reaches the service; nothing is registered at a made-up address; the status file says
-// why; the authtoken is nowhere; and Homebridge stops cleanly.
+// why; events are "not arriving" from the start (the status file, the "Lock Access Events Stopped"
+// sensor open), not unknown for the whole check period; the authtoken is nowhere; and Homebridge
+// stops cleanly.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -43,7 +45,7 @@ beforeAll(async () => {
     userWebhook: false,
   });
   await session.start({ platforms: [config] });
-  await session.pair(2, 'the bridge and the lock');
+  await session.pair(3, 'the bridge, the lock and "Lock Access"');
 }, 90_000);
 
 afterAll(async () => {
@@ -87,6 +89,18 @@ describe('design "Reach": an ngrok tunnel that cannot connect fails clearly and 
     // The listener itself runs: a tunnel that connects later has something to forward to.
     const health = await fetch(`http://127.0.0.1:${listenPort}/health`);
     expect(health.status).toBe(200);
+  });
+
+  it('a way in that cannot be built is "not arriving" from the start: the status file says so and "Lock Access Events Stopped" is open', async () => {
+    const delivery = await eventually(async () => {
+      const file = await statusFile();
+      const record = file?.delivery as { state?: string; lastCheck?: { message?: string } } | undefined;
+      return record?.state === 'notArriving' ? record : undefined;
+    }, 'delivery "not arriving" in status.json');
+    expect(delivery.lastCheck?.message).toMatch(/ngrok/);
+    const lockAccess = await eventually(() => paired().accessory('Lock Access'), 'the "Lock Access" accessory');
+    const sensor = characteristicId(lockAccess, S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Lock Access Events Stopped');
+    expect((await paired().readOne(sensor)).value).toBe(1);
   });
 
   it('Homebridge stops cleanly with the tunnel configured', async () => {

@@ -1,7 +1,7 @@
 // Starts a real Homebridge (2.x, or 1.x through the `homebridge1` alias) with this plugin from the
 // repository, in a temp storage folder, and gives tests its log lines.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -76,7 +76,8 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port between ${first} and ${first + PORT_BLOCK - 1}`);
 }
 
-function canListen(port: number): Promise<boolean> {
+/** Whether 127.0.0.1:port is free to listen on. */
+export function canListen(port: number): Promise<boolean> {
   return new Promise((resolveFree) => {
     const server = createServer();
     server.once('error', () => { resolveFree(false); });
@@ -110,6 +111,13 @@ function randomUsername(): string {
 const ANSI = /\u001b\[[0-9;]*m/g;
 const MAX_LOG_LINES = 50_000;
 
+/** The test file (or script) that asked for a Homebridge, from the call stack. */
+function callerFile(): string {
+  const frames = (new Error().stack ?? '').split('\n');
+  const test = frames.find((frame) => /\.test\.ts/.test(frame)) ?? frames.find((frame) => !frame.includes('harness/homebridge')) ?? '';
+  return /(test\/[\w/.-]+\.ts|scripts\/[\w/.-]+\.ts|bench\/[\w/.-]+\.ts)/.exec(test)?.[1] ?? 'unknown';
+}
+
 export async function startHomebridge(options: HomebridgeOptions): Promise<RunningHomebridge> {
   const ownStorage = options.storagePath === undefined;
   const storagePath = options.storagePath ?? (await mkdtemp(join(tmpdir(), 'lock-access-hb-')));
@@ -123,6 +131,9 @@ export async function startHomebridge(options: HomebridgeOptions): Promise<Runni
     platforms: options.platforms,
   };
   await writeFile(join(storagePath, 'config.json'), JSON.stringify(config, null, 2));
+  // How many Homebridge processes a run starts, and which files start them (docs/development.md).
+  const countTo = process.env.LOCK_ACCESS_COUNT_STARTS;
+  if (countTo !== undefined && countTo !== '') await appendFile(countTo, `${callerFile()}\n`);
 
   const flavour = options.flavour ?? 'homebridge';
   const bin = options.homebridgeBin ?? (flavour === 'homebridge' ? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js') : join(REPO_ROOT, 'node_modules', 'homebridge1', 'bin', 'homebridge'));

@@ -49,7 +49,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
         }),
     };
     const accessory = options.accessory ?? newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-    const doorbell = serveDoorbell(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30 });
+    const doorbell = serveDoorbell(deps, accessory, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30 });
     made.push(doorbell);
     const rings: unknown[] = [];
     service(accessory, S.Doorbell)
@@ -64,11 +64,11 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       expect(doorbellCategory(api)).toBe(api.hap.Categories.VIDEO_DOORBELL);
     });
 
-    it('has Doorbell (primary), MotionSensor, one stream-management service and no microphone', () => {
+    it('has Doorbell (primary), MotionSensor, two stream-management services (one per viewer) and no microphone', () => {
       const { accessory } = setup();
       expect(service(accessory, S.Doorbell).isPrimaryService).toBe(true);
       expect(hasService(accessory, S.MotionSensor)).toBe(true);
-      expect(accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(1);
+      expect(accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(2);
       expect(hasService(accessory, S.Microphone)).toBe(false);
       expect(service(accessory, S.AccessoryInformation).getCharacteristic(C.SerialNumber).value).toBe('D1');
     });
@@ -172,7 +172,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       first.doorbell.dispose();
       const again = setup({ accessory: restartServed(api, first.accessory) });
       expect(again.doorbell.state.lastPress?.dvrId).toBe('dvr-1');
-      expect(again.accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(1);
+      expect(again.accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(2);
       expect(again.accessory.services.filter((s) => s.UUID === S.Doorbell.UUID)).toHaveLength(1);
       expect(service(again.accessory, S.MotionSensor).getCharacteristic(C.MotionDetected).value).toBe(false);
       expect(again.fetched).toEqual([]);
@@ -194,7 +194,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
         [
           [S.AccessoryInformation.UUID, ''],
           [S.Doorbell.UUID, ''],
-          [S.CameraRTPStreamManagement.UUID, again.accessory.services.find((s) => s.UUID === S.CameraRTPStreamManagement.UUID)?.subtype ?? ''],
+          ...again.accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID).map((s) => [s.UUID, s.subtype ?? '']),
           [S.MotionSensor.UUID, ''],
           [S.Switch.UUID, 'chime'],
         ].sort(),
@@ -206,7 +206,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       const first = setup();
       const second = setup({ accessory: first.accessory });
       expect(second.captured.text('warn')).toMatch(/camera could not be set up/);
-      expect(first.accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(1);
+      expect(first.accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(2);
     });
 
     it('a bad context starts fresh', () => {

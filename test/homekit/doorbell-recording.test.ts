@@ -53,6 +53,7 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
     });
     const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
     const doorbell = serveDoorbell({ api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')), now: () => NOW, video }, accessory, {
+      kind: 'doorbell',
       id: 'D1',
       name: 'Front Doorbell',
       motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30,

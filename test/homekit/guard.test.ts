@@ -9,7 +9,8 @@ import type { DoorbellEvent, LockEvent } from '../../src/model/events.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
 import { serveLock, serveDoorbell, type LockDeps, type DoorbellDeps, restartServed } from './serve-device.js';
-import { type LockDevice, type LockEntry } from '../../src/model/lock-device.js';
+import type { LockEntry } from '../../src/model/device-entry.js';
+import type { LockDevice } from '../../src/model/lock-device.js';
 
 const owner = { kind: 'person', userId: 'u-owner', firstName: 'Alex', lastName: 'Example' } as const;
 
@@ -28,7 +29,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     const captured = captureLog();
     const operated: string[] = [];
     const deps: LockDeps = { api, log: captured.log, operate: (_id, action) => { operated.push(action); return Promise.resolve(); }, describeCommandFailure, now: () => Date.now() };
-    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: true, people: [{ userId: 'u-owner', name: 'Alex' }], ...entry });
+    const lock = serveLock(deps, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, people: [{ userId: 'u-owner', name: 'Alex' }], ...entry });
     made.push(lock);
     return { lock, accessory, operated, captured };
   }
@@ -53,7 +54,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     expect(service(accessory, S.ContactSensor, 'left-open').getCharacteristic(C.Name).value).toBe('Front Door Left Open');
     expect(service(accessory, S.ContactSensor, 'left-unlocked').getCharacteristic(C.Name).value).toBe('Front Door Left Unlocked');
     expect(service(accessory, S.ContactSensor, 'left-open').getCharacteristic(C.ContactSensorState).value).toBe(C.ContactSensorState.CONTACT_DETECTED);
-    lock.update({ id: 'L1', name: 'Front Door', doorSensor: true });
+    lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true });
     expect(hasService(accessory, S.ContactSensor, 'left-open')).toBe(false);
     expect(hasService(accessory, S.ContactSensor, 'left-unlocked')).toBe(false);
     expect(hasService(accessory, S.ContactSensor)).toBe(true);
@@ -110,7 +111,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     const captured = captureLog();
     const operations: { action: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
     const operate = (_id: string, action: string) => new Promise<void>((resolve, reject) => operations.push({ action, resolve, reject }));
-    const lock = serveLock({ api, log: captured.log, operate, describeCommandFailure, now: () => Date.now() }, accessory, { id: 'L1', name: 'Front Door', doorSensor: true, people: [{ userId: 'u-owner', name: 'Alex' }], ...entry });
+    const lock = serveLock({ api, log: captured.log, operate, describeCommandFailure, now: () => Date.now() }, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, people: [{ userId: 'u-owner', name: 'Alex' }], ...entry });
     made.push(lock);
     return { lock, accessory, operations, captured };
   }
@@ -167,7 +168,7 @@ describe.each(hapEnvs)('guard on $label', ({ api }) => {
     function bellSetup(accessory: PlatformAccessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'))) {
       const captured = captureLog();
       const deps: DoorbellDeps = { api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('x')) };
-      const bell = serveDoorbell(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
+      const bell = serveDoorbell(deps, accessory, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
       made.push(bell);
       const rings: unknown[] = [];
       service(accessory, S.Doorbell).getCharacteristic(C.ProgrammableSwitchEvent).on('change', (change: { newValue: unknown }) => rings.push(change.newValue));

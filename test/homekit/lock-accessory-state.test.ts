@@ -36,7 +36,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     const captured = captureLog();
     const deps: LockDeps = { api, log: captured.log, operate: options.operate ?? (() => Promise.resolve()), describeCommandFailure, now: () => NOW };
     const accessory = options.accessory ?? newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+    const lock = serveLock(deps, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
     made.push(lock);
     return { accessory, lock, captured };
   }
@@ -90,7 +90,7 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
       const fresh = setup();
       expect(service(fresh.accessory, S.Battery).testCharacteristic(C.BatteryLevel)).toBe(false);
       expect(service(fresh.accessory, S.Battery).getCharacteristic(C.StatusLowBattery).value).toBe(C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
-      fresh.lock.apply({ lockId: 'L1', at: undefined, kind: 'battery', device: 'lock', level: 15, low: true, raw: 'lock_state_battery_warning_2week' }, ctx);
+      fresh.lock.apply({ lockId: 'L1', at: undefined, kind: 'battery', device: 'lock', raw: 'lock_state_battery_warning_2week' }, ctx);
       expect(service(fresh.accessory, S.Battery).getCharacteristic(C.BatteryLevel).value).toBe(15);
 
       const old = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
@@ -102,8 +102,8 @@ describe.each(hapEnvs)('lock accessory state on $label', ({ api }) => {
     it('a level that first arrives while the bridge is offline is guarded like every other read', async () => {
       const { accessory, lock } = setup();
       lock.apply(online(false), ctx);
-      lock.apply({ lockId: 'L1', at: undefined, kind: 'battery', device: 'keypad', level: 20, low: true, raw: 'keypad_battery_warning' }, ctx);
-      lock.apply({ lockId: 'L1', at: undefined, kind: 'battery', device: 'lock', level: 5, low: true, raw: 'lock_state_battery_warning_2day' }, ctx);
+      lock.apply({ lockId: 'L1', at: undefined, kind: 'battery', device: 'keypad', raw: 'keypad_battery_warning' }, ctx);
+      lock.apply({ lockId: 'L1', at: undefined, kind: 'battery', device: 'lock', raw: 'lock_state_battery_warning_2day' }, ctx);
       expect(hasService(accessory, S.Battery, KEYPAD_SUBTYPE)).toBe(true);
       expect(await allFail(accessory)).toBe(true);
     });

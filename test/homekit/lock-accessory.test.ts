@@ -49,7 +49,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       describeCommandFailure,
     };
     const accessory = options.accessory ?? newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
+    const lock = serveLock(deps, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false });
     made.push(lock);
     const value = (type: ServiceType, characteristic: CharacteristicType, subtype?: string) => service(accessory, type, subtype).getCharacteristic(characteristic).value;
     return { accessory, lock, calls, captured, value, deps };
@@ -130,7 +130,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       ['lock_state_battery_warning_2day', 5, true],
     ])('lock battery %s: BatteryLevel %i, low %s', (raw, level, low) => {
       const { lock, value } = setup();
-      lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'lock', level, low, raw }, ctx);
+      lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'lock', raw }, ctx);
       expect(value(S.Battery, C.BatteryLevel)).toBe(level);
       expect(value(S.Battery, C.StatusLowBattery)).toBe(low ? C.StatusLowBattery.BATTERY_LEVEL_LOW : C.StatusLowBattery.BATTERY_LEVEL_NORMAL);
     });
@@ -141,7 +141,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       ['keypad_battery_critical', 5, true],
     ])('keypad %s: Battery subtype keypad %i, low %s (created on the first keypad event)', (raw, level, low) => {
       const { lock, value, accessory } = setup();
-      lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', level, low, raw, serialNumber: 'K1' }, ctx);
+      lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', raw, serialNumber: 'K1' }, ctx);
       expect(hasService(accessory, S.Battery, KEYPAD_SUBTYPE)).toBe(true);
       expect(value(S.Battery, C.BatteryLevel, KEYPAD_SUBTYPE)).toBe(level);
       expect(value(S.Battery, C.StatusLowBattery, KEYPAD_SUBTYPE)).toBe(low ? 1 : 0);
@@ -161,7 +161,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
   describe('systemstatus offline gives No Response until online', () => {
     it('every readable characteristic of every service fails with SERVICE_COMMUNICATION_FAILURE while offline', async () => {
       const { lock, accessory } = setup({ doorSensor: true });
-      lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', level: 20, low: true, raw: 'keypad_battery_warning' }, ctx);
+      lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', raw: 'keypad_battery_warning' }, ctx);
       lock.apply({ lockId: 'L1', at: 1, kind: 'online', online: false }, ctx);
       const readable = accessory.services.flatMap((s) => s.characteristics.filter((c) => c.props.perms.includes(api.hap.Perms.PAIRED_READ)));
       expect(readable.length).toBeGreaterThan(10);
@@ -179,7 +179,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       const first = setup();
       first.lock.apply(lockEv('locked', 1), ctx);
       first.lock.apply({ lockId: 'L1', at: 1, kind: 'doorState', state: 'open' }, ctx);
-      first.lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', level: 5, low: true, raw: 'keypad_battery_critical' }, ctx);
+      first.lock.apply({ lockId: 'L1', at: 1, kind: 'battery', device: 'keypad', raw: 'keypad_battery_critical' }, ctx);
       first.lock.dispose();
       const again = setup({ accessory: restartServed(api, first.accessory) });
       expect(again.value(S.LockMechanism, C.LockCurrentState)).toBe(C.LockCurrentState.SECURED);
@@ -204,7 +204,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       const { lock } = setup({ accessory, doorSensor: true });
       expect(hasService(accessory, S.ContactSensor)).toBe(true);
       expect(hasService(accessory, S.Switch)).toBe(false);
-      lock.update({ id: 'L1', name: 'Front Door', doorSensor: false });
+      lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false });
       expect(hasService(accessory, S.ContactSensor)).toBe(false);
     });
 
@@ -230,7 +230,7 @@ describe.each(hapEnvs)('LockAccessory on $label', ({ api }) => {
       lock.apply({ lockId: 'L1', at: 1, kind: 'lockName', name: 'Main Entrance' }, ctx);
       expect(accessory.displayName).toBe('Main Entrance');
       expect(value(S.LockMechanism, C.Name)).toBe('Main Entrance');
-      lock.update({ id: 'L1', name: 'Porch', doorSensor: false });
+      lock.update({ kind: 'lock', id: 'L1', name: 'Porch', doorSensor: false });
       expect(accessory.displayName).toBe('Porch');
       expect(value(S.Battery, C.Name)).toBe('Porch Battery');
     });

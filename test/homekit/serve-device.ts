@@ -9,9 +9,10 @@ import type { VideoRoom } from '../../src/video/video-room.js';
 import { LockAccessory } from '../../src/homekit/lock-accessory.js';
 import type { FetchImage } from '../../src/homekit/snapshot-cache.js';
 import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
-import { DoorbellDevice, type DoorbellEntry } from '../../src/model/doorbell-device.js';
+import type { DoorbellEntry, LockEntry } from '../../src/model/device-entry.js';
+import { DoorbellDevice } from '../../src/model/doorbell-device.js';
 import type { LockAction } from '../../src/model/lock-commands.js';
-import { LockDevice, type LockEntry } from '../../src/model/lock-device.js';
+import { LockDevice } from '../../src/model/lock-device.js';
 import { clockWithNow } from '../../src/util/clock.js';
 import type { Logger } from '../../src/util/logger.js';
 import { restart } from './hap-env.js';
@@ -77,8 +78,8 @@ export function serveDoorbell(deps: DoorbellDeps, accessory: PlatformAccessory, 
 }
 
 /** The doorbell's HomeKit view: its camera delegate answers Apple Home's snapshot and stream requests. */
-export function cameraOf(device: DoorbellDevice): DoorbellAccessory {
+export function cameraOf(device: DoorbellDevice): DoorbellAccessory['camera'] {
   const view = doorbellViews.get(device);
   if (!view) throw new Error(`${device.name} has no HomeKit view`);
-  return view;
+  return view.camera;
 }

@@ -8,11 +8,12 @@ import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
 import { lastKnownAction } from '../../src/homekit/lock-management-service.js';
 import { LAST_ACTIONS } from '../../src/model/last-action.js';
-import type { Person } from '../../src/model/person-triggers.js';
+import type { Person } from '../../src/model/device-entry.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
 import { serveLock, type LockDeps , restartServed } from './serve-device.js';
-import { type LockDevice, type LockEntry } from '../../src/model/lock-device.js';
+import type { LockEntry } from '../../src/model/device-entry.js';
+import type { LockDevice } from '../../src/model/lock-device.js';
 
 const NOW = 1_800_000_000_000;
 const ctx = { receivedAt: NOW, signedAt: NOW };
@@ -38,7 +39,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
     clock = NOW;
     const captured = captureLog();
     const deps: LockDeps = { api, log: captured.log, operate: () => Promise.resolve(), describeCommandFailure, now: () => clock };
-    const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: false, ...entry });
+    const lock = serveLock(deps, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false, ...entry });
     made.push(lock);
     return { lock, accessory, captured };
   }
@@ -140,12 +141,12 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
 
     it('switches converge: a person removed from the config loses their switch, a renamed one is renamed, none leaves the label', () => {
       const { lock, accessory } = setup({ people });
-      lock.update({ id: 'L1', name: 'Front Door', doorSensor: false, people: [{ userId: 'u-alex', name: 'Alex E.' }] });
+      lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false, people: [{ userId: 'u-alex', name: 'Alex E.' }] });
       expect(hasService(accessory, S.StatelessProgrammableSwitch, 'person:u-jamie')).toBe(false);
       const alexSwitch = service(accessory, S.StatelessProgrammableSwitch, 'person:u-alex');
       expect(alexSwitch.getCharacteristic(C.ConfiguredName).value).toBe('Alex E.');
       expect(alexSwitch.getCharacteristic(C.ServiceLabelIndex).value).toBe(1);
-      lock.update({ id: 'L1', name: 'Front Door', doorSensor: false, people: [] });
+      lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false, people: [] });
       expect(accessory.services.some((s) => s.UUID === S.StatelessProgrammableSwitch.UUID)).toBe(false);
       expect(hasService(accessory, S.ServiceLabel)).toBe(false);
     });
@@ -155,7 +156,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
     const { lock, accessory } = setup({ people });
     const templates = () => service(accessory, S.StatelessProgrammableSwitch, 'person:u-alex').optionalCharacteristics.filter((c) => c.UUID === C.ConfiguredName.UUID).length;
     const before = templates();
-    for (let i = 0; i < 5; i += 1) lock.update({ id: 'L1', name: `Front Door ${String(i)}`, doorSensor: false, people });
+    for (let i = 0; i < 5; i += 1) lock.update({ kind: 'lock', id: 'L1', name: `Front Door ${String(i)}`, doorSensor: false, people });
     expect(before).toBe(1);
     expect(templates()).toBe(1);
   });
@@ -184,7 +185,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
       expect(hasService(cached, S.LockMechanism)).toBe(false);
       expect(hasService(cached, S.LockManagement)).toBe(false);
       expect(service(cached, S.ContactSensor).isPrimaryService).toBe(true);
-      sensorOnly.lock.update({ id: 'L1', name: 'Front Door', doorSensor: false, doorSensorOnly: false, people });
+      sensorOnly.lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false, doorSensorOnly: false, people });
       expect(service(cached, S.LockMechanism).isPrimaryService).toBe(true);
       expect(hasService(cached, S.LockManagement)).toBe(true);
       // The door sensor was only there for door-sensor-only: without doorSensor or a door event it goes.
@@ -220,7 +221,7 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
       lock.apply(door('closed', NOW + 55_000), ctx);
       lock.apply(door('open', NOW + 600_000), ctx);
       expect(eve(accessory, 'E863F11A')?.value).toBe(60);
-      lock.update({ id: 'L1', name: 'Front Door', doorSensor: false });
+      lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false });
       // A door event was seen, so the sensor (and its history) stays.
       expect(history(accessory)).toBeDefined();
       const plain = setup({}, newAccessory(api, 'Back Door', lockUuid(api, 'L2')));

@@ -15,7 +15,7 @@ import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
 import { matterPublisher } from '../../src/matter/matter-start.js';
 import { matterOf } from '../../src/matter/matter-on-bridge.js';
 import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/matter/matter-registry.js';
-import type { WantedDevice } from '../../src/model/wanted-device.js';
+import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { captureLog, hapEnvs } from '../homekit/hap-env.js';
 import { FakeFailure, FakeMatter } from './fake-matter.js';
 
@@ -26,9 +26,9 @@ const api1 = hb1.api;
 const NOW = 1_700_000_000_000;
 const ctx = { receivedAt: NOW, signedAt: NOW };
 
-const FRONT: WantedDevice = { kind: 'lock', id: 'LOCK-1', name: 'Front Door', doorSensor: true };
-const BACK: WantedDevice = { kind: 'lock', id: 'LOCK-2', name: 'Back Door', doorSensor: false };
-const BELL: WantedDevice = { kind: 'doorbell', id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 30 };
+const FRONT: DeviceEntry = { kind: 'lock', id: 'LOCK-1', name: 'Front Door', doorSensor: true };
+const BACK: DeviceEntry = { kind: 'lock', id: 'LOCK-2', name: 'Back Door', doorSensor: false };
+const BELL: DeviceEntry = { kind: 'doorbell', id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 30 };
 
 const running: { stop(): void }[] = [];
 afterEach(() => {

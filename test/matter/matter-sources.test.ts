@@ -45,7 +45,7 @@ function lockSetup(options: { doorSensor?: boolean; autoLockSeconds?: number } =
       }),
   };
   const accessory = newAccessory(api, 'Front Door', lockUuid(api, 'L1'));
-  const lock = serveLock(deps, accessory, { id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false, autoLockSeconds: options.autoLockSeconds });
+  const lock = serveLock(deps, accessory, { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: options.doorSensor ?? false, autoLockSeconds: options.autoLockSeconds });
   made.push(lock);
   const commanded: LockAction[] = [];
   const source = lockSource(lock, (action) => {
@@ -169,7 +169,7 @@ describe('the doorbell reaches Matter only when HomeKit rings', () => {
   function bellSetup(motionTimeoutSeconds = 30) {
     const deps: DoorbellDeps = { api, log: captureLog().log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')) };
     const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
-    const doorbell = serveDoorbell(deps, accessory, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds });
+    const doorbell = serveDoorbell(deps, accessory, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds });
     made.push(doorbell);
     const source = doorbellSource(doorbell, { id: 'D1', name: 'Front Doorbell' });
     const heard: string[] = [];

@@ -6,14 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { DeviceRegistry, type DeviceView } from '../../src/model/device-registry.js';
 import type { LockEvent } from '../../src/model/events.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import type { WantedDevice } from '../../src/model/wanted-device.js';
+import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { systemClock } from '../../src/util/clock.js';
 import { captureLog } from '../homekit/hap-env.js';
 import { memoryRecords } from './memory-records.js';
 const NOW = 1_700_000_000_000;
 const ctx = { receivedAt: NOW, signedAt: NOW };
-const A: WantedDevice = { kind: 'lock', id: 'A', name: 'Front Door', doorSensor: false };
-const B: WantedDevice = { kind: 'lock', id: 'B', name: 'Back Door', doorSensor: false };
+const A: DeviceEntry = { kind: 'lock', id: 'A', name: 'Front Door', doorSensor: false };
+const B: DeviceEntry = { kind: 'lock', id: 'B', name: 'Back Door', doorSensor: false };
 const online = (lockId: string, value: boolean, at = NOW): LockEvent => ({ lockId, at, kind: 'online', online: value });
 
 function setup(failCommands = false) {

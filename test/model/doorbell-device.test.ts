@@ -17,7 +17,7 @@ function setup(initial: Record<string, unknown> = {}) {
   const lines: string[] = [];
   const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m), debug: () => undefined };
   const clock = { ...systemClock, now: () => Date.now(), setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (h: unknown) => { clearTimeout(h as NodeJS.Timeout); } };
-  const device = new DoorbellDevice({ log, store, clock }, { id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
+  const device = new DoorbellDevice({ log, store, clock }, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
   const changes: DoorbellChange[] = [];
   device.onChange((change) => changes.push(change));
   return { device, store, lines, changes };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { EVENT_TIME_SLACK_MS, isOlder, order, orderingTime, repairMarks } from '../../src/model/event-time.js';
+import { EVENT_TIME_SLACK_MS, isOlder, learnLead, order, orderingTime, orderTwoClocks, repairMarks, serviceTime } from '../../src/model/event-time.js';
 
 const T = 1_767_225_600_000;
 const TOL = 300_000;
@@ -100,6 +100,40 @@ describe('the ordering rule for one aspect', () => {
         if (at > T + TOL) expect(result.stale).toBe(false);
         if (result.mark !== undefined) expect(result.mark).toBeLessThanOrEqual(T + TOL);
         if (result.stale) expect(result.mark).toBe(mark);
+      }),
+    );
+  });
+});
+
+describe('two clocks: the lock\'s learnt lead and the order of one lock clock', () => {
+  const lock = (at: number | undefined) => ({ at, clock: 'lock' as const });
+  const service = (at: number | undefined) => ({ at, clock: 'service' as const });
+
+  it('a lock stamp ahead of t teaches its lead; behind t, a service stamp or a jumped clock teach nothing; within the slack the clock is right', () => {
+    expect(learnLead(undefined, lock(T + 30_000), ctx)).toBe(30_000);
+    expect(learnLead(30_000, lock(T - 10_000), ctx)).toBe(30_000);
+    expect(learnLead(30_000, service(T + 30_000), ctx)).toBe(30_000);
+    expect(learnLead(30_000, lock(T + TOL + 1), ctx)).toBe(30_000);
+    expect(learnLead(30_000, lock(T + 500), ctx)).toBeUndefined();
+    expect(learnLead(30_000, lock(T + 10_000), ctx)).toBe(10_000);
+  });
+
+  it('read in the service clock: a lock stamp less its lead, a jumped one as t, a service stamp bounded by t plus the slack', () => {
+    expect(serviceTime(lock(T + 30_000), 30_000, ctx)).toBe(T);
+    expect(serviceTime(lock(T + TOL + 1), 30_000, ctx)).toBe(T);
+    expect(serviceTime(service(T + 60_000), undefined, ctx)).toBe(T);
+    expect(serviceTime(lock(undefined), 30_000, ctx)).toBeUndefined();
+  });
+
+  it('whatever the lead and the service mark, a lock stamp older than the lock mark is stale and a newer one by the lock clock is never stale against another lock stamp (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -TOL, max: TOL }), fc.integer({ min: 0, max: TOL }), fc.integer({ min: 1, max: 600_000 }), (offset, lead, gap) => {
+        const mark = T + offset;
+        const marks = { service: undefined, lock: mark };
+        expect(orderTwoClocks(lock(mark - gap), marks, lead, ctx).stale).toBe(true);
+        const newer = orderTwoClocks(lock(mark + gap), marks, lead, ctx);
+        expect(newer.stale).toBe(false);
+        if (mark + gap - T <= TOL) expect(newer.marks.lock).toBe(mark + gap);
       }),
     );
   });

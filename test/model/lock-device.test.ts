@@ -6,7 +6,8 @@ import type { LockChange } from '../../src/model/device-changes.js';
 import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
 import type { Actor, LockEvent } from '../../src/model/events.js';
 import { AUTO_LOCK_ORIGIN } from '../../src/model/lock-guard.js';
-import { AUTO_LOCK_FOLLOW_MS, GUARD_DELAY_KEY, LOCK_STATE_KEY, LockDevice, type LockEntry } from '../../src/model/lock-device.js';
+import { AUTO_LOCK_FOLLOW_MS, GUARD_DELAY_KEY, LOCK_STATE_KEY, LockDevice } from '../../src/model/lock-device.js';
+import type { LockEntry } from '../../src/model/device-entry.js';
 import type { LockAction } from '../../src/model/lock-commands.js';
 import { systemClock } from '../../src/util/clock.js';
 
@@ -45,7 +46,7 @@ function setup(entry: Partial<LockEntry> = {}, initial: Record<string, unknown> 
       describeCommandFailure: (error) => `${(error as Error).message}.`,
       operate: (_id, action) => new Promise<void>((resolve, reject) => operations.push({ action, resolve, reject })),
     },
-    { id: 'L1', name: 'Front Door', doorSensor: true, ...entry },
+    { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, ...entry },
   );
   const changes: LockChange[] = [];
   device.onChange((change) => changes.push(change));
@@ -94,7 +95,7 @@ describe('state and its changes', () => {
     const { device, changes } = setup();
     device.apply({ lockId: 'L1', at: T0, kind: 'lockName', name: 'Porch' }, ctx());
     expect(device.name).toBe('Porch');
-    device.update({ id: 'L1', name: 'Garden Gate', doorSensor: true });
+    device.update({ kind: 'lock', id: 'L1', name: 'Garden Gate', doorSensor: true });
     expect(device.name).toBe('Garden Gate');
     expect(changes.at(-1)?.cause).toBe('entry');
   });
@@ -241,7 +242,7 @@ describe('the guard runs on the device', () => {
 
   it('warns once when auto-lock has no door sensor to rely on', () => {
     const { device, lines } = setup({ autoLockSeconds: 30, doorSensor: false });
-    device.update({ id: 'L1', name: 'Front Door', doorSensor: false, autoLockSeconds: 30 });
+    device.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false, autoLockSeconds: 30 });
     expect(lines.filter((l) => l.includes('needs a door sensor'))).toHaveLength(1);
   });
 
@@ -329,6 +330,84 @@ describe('auto-lock acts only on fresh facts', () => {
     device.apply(doorEv('closed'), ctx());
     await vi.advanceTimersByTimeAsync(30_000);
     expect(operations.map((o) => o.action)).toEqual(['lock']);
+  });
+
+  it('"fresh by event time": an old closed, retried and re-signed after a restart, shows but starts no countdown; a closed that happened after the start does', async () => {
+    // At shutdown: the lock unlocked, the door open.
+    const first = setup({ autoLockSeconds: 30 });
+    first.device.apply(lockEv('unlocked', T0), ctx());
+    first.device.apply(doorEv('open', T0 + 1_000), ctx());
+    first.device.dispose();
+    // Homebridge is down for 10 minutes; meanwhile the door closes (T0+2 min) and opens (T0+3 min).
+    vi.setSystemTime(T0 + 600_000);
+    const again = setup({ autoLockSeconds: 30 }, { [LOCK_STATE_KEY]: first.store.read(LOCK_STATE_KEY) });
+    await vi.advanceTimersByTimeAsync(210_000);
+    // The service retries the closed, signed afresh: it arrives now, but happened before the start.
+    again.device.apply(doorEv('closed', T0 + 120_000), ctx());
+    expect(again.device.state.door).toBe('closed');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sentLocks(again.operations)).toBe(0);
+    again.device.apply(doorEv('open', T0 + 180_000), ctx());
+    expect(again.device.state.door).toBe('open');
+    // The door closes now: that report happened after the start, so the countdown runs.
+    again.device.apply(doorEv('closed', Date.now() - 1_000), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sentLocks(again.operations)).toBe(1);
+  });
+
+  it('after the bridge is back online, a closed stamped before it came back starts nothing; one stamped after does', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(lockEv('unlocked', T0), ctx());
+    device.apply(onlineEv(false, T0), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    const back = Date.now();
+    device.apply(onlineEv(true, back), ctx());
+    await vi.advanceTimersByTimeAsync(5_000);
+    // The bridge uploads its log of the outage late: a closed from during it.
+    device.apply(doorEv('closed', back - 30_000), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sentLocks(operations)).toBe(0);
+    device.apply(doorEv('closed', back + 1_000), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sentLocks(operations)).toBe(1);
+  });
+
+  it('a door unknown report: a closed stamped before it, arriving after it, starts nothing; an unknown older than the closed leaves it fresh', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(10_000);
+    device.apply(doorEv('unknown', Date.now()), ctx());
+    device.apply(doorEv('closed', Date.now() - 5_000), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sentLocks(operations)).toBe(0);
+    device.apply(doorEv('closed', Date.now()), ctx());
+    // A late unknown from before that closed changes nothing for it.
+    device.apply(doorEv('unknown', Date.now() - 10_000), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sentLocks(operations)).toBe(1);
+  });
+
+  it('events resuming after "not arriving": a closed from before they resumed starts nothing', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    device.apply(lockEv('unlocked', T0), ctx());
+    await vi.advanceTimersByTimeAsync(10_000);
+    device.eventsMayBeMissed();
+    await vi.advanceTimersByTimeAsync(300_000);
+    // Events arrive again: the retries of what happened in the gap come now.
+    device.eventsMayBeMissed();
+    device.apply(doorEv('closed', Date.now() - 100_000), ctx());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sentLocks(operations)).toBe(0);
+  });
+
+  it('a lock clock running ahead: a closed it stamped after the start counts as fresh once read in the service clock', async () => {
+    const { device, operations } = setup({ autoLockSeconds: 30 });
+    await vi.advanceTimersByTimeAsync(5_000);
+    device.apply(lockEv('unlocked', Date.now()), ctx());
+    // Stamped 60 s ahead by the lock clock, sent at once: it happened now, after the start.
+    device.apply(doorEv('closed', Date.now() + 60_000), ctx());
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sentLocks(operations)).toBe(1);
   });
 
   it('a command from a controller cancels the countdown when it is asked for, and no auto-lock is queued behind it', async () => {

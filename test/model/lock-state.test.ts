@@ -23,8 +23,8 @@ const unlocked = (at: number | undefined): LockEvent => ({
   lockId: 'L1', at, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'lock', actor: person,
 });
 const door = (state: 'open' | 'closed' | 'ajar' | 'init' | 'unknown', at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'doorState', state });
-const battery = (device: 'lock' | 'keypad', level: number, low: boolean, at?: number): LockEvent => ({
-  lockId: 'L1', at, kind: 'battery', device, level, low, raw: `raw-${level}`,
+const battery = (device: 'lock' | 'keypad', level: number, _low: boolean, at?: number): LockEvent => ({
+  lockId: 'L1', at, kind: 'battery', device, raw: `raw-${level}`,
 });
 const online = (value: boolean, at?: number): LockEvent => ({ lockId: 'L1', at, kind: 'online', online: value });
 
@@ -65,8 +65,8 @@ describe('mapping of lock events onto state', () => {
 
   it('lock and keypad batteries are kept apart; a keypad battery event reveals the keypad', () => {
     const state = run([battery('lock', 15, true, 1), battery('keypad', 20, true, 1)]);
-    expect(state.battery).toEqual({ level: 15, low: true, raw: 'raw-15' });
-    expect(state.keypadBattery).toEqual({ level: 20, low: true, raw: 'raw-20' });
+    expect(state.battery).toEqual({ raw: 'raw-15' });
+    expect(state.keypadBattery).toEqual({ raw: 'raw-20' });
     expect(state.keypadSeen).toBe(true);
     expect(run([battery('lock', 100, false)]).keypadSeen).toBe(false);
   });
@@ -108,14 +108,14 @@ describe('ordering per device and aspect', () => {
 
   it('aspects are ordered independently: a newer lock event does not block an older battery event', () => {
     const state = run([locked(5_000), online(false, 5_000), battery('lock', 5, true, 1_000), door('open', 1_000), online(true, 4_000)]);
-    expect(state.battery?.level).toBe(5);
+    expect(state.battery?.raw).toBe('raw-5');
     expect(state.door).toBe('open');
     expect(state.online).toBe(false);
   });
 
   it('keypad battery and lock battery are separate aspects', () => {
     const state = run([battery('lock', 100, false, 5_000), battery('keypad', 5, true, 1_000)]);
-    expect(state.keypadBattery?.level).toBe(5);
+    expect(state.keypadBattery?.raw).toBe('raw-5');
   });
 
   it('whatever the arrival order of timed lock events, the newest one wins (property)', () => {
@@ -135,6 +135,12 @@ describe('state is plain JSON kept in accessory.context', () => {
   it('survives a JSON round trip and validates when read back', () => {
     const state = run([locked(1), door('open', 2), battery('keypad', 20, true, 3), online(false, 4)]);
     expect(parseLockState(JSON.parse(JSON.stringify(state)))).toEqual(state);
+  });
+
+  it('a state saved by an earlier version, whose batteries also held a level and a low flag, reads back with their words', () => {
+    const state = run([battery('lock', 15, true, 1), battery('keypad', 20, true, 1)]);
+    const saved = { ...state, battery: { level: 15, low: true, raw: 'raw-15' }, keypadBattery: { level: 20, low: true, raw: 'raw-20' } };
+    expect(parseLockState(JSON.parse(JSON.stringify(saved)))).toEqual(state);
   });
 
   it('"a bad context starts fresh": anything that does not validate reads as nothing', () => {
@@ -202,7 +208,7 @@ describe('a future-stamped event must never freeze a lock', () => {
     const door = (state: 'open' | 'closed' | 'unknown' | 'init', at: number): LockEvent => ({ kind: 'doorState', lockId: 'L1', at, state });
     let s = reduceLock(initialLockState(), door('open', now - 60_000), signedAt(now)).state;
     s = reduceLock(s, door('unknown', now - 10_000), signedAt(now)).state;
-    expect(s.lastAt.door).toBe(now - 60_000);
+    expect(s.lockAt?.door).toBe(now - 60_000);
     s = reduceLock(s, door('init', now - 5_000), signedAt(now)).state;
     const late = reduceLock(s, door('closed', now - 30_000), signedAt(now));
     expect(late.applied).toBe(true);
@@ -317,7 +323,7 @@ describe('state reports are applied every time they arrive', () => {
     expect(run([online(false), online(true), online(false), online(true)]).online).toBe(true);
     const low = battery('lock', 5, true);
     const fine = battery('lock', 100, false);
-    expect(run([low, fine, low]).battery).toEqual({ level: 5, low: true, raw: 'raw-5' });
+    expect(run([low, fine, low]).battery).toEqual({ raw: 'raw-5' });
   });
 
   it('for any run of reachability and battery reports, the last one of each wins (property)', () => {
@@ -328,7 +334,7 @@ describe('state reports are applied every time they arrive', () => {
         const lastOnline = reports.filter((e) => e.kind === 'online').at(-1);
         const lastBattery = reports.filter((e) => e.kind === 'battery').at(-1);
         expect(state.online).toBe(lastOnline?.kind === 'online' ? lastOnline.online : true);
-        expect(state.battery?.level).toBe(lastBattery?.kind === 'battery' ? lastBattery.level : undefined);
+        expect(state.battery?.raw).toBe(lastBattery?.kind === 'battery' ? lastBattery.raw : undefined);
       }),
     );
   });
@@ -358,5 +364,134 @@ describe('No Response until the bridge is proven reachable', () => {
   it('a status report older than a timed offline notice does not clear it', () => {
     expect(run([online(false, 9_000), status(5_000)]).online).toBe(false);
     expect(run([online(false, 4_000), status(5_000)]).online).toBe(true);
+  });
+});
+
+describe('two clocks: each lock clock keeps its own order, across clocks a lock time is read through its learnt lead', () => {
+  const now = Date.UTC(2026, 6, 1);
+  const keypad = (state: 'locked' | 'unlocked', at: number): LockEvent => ({ lockId: 'L1', at, kind: 'lockState', state, source: 'operation', device: 'keypad', actor: person });
+  const manual = (state: 'locked' | 'unlocked', at: number): LockEvent => ({ lockId: 'L1', at, kind: 'lockState', state, source: 'operation', device: 'lock', actor: { kind: 'manual', userId: state === 'locked' ? 'manuallock' : 'manualunlock' } });
+  const app = (state: 'locked' | 'unlocked', at: number): LockEvent => ({ lockId: 'L1', at, kind: 'lockState', state, source: 'operation', device: 'lock', actor: person });
+
+  it('a lock 30 s fast sends closed (stamped X) then open (stamped X-5 s, arriving later): the door stays closed', () => {
+    const x = now + 30_000;
+    let s = reduceLock(initialLockState(), door('closed', x), signedAt(now)).state;
+    const late = reduceLock(s, door('open', x - 5_000), signedAt(now + 4_000));
+    expect(late.applied).toBe(false);
+    s = late.state;
+    expect(s.door).toBe('closed');
+  });
+
+  it('a manual unlock stamped R+35 s then a keypad lock stamped R+30 s arriving later (a late bridge log): stays unlocked', () => {
+    const r = now;
+    let s = reduceLock(initialLockState(), manual('unlocked', r + 35_000), signedAt(r + 5_000)).state;
+    const late = reduceLock(s, keypad('locked', r + 30_000), signedAt(r + 20_000));
+    expect(late.applied).toBe(false);
+    s = late.state;
+    expect(s.lock).toBe('unlocked');
+  });
+
+  it('a keypad lock stamped 240 s ahead then an app unlock 1.5 s later: unlocked', () => {
+    const first = reduceLock(initialLockState(), keypad('locked', now + 240_000), signedAt(now));
+    expect(first.state).toMatchObject({ lock: 'locked', clockLead: 240_000 });
+    const unlock = reduceLock(first.state, app('unlocked', now + 1_500), signedAt(now + 1_000));
+    expect(unlock.applied).toBe(true);
+    expect(unlock.state.lock).toBe('unlocked');
+  });
+
+  it('a lock clock a year ahead, then back: the state follows, and the jump teaches no lead', () => {
+    const year = 365 * 86_400_000;
+    let s = reduceLock(initialLockState(), keypad('locked', now - 10_000), signedAt(now - 9_000)).state;
+    const jumped = reduceLock(s, keypad('unlocked', now + year), signedAt(now));
+    expect(jumped.applied).toBe(true);
+    s = jumped.state;
+    expect(s.lock).toBe('unlocked');
+    expect(s.clockLead).toBeUndefined();
+    s = reduceLock(s, keypad('locked', now + 20_000), signedAt(now + 20_000)).state;
+    expect(s.lock).toBe('locked');
+    s = reduceLock(s, door('open', now + 21_000), signedAt(now + 21_000)).state;
+    expect(s.door).toBe('open');
+  });
+
+  it('a lock stamp behind t teaches nothing; the learnt lead is kept with the state and reset by the drift notice', () => {
+    let s = reduceLock(initialLockState(), keypad('locked', now - 60_000), signedAt(now)).state;
+    expect(s.clockLead).toBeUndefined();
+    s = reduceLock(s, door('closed', now + 30_000), signedAt(now)).state;
+    expect(parseLockState(JSON.parse(JSON.stringify(s)))).toMatchObject({ clockLead: 30_000, lockAt: { door: now + 30_000 } });
+    s = reduceLock(s, drift(now + 60_000), signedAt(now + 60_000)).state;
+    expect(s.clockLead).toBeUndefined();
+    expect(s.lockAt).toBeUndefined();
+  });
+
+  it('across clocks with a learnt lead: a late keypad lock that happened before an app unlock does not undo it', () => {
+    // The lock runs 30 s fast (learnt from a prompt delivery).
+    let s = reduceLock(initialLockState(), door('closed', now + 30_000), signedAt(now)).state;
+    s = reduceLock(s, app('unlocked', now + 20_000), signedAt(now + 20_000)).state;
+    // A keypad lock at now+10 s (stamped now+40 s) arrives late.
+    const late = reduceLock(s, keypad('locked', now + 40_000), signedAt(now + 50_000));
+    expect(late.applied).toBe(false);
+    expect(late.state.lock).toBe('unlocked');
+  });
+
+  it('a lock clock set right again is followed at its next prompt delivery: a keypad unlock after an app lock applies', () => {
+    let s = reduceLock(initialLockState(), keypad('locked', now + 30_000), signedAt(now)).state;
+    expect(s.clockLead).toBe(30_000);
+    // The app synchronised the lock's clock; an app lock, then a keypad unlock 10 s later.
+    s = reduceLock(s, app('locked', now + 100_000), signedAt(now + 100_000)).state;
+    const unlock = reduceLock(s, keypad('unlocked', now + 110_000), signedAt(now + 110_000));
+    expect(unlock.applied).toBe(true);
+    expect(unlock.state).toMatchObject({ lock: 'unlocked' });
+    expect(unlock.state.clockLead).toBeUndefined();
+  });
+
+  it('one lock clock keeps its own order whatever its lead and the arrival order (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 280_000 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 600_000 }), { minLength: 1, maxLength: 15 }),
+        fc.array(fc.boolean(), { minLength: 15, maxLength: 15 }),
+        fc.array(fc.integer({ min: 0, max: 120_000 }), { minLength: 15, maxLength: 15 }),
+        (lead, happened, opens, delays) => {
+          // Each event happens at `now + h`, is stamped by the lock clock `lead` ahead, and is signed
+          // (sent or re-sent) some time after it happened; the arrival order is the array's.
+          let s = initialLockState();
+          happened.forEach((h, i) => {
+            const stamped = now + h + lead;
+            s = reduceLock(s, door(opens[i] === true ? 'open' : 'closed', stamped), signedAt(now + h + (delays[i] ?? 0))).state;
+          });
+          const newest = happened.indexOf(Math.max(...happened));
+          expect(s.door).toBe(opens[newest] === true ? 'open' : 'closed');
+        },
+      ),
+    );
+  });
+
+  it('keypad and manual operations of one lock clock: the newest by the lock clock wins in any arrival order (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 280_000 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 600_000 }), { minLength: 1, maxLength: 15 }),
+        fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 15, maxLength: 15 }),
+        (lead, happened, kinds) => {
+          const events = happened.map((h, i) => {
+            const [locks, byHand] = kinds[i] ?? [true, true];
+            const stamped = now + h + lead;
+            return { event: byHand ? manual(locks ? 'locked' : 'unlocked', stamped) : keypad(locks ? 'locked' : 'unlocked', stamped), signed: now + h };
+          });
+          const newest = happened.indexOf(Math.max(...happened));
+          const expected = (kinds[newest]?.[0] ?? true) ? 'locked' : 'unlocked';
+          for (const order of [events, [...events].reverse()]) {
+            let s = initialLockState();
+            // Signed in arrival order at a time no earlier than the event, as retries are.
+            let t = now;
+            for (const { event, signed } of order) {
+              t = Math.max(t, signed);
+              s = reduceLock(s, event, signedAt(t)).state;
+            }
+            expect(s.lock).toBe(expected);
+          }
+        },
+      ),
+    );
   });
 });

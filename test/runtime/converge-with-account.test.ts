@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/cloud/http/api.js';
 import { Convergence, type ConvergenceDeps } from '../../src/runtime/converge-with-account.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
+import { emptyReport } from '../../src/cloud/registrations/registration-report.js';
 import type { StatusPublisher } from '../../src/status/status-publisher.js';
-import type { WantedDevice } from '../../src/model/wanted-device.js';
+import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { runtimeConfig } from './config-fixture.js';
 
 
@@ -24,10 +25,10 @@ function gate(): Gate {
  * The service (a client answering discovery and remote operate), the registrar and the publishers
  * are recorders; the convergence loop is the thing under test.
  */
-function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: WantedDevice[]; listening?: boolean } = {}) {
+function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: DeviceEntry[]; listening?: boolean; noAddress?: boolean; me?: 'fails' } = {}) {
   const calls: string[] = [];
   const warnings: string[] = [];
-  let shown: WantedDevice[] = [];
+  let shown: DeviceEntry[] = [];
   const client: ApiClient = {
     request: async <T>(method: string, path: string): Promise<T> => {
       calls.push(`${method} ${path}`);
@@ -37,13 +38,19 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
         return { L1: { LockName: 'Service name' }, L2: { LockName: 'Back Door' } } as T;
       }
       if (path === '/users/doorbells/mine') return {} as T;
+      if (path === '/users/me') {
+        if (options.me === 'fails') throw new Error('the service did not answer');
+        return { UserID: 'me-1', FirstName: 'Alex' } as T;
+      }
       return undefined as T;
     },
   };
   const registrar: Registrar = {
     reconcile: (wanted) => {
       calls.push(`reconcile ${wanted.locks.join(',')} user=${String(wanted.user)}`);
-      return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
+      // Without a public address yet (a tunnel still connecting) the registrar registers nothing.
+      if (options.noAddress === true) return Promise.resolve(emptyReport(true));
+      return Promise.resolve({ registered: wanted.locks.map((id) => `lock:${id}`), deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: false });
     },
     addressChanged: () => undefined,
     sendAllAgain: () => Promise.reject(new Error('not used here')),
@@ -97,6 +104,8 @@ describe('start-up reconciles with what the service lists', () => {
     convergence.request();
     await settle();
     expect(calls).toEqual([
+      // Who the account's own user is, read once for the removals to come.
+      'GET /users/me',
       'GET /users/locks/mine',
       'GET /users/doorbells/mine',
       'sync L1=Front Door,L2=Back Door sweep=true',
@@ -161,11 +170,33 @@ describe('a lock removed by lock_user_remove leaves at once and stays out', () =
     convergence.request();
     await settle();
     calls.length = 0;
-    convergence.membershipChanged('L2', 'removed');
-    expect(calls[0]).toBe('remove lock:L2');
+    convergence.membershipChanged('L2', 'removed', 'me-1');
     await settle();
+    expect(calls[0]).toBe('remove lock:L2');
     expect(calls).toContain('sync L1=Front Door sweep=true');
     expect(calls).toContain('reconcile L1 user=true');
+  });
+
+  it('when the service cannot say who the account\'s user is, the lock stays and the service\'s device list decides in a run now', async () => {
+    const { convergence, calls } = setup({ me: 'fails' });
+    convergence.request();
+    await settle();
+    calls.length = 0;
+    convergence.membershipChanged('L2', 'removed', 'me-1');
+    await settle();
+    expect(calls).not.toContain('remove lock:L2');
+    expect(calls).toContain('GET /users/locks/mine');
+    expect(calls).toContain('reconcile L1,L2 user=true');
+  });
+
+  it('another person\'s removal changes nothing: no removal, no run', async () => {
+    const { convergence, calls } = setup();
+    convergence.request();
+    await settle();
+    calls.length = 0;
+    convergence.membershipChanged('L2', 'removed', 'guest-7');
+    await settle();
+    expect(calls).toEqual([]);
   });
 });
 
@@ -181,5 +212,30 @@ describe('the first run checks the public address once the listener runs; the ch
     deaf.convergence.request();
     await settle();
     expect(deaf.calls).not.toContain('self-check');
+  });
+});
+
+describe('refreshStateOnStart with a public address that comes late (a tunnel connecting)', () => {
+  it('no lock is asked before anything is registered; once the first registrations at the address succeed, every lock is asked once', async () => {
+    const { convergence, calls } = setup({ refresh: true, noAddress: true });
+    convergence.request();
+    await settle();
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
+    // The tunnel connected but its registrations failed: still nothing to ask.
+    await convergence.registered({ ...emptyReport(false), failed: [{ key: 'lock:L1', error: 'busy' }] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
+    await convergence.registered({ ...emptyReport(false), registered: ['lock:L1', 'lock:L2', 'user'] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual(['PUT /remoteoperate/L1/status', 'PUT /remoteoperate/L2/status']);
+    // Once: a later address (a reconnect at a new one) asks nothing again.
+    await convergence.registered({ ...emptyReport(false), registered: ['lock:L1', 'lock:L2', 'user'] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toHaveLength(2);
+  });
+
+  it('without refreshStateOnStart, a late address asks no lock', async () => {
+    const { convergence, calls } = setup({ refresh: false, noAddress: true });
+    convergence.request();
+    await settle();
+    await convergence.registered({ ...emptyReport(false), registered: ['lock:L1'] });
+    expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import type { WebhookConfig } from '../../src/config.js';
 import type { PublicAddressStatus } from '../../src/status/status.js';
-import { loopbackFor, Reach } from '../../src/runtime/reach.js';
+import { loopbackFor, Reach, type SessionEvents } from '../../src/runtime/reach.js';
 import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js';
 import { ScriptedAdapter, type Scripted } from '../cloud/tunnel/scripted-adapter.js';
 
@@ -30,6 +30,8 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     const published: PublicAddressStatus[] = [];
     const adapter = new ScriptedAdapter(script);
     const wired: { registrar?: WebhookRegistrar; run?: Promise<unknown> } = {};
+    /** The SDK's session events (dropped, back), as the real adapter reports them. */
+    const session: { events?: SessionEvents } = {};
     const reach = new Reach({
       webhook,
       log: fx.log,
@@ -37,7 +39,10 @@ describe('design "Reach": the registrations follow the tunnel', () => {
       addressChanged: () => {
         wired.run = wired.registrar?.addressChanged();
       },
-      adapter: () => adapter,
+      adapter: (_tunnel, events) => {
+        session.events = events;
+        return adapter;
+      },
       ...(wayInLost === undefined ? {} : { wayInLost }),
     });
     const registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: () => reach.publicUrl, secret: await WebhookSecret.load(fx.storage), log: fx.log });
@@ -48,7 +53,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
       await reach.stop();
       registrar.stop();
     };
-    return { reach, registrar, adapter, published, stop };
+    return { reach, registrar, adapter, published, session, stop };
   }
 
   const atService = () => fx.sim.registrations().map((r) => r.url).sort();
@@ -101,6 +106,31 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await waitFor(() => connected.published.at(-1)?.tunnel?.state === 'connected');
     expect(lost).toBe(1);
     await connected.stop();
+  });
+
+  it('a failed tunnel is a broken way in (with its reason); one that drops and reconnects tells the delivery check at once', async () => {
+    let lost = 0;
+    const failed = await start([{ fail: 'network', detail: 'failed to connect session' }], () => {
+      lost += 1;
+    });
+    failed.reach.listenerReady(port(), false);
+    await waitFor(() => failed.published.at(-1)?.tunnel?.state === 'failed');
+    expect(failed.reach.brokenWayIn).toMatch(/ngrok cannot be reached/);
+    await failed.stop();
+    lost = 0;
+    const plugin = await start([{ origin: origin() }], () => {
+      lost += 1;
+    });
+    plugin.reach.listenerReady(port(), false);
+    await waitFor(() => plugin.published.at(-1)?.tunnel?.state === 'connected');
+    expect(plugin.reach.brokenWayIn).toBeUndefined();
+    expect(lost).toBe(0);
+    plugin.session.events?.('lost', undefined);
+    expect(plugin.published.at(-1)?.tunnel?.state).toBe('reconnecting');
+    expect(lost).toBe(1);
+    // Reconnecting may come back: not broken, but checked.
+    expect(plugin.reach.brokenWayIn).toBeUndefined();
+    await plugin.stop();
   });
 
   it('a restart without a domain gets a new address, and every registration follows it in that start', async () => {

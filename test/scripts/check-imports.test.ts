@@ -130,6 +130,7 @@ describe('source layout: no two folders import each other, each layer within its
     ['cloud', 'src/cloud/image.ts', "import type { h } from '../homekit/view.js';\nexport type H = typeof h;\n", 'src/homekit/view.ts'],
     ['cloud', 'src/cloud/link.ts', "import { route } from '../runtime/router.js';\nexport const l = route;\n", 'src/runtime/router.ts'],
     ['status', 'src/status/page.ts', "import { m } from '../matter/view.js';\nexport const s = m;\n", 'src/matter/view.ts'],
+    ['storage', 'src/storage/records.ts', "import type { h } from '../homekit/view.js';\nexport type R = typeof h;\n", 'src/homekit/view.ts'],
     ['util', 'src/util/words.ts', "import { lockWords } from '../model/lock.js';\nexport const w = lockWords;\n", 'src/model/lock.ts'],
     ['video', 'src/video/stream.ts', "import type { h } from '../homekit/view.js';\nexport type V = typeof h;\n", 'src/homekit/view.ts'],
   ])('%s/ importing what its layer may not (%s), even for a type only', async (layer, file, text, target) => {

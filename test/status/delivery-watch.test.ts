@@ -15,6 +15,8 @@ interface Setup {
   /** What the service does with a status request: 'callback' sends one back at once, 'nothing' drops it, or it rejects. */
   service?: (lockId: string) => 'callback' | 'nothing' | Error;
   registerAgain?: () => Promise<string>;
+  /** The status request itself, when the test scripts the service's timing. */
+  askStatus?: (lockId: string, watch: DeliveryWatch) => Promise<void>;
 }
 
 function setup(options: Setup = {}) {
@@ -38,6 +40,7 @@ function setup(options: Setup = {}) {
     nameOf: (id) => (id === 'LOCK-A' ? 'Front Door' : id === 'LOCK-B' ? 'Back Door' : id),
     askStatus: (lockId) => {
       asked.push({ lockId, at: Date.now() });
+      if (options.askStatus) return options.askStatus(lockId, watch);
       const answer = options.service?.(lockId) ?? 'nothing';
       if (answer instanceof Error) return Promise.reject(answer);
       // The service's callback can come in before its answer to the request.
@@ -234,5 +237,54 @@ describe('delivery watch: whenever no verified callback has arrived for the peri
     t.watch.stop();
     await vi.advanceTimersByTimeAsync(3 * PERIOD);
     expect(t.asked).toEqual([]);
+  });
+
+  it('the 30 s wait starts when the status request is answered: a bridge that answers after 29 s, then calls back 20 s later, is no "not arriving"', async () => {
+    const t = setup({
+      askStatus: async (lockId, watch) => {
+        await new Promise((resolve) => setTimeout(resolve, 29_000));
+        setTimeout(() => {
+          watch.heard(`a status callback for ${lockId}`);
+        }, 20_000);
+      },
+    });
+    t.watch.start();
+    await vi.advanceTimersByTimeAsync(PERIOD);
+    expect(t.asked).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(29_000 + 20_000);
+    expect(t.watch.state).toBe('arriving');
+    expect(t.states).toEqual(['arriving']);
+    expect(t.registered()).toBe(0);
+    expect(t.warnings()).toEqual([]);
+    expect(t.records.at(-1)?.lastCheck).toMatchObject({ how: 'probe', lockId: 'LOCK-A', outcome: 'arrived' });
+    t.watch.stop();
+  });
+
+  it('a slow answer does not stretch the wait without end: nothing 30 s after the answer is "not arriving"', async () => {
+    const t = setup({
+      askStatus: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 29_000));
+      },
+    });
+    t.watch.start();
+    await vi.advanceTimersByTimeAsync(PERIOD + 29_000 + PROBE_WAIT_MS - 1);
+    expect(t.watch.state).toBe('unknown');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.watch.state).toBe('notArriving');
+    t.watch.stop();
+  });
+
+  it('a way in that cannot be built is "not arriving" at once, without a probe; the first callback through it is "arriving" again', async () => {
+    const t = setup();
+    t.watch.start();
+    t.watch.cannotArrive('the ngrok tunnel could not connect.');
+    expect(t.watch.state).toBe('notArriving');
+    expect(t.asked).toEqual([]);
+    expect(t.records.at(-1)).toMatchObject({ state: 'notArriving', lastCheck: { how: 'wayIn', outcome: 'nothing', message: 'Events cannot arrive: the ngrok tunnel could not connect.' } });
+    await vi.advanceTimersByTimeAsync(MIN);
+    t.watch.heard('a status callback for LOCK-A');
+    expect(t.watch.state).toBe('arriving');
+    expect(t.infos()).toHaveLength(1);
+    t.watch.stop();
   });
 });

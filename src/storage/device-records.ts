@@ -5,17 +5,16 @@
 // is never written over (only a damaged one is replaced), and a failed write is tried again.
 import { z } from 'zod/v3';
 
+import { deviceEntrySchema, deviceKey, type DeviceEntry } from '../model/device-entry.js';
+import type { DeviceRecordsPort } from '../model/device-registry.js';
+import type { DeviceStore } from '../model/device-store.js';
 import { errorText } from '../util/error-text.js';
 import { KeptFileRetry, readKept, type KeptRead } from '../util/kept-file.js';
 import type { Logger } from '../util/logger.js';
 import { QuietWriter } from '../util/quiet-writer.js';
-import type { DeviceStore } from './device-store.js';
-import { DOOR_HISTORY_KEY } from './lock-device.js';
-import { deviceKey, wantedDeviceSchema, type WantedDevice } from './wanted-device.js';
+import { moveOldDoorHistories } from './old-door-histories.js';
 
 export const DEVICES_FILE = 'devices.json';
-/** Older versions kept each door's history in a file of its own: read once, then removed. */
-const OLD_DOOR_HISTORY_FILE = /^door-history-[0-9a-f]{16}\.json$/;
 const QUIET_MS = 1_000;
 const MAX_DELAY_MS = 10_000;
 
@@ -29,10 +28,9 @@ export interface RecordFiles {
 
 const recordSchema = z.object({ entry: z.unknown().optional(), values: z.record(z.unknown()) });
 const fileSchema = z.object({ version: z.literal(1), devices: z.record(recordSchema) });
-const oldDoorHistorySchema = z.object({ lockId: z.string(), history: z.unknown() });
 
 interface DeviceRecord {
-  entry?: WantedDevice | undefined;
+  entry?: DeviceEntry | undefined;
   values: Record<string, unknown>;
 }
 
@@ -41,13 +39,13 @@ type DevicesFile = z.infer<typeof fileSchema>;
 function recordsOf(file: DevicesFile | undefined): Map<string, DeviceRecord> {
   const records = new Map<string, DeviceRecord>();
   for (const [key, record] of Object.entries(file?.devices ?? {})) {
-    const entry = wantedDeviceSchema.safeParse(record.entry);
+    const entry = deviceEntrySchema.safeParse(record.entry);
     records.set(key, { entry: entry.success ? entry.data : undefined, values: record.values });
   }
   return records;
 }
 
-export class DeviceRecords {
+export class DeviceRecords implements DeviceRecordsPort {
   private readonly writer: QuietWriter;
   private readonly writeRetry = new KeptFileRetry();
   private readonly readRetry = new KeptFileRetry();
@@ -92,12 +90,12 @@ export class DeviceRecords {
       opened.unread = true;
       opened.readRetry.failed(() => void opened.readAgain());
     }
-    await opened.takeOldDoorHistories();
+    await moveOldDoorHistories(files, opened, log);
     return opened;
   }
 
   /** The devices served in the last run, as they were then. */
-  remembered(): WantedDevice[] {
+  remembered(): DeviceEntry[] {
     return [...this.records.values()].flatMap((record) => (record.entry === undefined ? [] : [record.entry]));
   }
 
@@ -105,7 +103,7 @@ export class DeviceRecords {
    * Values an older version kept elsewhere (the accessory cache): each is taken only where the
    * record has none, so running this again never undoes a newer value.
    */
-  adopt(key: string, entry: WantedDevice | undefined, values: Record<string, unknown>): void {
+  adopt(key: string, entry: DeviceEntry | undefined, values: Record<string, unknown>): void {
     const record = this.recordOf(key);
     if (record.entry === undefined && entry !== undefined) record.entry = entry;
     for (const [name, value] of Object.entries(values)) {
@@ -115,7 +113,7 @@ export class DeviceRecords {
   }
 
   /** The device is served with this entry. */
-  setEntry(device: WantedDevice): void {
+  setEntry(device: DeviceEntry): void {
     const record = this.recordOf(deviceKey(device.kind, device.id));
     if (JSON.stringify(record.entry) === JSON.stringify(device)) return;
     record.entry = { ...device };
@@ -209,25 +207,5 @@ export class DeviceRecords {
     if (this.unread) return Promise.resolve();
     const devices = Object.fromEntries([...this.records].map(([key, record]) => [key, record.entry === undefined ? { values: record.values } : record]));
     return this.files.write(DEVICES_FILE, { version: 1, devices }, { compact: true });
-  }
-
-  private async takeOldDoorHistories(): Promise<void> {
-    let names: string[] = [];
-    try {
-      names = (await this.files.names()).filter((name) => OLD_DOOR_HISTORY_FILE.test(name));
-    } catch (error) {
-      this.log.warn(`Door histories of an earlier version could not be listed (${errorText(error)}).`);
-    }
-    if (names.length === 0) return;
-    for (const name of names) {
-      try {
-        const old = await this.files.read(name, oldDoorHistorySchema);
-        if (old) this.adopt(deviceKey('lock', old.lockId), undefined, { [DOOR_HISTORY_KEY]: old.history });
-      } catch (error) {
-        this.log.warn(`A door history of an earlier version could not be read and starts anew (${errorText(error)}).`);
-      }
-    }
-    // The old files go only once their histories are safely in the new file.
-    if (await this.save()) await Promise.all(names.map((name) => this.files.remove(name).catch(() => undefined)));
   }
 }

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
-import { DEVICES_FILE, DeviceRecords } from '../../src/model/device-records.js';
+import { DEVICES_FILE, DeviceRecords } from '../../src/storage/device-records.js';
 import { DeviceRegistry } from '../../src/model/device-registry.js';
-import type { WantedDevice } from '../../src/model/wanted-device.js';
+import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { Storage } from '../../src/storage.js';
 import { systemClock } from '../../src/util/clock.js';
 import { recordingLog } from '../callbacks/helpers.js';
@@ -22,8 +22,8 @@ vi.mock('write-file-atomic', async (real) => (await import('../fixtures/fs-fault
 
 const NOW = 1_800_000_000_000;
 const ctx = { receivedAt: NOW, signedAt: NOW };
-const FRONT: WantedDevice = { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, autoLockSeconds: 30 };
-const BELL: WantedDevice = { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 };
+const FRONT: DeviceEntry = { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, autoLockSeconds: 30 };
+const BELL: DeviceEntry = { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 };
 
 interface SavedFile {
   devices: Record<string, { entry?: unknown; values: Record<string, unknown> }>;
@@ -46,7 +46,7 @@ describe('devices.json: a passing read or write fault never costs what it keeps'
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function run(wanted: WantedDevice[]) {
+  async function run(wanted: DeviceEntry[]) {
     const { log, lines } = recordingLog();
     const records = await DeviceRecords.open(storage, log);
     const registry = new DeviceRegistry({ log, clock: { ...systemClock, now: () => NOW }, records, operate: () => Promise.resolve(), describeCommandFailure });

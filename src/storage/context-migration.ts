@@ -3,7 +3,7 @@
 // now: they move over once, and leave the context only after the registry's file holds them.
 import type { PlatformAccessory } from 'homebridge';
 
-import { deviceKey, wantedDeviceSchema, type WantedDevice } from '../model/wanted-device.js';
+import { deviceEntrySchema, deviceKey, type DeviceEntry } from '../model/device-entry.js';
 
 /** The keys older versions used in accessory.context; the devices keep the same names. */
 const DEVICE_KEY = 'lockAccessDevice';
@@ -11,7 +11,7 @@ const VALUE_KEYS = ['lockAccess', 'lockAccessGuard', 'lockAccessDoorbell', 'lock
 
 /** What the migration needs of the device records. */
 export interface RecordsTaking {
-  adopt(key: string, entry: WantedDevice | undefined, values: Record<string, unknown>): void;
+  adopt(key: string, entry: DeviceEntry | undefined, values: Record<string, unknown>): void;
   /** Resolves true once everything is on disk. */
   save(): Promise<boolean>;
 }
@@ -21,7 +21,7 @@ export async function moveContextToRecords(accessories: readonly PlatformAccesso
   const moved: PlatformAccessory[] = [];
   for (const accessory of accessories) {
     const context = accessory.context as Record<string, unknown>;
-    const entry = wantedDeviceSchema.safeParse(context[DEVICE_KEY]);
+    const entry = deviceEntrySchema.safeParse(context[DEVICE_KEY]);
     if (!entry.success) continue;
     const values = Object.fromEntries(VALUE_KEYS.filter((key) => context[key] !== undefined).map((key) => [key, context[key]]));
     records.adopt(deviceKey(entry.data.kind, entry.data.id), entry.data, values);

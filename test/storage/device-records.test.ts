@@ -9,16 +9,16 @@ import type { PlatformAccessory } from 'homebridge';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod/v3';
 
-import { moveContextToRecords } from '../../src/homekit/context-migration.js';
+import { moveContextToRecords } from '../../src/storage/context-migration.js';
 import { EVE_HISTORY_SERVICE_UUID } from '../../src/homekit/eve-characteristics.js';
 import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
 import { lockUuid } from '../../src/homekit/lock-accessory.js';
-import { DEVICES_FILE, DeviceRecords } from '../../src/model/device-records.js';
+import { DEVICES_FILE, DeviceRecords } from '../../src/storage/device-records.js';
 import { DeviceRegistry } from '../../src/model/device-registry.js';
 import { newDoorHistory, recordDoor } from '../../src/model/door-history.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { AccessoryRegistry } from '../../src/homekit/accessory-registry.js';
-import type { WantedDevice } from '../../src/model/wanted-device.js';
+import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { Storage } from '../../src/storage.js';
 import { systemClock } from '../../src/util/clock.js';
 import { captureLog, hapEnvs, newAccessory, service } from '../homekit/hap-env.js';
@@ -29,9 +29,9 @@ const { api } = hb2;
 const { Service: S, Characteristic: C } = api.hap;
 const NOW = 1_800_000_000_000;
 const ctx = { receivedAt: NOW, signedAt: NOW };
-const FRONT: WantedDevice = { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, autoLockSeconds: 30 };
+const FRONT: DeviceEntry = { kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: true, autoLockSeconds: 30 };
 const devicesFileShape = z.object({ devices: z.record(z.object({ values: z.record(z.unknown()) })) });
-const BELL: WantedDevice = { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 };
+const BELL: DeviceEntry = { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 };
 
 describe('devices.json under <storagePath>/lock-access/', () => {
   let dir: string;
@@ -45,7 +45,7 @@ describe('devices.json under <storagePath>/lock-access/', () => {
   });
 
   /** One run: the records, the device registry and HomeKit's view on the cached accessories. */
-  async function run(cached: PlatformAccessory[], wanted: WantedDevice[] = [FRONT, BELL]) {
+  async function run(cached: PlatformAccessory[], wanted: DeviceEntry[] = [FRONT, BELL]) {
     const captured = captureLog();
     const records = await DeviceRecords.open(storage, captured.log);
     const moved = await moveContextToRecords(cached, records);

@@ -1,0 +1,145 @@
+// The doorbell's camera in Apple Home: its pictures and its streams. A stream plays the doorbell's
+// newest recording from its start when it became available within video.replayMinutes, then holds
+// its last frame; otherwise the latest still picture (the snapshot) as video. Without ffmpeg the
+// stream is refused with a clear line, and the pictures go on as before.
+import type {
+  API,
+  CameraStreamingDelegate,
+  PrepareStreamCallback,
+  PrepareStreamRequest,
+  SnapshotRequest,
+  SnapshotRequestCallback,
+  StartStreamRequest,
+  StreamingRequest,
+  StreamRequestCallback,
+} from 'homebridge';
+
+import { recentRecording } from '../model/doorbell-state.js';
+import type { DoorbellDevice } from '../model/doorbell-device.js';
+import { errorText } from '../util/error-text.js';
+import { LiveStreams, type LiveInput } from '../video/live-streams.js';
+import type { VideoRoom } from '../video/video-room.js';
+import type { SnapshotCache } from './snapshot-cache.js';
+
+export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
+/** The lookup gets this long; then the still picture plays, so the first packet still leaves within 3 s. */
+export const LOOKUP_BUDGET_MS = 2_000;
+
+export class DoorbellCamera implements CameraStreamingDelegate {
+  private readonly streams: LiveStreams | undefined;
+
+  constructor(
+    private readonly api: API,
+    private readonly device: DoorbellDevice,
+    private readonly snapshots: SnapshotCache,
+    private readonly video: VideoRoom | undefined,
+    /** Ends a stream in HomeKit that ended on our side (ffmpeg stopped, the viewer went away). */
+    forceStop: (sessionId: string) => void,
+  ) {
+    this.streams = video === undefined ? undefined : new LiveStreams(video, device.log, forceStop);
+  }
+
+  /** Ends every stream (the accessory goes away). */
+  dispose(): void {
+    void this.streams?.stopAll();
+  }
+
+  handleSnapshotRequest(_request: SnapshotRequest, callback: SnapshotRequestCallback): void {
+    void this.snapshots.get().then((image) => {
+      callback(undefined, image);
+    });
+  }
+
+  prepareStream(request: PrepareStreamRequest, callback: PrepareStreamCallback): void {
+    const refusal = this.refusal();
+    if (refusal !== undefined || this.streams === undefined) {
+      this.device.log.info(`${refusal ?? LIVE_VIDEO_REFUSAL}.`);
+      callback(new Error(refusal ?? LIVE_VIDEO_REFUSAL));
+      return;
+    }
+    const { video, audio } = request;
+    const viewer = { address: request.targetAddress, ipv6: request.addressVersion === 'ipv6', port: video.port, srtpKey: video.srtp_key, srtpSalt: video.srtp_salt };
+    this.streams.prepare(request.sessionID, viewer, `${this.device.name} camera view`).then(
+      ({ port, ssrc }) => {
+        callback(undefined, {
+          video: { port, ssrc, srtp_key: video.srtp_key, srtp_salt: video.srtp_salt },
+          // No audio is sent; HAP still needs an answer for the audio channel it offered.
+          audio: { port, ssrc: ssrc + 1, srtp_key: audio.srtp_key, srtp_salt: audio.srtp_salt },
+        });
+      },
+      (error: unknown) => {
+        this.device.log.warn(`the camera view could not be prepared (${errorText(error)}).`);
+        callback(new Error('the stream could not be prepared'));
+      },
+    );
+  }
+
+  handleStreamRequest(request: StreamingRequest, callback: StreamRequestCallback): void {
+    const { StreamRequestTypes } = this.api.hap;
+    if (request.type === StreamRequestTypes.STOP) {
+      void this.streams?.stop(request.sessionID);
+      callback();
+      return;
+    }
+    if (request.type === StreamRequestTypes.RECONFIGURE || this.streams === undefined) {
+      // A reconfigure keeps the stream as it is (at or below what was first asked); no stream: refused.
+      if (this.streams === undefined) callback(new Error(LIVE_VIDEO_REFUSAL));
+      else callback();
+      return;
+    }
+    void this.start(request, this.streams).then(() => {
+      callback();
+    }, (error: unknown) => {
+      this.device.log.warn(`the camera view could not start (${errorText(error)}).`);
+      void this.streams?.stop(request.sessionID);
+      callback(new Error('the stream could not start'));
+    });
+  }
+
+  private async start(request: StartStreamRequest, streams: LiveStreams): Promise<void> {
+    const { video } = request;
+    const input = await this.input();
+    streams.start(request.sessionID, {
+      width: video.width,
+      height: video.height,
+      fps: video.fps,
+      maxBitrate: video.max_bit_rate,
+      payloadType: video.pt,
+      mtu: video.mtu,
+      profile: video.profile,
+      level: video.level,
+      rtcpInterval: video.rtcp_interval,
+    }, input);
+  }
+
+  /** The newest recording (looked up now) while it is recent enough; else, or when it cannot be looked up in time, the still picture. */
+  private async input(): Promise<LiveInput> {
+    const room = this.video;
+    const recording = room === undefined ? undefined : recentRecording(this.device.state, room.settings.replayMinutes, Date.now());
+    if (room !== undefined && recording !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`no answer within ${LOOKUP_BUDGET_MS / 1000} s`));
+        }, LOOKUP_BUDGET_MS);
+      });
+      try {
+        const playlist = await Promise.race([room.playlist(this.device.entry.id, recording.dvrId), late]);
+        this.device.log.info(`the camera view plays the recording of ${new Date(recording.availableAt).toLocaleTimeString()}.`);
+        return { kind: 'recording', playlist };
+      } catch (error) {
+        this.device.log.warn(`the camera view shows the still picture: ${errorText(error)}.`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return { kind: 'still', image: await this.snapshots.get() };
+  }
+
+  /** Why no stream can start now, or undefined when one can. */
+  private refusal(): string | undefined {
+    if (this.video === undefined) return undefined;
+    if (this.video.ffmpeg === undefined) return `${LIVE_VIDEO_REFUSAL} (doorbell video needs ffmpeg: see the warning at start-up)`;
+    return undefined;
+  }
+}

@@ -1,0 +1,92 @@
+// ffmpeg's arguments for one camera-view stream: a recording (its HLS playlist, read by ffmpeg
+// itself) or a still picture (piped in), encoded as H.264 at or below what the controller asked for,
+// its last frame held until the viewer closes, sent as SRTP exactly as the controller negotiated.
+//
+// Always encoded, never copied: ffmpeg cannot hold the last frame of a copied stream (the hold is a
+// filter), and a copied clip would keep the camera's size and rate whatever the viewer asked for.
+
+/** Where and how the controller wants the video (from its SetupEndpoints and SelectedRTPStreamConfiguration). */
+export interface LiveTarget {
+  address: string;
+  ipv6: boolean;
+  port: number;
+  /** The SRTP master key (16 bytes) and salt (14 bytes) the controller gave. */
+  srtpKey: Buffer;
+  srtpSalt: Buffer;
+  ssrc: number;
+  payloadType: number;
+  mtu: number;
+  width: number;
+  height: number;
+  fps: number;
+  /** kbit/s */
+  maxBitrate: number;
+  /** H.264 profile as HAP numbers it: 0 baseline, 1 main, 2 high. */
+  profile: number;
+  /** H.264 level as HAP numbers it: 0 is 3.1, 1 is 3.2, 2 is 4.0. */
+  level: number;
+}
+
+export type LiveSource =
+  /** A recording: ffmpeg reads the playlist and its segments itself, in real time. */
+  | { kind: 'recording'; playlist: string }
+  /** A still picture (JPEG), written to ffmpeg's standard input. */
+  | { kind: 'still' };
+
+const PROFILES = ['baseline', 'main', 'high'] as const;
+const LEVELS = ['3.1', '3.2', '4.0'] as const;
+/** Below this the picture is not worth looking at; HomeKit asks for more anyway. */
+const MIN_BITRATE = 100;
+
+/** The scheme://host:port of the SRTP output; an IPv6 address in brackets. */
+function srtpAddress(target: LiveTarget): string {
+  const host = target.ipv6 ? `[${target.address}]` : target.address;
+  return `srtp://${host}:${target.port}?rtcpport=${target.port}&pkt_size=${target.mtu}`;
+}
+
+/** The video filters: fit inside the asked size (keeping the shape, even sides), the asked rate, then hold the last frame, paced in real time. */
+function filters(target: LiveTarget): string {
+  const { width, height, fps } = target;
+  return [
+    `scale=w=${width}:h=${height}:force_original_aspect_ratio=decrease`,
+    'scale=w=trunc(iw/2)*2:h=trunc(ih/2)*2',
+    'format=yuv420p',
+    `fps=${fps}`,
+    'tpad=stop_mode=clone:stop=-1',
+    'realtime',
+  ].join(',');
+}
+
+/** The encoder's options: the asked bitrate as a ceiling, a key frame every second so a viewer sees a picture at once. */
+function encoding(target: LiveTarget, encoder: string): string[] {
+  const bitrate = Math.max(MIN_BITRATE, target.maxBitrate);
+  const args = ['-c:v', encoder];
+  if (encoder === 'libx264') {
+    args.push('-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', PROFILES[target.profile] ?? 'main', '-level:v', LEVELS[target.level] ?? '3.1');
+  }
+  args.push('-b:v', `${bitrate}k`, '-maxrate', `${bitrate}k`, '-bufsize', `${bitrate}k`, '-g', String(Math.max(1, Math.round(target.fps))), '-bf', '0');
+  return args;
+}
+
+/** The whole argument list (without -hide_banner and friends, which the process owner adds). */
+export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string): string[] {
+  const input =
+    source.kind === 'recording'
+      ? ['-re', '-i', source.playlist]
+      : ['-f', 'image2pipe', '-i', 'pipe:0'];
+  return [
+    '-loglevel', 'error',
+    '-fflags', '+genpts',
+    ...input,
+    '-map', '0:v:0',
+    '-an', '-sn', '-dn',
+    '-vf', filters(target),
+    ...encoding(target, encoder),
+    '-f', 'rtp',
+    '-payload_type', String(target.payloadType),
+    '-ssrc', String(target.ssrc),
+    '-srtp_out_suite', 'AES_CM_128_HMAC_SHA1_80',
+    '-srtp_out_params', Buffer.concat([target.srtpKey, target.srtpSalt]).toString('base64'),
+    srtpAddress(target),
+  ];
+}

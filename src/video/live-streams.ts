@@ -1,0 +1,150 @@
+// The camera view's streams, one ffmpeg each: prepared (a UDP port of ours where the viewer's RTCP
+// reports arrive, and our SSRC), started (ffmpeg sends SRTP straight to the viewer), stopped. A
+// stream also ends when its ffmpeg ends by itself (the clip cannot be read, a crash) or when the
+// viewer falls silent (no report for a moment: it went away without a stop); `ended` says so, so
+// the view can tell HomeKit. The plugin never carries the video itself: ffmpeg reads the playlist.
+import { randomInt } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+
+import { errorText } from '../util/error-text.js';
+import type { Logger } from '../util/logger.js';
+import { liveArgs, type LiveSource, type LiveTarget } from './live-args.js';
+import { describeExit, type FfmpegRun } from './ffmpeg-processes.js';
+import type { VideoRoom } from './video-room.js';
+
+/** Before its first report, a viewer has this long (a phone on a slow network). */
+export const FIRST_REPORT_GRACE_MS = 5_000;
+/** After that, this much silence means the viewer is gone (it reports every half second or so). */
+export const SILENT_VIEWER_MS = 1_500;
+const WATCH_EVERY_MS = 250;
+/** Error lines of one stream's ffmpeg that reach the log (the rest only end up in its exit line). */
+const LOGGED_ERROR_LINES = 3;
+
+/** Where the viewer wants the video, from its SetupEndpoints. */
+export interface LiveViewer {
+  address: string;
+  ipv6: boolean;
+  port: number;
+  srtpKey: Buffer;
+  srtpSalt: Buffer;
+}
+
+/** What the viewer selected when it started the stream. */
+export type LiveSelection = Omit<LiveTarget, 'address' | 'ipv6' | 'port' | 'srtpKey' | 'srtpSalt' | 'ssrc'> & { rtcpInterval: number };
+
+/** The stream's source: a recording's playlist, or a still picture (JPEG). */
+export type LiveInput = { kind: 'recording'; playlist: string } | { kind: 'still'; image: Buffer };
+
+interface Session {
+  viewer: LiveViewer;
+  ssrc: number;
+  socket: Socket;
+  port: number;
+  heardAt?: number;
+  startedAt?: number;
+  run?: FfmpegRun;
+  watch?: NodeJS.Timeout;
+  label: string;
+}
+
+export class LiveStreams {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly room: VideoRoom,
+    private readonly log: Logger,
+    /** A stream ended without a stop from the viewer (already logged): tell HomeKit. */
+    private readonly ended: (sessionId: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get active(): number {
+    return this.sessions.size;
+  }
+
+  /** Opens our return port and picks our SSRC. */
+  async prepare(sessionId: string, viewer: LiveViewer, label: string): Promise<{ port: number; ssrc: number }> {
+    await this.stop(sessionId);
+    const socket = createSocket(viewer.ipv6 ? 'udp6' : 'udp4');
+    const session: Session = { viewer, ssrc: randomInt(1, 2 ** 31), socket, port: 0, label };
+    socket.on('message', () => {
+      session.heardAt = this.now();
+    });
+    socket.on('error', (error) => {
+      this.log.debug(`${label}: the return port failed (${errorText(error)}).`);
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(0, () => {
+        socket.off('error', reject);
+        resolve();
+      });
+    });
+    session.port = socket.address().port;
+    this.sessions.set(sessionId, session);
+    return { port: session.port, ssrc: session.ssrc };
+  }
+
+  /** Starts ffmpeg for a prepared session. Throws when ffmpeg cannot be started (the caller refuses the stream). */
+  start(sessionId: string, selection: LiveSelection, input: LiveInput): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error('the stream was not prepared');
+    const { viewer } = session;
+    const target: LiveTarget = { ...selection, address: viewer.address, ipv6: viewer.ipv6, port: viewer.port, srtpKey: viewer.srtpKey, srtpSalt: viewer.srtpSalt, ssrc: session.ssrc };
+    const source: LiveSource = input.kind === 'recording' ? { kind: 'recording', playlist: input.playlist } : { kind: 'still' };
+    let logged = 0;
+    const run = this.room.spawn(liveArgs(source, target, this.room.ffmpeg?.h264Encoder ?? 'libx264'), {
+      label: session.label,
+      stdin: input.kind === 'still' ? 'pipe' : 'ignore',
+      onErrorLine: (line) => {
+        if (logged++ < LOGGED_ERROR_LINES) this.log.warn(`${session.label}: ffmpeg says: ${line}`);
+      },
+    });
+    session.run = run;
+    session.startedAt = this.now();
+    if (input.kind === 'still' && run.stdin) {
+      // A viewer gone before the picture was read: ffmpeg closed its input, nothing to do.
+      run.stdin.on('error', () => undefined);
+      run.stdin.end(input.image);
+    }
+    void run.exited.then((exit) => {
+      if (this.sessions.get(sessionId) !== session || exit.stopped) return;
+      this.log.warn(`${session.label} ended: ${describeExit(exit)}.`);
+      void this.close(sessionId, session);
+      this.ended(sessionId);
+    });
+    const silence = Math.max(SILENT_VIEWER_MS, 3 * selection.rtcpInterval * 1000);
+    session.watch = setInterval(() => {
+      const now = this.now();
+      const quiet = session.heardAt === undefined ? now - (session.startedAt ?? now) > FIRST_REPORT_GRACE_MS : now - session.heardAt > silence;
+      if (!quiet || this.sessions.get(sessionId) !== session) return;
+      this.log.info(`${session.label}: the viewer went away without closing the stream; it is ended.`);
+      void this.close(sessionId, session);
+      this.ended(sessionId);
+    }, WATCH_EVERY_MS);
+    session.watch.unref();
+  }
+
+  /** Ends a stream (the viewer closed it); resolves once its ffmpeg has exited. */
+  async stop(sessionId: string): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    await this.close(sessionId, session);
+  }
+
+  /** Ends every stream (shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
+  }
+
+  private close(sessionId: string, session: Session): Promise<unknown> {
+    if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
+    if (session.watch) clearInterval(session.watch);
+    try {
+      session.socket.close();
+    } catch {
+      // Already closed.
+    }
+    return session.run?.stop() ?? Promise.resolve();
+  }
+}

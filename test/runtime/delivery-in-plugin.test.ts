@@ -1,0 +1,104 @@
+// Push that never goes silently deaf, with the whole plugin on fake time: the platform as Homebridge
+// constructs it (test/harness/in-process.ts) against the simulator over real HTTP. The service loses
+// every registration; within the check period (1 minute, the shortest a user can set) plus the 30 s
+// wait, the log says events are not arriving, "Lock Access Events Stopped" opens and every
+// registration has been sent again; one verified callback closes the sensor again at once. Fake
+// time instead of the 90 s a real Homebridge needed; the sensor on a paired bridge, and its removal
+// with webhook.deliverySensor false, are read through HAP in test/e2e/guard.test.ts.
+import hap from '@homebridge/hap-nodejs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import { eventually, fireAccepted } from '../harness/e2e-session.js';
+import { freePort } from '../harness/homebridge.js';
+import { startInProcess, type InProcessPlatform } from '../harness/in-process.js';
+import { read } from '../homekit/hap-env.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
+
+const { Service: S, Characteristic: C } = hap;
+
+const SENSOR = 'Lock Access Events Stopped';
+/** Taken before the fake timers: lets real I/O (the simulator, the listener) happen between steps of fake time. */
+const realPause = ((realSetTimeout) => (ms: number) => new Promise<void>((resolve) => { realSetTimeout(resolve, ms); }))(globalThis.setTimeout);
+
+let sim: Simulator;
+let plugin: InProcessPlatform;
+
+beforeAll(async () => {
+  // Time runs on by itself (for the start's polling), and the test jumps it ahead.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'], shouldAdvanceTime: true });
+  sim = await startSimulator({
+    locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true, lockState: 'locked' }],
+    doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
+  });
+  const listenPort = await freePort();
+  const base = simPlatformConfig(sim, listenPort);
+  plugin = await startInProcess(simPlatformConfig(sim, listenPort, {
+    webhook: { ...(base.webhook as Record<string, unknown>), deliveryCheckMinutes: 1 },
+    locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true }],
+    doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
+    discoverDevices: false,
+    userWebhook: true,
+    refreshStateOnStart: false,
+  }), listenPort);
+  await eventually(() => Promise.resolve(sim.registrations().length >= 3 ? true : undefined), '3 webhook registrations', 30_000, () => plugin.lines.map((line) => line.message));
+});
+
+afterAll(async () => {
+  vi.useRealTimers();
+  await plugin.close();
+  await sim.close();
+});
+
+/** Steps fake time on, with a real pause after each second, until `probe` gives a value or `limitMs` of fake time have gone. */
+async function within<T>(limitMs: number, probe: () => T | undefined, what: string): Promise<T> {
+  for (let waited = 0; ; waited += 1_000) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (waited >= limitMs) throw new Error(`no ${what} within ${String(limitMs / 1_000)} s of fake time\n${plugin.text()}`);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await realPause(20);
+  }
+}
+
+const sensorValue = () => {
+  const accessory = plugin.accessory('Lock Access');
+  if (!accessory) throw new Error('no "Lock Access" accessory');
+  return read(accessory, S.ContactSensor, C.ContactSensorState, 'delivery');
+};
+
+describe('the delivery watch inside the plugin, on fake time', () => {
+  it('"Lock Access Events Stopped" is on a bridge-level accessory "Lock Access" and reads 0 (closed) before anything is known', async () => {
+    const accessory = plugin.accessory('Lock Access');
+    expect(accessory?.getService(S.ContactSensor)?.displayName).toBe(SENSOR);
+    expect(await sensorValue()).toBe(0);
+  });
+
+  it('the service lost the registrations: within the period plus 30 s the log says not arriving, the sensor reads 1, and every registration was sent again', async () => {
+    const lostAt = Date.now();
+    expect(sim.loseRegistrations()).toBe(3);
+    // The first check comes a minute after the last callback, its wait 30 s later, and the warning within 15 s of that.
+    const warning = await within(105_000, () => plugin.lines.find((line) => /Events from Lock Access are not arriving/.test(line.message)), 'warning');
+    expect(warning.level).toBe('warn');
+    expect(warning.message).toMatch(/a status request for Front Door brought no callback within 30 s/);
+    expect(warning.message).toMatch(/Checked: every webhook registration was sent again \(3 confirmed\); the public address self-check passes/);
+    expect(warning.message).toMatch(/Send a test event from the plugin settings/);
+    expect(await sensorValue()).toBe(1);
+    const again = sim.registrations();
+    expect(again.map((r) => `${r.kind}:${r.kind === 'user' ? 'account' : r.scope}`).sort()).toEqual(['doorbell:BELL-1', 'lock:LOCK-1', 'user:account']);
+    expect(again.every((r) => r.updatedAt >= lostAt)).toBe(true);
+  });
+
+  it('one verified callback sets it back to 0 within a second, with one info line', async () => {
+    const firedAt = Date.now();
+    await fireAccepted(sim, 'unlock', { lockId: 'LOCK-1', by: 'keypad' });
+    for (let tries = 0; tries < 250 && (await sensorValue()) !== 0; tries++) await realPause(20);
+    expect(await sensorValue()).toBe(0);
+    // Fake time runs on with real time here, as in a running Homebridge.
+    expect(Date.now() - firedAt).toBeLessThan(2_000);
+    const lines = plugin.lines.filter((line) => /Events from Lock Access arrive again/.test(line.message));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.level).toBe('info');
+    expect(lines[0]?.message).toMatch(/arrive again \(a callback for Front Door\)/);
+  });
+});

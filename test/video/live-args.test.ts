@@ -1,0 +1,59 @@
+// The camera view's ffmpeg arguments: exactly what the controller negotiated, at or below its size,
+// rate and bitrate, the last frame held, and the source read by ffmpeg itself.
+import { describe, expect, it } from 'vitest';
+
+import { liveArgs, type LiveTarget } from '../../src/video/live-args.js';
+
+const key = Buffer.alloc(16, 1);
+const salt = Buffer.alloc(14, 2);
+const target: LiveTarget = { address: '192.168.1.20', ipv6: false, port: 51000, srtpKey: key, srtpSalt: salt, ssrc: 123456, payloadType: 99, mtu: 1378, width: 1280, height: 720, fps: 30, maxBitrate: 299, profile: 1, level: 2 };
+
+function value(args: string[], flag: string): string | undefined {
+  const index = args.indexOf(flag);
+  return index < 0 ? undefined : args[index + 1];
+}
+
+describe('camera-view arguments', () => {
+  it('SRTP to the negotiated address and port, with its key and salt, SSRC, payload type and MTU', () => {
+    const args = liveArgs({ kind: 'recording', playlist: 'https://cdn.example.com/p.m3u8?sig=x' }, target, 'libx264');
+    expect(args.at(-1)).toBe('srtp://192.168.1.20:51000?rtcpport=51000&pkt_size=1378');
+    expect(value(args, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
+    expect(Buffer.from(value(args, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([key, salt]));
+    expect(value(args, '-ssrc')).toBe('123456');
+    expect(value(args, '-payload_type')).toBe('99');
+    expect(value(args, '-f')).toBe('rtp');
+  });
+
+  it('an IPv6 viewer is addressed in brackets', () => {
+    expect(liveArgs({ kind: 'still' }, { ...target, address: 'fe80::1', ipv6: true }, 'libx264').at(-1)).toBe('srtp://[fe80::1]:51000?rtcpport=51000&pkt_size=1378');
+  });
+
+  it('at or below the asked size, rate and bitrate, in the asked profile and level; the last frame held in real time', () => {
+    const args = liveArgs({ kind: 'still' }, target, 'libx264');
+    const filters = value(args, '-vf') ?? '';
+    expect(filters).toContain('scale=w=1280:h=720:force_original_aspect_ratio=decrease');
+    expect(filters).toContain('fps=30');
+    expect(filters).toMatch(/tpad=stop_mode=clone:stop=-1,realtime$/);
+    expect(value(args, '-b:v')).toBe('299k');
+    expect(value(args, '-maxrate')).toBe('299k');
+    expect(value(args, '-profile:v')).toBe('main');
+    expect(value(args, '-level:v')).toBe('4.0');
+    expect(value(args, '-g')).toBe('30');
+    // Video only.
+    expect(args).toContain('-an');
+  });
+
+  it('a recording is read by ffmpeg from its playlist in real time; a still comes on standard input', () => {
+    const recording = liveArgs({ kind: 'recording', playlist: 'https://cdn.example.com/p.m3u8' }, target, 'libx264');
+    expect(recording.slice(recording.indexOf('-re'), recording.indexOf('-re') + 3)).toEqual(['-re', '-i', 'https://cdn.example.com/p.m3u8']);
+    const still = liveArgs({ kind: 'still' }, target, 'libx264');
+    expect(value(still, '-i')).toBe('pipe:0');
+    expect(still).not.toContain('-re');
+  });
+
+  it('a hardware encoder gets no libx264 options', () => {
+    const args = liveArgs({ kind: 'still' }, target, 'h264_v4l2m2m');
+    expect(value(args, '-c:v')).toBe('h264_v4l2m2m');
+    expect(args).not.toContain('-preset');
+  });
+});
