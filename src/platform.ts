@@ -65,9 +65,9 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
       this.log.debug(MATTER_OFF_FOR_BRIDGE);
       return [];
     }
-    const { matterPublisher } = await import('./matter/matter-start.js');
+    const { matterView } = await import('./matter/matter-view.js');
     const { api, log } = this;
-    return [(registry) => matterPublisher({ api, log, registry, cached: this.cachedMatter, wanted: config.matter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME })];
+    return [(registry) => matterView({ api, log, registry, cached: this.cachedMatter, wanted: config.matter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME })];
   }
 
   /** Homebridge hands back accessories from its cache before launch; the runtime adopts them. */

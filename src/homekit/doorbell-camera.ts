@@ -59,7 +59,7 @@ export class DoorbellCamera implements CameraStreamingDelegate {
     }
     const { video, audio } = request;
     const viewer = { address: request.targetAddress, ipv6: request.addressVersion === 'ipv6', port: video.port, srtpKey: video.srtp_key, srtpSalt: video.srtp_salt };
-    this.streams.prepare(request.sessionID, viewer, `${this.device.name} camera view`).then(
+    this.streams.prepare(request.sessionID, viewer, this.device.name).then(
       ({ port, ssrc }) => {
         callback(undefined, {
           video: { port, ssrc, srtp_key: video.srtp_key, srtp_salt: video.srtp_salt },

@@ -16,7 +16,7 @@ import { renderBattery } from './battery-render.js';
 import { guardAccessoryReads } from './offline-reads.js';
 import { acquireService, findService, showValue } from './services.js';
 import { GuardView, LEFT_OPEN_SUBTYPE, LEFT_UNLOCKED_SUBTYPE } from './guard-view.js';
-import { WhoAndHow } from './who-and-how.js';
+import { LockActivity } from './lock-activity.js';
 
 export interface LockViewDeps {
   api: API;
@@ -60,7 +60,7 @@ interface LockCharacteristics {
 }
 
 export class LockAccessory {
-  private readonly who: WhoAndHow;
+  private readonly activity: LockActivity;
   private readonly guard: GuardView;
   private readonly unsubscribe: () => void;
   private readonly timers = new Set<NodeJS.Immediate>();
@@ -82,7 +82,7 @@ export class LockAccessory {
     private readonly device: LockDevice,
   ) {
     this.shownValues = shownValues(deps.api);
-    this.who = new WhoAndHow(deps.api, accessory, device);
+    this.activity = new LockActivity(deps.api, accessory, device);
     this.guard = new GuardView(deps.api, accessory, device);
     this.converge();
     this.render(true);
@@ -106,14 +106,14 @@ export class LockAccessory {
         if (this.partsMayHaveChanged() && partsKey(this.parts()) !== this.shaped) this.converge();
         // The mapping table sets both current and target from operation/status events.
         this.render(change.event.kind === 'lockState', ASPECT_OF[change.event.kind]);
-        this.who.apply(change);
+        this.activity.apply(change);
         // Offline, whatever this event added (a first battery level, a first last action) must fail reads too.
         if (!change.state.online) this.guardReads();
         return;
       case 'stale':
         return;
       case 'command':
-        this.who.commandSucceeded();
+        this.activity.commandSucceeded();
         // A newer wish already waiting keeps its target; otherwise the target settles on the new state.
         this.render(change.settled);
         return;
@@ -167,7 +167,7 @@ export class LockAccessory {
     const information = findService(this.accessory, this.deps.api.hap.Service.AccessoryInformation);
     if (information) bound.add(information);
     this.guard.startPass();
-    this.who.startPass();
+    this.activity.startPass();
     for (const part of parts) for (const service of this.bind(part)) bound.add(service);
     for (const service of [...this.accessory.services]) if (!bound.has(service)) this.accessory.removeService(service);
     // Read guards are bound by the render that follows, once every characteristic exists.
@@ -186,14 +186,14 @@ export class LockAccessory {
         return [lock];
       }
       case 'management': {
-        const management = this.who.bindManagement(part.name);
+        const management = this.activity.bindManagement(part.name);
         this.guard.bindTimeout(management);
         return [management];
       }
       case 'door': {
         const contact = acquireService(this.accessory, S.ContactSensor, part.name);
         if (contact.isPrimaryService !== part.primary) contact.setPrimaryService(part.primary);
-        return [contact, this.who.bindDoorHistory(contact)];
+        return [contact, this.activity.bindDoorHistory(contact)];
       }
       case 'battery':
         return [acquireService(this.accessory, S.Battery, part.name)];
@@ -204,7 +204,7 @@ export class LockAccessory {
       case 'leftUnlocked':
         return [this.guard.bindAlert(LEFT_UNLOCKED_SUBTYPE, part.name)];
       case 'person':
-        return this.who.bindPerson(part);
+        return this.activity.bindPerson(part);
     }
   }
 

@@ -1,7 +1,7 @@
 // The plugin's Matter endpoints: a view of the device registry beside HomeKit's, following the
 // registry's devices for state, settings and commands. Cached endpoints are registered again on each start (so their command handlers
 // are attached); endpoints of devices that left are removed. Homebridge 1.x, a bridge without
-// Matter, or `"matter": false`: no registry at all (matter-start.ts).
+// Matter, or `"matter": false`: no registry at all (matter-view.ts).
 import type { API, MatterAPI, MatterAccessory } from 'homebridge';
 
 import { doublingDelay } from '../util/backoff.js';
@@ -74,7 +74,7 @@ export class MatterRegistry implements DeviceView {
   private firstRun = true;
   private stopped = false;
 
-  /** Made by matterPublisher (matter-start.ts) once this bridge runs Matter and the plugin wants it. */
+  /** Made by matterView (matter-view.ts) once this bridge runs Matter and the plugin wants it. */
   constructor(
     private readonly options: MatterRegistryOptions,
     private readonly matter: MatterAPI,

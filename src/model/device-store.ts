@@ -1,6 +1,6 @@
 // Where a device keeps what must survive a restart (its state, a delay changed from HomeKit, the
-// chime switch). The model says what to keep under which key; the runtime decides where it lives
-// (today the accessory cache Homebridge saves) and when it is written.
+// chime switch, the door history). The model says what to keep under which key and how soon;
+// where it lives is the records' concern (devices.json, src/storage/device-records.ts).
 export interface DeviceStore {
   read(key: string): unknown;
   /**

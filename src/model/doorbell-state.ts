@@ -1,5 +1,5 @@
-// Pure state of one doorbell and the decision whether an event rings phones.
-// Plain JSON so it lives in accessory.context across restarts.
+// Pure state of one doorbell and the decision whether an event rings phones. Plain JSON, so the
+// doorbell device keeps it across restarts through its store (its part of devices.json).
 import { z } from 'zod/v3';
 
 import { MAX_RING_AGE_MS } from '../settings.js';

@@ -15,8 +15,8 @@ const LINK_MESSAGES: Record<LinkState, string> = {
   reauthorizationNeeded: 'Re-authorization needed: the service no longer accepts the stored tokens. Open the plugin settings and link the account again (or paste a new refresh token).',
 };
 
-/** The devices HomeKit shows, as the registry knows them. */
-export interface ShownDevices {
+/** The devices the plugin serves, as the device registry lists them. */
+export interface ServedDeviceList {
   lockIds(): string[];
   doorbellIds(): string[];
   lock(id: string): { readonly state: Pick<LockState, 'online'> } | undefined;
@@ -52,7 +52,7 @@ export class StatusPublisher {
     this.deps.status.update({ link: { state: shown, message: this.deps.linkMessage() ?? LINK_MESSAGES[state], since } });
   }
 
-  devices(shown: ShownDevices): void {
+  devices(shown: ServedDeviceList): void {
     const devices = [
       ...shown.lockIds().map((id) => ({ kind: 'lock' as const, id, online: shown.lock(id)?.state.online })),
       ...shown.doorbellIds().map((id) => ({ kind: 'doorbell' as const, id, online: undefined })),

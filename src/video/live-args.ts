@@ -75,7 +75,7 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
       ? ['-re', '-i', source.playlist]
       : ['-f', 'image2pipe', '-i', 'pipe:0'];
   return [
-    '-loglevel', 'error',
+    '-loglevel', 'warning',
     '-fflags', '+genpts',
     ...input,
     '-map', '0:v:0',

@@ -19,6 +19,8 @@ export const SILENT_VIEWER_MS = 1_500;
 const WATCH_EVERY_MS = 250;
 /** Error lines of one stream's ffmpeg that reach the log (the rest only end up in its exit line). */
 const LOGGED_ERROR_LINES = 3;
+/** ffmpeg warnings that say nothing to a user (a JPEG still's full-range colours). */
+const HARMLESS = /deprecated pixel format used/;
 
 /** Where the viewer wants the video, from its SetupEndpoints. */
 export interface LiveViewer {
@@ -44,7 +46,9 @@ interface Session {
   startedAt?: number;
   run?: FfmpegRun;
   watch?: NodeJS.Timeout;
+  /** For the doorbell's log ("camera view: ..."), whose lines carry the doorbell's name. */
   label: string;
+  name: string;
 }
 
 export class LiveStreams {
@@ -62,11 +66,12 @@ export class LiveStreams {
     return this.sessions.size;
   }
 
-  /** Opens our return port and picks our SSRC. */
-  async prepare(sessionId: string, viewer: LiveViewer, label: string): Promise<{ port: number; ssrc: number }> {
+  /** Opens our return port and picks our SSRC. `name`: the doorbell's, for ffmpeg's own log lines. */
+  async prepare(sessionId: string, viewer: LiveViewer, name: string): Promise<{ port: number; ssrc: number }> {
+    const label = 'camera view';
     await this.stop(sessionId);
     const socket = createSocket(viewer.ipv6 ? 'udp6' : 'udp4');
-    const session: Session = { viewer, ssrc: randomInt(1, 2 ** 31), socket, port: 0, label };
+    const session: Session = { viewer, ssrc: randomInt(1, 2 ** 31), socket, port: 0, label, name };
     socket.on('message', () => {
       session.heardAt = this.now();
     });
@@ -94,10 +99,10 @@ export class LiveStreams {
     const source: LiveSource = input.kind === 'recording' ? { kind: 'recording', playlist: input.playlist } : { kind: 'still' };
     let logged = 0;
     const run = this.room.spawn(liveArgs(source, target, this.room.ffmpeg?.h264Encoder ?? 'libx264'), {
-      label: session.label,
+      label: `${session.name} camera view`,
       stdin: input.kind === 'still' ? 'pipe' : 'ignore',
       onErrorLine: (line) => {
-        if (logged++ < LOGGED_ERROR_LINES) this.log.warn(`${session.label}: ffmpeg says: ${line}`);
+        if (!HARMLESS.test(line) && logged++ < LOGGED_ERROR_LINES) this.log.warn(`${session.label}: ffmpeg says: ${line}`);
       },
     });
     session.run = run;

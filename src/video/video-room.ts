@@ -87,7 +87,7 @@ export class VideoRoom {
     try {
       return await this.options.lookup(doorbellId, dvrId);
     } catch (error) {
-      throw new Error(`the recording could not be looked up (${hostsOnly(errorText(error))})`);
+      throw new Error(`the recording could not be looked up (${hostsOnly(errorText(error)).replace(/\.$/, '')})`);
     }
   }
 

@@ -93,6 +93,18 @@ describe('each event goes to the device it names, keyed by device id', () => {
     expect(records.map((r) => `${r.deviceKind}:${r.deviceId}`)).toEqual(['lock:LX', 'doorbell:DX']);
   });
 
+  it('a recording for an unknown or hidden doorbell: one line saying it is not shown, recorded, and no other doorbell gets it', () => {
+    const { router, records, lines, doorbells } = setup({ doorbells: ['D1'] });
+    const recording: DoorbellEvent = { doorbellId: 'HIDDEN', at: NOW, kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'buttonpush' };
+    expect(() => {
+      router.route([recording], context);
+    }).not.toThrow();
+    expect(doorbells.got.size).toBe(0);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^HIDDEN: .+ \(not shown in HomeKit\)$/);
+    expect(records.map((r) => `${r.deviceKind}:${r.deviceId}:${r.event.kind}`)).toEqual(['doorbell:HIDDEN:videoAvailable']);
+  });
+
   it('after each callback the receiver counters are published once', () => {
     const { router, calls } = setup({ locks: ['L1'] });
     router.route([locked('L1', 1), locked('L1', 2)], context);

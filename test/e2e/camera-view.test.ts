@@ -90,7 +90,7 @@ describe('the camera view plays what the doorbell has', () => {
 
   it('after videoavailable: the recording from its start, frames that change, then its last frame held', async () => {
     await fireAccepted(sim, 'video-available', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-1' });
-    await session.hb?.waitForLog(/Front Doorbell: .*video|recording/i);
+    await session.hb?.waitForLog(/Front Doorbell: Recording available/);
     const [first] = await streamsOf('Front Doorbell');
     if (!first) throw new Error('no stream service');
     const viewer = await view(first);
@@ -134,7 +134,7 @@ describe('the camera view plays what the doorbell has', () => {
     await eventually(() => Promise.resolve(viewer.frames().count >= 5 ? true : undefined), 'frames');
     viewer.vanish();
     await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'the stream of the vanished viewer ended', 3_500);
-    await session.hb?.waitForLog(/Side Doorbell camera view: the viewer went away/);
+    await session.hb?.waitForLog(/Side Doorbell: camera view: the viewer went away/);
   });
 
   it('Homebridge shutdown with a stream running: ffmpeg ends with it', async () => {

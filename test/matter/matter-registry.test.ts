@@ -12,7 +12,7 @@ import { DeviceRegistry } from '../../src/model/device-registry.js';
 import { systemClock } from '../../src/util/clock.js';
 import { memoryRecords } from '../model/memory-records.js';
 import { RING_SPACING_MS } from '../../src/matter/matter-publisher.js';
-import { matterPublisher } from '../../src/matter/matter-start.js';
+import { matterView } from '../../src/matter/matter-view.js';
 import { matterOf } from '../../src/matter/matter-on-bridge.js';
 import { MATTER_RETRY_FIRST_MS, MatterRegistry } from '../../src/matter/matter-registry.js';
 import type { DeviceEntry } from '../../src/model/device-entry.js';
@@ -62,7 +62,7 @@ function setup(options: { api?: API; fake?: FakeMatter; cached?: MatterAccessory
   });
   const publishers = registry;
   registry.attach(new AccessoryRegistry({ api, log: captured.log, devices: registry, fetchImage: () => Promise.resolve(Buffer.from('jpeg')), pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached: [] }));
-  const publisher = matterPublisher({
+  const publisher = matterView({
     api: options.api ?? fake.apiWithMatter(options.enabled ?? true),
     log: captured.log,
     registry,

@@ -108,7 +108,8 @@ describe('npm start', () => {
 
   const unavailable = browserTestsUnavailable();
   it.skipIf(unavailable !== undefined)('the Homebridge UI on a printed address: sign in with the printed credentials, watch the settings page fill, play the recording', async () => {
-    const run = await startDemo(['--interval', '1500', '--ui-port', '0']);
+    // Half a second a step: the day (17 steps) is over in about 9 s, while the browser signs in.
+    const run = await startDemo(['--interval', '500', '--ui-port', '0']);
     const [, url = '', username = '', password = ''] = await run.waitFor(/Homebridge UI: (http:\/\/127\.0\.0\.1:\d+)\s+\(user (\S+), password (\S+)\)/);
     // The credentials work, and only they do.
     const login = (pass: string) => fetchOrSay(run, `${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: pass }) });
@@ -128,7 +129,7 @@ describe('npm start', () => {
     await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state'), { timeout: 60_000 }).toBe('linked');
     await expect.poll(() => frame.locator('#registrations tbody tr[data-kind]').count(), { timeout: 60_000 }).toBe(3);
     await expect.poll(() => frame.locator('#devices tbody tr[data-kind]').count(), { timeout: 30_000 }).toBe(2);
-    // The day runs after the address was printed: the event log fills while the page is open.
+    // The day runs after the address was printed: the event log shows it on the page.
     const rows = frame.locator('#events tbody tr');
     await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 90_000 }).toMatch(/Recording available/);
     await frame.locator('#events tr[data-kind="videoAvailable"] button[data-dvr]').first().click();

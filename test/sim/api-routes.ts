@@ -122,7 +122,12 @@ export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
       const { dvrID } = request.query as { dvrID?: string };
       if (!core.doorbells.has(doorbellID)) return reply.code(404).send({ message: `unknown doorbell ${doorbellID}` });
       if (!dvrID || !/^[A-Za-z0-9_-]{1,128}$/.test(dvrID)) return reply.code(400).send({ message: 'dvrID is required' });
-      return reply.send({ url: `${core.url}/hls/${encodeURIComponent(dvrID)}/index.m3u8` });
+      // Lookup faults by name: lookup-404, lookup-401, lookup-500 answer that status; lookup-hang never answers.
+      const fault = /^lookup-(404|401|500|hang)\b/.exec(dvrID)?.[1];
+      if (fault === 'hang') return new Promise<never>(() => undefined);
+      if (fault !== undefined) return reply.code(Number(fault)).send({ message: `simulated ${fault} for the video event lookup` });
+      // A signed link, as the real service may give: the query string is a credential.
+      return reply.send({ url: `${core.url}/hls/${encodeURIComponent(dvrID)}/index.m3u8?signature=SIM-SECRET-SIGNATURE` });
     });
 
     done();

@@ -201,12 +201,21 @@ describe('Remote operate (design: HomeKit mapping; bridge states)', () => {
 });
 
 describe('Video event lookup and media (spec: Endpoints > Video event lookup)', () => {
+  it('video faults by dvrID: lookup-404/401/500 answer that status; playlist-empty, playlist-text and playlist-gap serve a broken recording', async () => {
+    for (const status of [404, 401, 500]) expect((await api(sim, token, 'GET', `/doorbells/D1/videoevent?dvrID=lookup-${status}`)).status).toBe(status);
+    const url = (dvrId: string) => `${sim.url}/hls/${dvrId}/index.m3u8`;
+    expect(await (await fetch(url('playlist-empty'))).text()).toBe('');
+    expect(await (await fetch(url('playlist-text'))).text()).not.toContain('#EXTM3U');
+    expect((await fetch(`${sim.url}/hls/playlist-gap/seg0.ts`)).status).toBe(200);
+    expect((await fetch(`${sim.url}/hls/playlist-gap/seg1.ts`)).status).toBe(404);
+  });
+
   it('GET /doorbells/:id/videoevent?dvrID= returns {url} of an .m3u8 playlist the simulator serves', async () => {
     const reply = await api(sim, token, 'GET', '/doorbells/D1/videoevent?dvrID=0b8f5b1e-1d3c-4a8e-9d76-3f1f6c1a2b3c');
     expect(reply.status).toBe(200);
     const { url } = reply.body as { url: string };
     expect(Object.keys(reply.body as object)).toEqual(['url']);
-    expect(url).toBe(`${sim.url}/hls/0b8f5b1e-1d3c-4a8e-9d76-3f1f6c1a2b3c/index.m3u8`);
+    expect(url).toBe(`${sim.url}/hls/0b8f5b1e-1d3c-4a8e-9d76-3f1f6c1a2b3c/index.m3u8?signature=SIM-SECRET-SIGNATURE`);
     const playlist = await fetch(url);
     expect(playlist.headers.get('content-type')).toContain('mpegurl');
     expect(playlist.headers.get('access-control-allow-origin')).toBe('*');

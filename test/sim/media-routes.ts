@@ -36,12 +36,18 @@ export function registerMediaRoutes(app: FastifyInstance, recordings: Record<str
   });
 
   const folderOf = (dvrID: string): string | undefined => (Object.hasOwn(recordings, dvrID) ? recordings[dvrID] : undefined);
+  // Playlist faults by dvrID: playlist-empty (an empty answer), playlist-text (not a playlist),
+  // playlist-gap (its second and third segments answer 404).
   app.get('/hls/:dvrID/index.m3u8', async (request, reply) => {
-    const folder = folderOf((request.params as { dvrID: string }).dvrID);
+    const { dvrID } = request.params as { dvrID: string };
+    if (dvrID.startsWith('playlist-empty')) return reply.type('application/vnd.apple.mpegurl').send('');
+    if (dvrID.startsWith('playlist-text')) return reply.type('text/html').send('<html><body>Sign in to continue</body></html>');
+    const folder = folderOf(dvrID);
     return reply.type('application/vnd.apple.mpegurl').send(folder === undefined ? playlist : await readFile(join(folder, 'index.m3u8')));
   });
   app.get('/hls/:dvrID/:segment', async (request, reply) => {
     const { dvrID, segment } = request.params as { dvrID: string; segment: string };
+    if (dvrID.startsWith('playlist-gap') && segment !== 'seg0.ts') return reply.code(404).send({ message: 'Not Found' });
     const folder = folderOf(dvrID);
     if (folder !== undefined) {
       const file = await readFile(join(folder, basename(segment))).catch(() => undefined);

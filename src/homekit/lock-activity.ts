@@ -1,6 +1,7 @@
-// Who and how on one lock accessory: LockManagement with the last action, a switch per person that
-// the lock device's triggers press, and the door's history for the Eve app. Everything shown is the
-// lock's state; the lock accessory binds these parts and hands over each change.
+// A lock's activity on its accessory (who operated it and how, and when its door opened):
+// LockManagement with the last action, a switch per person that the lock device's triggers press,
+// and the door's history for the Eve app. Everything shown is the lock's state; the lock accessory
+// binds these parts and hands over each change.
 import type { API, Characteristic, PlatformAccessory, Service } from 'homebridge';
 
 import { EveDoorHistory } from './eve-door-service.js';
@@ -9,7 +10,7 @@ import type { LockDevice } from '../model/lock-device.js';
 import { bindLockManagement, showLastAction } from './lock-management-service.js';
 import { bindPersonSwitch, pressPersonSwitch } from './person-switches.js';
 
-export class WhoAndHow {
+export class LockActivity {
   private readonly eve: EveDoorHistory;
   /** LockLastKnownAction of the management part bound in this pass; none without one. */
   private lastAction: Characteristic | undefined;

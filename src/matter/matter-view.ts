@@ -1,7 +1,7 @@
-// Whether the plugin publishes to Matter on this bridge: only when the bridge runs Matter
-// (Homebridge 2 with Matter on for the main or child bridge) and the platform option `matter` is not
-// false. Otherwise the runtime gets a publisher that publishes nothing, and on Homebridge 1.x or a
-// bridge without Matter nothing is logged above debug.
+// The Matter view of the device set, made once at start. It publishes only when the bridge runs
+// Matter (Homebridge 2 with Matter on for the main or child bridge) and the platform option `matter`
+// is not false; otherwise it is a view that shows nothing, and on Homebridge 1.x or a bridge without
+// Matter nothing is logged above debug.
 import { MatterPublisher } from './matter-publisher.js';
 import type { DeviceView } from '../model/device-registry.js';
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from './matter-on-bridge.js';
@@ -15,11 +15,11 @@ const INERT: DeviceView = {
 };
 
 /**
- * The Matter publisher for the runtime's device set: a MatterRegistry when this bridge runs Matter
- * and the plugin wants it, else one that publishes nothing. With `"matter": false` the endpoints a
+ * The Matter view: a MatterRegistry when this bridge runs Matter and the plugin wants it, else one
+ * that shows nothing. With `"matter": false` the endpoints a
  * previous run published are removed first, so they do not linger without handlers.
  */
-export function matterPublisher(options: MatterRegistryOptions): DeviceView {
+export function matterView(options: MatterRegistryOptions): DeviceView {
   const matter = matterOf(options.api);
   if (!matter) {
     options.log.debug(MATTER_OFF_FOR_BRIDGE);
