@@ -195,11 +195,17 @@ describe('HomeKit Secure Video', () => {
     await newClip('clip-long');
     const client = await hub();
     try {
-      const { packets, end } = await client.record({ closeAfter: 2 });
+      let atClose: number[] = [];
+      const { packets, end } = await client.record({
+        closeAfter: 2,
+        beforeClose: () => {
+          atClose = ffmpegChildren();
+        },
+      });
       expect(end).toEqual({ how: 'closed', reason: 0 });
       expect(packets).toHaveLength(2);
       // 40 s of 720p take ffmpeg several seconds: it is still at work when the hub closes.
-      expect(ffmpegChildren()).toHaveLength(1);
+      expect(atClose).toHaveLength(1);
       await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg left after the hub closed', 2_000);
     } finally {
       await client.close();

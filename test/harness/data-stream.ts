@@ -186,18 +186,25 @@ export class DataStreamClient {
   /**
    * Opens a recording stream and collects its packets until the accessory marks the end (then acks
    * it, as a hub does), closes it, or the connection drops. `closeAfter` closes the stream from the
-   * hub's side once that many packets have arrived.
+   * hub's side once that many packets have arrived (`beforeClose` runs just before).
    */
-  async record(options: { streamId?: number; reason?: string; closeAfter?: number; timeoutMs?: number } = {}): Promise<{ open: HdsMessage; packets: RecordingPacket[]; end: RecordingEnd }> {
+  async record(options: { streamId?: number; reason?: string; closeAfter?: number; beforeClose?: () => void; timeoutMs?: number } = {}): Promise<{ open: HdsMessage; packets: RecordingPacket[]; end: RecordingEnd }> {
     const streamId = options.streamId ?? 1;
     const packets: RecordingPacket[] = [];
     const pending = new Map<number, { dataType: string; chunks: Buffer[]; atMs: number }>();
     const started = Date.now();
-    let settle: (end: RecordingEnd) => void = () => undefined;
+    let settled = false;
+    let resolveEnd: (end: RecordingEnd) => void = () => undefined;
     const ended = new Promise<RecordingEnd>((resolve) => {
-      settle = resolve;
+      resolveEnd = resolve;
     });
+    const settle = (end: RecordingEnd): void => {
+      settled = true;
+      resolveEnd(end);
+    };
     const onMessage = (message: HdsMessage): void => {
+      // Frames that arrive after the end (in the same read as the last one) are not this recording's.
+      if (settled) return;
       if (message.protocol !== 'dataSend' || message.kind !== 'event' || message.body.streamId !== streamId) return;
       if (message.topic === 'close') {
         settle({ how: 'closed', reason: typeof message.body.reason === 'number' ? message.body.reason : undefined });
@@ -213,8 +220,10 @@ export class DataStreamClient {
           pending.delete(sequence);
           packets.push({ dataType: entry.dataType, sequence, data: Buffer.concat(entry.chunks), last: message.body.endOfStream === true, atMs: entry.atMs });
           if (options.closeAfter !== undefined && packets.length === options.closeAfter) {
+            options.beforeClose?.();
             this.event('dataSend', 'close', { streamId, reason: 0 });
             settle({ how: 'closed', reason: 0 });
+            return;
           }
         }
       }
