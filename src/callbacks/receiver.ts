@@ -41,12 +41,12 @@ export interface ReceiverOptions {
   /** False while the event sink cannot take events yet: callbacks get 503 and are retried. */
   isReady?: () => boolean;
   /** After a refused callback was answered and counted (the status file shows counts within seconds). */
-  onRejected?: () => void;
+  onRejected?: (stats: ReceiverStats) => void;
   /**
    * After every callback that passed the signature and header checks (accepted, duplicate or of an
    * unknown kind: each proves that the way in works), with its device key (`lock:ID`, `user`).
    */
-  onVerified?: (key: string) => void;
+  onVerified?: (key: string, stats: ReceiverStats) => void;
   /** The socket limits; LISTENER_LIMITS unless a test needs them shorter. */
   limits?: ListenerLimits;
   /** How often the TLS certificate and key files are looked at for a renewal (ms). */
@@ -114,7 +114,7 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
   /** A listener failure must never turn into a failed answer or an unhandled error. */
   const notifyRejected = (): void => {
     try {
-      options.onRejected?.();
+      options.onRejected?.(tally.stats);
     } catch (error) {
       options.log.debug(`Webhook: the rejection listener failed: ${errorText(error)}`);
     }
@@ -235,7 +235,7 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
   /** A listener failure must never turn into a failed answer. */
   const notifyVerified = (key: string): void => {
     try {
-      options.onVerified?.(key);
+      options.onVerified?.(key, tally.stats);
     } catch (error) {
       options.log.debug(`Webhook: the verified-callback listener failed: ${errorText(error)}`);
     }

@@ -1,12 +1,16 @@
-// HomeKit's view of the device set: one accessory per device of the device registry. Adopts cached
-// accessories, creates new ones, gives each device its accessory view, and unregisters in one sweep
-// what the registry no longer has. The accessories keep no device truth: the registry does.
+// HomeKit's view of the device set: one accessory per device of the device registry, and the
+// bridge-level "Lock Access" accessory of the delivery sensor. Every accessory of the plugin goes
+// through here: adopts cached accessories, creates new ones, gives each device its accessory view,
+// and unregisters in one sweep what the registry no longer has. The accessories keep no device
+// truth: the registry does.
 import type { API, PlatformAccessory } from 'homebridge';
 
+import { DELIVERY_ACCESSORY_NAME, DELIVERY_SENSOR_NAME, DeliverySensor, deliveryAccessoryUuid } from './delivery-sensor.js';
 import { DoorbellAccessory, doorbellUuid } from './doorbell-accessory.js';
 import { LockAccessory, lockUuid } from './lock-accessory.js';
 import type { FetchImage } from './snapshot-cache.js';
 import type { VideoRoom } from '../video/video-room.js';
+import type { DeliveryFeed } from '../model/delivery-state.js';
 import type { DeviceRegistry, DeviceView } from '../model/device-registry.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { LockDevice } from '../model/lock-device.js';
@@ -24,6 +28,7 @@ export interface AccessoryRegistryOptions {
   video?: VideoRoom;
   pluginName: string;
   platformName: string;
+  /** Every accessory Homebridge restored from its cache for this plugin. */
   cached: readonly PlatformAccessory[];
 }
 
@@ -67,7 +72,9 @@ export class AccessoryRegistry implements DeviceView {
     // One call each: Homebridge rewrites its whole accessory cache (and re-announces the bridge) per call.
     this.publish(created, changed);
     if (!sweep) return;
-    const stale = [...this.accessories.values()].filter((accessory) => !keep.has(accessory.UUID));
+    // The bridge-level accessory is the delivery sensor's, not a device's: deliverySensor() decides on it.
+    const bridge = deliveryAccessoryUuid(this.options.api);
+    const stale = [...this.accessories.values()].filter((accessory) => !keep.has(accessory.UUID) && accessory.UUID !== bridge);
     for (const accessory of stale) this.accessories.delete(accessory.UUID);
     if (stale.length > 0) {
       this.options.api.unregisterPlatformAccessories(this.options.pluginName, this.options.platformName, stale);
@@ -91,6 +98,32 @@ export class AccessoryRegistry implements DeviceView {
   dispose(): void {
     for (const shown of this.shown.values()) shown.view.dispose();
     this.shown.clear();
+  }
+
+  /**
+   * The bridge-level "Lock Access" accessory with the delivery sensor following `feed`, registered
+   * when it is new; without a feed (the sensor or the delivery check is off) a cached one goes.
+   */
+  deliverySensor(feed: DeliveryFeed | undefined): { dispose(): void } {
+    const { api, log, pluginName, platformName } = this.options;
+    const uuid = deliveryAccessoryUuid(api);
+    const cached = this.accessories.get(uuid);
+    if (feed === undefined) {
+      if (cached !== undefined) {
+        this.accessories.delete(uuid);
+        api.unregisterPlatformAccessories(pluginName, platformName, [cached]);
+        log.info(`Removed the "${DELIVERY_SENSOR_NAME}" sensor from HomeKit (webhook.deliverySensor is off, or the delivery check is).`);
+      }
+      return { dispose: () => undefined };
+    }
+    const accessory = cached ?? new api.platformAccessory(DELIVERY_ACCESSORY_NAME, uuid, api.hap.Categories.SENSOR);
+    this.accessories.set(uuid, accessory);
+    const sensor = new DeliverySensor(api, accessory, feed);
+    // A full bridge refuses it: the log, the status file and the settings page still tell.
+    if (cached === undefined) {
+      this.register([accessory], (_names, error) => `The "${DELIVERY_SENSOR_NAME}" sensor could not be added to HomeKit (${errorText(error)}); the log and the plugin settings still say when events stop arriving.`);
+    }
+    return sensor;
   }
 
   /** The accessory of a device (tests, and the status of what HomeKit shows). */
@@ -123,7 +156,7 @@ export class AccessoryRegistry implements DeviceView {
    * full. Refusal never stops the rest of the start-up (webhooks, the event log): the devices keep
    * running unseen, the log names them and suggests a child bridge, and the next sync tries again.
    */
-  private register(created: PlatformAccessory[]): PlatformAccessory[] {
+  private register(created: PlatformAccessory[], refusal: (names: string, error: unknown) => string = devicesRefused): PlatformAccessory[] {
     const { api, log, pluginName, platformName } = this.options;
     try {
       api.registerPlatformAccessories(pluginName, platformName, created);
@@ -147,11 +180,7 @@ export class AccessoryRegistry implements DeviceView {
       for (const accessory of refused) this.unpublished.add(accessory.UUID);
       if (newlyRefused.length > 0) {
         const names = newlyRefused.map((a) => a.displayName).join(', ');
-        log.warn(
-          /more than \d+ Accessories/i.test(errorText(error))
-            ? `The Homebridge bridge is full (HomeKit allows 149 accessories per bridge, counting every plugin on it), so these are not shown in HomeKit: ${names}. They still get their webhooks and their events (see the event log). To show them, run Lock Access as a child bridge: in the Homebridge UI open Plugins, Lock Access, ⋮, Bridge settings, turn the child bridge on and restart.`
-            : `These could not be added to HomeKit (${errorText(error)}): ${names}. They still get their webhooks and their events (see the event log); the plugin tries again at its next sync.`,
-        );
+        log.warn(refusal(names, error));
       }
       return refused;
     }
@@ -192,6 +221,13 @@ export class AccessoryRegistry implements DeviceView {
     shown.view.dispose();
     this.shown.delete(uuid);
   }
+}
+
+/** Why devices' accessories are not shown, and what to do. */
+function devicesRefused(names: string, error: unknown): string {
+  return /more than \d+ Accessories/i.test(errorText(error))
+    ? `The Homebridge bridge is full (HomeKit allows 149 accessories per bridge, counting every plugin on it), so these are not shown in HomeKit: ${names}. They still get their webhooks and their events (see the event log). To show them, run Lock Access as a child bridge: in the Homebridge UI open Plugins, Lock Access, ⋮, Bridge settings, turn the child bridge on and restart.`
+    : `These could not be added to HomeKit (${errorText(error)}): ${names}. They still get their webhooks and their events (see the event log); the plugin tries again at its next sync.`;
 }
 
 /** Whether HAP took the accessory onto the bridge (Homebridge's platform accessory wraps HAP's). */

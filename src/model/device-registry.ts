@@ -1,6 +1,7 @@
 // Owns every lock and doorbell: makes each from its entry, updates it when the entry changes, keeps
 // what it must remember through the records, and disposes it when it leaves. The views (HomeKit,
-// Matter) attach as equal followers: each is told when the set changed and reads the devices here.
+// Matter, the status file's device list) attach as equal followers: each is told when the set
+// changed and reads the devices here.
 import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
@@ -38,8 +39,6 @@ export interface DeviceRegistryDeps {
   operate: (lockId: string, action: LockAction) => Promise<void>;
   /** Plain words for why a command failed, ending with a full stop. */
   describeCommandFailure: (error: unknown) => string;
-  /** A lock's bridge went offline or came back (by an event or a command). */
-  reachabilityChanged?: ((lockId: string) => void) | undefined;
 }
 
 export class DeviceRegistry {
@@ -144,15 +143,7 @@ export class DeviceRegistry {
       existing.update(entry);
       return;
     }
-    const lock = new LockDevice({ log: deps.log, operate: deps.operate, describeCommandFailure: deps.describeCommandFailure, store: store(), clock: deps.clock }, entry);
-    // One follower for every way reachability changes: an online notice, a status report, a command.
-    let online = lock.state.online;
-    lock.onChange((change) => {
-      if (change.state.online === online) return;
-      online = change.state.online;
-      deps.reachabilityChanged?.(device.id);
-    });
-    this.lockDevices.set(device.id, lock);
+    this.lockDevices.set(device.id, new LockDevice({ log: deps.log, operate: deps.operate, describeCommandFailure: deps.describeCommandFailure, store: store(), clock: deps.clock }, entry));
   }
 
   private drop(kind: DeviceKind, id: string): boolean {

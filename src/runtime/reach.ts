@@ -1,7 +1,8 @@
-// The public address the service calls: webhook.publicUrl as configured, or, with webhook.tunnel,
-// the built-in tunnel's address once it connects (the tunnel wins when both are set). Every new
-// address goes to `addressChanged` (registrations and the self-check follow it) and to the status
-// file, without credentials; the tunnel opens once the listener runs and closes at shutdown.
+// The public address the service calls, kept here only: webhook.publicUrl as configured, or, with
+// webhook.tunnel, the built-in tunnel's address once it connects (the tunnel wins when both are
+// set). The registrar and the self-check read it here; every new address is announced (they
+// follow it) and goes to the status file, without credentials; the tunnel opens once the listener
+// runs and closes at shutdown.
 import { NgrokAdapter } from '../cloud/tunnel/ngrok-adapter.js';
 import type { TunnelAdapter } from '../cloud/tunnel/tunnel-adapter.js';
 import { TunnelKeeper, type TunnelState } from '../cloud/tunnel/tunnel-keeper.js';
@@ -9,6 +10,7 @@ import { webhookPrefix, type TunnelConfig, type WebhookConfig } from '../config.
 import type { PublicAddressStatus } from '../status/status.js';
 import type { Logger } from '../util/logger.js';
 import { withoutCredentials } from '../util/redact-url.js';
+import { Signal } from '../util/signal.js';
 
 export type SessionEvents = (state: 'lost' | 'back', origin: string | undefined) => void;
 
@@ -16,10 +18,6 @@ export interface ReachDeps {
   webhook: WebhookConfig;
   log: Logger;
   publish(address: PublicAddressStatus): void;
-  /** A tunnel adopted a new address (the first, or another after a reconnect). */
-  addressChanged(url: string): void;
-  /** The tunnel failed, or dropped and is reconnecting: callbacks cannot arrive until it connects again. */
-  wayInLost?(): void;
   /** The tunnel's adapter; the real ngrok one unless a test scripts its own. */
   adapter?: (tunnel: TunnelConfig, session: SessionEvents) => TunnelAdapter;
   now?: () => number;
@@ -38,6 +36,10 @@ export function loopbackFor(host: string): string {
 }
 
 export class Reach {
+  /** A tunnel adopted a new address (the first, or another after a reconnect). */
+  readonly newAddress = new Signal<[url: string]>();
+  /** The tunnel failed, or dropped and is reconnecting: callbacks cannot arrive until it connects again. */
+  readonly wayInLost = new Signal();
   private keeper: TunnelKeeper | undefined;
   private readonly fixed: string | undefined;
   private tunnelState: TunnelState | undefined;
@@ -80,12 +82,12 @@ export class Reach {
       domain: tunnel.domain,
       log,
       onAddress: (url) => {
-        this.deps.addressChanged(url);
+        this.newAddress.emit(url);
       },
       onState: (state) => {
         const lost = (state.state === 'failed' || state.state === 'reconnecting') && this.tunnelState?.state !== state.state;
         this.tunnelState = state;
-        if (lost) this.deps.wayInLost?.();
+        if (lost) this.wayInLost.emit();
         this.publish();
       },
       now: this.deps.now ?? Date.now,

@@ -30,12 +30,13 @@ export interface StatusPublisherDeps {
   linkMessage(): string | undefined;
   /** Something the link state alone does not say (a setting to fix, tokens not saved yet). */
   linkProblem?(): TokenProblem | undefined;
-  sourceOf(key: string): DeviceSource | undefined;
-  receiverStats(): Pick<ReceiverStats, 'duplicates' | 'rejected' | 'lastRejection' | 'lastUnknownPath'> | undefined;
   now?: () => number;
 }
 
 export class StatusPublisher {
+  /** Where each device (`lock:ID`) is known from, as the last discovery said. */
+  private sources: ReadonlyMap<string, DeviceSource> = new Map();
+
   constructor(private readonly deps: StatusPublisherDeps) {}
 
   update(patch: StatusPatch): void {
@@ -52,12 +53,17 @@ export class StatusPublisher {
     this.deps.status.update({ link: { state: shown, message: this.deps.linkMessage() ?? LINK_MESSAGES[state], since } });
   }
 
+  /** Where each device is known from (config, the service or both), for the next device list. */
+  knownFrom(sources: ReadonlyMap<string, DeviceSource>): void {
+    this.sources = sources;
+  }
+
   devices(shown: ServedDeviceList): void {
     const devices = [
       ...shown.lockIds().map((id) => ({ kind: 'lock' as const, id, online: shown.lock(id)?.state.online })),
       ...shown.doorbellIds().map((id) => ({ kind: 'doorbell' as const, id, online: undefined })),
     ].map((d) => {
-      const source = this.deps.sourceOf(deviceKey(d.kind, d.id)) ?? 'config';
+      const source = this.sources.get(deviceKey(d.kind, d.id)) ?? 'config';
       return { kind: d.kind, id: d.id, name: shown.nameOf(d.kind, d.id), source, hidden: false, online: d.online };
     });
     this.deps.status.update({ devices });
@@ -67,9 +73,8 @@ export class StatusPublisher {
     this.deps.status.update({ registrations });
   }
 
-  receiverStats(): void {
-    const stats = this.deps.receiverStats();
-    if (stats) this.deps.status.receiverCounters(stats.duplicates, stats.rejected, stats.lastRejection, stats.lastUnknownPath);
+  receiverStats(stats: Pick<ReceiverStats, 'duplicates' | 'rejected' | 'lastRejection' | 'lastUnknownPath'>): void {
+    this.deps.status.receiverCounters(stats.duplicates, stats.rejected, stats.lastRejection, stats.lastUnknownPath);
   }
 
   /** An event routed to a device (or the account), for the event log and the last-callback times. */

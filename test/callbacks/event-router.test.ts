@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { OwnAction } from '../../src/model/event-words.js';
 import type { DeviceEvent, DoorbellEvent, LockEvent } from '../../src/model/events.js';
-import { EventRouter, type EventRouterDeps, type EventSink, type RoutedEvent } from '../../src/callbacks/event-router.js';
+import { EventRouter, type EventSink, type RoutedDevices, type RoutedEvent } from '../../src/callbacks/event-router.js';
 
 const NOW = 1_700_000_000_000;
 const context = { receivedAt: NOW, signedAt: NOW - 1_000 };
@@ -33,7 +33,7 @@ function sinks<E>(own?: OwnAction) {
   };
 }
 
-function setup(options: { locks?: string[]; doorbells?: string[]; idle?: boolean; onMembership?: (lockId: string) => void; own?: OwnAction } = {}) {
+function setup(options: { locks?: string[]; doorbells?: string[]; onMembership?: (lockId: string) => void; own?: OwnAction } = {}) {
   const locks = sinks<LockEvent>(options.own);
   const doorbells = sinks<DoorbellEvent>();
   for (const id of options.locks ?? []) locks.known.add(id);
@@ -41,21 +41,27 @@ function setup(options: { locks?: string[]; doorbells?: string[]; idle?: boolean
   const calls: string[] = [];
   const records: RoutedEvent[] = [];
   const lines: string[] = [];
-  const deps: EventRouterDeps = {
+  const devices: RoutedDevices = {
     lock: locks.lookup,
     doorbell: doorbells.lookup,
     nameOf: (kind, id) => (locks.known.has(id) || doorbells.known.has(id) ? `Name of ${kind} ${id}` : id),
-    log: { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m), debug: () => undefined },
-    record: (routed) => records.push(routed),
-    membershipChanged: (lockId, change) => {
-      calls.push(`membership ${lockId} ${change}`);
-      options.onMembership?.(lockId);
-    },
-    accountDeleted: () => calls.push('account deleted'),
-    routed: () => calls.push('routed'),
-    isIdle: () => options.idle ?? false,
   };
-  return { router: new EventRouter(deps), locks, doorbells, calls, records, lines };
+  const router = new EventRouter(devices, { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m), debug: () => undefined });
+  router.routed.follow((routed) => records.push(routed));
+  router.accountChanged.follow((change) => {
+    if (change.kind === 'deleted') {
+      calls.push('account deleted');
+      return;
+    }
+    calls.push(`membership ${change.lockId} ${change.change}`);
+    options.onMembership?.(change.lockId);
+  });
+  /** Routes one callback's events, then notes its end (what a follower heard comes before). */
+  const route = (events: DeviceEvent[]) => {
+    router.route(events, context);
+    calls.push('routed');
+  };
+  return { router, route, locks, doorbells, calls, records, lines };
 }
 
 describe('each event goes to the device it names, keyed by device id', () => {
@@ -93,6 +99,16 @@ describe('each event goes to the device it names, keyed by device id', () => {
     expect(records.map((r) => `${r.deviceKind}:${r.deviceId}`)).toEqual(['lock:LX', 'doorbell:DX']);
   });
 
+  it('a follower that stops following hears nothing more', () => {
+    const { router, route } = setup({ locks: ['L1'] });
+    const heard: RoutedEvent[] = [];
+    const stop = router.routed.follow((routed) => heard.push(routed));
+    route([locked('L1', 1)]);
+    stop();
+    route([locked('L1', 2)]);
+    expect(heard.map((r) => r.event.at)).toEqual([1]);
+  });
+
   it('a recording for an unknown or hidden doorbell: one line saying it is not shown, recorded, and no other doorbell gets it', () => {
     const { router, records, lines, doorbells } = setup({ doorbells: ['D1'] });
     const recording: DoorbellEvent = { doorbellId: 'HIDDEN', at: NOW, kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'buttonpush' };
@@ -104,21 +120,15 @@ describe('each event goes to the device it names, keyed by device id', () => {
     expect(lines[0]).toMatch(/^HIDDEN: .+ \(not shown in HomeKit\)$/);
     expect(records.map((r) => `${r.deviceKind}:${r.deviceId}:${r.event.kind}`)).toEqual(['doorbell:HIDDEN:videoAvailable']);
   });
-
-  it('after each callback the receiver counters are published once', () => {
-    const { router, calls } = setup({ locks: ['L1'] });
-    router.route([locked('L1', 1), locked('L1', 2)], context);
-    expect(calls).toEqual(['routed']);
-  });
 });
 
 describe('membership changes from the user webhook', () => {
   it('lock_user_add / lock_user_remove on the user webhook are passed on, before the lock sees the event', () => {
     const seen: string[] = [];
     const box: { got?: Map<string, LockEvent[]> } = {};
-    const { router, calls, locks } = setup({ locks: ['L1', 'L2'], onMembership: (id) => seen.push(`${id} had ${String(box.got?.get(id)?.length ?? 0)}`) });
+    const { route, calls, locks } = setup({ locks: ['L1', 'L2'], onMembership: (id) => seen.push(`${id} had ${String(box.got?.get(id)?.length ?? 0)}`) });
     box.got = locks.got;
-    router.route([member('L1', 'removed'), member('L2', 'added')], context);
+    route([member('L1', 'removed'), member('L2', 'added')]);
     expect(calls).toEqual(['membership L1 removed', 'membership L2 added', 'routed']);
     expect(seen).toEqual(['L1 had 0', 'L2 had 0']);
     expect(locks.got.get('L1')).toHaveLength(1);
@@ -134,8 +144,8 @@ describe('membership changes from the user webhook', () => {
   });
 
   it('other membership changes, and those from a lock webhook, change no device set', () => {
-    const { router, calls, locks } = setup({ locks: ['L1'] });
-    router.route([member('L1', 'userType'), member('L1', 'added', false)], context);
+    const { route, calls, locks } = setup({ locks: ['L1'] });
+    route([member('L1', 'userType'), member('L1', 'added', false)]);
     expect(calls).toEqual(['routed']);
     expect(locks.got.get('L1')).toHaveLength(2);
   });
@@ -143,20 +153,9 @@ describe('membership changes from the user webhook', () => {
 
 describe('a lifecycle callback is the account-deleted notice', () => {
   it('it is recorded for the account and unlinks', () => {
-    const { router, calls, records } = setup();
-    router.route([deleted], context);
+    const { route, calls, records } = setup();
+    route([deleted]);
     expect(records).toEqual([{ deviceKind: 'account', deviceId: 'account', deviceName: 'Account', event: deleted, at: NOW, receivedAt: NOW }]);
     expect(calls).toEqual(['account deleted', 'routed']);
-  });
-});
-
-describe('an unlinked plugin is idle', () => {
-  it('events are dropped: no accessory, record, log line or counter sees them', () => {
-    const { router, calls, records, lines, locks } = setup({ locks: ['L1'], idle: true });
-    router.route([locked('L1', 1), deleted], context);
-    expect(locks.got.size).toBe(0);
-    expect(records).toEqual([]);
-    expect(lines).toEqual([]);
-    expect(calls).toEqual([]);
   });
 });

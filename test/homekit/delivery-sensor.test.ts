@@ -1,12 +1,29 @@
 // "Lock Access Events Stopped" on real HAP objects of Homebridge 1 and 2: a bridge-level accessory
 // "Lock Access" with one contact sensor (subtype `delivery`) that follows the delivery state, kept
-// across a restart, and removed when webhook.deliverySensor is off.
+// across a restart, and removed when webhook.deliverySensor is off. It goes through the accessory
+// registry like every accessory of the plugin, and a sweep of devices leaves it alone.
 import type { PlatformAccessory } from 'homebridge';
 import { describe, expect, it } from 'vitest';
 
-import { DELIVERY_ACCESSORY_NAME, DELIVERY_SENSOR_NAME, DELIVERY_SUBTYPE, DeliverySensor, deliveryAccessoryUuid } from '../../src/homekit/delivery-sensor.js';
+import type { API } from 'homebridge';
+
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
+import { AccessoryRegistry } from '../../src/homekit/accessory-registry.js';
+import { DELIVERY_ACCESSORY_NAME, DELIVERY_SENSOR_NAME, DELIVERY_SUBTYPE, deliveryAccessoryUuid } from '../../src/homekit/delivery-sensor.js';
 import type { DeliveryFeed, DeliveryState } from '../../src/model/delivery-state.js';
+import { DeviceRegistry } from '../../src/model/device-registry.js';
+import { systemClock } from '../../src/util/clock.js';
+import type { Logger } from '../../src/util/logger.js';
+import { memoryRecords } from '../model/memory-records.js';
 import { captureLog, hapEnvs, restart, service } from './hap-env.js';
+
+/** The accessory registry of a plugin without devices, on `api`, with `cached` restored by Homebridge. */
+function accessories(api: API, log: Logger, cached: PlatformAccessory[] = []) {
+  const devices = new DeviceRegistry({ log, clock: systemClock, records: memoryRecords(), operate: () => Promise.resolve(), describeCommandFailure });
+  const registry = new AccessoryRegistry({ api, log, devices, fetchImage: () => Promise.reject(new Error('no images in this test')), pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached });
+  devices.attach(registry);
+  return { devices, registry };
+}
 
 /** A delivery state that can be changed by hand, as the watch changes it. */
 function feed(initial: DeliveryState): DeliveryFeed & { set(state: DeliveryState): void } {
@@ -39,7 +56,7 @@ describe.each(hapEnvs)('"Lock Access Events Stopped" on $label', ({ api }) => {
     unregistered.push(...accessories);
   };
   const attach = (state: DeliveryFeed | undefined, cached?: PlatformAccessory) =>
-    DeliverySensor.attach({ api: fakeApi, log: captureLog().log, pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached, feed: state });
+    accessories(fakeApi, captureLog().log, cached === undefined ? [] : [cached]).registry.deliverySensor(state);
   const contact = (accessory: PlatformAccessory) => service(accessory, S.ContactSensor, DELIVERY_SUBTYPE).getCharacteristic(C.ContactSensorState).value;
 
   it('a bridge-level accessory "Lock Access" (UUID from a fixed string) with one contact sensor, subtype "delivery", named "Lock Access Events Stopped"', () => {
@@ -55,7 +72,7 @@ describe.each(hapEnvs)('"Lock Access Events Stopped" on $label', ({ api }) => {
     expect(contactSensors.map((s) => s.subtype)).toEqual([DELIVERY_SUBTYPE]);
     expect(contactSensors[0]?.getCharacteristic(C.Name).value).toBe(DELIVERY_SENSOR_NAME);
     expect(contactSensors[0]?.getCharacteristic(C.ConfiguredName).value).toBe(DELIVERY_SENSOR_NAME);
-    sensor?.dispose();
+    sensor.dispose();
   });
 
   it('reads CONTACT_DETECTED (0) while not yet known or arriving, CONTACT_NOT_DETECTED (1) while not arriving, and follows each change', () => {
@@ -70,21 +87,21 @@ describe.each(hapEnvs)('"Lock Access Events Stopped" on $label', ({ api }) => {
     expect(contact(accessory)).toBe(1);
     state.set('arriving');
     expect(contact(accessory)).toBe(0);
-    sensor?.dispose();
+    sensor.dispose();
     state.set('notArriving');
     expect(contact(accessory)).toBe(0);
   });
 
   it('a restart adopts the cached accessory: nothing registered twice, one sensor, the current state shown', () => {
     registered.length = 0;
-    attach(feed('unknown'))?.dispose();
+    attach(feed('unknown')).dispose();
     const cached = restart(api, registered[0] as PlatformAccessory);
     registered.length = 0;
     const sensor = attach(feed('notArriving'), cached);
     expect(registered).toEqual([]);
     expect(cached.services.filter((s) => s.UUID === S.ContactSensor.UUID)).toHaveLength(1);
     expect(contact(cached)).toBe(1);
-    sensor?.dispose();
+    sensor.dispose();
   });
 
   it('a full bridge refuses it: one warning that the log and the settings page still tell, and it is taken out of Homebridge\'s cache again', () => {
@@ -94,20 +111,33 @@ describe.each(hapEnvs)('"Lock Access Events Stopped" on $label', ({ api }) => {
       throw new Error('Cannot add Accessory: the bridge already has more than 149 Accessories');
     };
     const captured = captureLog();
-    const sensor = DeliverySensor.attach({ api: fullApi, log: captured.log, pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached: undefined, feed: feed('unknown') });
+    const sensor = accessories(fullApi, captured.log).registry.deliverySensor(feed('unknown'));
     expect(captured.text('warn')).toMatch(/"Lock Access Events Stopped" sensor could not be added to HomeKit \(.*149.*\); the log and the plugin settings still say when events stop arriving/);
     expect(unregistered.map((a) => a.UUID)).toEqual([deliveryAccessoryUuid(api)]);
-    sensor?.dispose();
+    sensor.dispose();
   });
 
   it('webhook.deliverySensor false leaves it out, and removes a cached one', () => {
     registered.length = 0;
     unregistered.length = 0;
-    expect(attach(undefined)).toBeUndefined();
+    attach(undefined).dispose();
     expect(registered).toEqual([]);
-    attach(feed('unknown'))?.dispose();
+    expect(unregistered).toEqual([]);
+    attach(feed('unknown')).dispose();
     const cached = restart(api, registered[0] as PlatformAccessory);
-    expect(attach(undefined, cached)).toBeUndefined();
+    attach(undefined, cached).dispose();
     expect(unregistered.map((a) => a.UUID)).toEqual([cached.UUID]);
+  });
+
+  it('a sweep of the devices keeps the cached sensor: only the delivery sensor decides on it', () => {
+    registered.length = 0;
+    unregistered.length = 0;
+    attach(feed('unknown')).dispose();
+    const cached = restart(api, registered[0] as PlatformAccessory);
+    const { devices, registry } = accessories(fakeApi, captureLog().log, [cached]);
+    devices.sync([], true);
+    expect(unregistered).toEqual([]);
+    registry.deliverySensor(feed('notArriving')).dispose();
+    expect(contact(cached)).toBe(1);
   });
 });

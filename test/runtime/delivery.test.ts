@@ -3,14 +3,19 @@
 // failed before the watch existed (the listener, the tunnel) is "not arriving" from the start.
 import { describe, expect, it, vi } from 'vitest';
 
-import type { ApiClient } from '../../src/cloud/http/api.js';
 import { emptyReport } from '../../src/cloud/registrations/registration-report.js';
 import { checkConfig } from '../../src/config.js';
-import { startDelivery } from '../../src/runtime/delivery.js';
-import type { SelfCheckWatch } from '../../src/status/self-check-watch.js';
-import type { StatusPublisher } from '../../src/status/status-publisher.js';
+import { describeCommandFailure } from '../../src/cloud/command-failure.js';
+import { DeviceRegistry } from '../../src/model/device-registry.js';
+import { watchDelivery } from '../../src/runtime/delivery.js';
+import type { Files, Link, PluginContext } from '../../src/runtime/link-stage.js';
+import type { Listener } from '../../src/runtime/listener-stage.js';
 import { emptyStatus, type StatusPatch } from '../../src/status/status.js';
-import { captureLog, hapEnvs } from '../homekit/hap-env.js';
+import { systemClock } from '../../src/util/clock.js';
+import { Shutdown } from '../../src/util/shutdown.js';
+import { Signal } from '../../src/util/signal.js';
+import { captureLog } from '../homekit/hap-env.js';
+import { memoryRecords } from '../model/memory-records.js';
 
 const raw = {
   platform: 'LockAccess', apiKey: 'key', clientId: 'client', clientSecret: 'secret',
@@ -18,87 +23,96 @@ const raw = {
   webhook: { tunnel: { authtoken: 'made-up-authtoken-0123456789' }, deliveryCheckMinutes: 60, deliverySensor: false },
 };
 
+/** The records of the earlier stages, with only what the delivery watch reads of them. */
 function wire(publicUrl: string | undefined, way: { listening?: boolean; brokenWayIn?: () => string | undefined } = {}) {
   const check = checkConfig(raw);
   if (!check.ok) throw new Error('the test config should be valid');
+  const { log } = captureLog();
+  const shutdown = new Shutdown();
   const patches: StatusPatch[] = [];
   let selfChecks = 0;
-  const delivery = startDelivery({
-    api: hapEnvs[0]?.api ?? (undefined as never),
-    log: captureLog().log,
-    config: check.config,
-    pluginName: 'homebridge-lock-access',
-    platformName: 'LockAccess',
-    cached: undefined,
-    client: {} as ApiClient,
-    // A doorbell-only account: the check re-registers and self-checks instead of asking a lock.
-    locks: () => [],
-    nameOf: (_kind, id) => id,
-    registrar: () => ({ sendAllAgain: () => Promise.resolve(emptyReport(false)), status: () => [] }),
-    linked: () => true,
-    listening: () => way.listening ?? true,
-    publicUrl: () => publicUrl,
-    brokenWayIn: way.brokenWayIn ?? (() => undefined),
-    selfCheckWatch: () => ({
+  const wayInLost = new Signal();
+  const context = { config: check.config, log, shutdown } as unknown as PluginContext;
+  const files = { status: { status: emptyStatus(0) } } as unknown as Files;
+  const link = {
+    tokens: { state: 'linked' },
+    control: { idle: false, registrar: { sendAllAgain: () => Promise.resolve(emptyReport(false)), status: () => [] } },
+    address: { publicUrl, get brokenWayIn() { return way.brokenWayIn?.(); }, wayInLost },
+    publisher: { update: (patch: StatusPatch) => patches.push(patch), registrations: () => undefined },
+  } as unknown as Link;
+  // A doorbell-only account: the check re-registers and self-checks instead of asking a lock.
+  const registry = new DeviceRegistry({ log, clock: systemClock, records: memoryRecords(), operate: () => Promise.resolve(), describeCommandFailure });
+  const listener = { registry, receiver: way.listening === false ? undefined : {}, heard: new Signal() } as unknown as Listener;
+  let sensorShown: unknown = 'never asked';
+  const delivery = watchDelivery(context, files, link, listener, {
+    selfChecks: {
       runNow: () => {
         selfChecks += 1;
         return Promise.resolve();
       },
-      last: { at: 0, ok: true, url: `${publicUrl ?? ''}/health`, message: 'The public address reaches this plugin.' },
-    }) as unknown as SelfCheckWatch,
-    eventsMayBeMissed: () => undefined,
-    publisher: { update: (patch: StatusPatch) => patches.push(patch), registrations: () => undefined } as unknown as StatusPublisher,
-    status: emptyStatus(0),
+      last: { ok: true, url: `${publicUrl ?? ''}/health`, message: 'The public address reaches this plugin.' },
+    },
+    showSensor: (feed) => {
+      sensorShown = feed;
+      return { dispose: () => undefined };
+    },
   });
   const lastMessage = () => patches.map((patch) => patch.delivery?.lastCheck?.message).filter((m) => m !== undefined).at(-1) ?? '';
   const lastState = () => patches.map((patch) => patch.delivery?.state).filter((state) => state !== undefined).at(-1);
-  return { delivery, lastMessage, lastState, selfChecks: () => selfChecks };
+  return { delivery, shutdown, wayInLost, lastMessage, lastState, selfChecks: () => selfChecks, sensorShown: () => sensorShown };
 }
 
 describe('the delivery wiring', () => {
   it('before a tunnel connects, the self-check says there is no public address and checks nothing', async () => {
-    const { delivery, lastMessage, selfChecks } = wire(undefined);
+    const { delivery, shutdown, lastMessage, selfChecks } = wire(undefined);
     await delivery.checkNow();
-    delivery.stop();
+    await shutdown.run();
     expect(selfChecks()).toBe(0);
     expect(lastMessage()).toMatch(/tunnel has not connected, so there is no public address/);
   });
 
   it('with a public address, the self-check runs and its result is in the record', async () => {
-    const { delivery, lastMessage, selfChecks } = wire('https://name.ngrok-free.app');
+    const { delivery, shutdown, lastMessage, selfChecks } = wire('https://name.ngrok-free.app');
     await delivery.checkNow();
-    delivery.stop();
+    await shutdown.run();
     expect(selfChecks()).toBe(1);
     expect(lastMessage()).toMatch(/self-check passes/);
   });
 
-  it('a tunnel that failed before the watch started: "not arriving" from the start, with the tunnel\'s reason', () => {
-    const { delivery, lastMessage, lastState, selfChecks } = wire(undefined, { brokenWayIn: () => 'ngrok cannot be reached from this machine.' });
+  it('webhook.deliverySensor false: the sensor is asked to go, whatever the watch says', async () => {
+    const { shutdown, sensorShown } = wire(undefined);
+    await shutdown.run();
+    expect(sensorShown()).toBeUndefined();
+  });
+
+  it('a tunnel that failed before the watch started: "not arriving" from the start, with the tunnel\'s reason', async () => {
+    const { shutdown, lastMessage, lastState, selfChecks } = wire(undefined, { brokenWayIn: () => 'ngrok cannot be reached from this machine.' });
     expect(lastState()).toBe('notArriving');
     expect(lastMessage()).toBe('Events cannot arrive: ngrok cannot be reached from this machine.');
     expect(selfChecks()).toBe(0);
-    delivery.stop();
+    await shutdown.run();
   });
 
-  it('a listener that did not start: "not arriving" from the start', () => {
-    const { delivery, lastMessage, lastState } = wire('https://home.example.net/lock-access', { listening: false });
+  it('a listener that did not start: "not arriving" from the start', async () => {
+    const { shutdown, lastMessage, lastState } = wire('https://home.example.net/lock-access', { listening: false });
     expect(lastState()).toBe('notArriving');
     expect(lastMessage()).toMatch(/^Events cannot arrive: the webhook listener did not start/);
-    delivery.stop();
+    await shutdown.run();
   });
 
   it('a way in that works at the start is not yet known: "unknown"; one that drops later (reconnecting) is checked at once', async () => {
     const tunnel: { broken?: string } = {};
-    const { delivery, lastMessage, lastState, selfChecks } = wire('https://name.ngrok-free.app', { brokenWayIn: () => tunnel.broken });
+    const { delivery, shutdown, wayInLost, lastMessage, lastState, selfChecks } = wire('https://name.ngrok-free.app', { brokenWayIn: () => tunnel.broken });
     expect(lastState()).toBe('unknown');
     delivery.wayInChanged();
     await vi.waitFor(() => {
       expect(lastMessage()).toMatch(/self-check passes/);
     });
     expect(selfChecks()).toBe(1);
+    // The public address announces the lost way in; the watch follows it.
     tunnel.broken = 'the ngrok tunnel could not connect.';
-    delivery.wayInChanged();
+    wayInLost.emit();
     expect(lastState()).toBe('notArriving');
-    delivery.stop();
+    await shutdown.run();
   });
 });

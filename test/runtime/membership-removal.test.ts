@@ -1,4 +1,4 @@
-// lock_user_remove on the user webhook, through the real router, device registry, convergence and
+// lock_user_remove on the user webhook, through the real router, device registry, account setup and
 // registrar against the simulator: only the account's own user (the id GET /users/me answers)
 // loses the lock (it leaves, its webhook is deleted); another person's removal is an event for the
 // event log and the people list, and the lock stays.
@@ -11,8 +11,7 @@ import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import { DeviceRegistry } from '../../src/model/device-registry.js';
-import { Convergence } from '../../src/runtime/converge-with-account.js';
-import type { StatusPublisher } from '../../src/status/status-publisher.js';
+import { AccountSetup } from '../../src/cloud/account-setup.js';
 import { systemClock } from '../../src/util/clock.js';
 import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js';
 import { memoryRecords } from '../model/memory-records.js';
@@ -37,34 +36,25 @@ describe('lock_user_remove on the user webhook takes the lock away only for the 
     recorded = [];
     registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: () => fx.target.url, secret: await WebhookSecret.load(fx.storage), log: fx.log });
     registry = new DeviceRegistry({ log: fx.log, clock: systemClock, records: memoryRecords(), operate: () => Promise.resolve(), describeCommandFailure });
-    const convergence = new Convergence({
+    const setup = new AccountSetup({
       config: runtimeConfig({ discoverDevices: true, userWebhook: true, refreshStateOnStart: false }),
       log: fx.log,
       client: fx.client,
       registry,
-      status: { update: () => undefined, registrations: () => undefined } as unknown as StatusPublisher,
+      status: { registrations: () => undefined, knownFrom: () => undefined },
       isIdle: () => false,
       isStopped: () => false,
       registrar: () => registrar,
       listening: () => false,
-      instanceNonce: 'nonce',
-      publishDevices: () => undefined,
       selfCheck: () => Promise.resolve(),
     });
-    router = new EventRouter({
-      lock: (id) => registry.lock(id),
-      doorbell: (id) => registry.doorbell(id),
-      nameOf: (kind, id) => registry.nameOf(kind, id),
-      log: fx.log,
-      record: (routed) => recorded.push(routed),
-      membershipChanged: (lockId, change, userId) => {
-        convergence.membershipChanged(lockId, change, userId);
-      },
-      accountDeleted: () => undefined,
-      routed: () => undefined,
-      isIdle: () => false,
+    // Followed as the watchers stage follows the router.
+    router = new EventRouter(registry, fx.log);
+    router.routed.follow((routed) => recorded.push(routed));
+    router.accountChanged.follow((change) => {
+      if (change.kind === 'membership') setup.membershipChanged(change.lockId, change.change, change.userId);
     });
-    convergence.request();
+    setup.request();
     await until('the registrations', () => fx.sim.registrations().length === 3);
   });
   afterEach(async () => {

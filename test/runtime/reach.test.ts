@@ -36,15 +36,15 @@ describe('design "Reach": the registrations follow the tunnel', () => {
       webhook,
       log: fx.log,
       publish: (address) => published.push(address),
-      addressChanged: () => {
-        wired.run = wired.registrar?.addressChanged();
-      },
       adapter: (_tunnel, events) => {
         session.events = events;
         return adapter;
       },
-      ...(wayInLost === undefined ? {} : { wayInLost }),
     });
+    reach.newAddress.follow(() => {
+      wired.run = wired.registrar?.addressChanged();
+    });
+    if (wayInLost !== undefined) reach.wayInLost.follow(wayInLost);
     const registrar = new WebhookRegistrar({ client: fx.client, storage: fx.storage, clientId: fx.sim.account.clientId, publicUrl: () => reach.publicUrl, secret: await WebhookSecret.load(fx.storage), log: fx.log });
     wired.registrar = registrar;
     /** Waits for the run the address started (its ledger writes), then stops the tunnel. */

@@ -18,8 +18,6 @@ async function publisherWith(view: { message?: string; problem?: TokenProblem },
     eventLog: {} as never,
     linkMessage: () => view.message,
     linkProblem: () => view.problem,
-    sourceOf: () => undefined,
-    receiverStats: () => undefined,
     now: () => now.t,
   });
   return { status, publisher };

@@ -18,6 +18,7 @@ import { renderDelivery } from './delivery-view.js';
 import { renderDevices, setPluginDevices, wireDevices } from './devices-view.js';
 import { renderEvents, wireEvents } from './events-view.js';
 import { renderMatter } from './matter-view.js';
+import { renderVideo } from './video-view.js';
 import { renderPeople, setSeenPeople } from './people-view.js';
 import { wireReach } from './reach-view.js';
 import { hb, quietly } from './requests.js';
@@ -61,6 +62,7 @@ async function refresh() {
   if (status && changed('/status', status)) {
     renderStatus(status);
     renderDelivery(status);
+    renderVideo(status);
     renderSupport(status.plugin?.devices ?? []);
     setPluginDevices(status.plugin?.devices ?? []);
     renderDevices();

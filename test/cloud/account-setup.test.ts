@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
 import type { ApiClient } from '../../src/cloud/http/api.js';
-import { Convergence, type ConvergenceDeps } from '../../src/runtime/converge-with-account.js';
+import { AccountSetup, type AccountSetupDeps } from '../../src/cloud/account-setup.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
 import { emptyReport } from '../../src/cloud/registrations/registration-report.js';
-import type { StatusPublisher } from '../../src/status/status-publisher.js';
 import type { DeviceEntry } from '../../src/model/device-entry.js';
-import { runtimeConfig } from './config-fixture.js';
+import { runtimeConfig } from '../runtime/config-fixture.js';
 
 
 interface Gate {
@@ -23,7 +22,7 @@ function gate(): Gate {
 
 /**
  * The service (a client answering discovery and remote operate), the registrar and the publishers
- * are recorders; the convergence loop is the thing under test.
+ * are recorders; the account setup is the thing under test.
  */
 function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => boolean; refresh?: boolean; cached?: DeviceEntry[]; listening?: boolean; noAddress?: boolean; me?: 'fails' } = {}) {
   const calls: string[] = [];
@@ -59,8 +58,8 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
     knownRegistrations: () => Promise.resolve([]),
     stop: () => undefined,
   };
-  const status = { update: () => undefined, registrations: () => calls.push('status registrations') } as unknown as StatusPublisher;
-  const deps: ConvergenceDeps = {
+  const status = { registrations: () => calls.push('status registrations'), knownFrom: () => calls.push('status sources') };
+  const deps: AccountSetupDeps = {
     config: runtimeConfig({ locks: [{ id: 'L1', name: 'Front Door' }], refreshStateOnStart: options.refresh ?? false }),
     log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m), debug: () => undefined },
     client,
@@ -83,14 +82,12 @@ function setup(options: { discovery?: 'ok' | 'fails'; hold?: Gate; idle?: () => 
     isStopped: () => false,
     registrar: () => registrar,
     listening: () => options.listening ?? false,
-    instanceNonce: 'nonce',
-    publishDevices: () => calls.push('publish devices'),
     selfCheck: () => {
       calls.push('self-check');
       return Promise.resolve();
     },
   };
-  return { convergence: new Convergence(deps), calls, warnings };
+  return { convergence: new AccountSetup(deps), calls, warnings };
 }
 
 /** Lets every queued promise of a run settle (no timers involved). */
@@ -108,8 +105,9 @@ describe('start-up reconciles with what the service lists', () => {
       'GET /users/me',
       'GET /users/locks/mine',
       'GET /users/doorbells/mine',
+      // Where each device is known from reaches the status before the device list follows the sync.
+      'status sources',
       'sync L1=Front Door,L2=Back Door sweep=true',
-      'publish devices',
       'reconcile L1,L2 user=true',
       'status registrations',
       'PUT /remoteoperate/L1/status',

@@ -1,9 +1,9 @@
 // Brings the plugin in line with the account: discovery, the device set (every view follows),
 // webhook registration, and on the first run the self-check and the state refresh. One run at a
 // time; a request during a run repeats it once afterwards.
-import { AccountUser } from '../cloud/account-user.js';
-import type { ApiClient } from '../cloud/http/api.js';
-import { discoverEachList, type DiscoveredDevices } from '../cloud/discovery.js';
+import { AccountUser } from './account-user.js';
+import type { ApiClient } from './http/api.js';
+import { discoverEachList, type DiscoveredDevices } from './discovery.js';
 import type { LockAccessConfig } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import { SingleRun } from '../util/single-run.js';
@@ -15,15 +15,15 @@ import {
   startupDevices,
   withMembershipChange,
   type Membership,
-} from '../cloud/device-set.js';
-import type { DeviceSource } from '../cloud/discovery.js';
-import type { Registrar } from '../cloud/link-control.js';
-import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
-import { refreshLockStates } from '../cloud/startup-checks.js';
-import type { StatusPublisher } from '../status/status-publisher.js';
+} from './device-set.js';
+import type { DeviceSource } from './discovery.js';
+import type { Registrar } from './link-control.js';
+import type { ReconcileReport } from './registrations/registration-report.js';
+import type { RegistrationStatus } from './registrations/registrations.js';
+import { refreshLockStates } from './startup-checks.js';
 import type { DeviceEntry } from '../model/device-entry.js';
 
-/** What convergence needs of the device registry. */
+/** What the setup needs of the device registry. */
 export interface RegistryView {
   /** The devices served in the last run. */
   remembered(): DeviceEntry[];
@@ -36,26 +36,30 @@ export interface RegistryView {
   nameOf(kind: 'lock', id: string): string;
 }
 
-export interface ConvergenceDeps {
+/** Where the setup's results are shown (the status file). */
+export interface SetupStatus {
+  registrations(registrations: RegistrationStatus[]): void;
+  /** Where each device (`lock:ID`) is known from, set before the registry syncs. */
+  knownFrom(sources: ReadonlyMap<string, DeviceSource>): void;
+}
+
+export interface AccountSetupDeps {
   config: LockAccessConfig;
   log: Logger;
   client: ApiClient;
   registry: RegistryView;
-  status: StatusPublisher;
+  status: SetupStatus;
   /** Unlinked; read again after every await. */
   isIdle(): boolean;
   isStopped(): boolean;
   registrar(): Registrar | undefined;
   /** The self-check needs the listener running. */
   listening(): boolean;
-  instanceNonce: string;
-  /** The status file's device list, after the device set changed. */
-  publishDevices(): void;
   /** The public-address self-check (it then repeats on its own). */
   selfCheck(): Promise<void>;
 }
 
-export class Convergence {
+export class AccountSetup {
   private readonly runs = new SingleRun(
     () => this.runOnce(),
     (error: unknown) => {
@@ -73,7 +77,7 @@ export class Convergence {
   /** The account's own user: only their removal from a lock takes the lock away. */
   private readonly accountUser: AccountUser;
 
-  constructor(private readonly deps: ConvergenceDeps) {
+  constructor(private readonly deps: AccountSetupDeps) {
     this.accountUser = new AccountUser(deps.client);
   }
 
@@ -149,13 +153,13 @@ export class Convergence {
       sweep = listed.problems.length === 0;
       const found = discoveredSet(config, listed.discovered);
       this.sources = found.sources;
+      this.deps.status.knownFrom(found.sources);
       this.serviceLockNames = found.serviceLockNames;
       devices = found.devices;
     }
     devices = applyMembership(devices, this.membership, config, this.serviceLockNames);
     if (this.deps.isStopped()) return;
     registry.sync(devices, sweep);
-    this.deps.publishDevices();
 
     // Unlinking may have happened while discovery ran.
     if (this.deps.isIdle()) return;

@@ -1,0 +1,51 @@
+// The running plugin, built in stages; each stage is a function of the records the ones before
+// built, and each record is read-only:
+//   files and link: the status file, the event log, the devices' saved state; tokens, the cloud
+//     client, the webhook token, the public address, link and unlink;
+//   listener: the device registry and the webhook listener whose events apply to it;
+//   views: HomeKit, Matter and the status file's device list attach to the registry, the event log
+//     follows the routed events, and the devices of config and the last run are served at once;
+//   watchers: the setup against the account, the token file, the self-check, the delivery watch.
+// A later stage follows what an earlier one announces; none waits for the service. Each part says
+// in which step it stops (util/shutdown.ts).
+import { MATTER_OFF_FOR_BRIDGE, matterOf } from '../matter/matter-on-bridge.js';
+import { linkStage, openFiles, type Files, type Link, type PluginContext } from './link-stage.js';
+import { listenerStage, type Listener } from './listener-stage.js';
+import { viewsStage, type MatterViews, type Views } from './views-stage.js';
+import { watchersStage, type Watchers } from './watchers-stage.js';
+
+export type { PluginContext } from './link-stage.js';
+
+export interface RunningPlugin {
+  readonly files: Files;
+  readonly link: Link;
+  readonly listener: Listener;
+  readonly views: Views;
+  readonly watchers: Watchers;
+}
+
+/** Builds and starts every stage; undefined when Homebridge shut down before the start finished. */
+export async function startPlugin(context: PluginContext): Promise<RunningPlugin | undefined> {
+  // Read after each await: Homebridge may shut down while a stage is being built.
+  const stopping = () => context.shutdown.stopping;
+  const matterViews = await loadMatter(context);
+  const files = await openFiles(context);
+  if (stopping()) return undefined;
+  const link = await linkStage(context, files);
+  if (stopping()) return undefined;
+  const listener = await listenerStage(context, files, link);
+  if (stopping()) return undefined;
+  const views = viewsStage(context, link, listener, matterViews);
+  const watchers = await watchersStage(context, files, link, listener, views);
+  return { files, link, listener, views, watchers };
+}
+
+/** Matter's code is loaded only on a bridge that runs Matter. */
+async function loadMatter({ api, log }: PluginContext): Promise<MatterViews | undefined> {
+  if (!matterOf(api)) {
+    log.debug(MATTER_OFF_FOR_BRIDGE);
+    return undefined;
+  }
+  const { matterView } = await import('../matter/matter-view.js');
+  return matterView;
+}
