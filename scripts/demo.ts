@@ -57,6 +57,9 @@ function randomUsername(): string {
 }
 
 const sim = await startSimulator({ ...demoDevices() });
+// Doorbell video: the static ffmpeg of the devDependency where it exists (linux-x64), else the PATH's.
+const BUNDLED_FFMPEG = join(ROOT, 'node_modules', '@ffmpeg-installer', 'linux-x64', 'ffmpeg');
+const video = existsSync(BUNDLED_FFMPEG) ? { ffmpegPath: BUNDLED_FFMPEG } : {};
 const listenPort = await freePort();
 const bridgePort = await freePort();
 const lockId = 'LOCK-FRONT-DOOR';
@@ -76,7 +79,7 @@ await writeFile(join(STORAGE, MARKER), 'Made by npm start (scripts/demo.ts); emp
 await writeFile(join(STORAGE, 'config.json'), JSON.stringify({
   bridge: { name: 'Lock Access Demo', username: randomUsername(), port: bridgePort, pin: PIN },
   accessories: [],
-  platforms: [simPlatformConfig(sim, listenPort, { refreshToken: sim.issueRefreshToken(), locks: [{ id: lockId, doorSensor: true, autoLockSeconds: 5, leftOpenSeconds: 60, leftUnlockedSeconds: 600 }] })],
+  platforms: [simPlatformConfig(sim, listenPort, { refreshToken: sim.issueRefreshToken(), locks: [{ id: lockId, doorSensor: true, autoLockSeconds: 5, leftOpenSeconds: 60, leftUnlockedSeconds: 600 }], video })],
 }, null, 2));
 
 const uiPort = Number(values['ui-port']);
@@ -224,6 +227,8 @@ run.quiet = false;
 if (values.once) await stop(0);
 say('');
 say('The scripted day is over. Homebridge keeps running: pair it and try the lock from the Home app.');
+say(`Doorbell video (${video.ffmpegPath === undefined ? 'ffmpeg from the PATH, if there is one' : 'the bundled ffmpeg'}): open the doorbell's camera in the Home app within the hour`);
+say('  and it plays the recording of the press from its start, then holds its last frame (the log says "the camera view plays the recording").');
 say(`More events: curl -X POST ${sim.url}/_sim/fire -H 'content-type: application/json' -d '{"event":"doorbell-press","doorbellId":"${doorbellId}"}'`);
 say(`See a test event fail as with a stopped tunnel: curl -X POST ${sim.url}/_sim/faults -H 'content-type: application/json' -d '{"forwarding":false}'`);
 say(`  ("forwarding":true brings it back.)`);

@@ -9,7 +9,7 @@
 import { z } from 'zod/v3';
 
 import { DEDUPE_TTL_MS } from '../settings.js';
-import type { Storage } from '../storage.js';
+import { StorageError, type Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import { QuietWriter } from '../util/quiet-writer.js';
 
@@ -29,24 +29,24 @@ const fileSchema = z.object({
 
 type Entry = z.infer<typeof entrySchema>;
 
-/** The whole lines of a journal; a line that does not parse (a torn last one) is left out. */
-function journalEntries(text: string): { entries: Entry[]; torn: boolean } {
+/**
+ * The whole lines of a journal; a line that does not parse (a torn one) is left out. `endsTorn`: the
+ * text does not end with a line break, so the next append must start a line of its own.
+ */
+function journalEntries(text: string): { entries: Entry[]; endsTorn: boolean } {
   const entries: Entry[] = [];
-  let torn = text !== '' && !text.endsWith('\n');
   for (const line of text.split('\n')) {
     if (line === '') continue;
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
     } catch {
-      torn = true;
       continue;
     }
     const entry = entrySchema.safeParse(parsed);
     if (entry.success) entries.push(entry.data);
-    else torn = true;
   }
-  return { entries, torn };
+  return { entries, endsTorn: text !== '' && !text.endsWith('\n') };
 }
 
 /** Thrown by checkAndSet before the store has loaded: the receiver answers 503 so the sender retries. */
@@ -64,6 +64,21 @@ export interface DedupeOptions {
   maxKeys?: number;
   debounceMs?: number;
   log?: { warn(message: string): void };
+}
+
+/**
+ * The unexpired entries, oldest first as expiry takes them, each key once at its last setting (a
+ * key in both files after a crash mid-compaction, or set again after it was dropped).
+ */
+function liveInOrder(entries: Entry[], now: number): Entry[] {
+  const latest = new Map<string, number>();
+  // Stable: entries of the same time keep the order they were written in.
+  for (const [key, expiresAt] of [...entries].sort((a, b) => a[1] - b[1])) {
+    if (expiresAt <= now) continue;
+    latest.delete(key);
+    latest.set(key, expiresAt);
+  }
+  return [...latest.entries()];
 }
 
 export class DedupeStore {
@@ -89,8 +104,15 @@ export class DedupeStore {
   private pending: Entry[] = [];
   /** Lines in the journal on disk. */
   private journalLines = 0;
-  /** The next save rewrites dedupe.json and empties the journal (its tail was torn, or a compaction failed). */
+  /** The next save rewrites dedupe.json and empties the journal (dedupe.json was damaged, or a save failed). */
   private compactNext = false;
+  /** The journal ends in a torn line: the next append starts on a line of its own. */
+  private journalTorn = false;
+  /**
+   * Files a passing fault (EIO, EMFILE) kept from being read at start: read again at each save, and
+   * never replaced before they are, so a short disk fault costs no key.
+   */
+  private readonly unread = new Set<string>();
 
   constructor(private readonly options: DedupeOptions) {
     this.now = options.now ?? Date.now;
@@ -122,37 +144,72 @@ export class DedupeStore {
   }
 
   /**
-   * Loads the persisted keys: the compacted file, then the journal. An unreadable file is logged and
-   * replaced: losing dedupe memory is better than refusing callbacks.
+   * Loads the persisted keys: the compacted file, then the journal. A damaged file is logged and
+   * replaced (losing dedupe memory is better than refusing callbacks); one that could not be read
+   * for a passing fault is read again at the next save.
    */
   async load(): Promise<void> {
-    const { storage } = this.options;
-    const entries: Entry[] = [];
-    try {
-      entries.push(...((await storage.read(DEDUPE_FILE, fileSchema))?.entries ?? []));
-    } catch (error) {
-      this.options.log?.warn(`The duplicate filter file could not be read and starts without it (${errorText(error, 'unknown error')}).`);
-      this.compactNext = true;
-    }
-    try {
-      const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
-      entries.push(...journal.entries);
-      this.journalLines = journal.entries.length;
-      // Appending after a torn line would glue the next key onto it: rewrite first.
-      if (journal.torn) this.compactNext = true;
-    } catch (error) {
-      this.options.log?.warn(`The duplicate filter's journal could not be read and starts without it (${errorText(error, 'unknown error')}).`);
-      this.compactNext = true;
-    }
-    const now = this.now();
-    // Oldest first, as expiry takes them; a key in both files (a crash mid-compaction) counts once.
-    entries.sort((a, b) => a[1] - b[1]);
-    for (const [key, expiresAt] of entries) {
-      if (expiresAt > now && !this.seen.has(key)) this.remember(key, expiresAt);
-    }
+    const entries = [...(await this.readFile(DEDUPE_FILE)), ...(await this.readFile(DEDUPE_JOURNAL))];
+    for (const [key, expiresAt] of liveInOrder(entries, this.now())) this.remember(key, expiresAt);
     this.trim();
     this.pending = [];
     this.loaded = true;
+  }
+
+  /** One of the two files' entries; none when it is missing, damaged or (for now) unreadable. */
+  private async readFile(name: string): Promise<Entry[]> {
+    const { storage, log } = this.options;
+    try {
+      if (name === DEDUPE_FILE) return (await storage.read(DEDUPE_FILE, fileSchema))?.entries ?? [];
+      const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
+      this.journalLines = journal.entries.length;
+      this.journalTorn = journal.endsTorn;
+      return journal.entries;
+    } catch (error) {
+      if (error instanceof StorageError && !error.damaged) {
+        log?.warn(`The duplicate filter's ${name} could not be read (${errorText(error, 'unknown error')}); it is kept and read again at the next save.`);
+        this.unread.add(name);
+      } else {
+        log?.warn(`The duplicate filter's ${name} could not be read and is replaced (${errorText(error, 'unknown error')}).`);
+        this.compactNext = true;
+      }
+      return [];
+    }
+  }
+
+  /** Reads the files a passing fault kept from being read, and takes in their keys. */
+  private async readAgain(): Promise<void> {
+    const { storage } = this.options;
+    for (const name of [...this.unread]) {
+      try {
+        if (name === DEDUPE_FILE) {
+          this.takeIn((await storage.read(DEDUPE_FILE, fileSchema))?.entries ?? []);
+        } else {
+          const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
+          // The lines appended since the start are in it too.
+          this.journalLines = journal.entries.length;
+          this.journalTorn ||= journal.endsTorn;
+          this.takeIn(journal.entries);
+        }
+        this.unread.delete(name);
+      } catch (error) {
+        // Still a passing fault: kept for the next save. Damaged: replaced like at start.
+        if (error instanceof StorageError && !error.damaged) continue;
+        this.unread.delete(name);
+        this.compactNext = true;
+      }
+    }
+  }
+
+  /** Adds keys read late to those in memory, keeping the oldest-first order expiry relies on. */
+  private takeIn(entries: readonly Entry[]): void {
+    const all = liveInOrder([...entries, ...this.live()], this.now());
+    this.seen.clear();
+    this.keys = [];
+    this.expiries = [];
+    this.head = 0;
+    for (const [key, expiresAt] of all) this.remember(key, expiresAt);
+    this.trim();
   }
 
   /** True when the key is new (and records it); false for a duplicate. Synchronous on purpose. */
@@ -189,7 +246,10 @@ export class DedupeStore {
     this.pending = [];
     const { storage } = this.options;
     try {
-      if (this.compactNext || this.journalLines + batch.length > 2 * Math.max(this.seen.size, JOURNAL_FLOOR)) {
+      if (this.unread.size > 0) await this.readAgain();
+      // A file not read yet is never replaced: only appended to.
+      const mayCompact = this.unread.size === 0;
+      if (mayCompact && (this.compactNext || this.journalLines + batch.length > 2 * Math.max(this.seen.size, JOURNAL_FLOOR))) {
         this.compactNext = true;
         await storage.write(DEDUPE_FILE, { version: 1, entries: this.live() }, { compact: true });
         await storage.remove(DEDUPE_JOURNAL);
@@ -198,12 +258,14 @@ export class DedupeStore {
         return;
       }
       if (batch.length === 0) return;
-      await storage.append(DEDUPE_JOURNAL, batch.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+      // After a torn line, start on a line of its own so no key is glued onto it.
+      await storage.append(DEDUPE_JOURNAL, `${this.journalTorn ? '\n' : ''}${batch.map((entry) => `${JSON.stringify(entry)}\n`).join('')}`);
+      this.journalTorn = false;
       this.journalLines += batch.length;
     } catch (error) {
-      // Tried again with the next save; a half-written append is a torn line, so compact then.
+      // Tried again with the next save; a half-written append may have left a torn line.
       this.pending = batch.concat(this.pending);
-      this.compactNext = true;
+      this.journalTorn = true;
       throw error;
     }
   }

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { DEDUPE_FILE, DEDUPE_JOURNAL, DedupeNotReadyError, DedupeStore } from '../../src/callbacks/dedupe.js';
 import { DEDUPE_TTL_MS } from '../../src/settings.js';
-import { Storage } from '../../src/storage.js';
+import { Storage, StorageError } from '../../src/storage.js';
 
 let dir: string;
 let storage: Storage;
@@ -143,7 +143,8 @@ describe('dedupe memory kept for the retry window: expiry and the size bound aga
           // What a restart would load: the live keys on disk, each once, the newest maxKeys.
           const loaded = new Map<string, number>();
           for (const [key, at] of (await savedEntries(own)).sort((a, b) => a[1] - b[1])) {
-            if (at <= clock.now || loaded.has(key)) continue;
+            if (at <= clock.now) continue;
+            loaded.delete(key);
             loaded.set(key, at);
           }
           const live = [...loaded.entries()].slice(-maxKeys);
@@ -233,6 +234,14 @@ describe('under a flood the file work grows with the new keys only (a journal, c
     expect(third.size).toBe(3);
   });
 
+  it('a key dropped for the size bound and set again in the same millisecond is kept after a restart (its last setting counts)', async () => {
+    const store = await open({ maxKeys: 2, debounceMs: 60_000 });
+    for (const key of ['a', 'b', 'c', 'a']) expect(store.checkAndSet(key)).toBe(true);
+    await store.close();
+    const again = await open({ maxKeys: 2 });
+    expect(['a', 'b', 'c'].map((key) => again.has(key))).toEqual([true, false, true]);
+  });
+
   it('a crash between writing the compacted file and removing the journal loses nothing and doubles nothing', async () => {
     const store = await open({ debounceMs: 60_000 });
     store.checkAndSet('a');
@@ -247,5 +256,44 @@ describe('under a flood the file work grows with the new keys only (a journal, c
     const again = await open();
     expect(again.size).toBe(2);
     expect(again.checkAndSet('a')).toBe(false);
+  });
+});
+
+describe('a passing read fault at start (EIO, EMFILE) never costs the keys on disk', () => {
+  /** The real store on real files; reading `name` fails `times` times as a disk fault would. */
+  class FaultyStorage extends Storage {
+    constructor(dir: string, private readonly name: string, private times: number) {
+      super(dir);
+    }
+    override async readText(name: string): Promise<string | undefined> {
+      if (name === this.name && this.times > 0) {
+        this.times -= 1;
+        throw new StorageError(`cannot read ${name}`, { cause: Object.assign(new Error('i/o error'), { code: 'EIO' }) });
+      }
+      return super.readText(name);
+    }
+  }
+
+  it.each([DEDUPE_FILE, DEDUPE_JOURNAL])('%s unreadable at start: the keys in it are read at the next save and kept, never written over', async (name) => {
+    // Keys in the compacted file and in the journal.
+    const first = await open({ debounceMs: 60_000 });
+    first.checkAndSet('old-1');
+    await first.flush();
+    await storage.write(DEDUPE_FILE, { version: 1, entries: [['old-0', clock.now + DEDUPE_TTL_MS]] }, { compact: true });
+    await first.close();
+    const warnings: string[] = [];
+    const faulty = new FaultyStorage(dir, name, 1);
+    // Enough new keys to compact at once, were it allowed.
+    const store = await DedupeStore.open({ storage: faulty, now: () => clock.now, debounceMs: 60_000, log: { warn: (m) => warnings.push(m) } });
+    expect(warnings.join('\n')).toMatch(/read again/);
+    for (let i = 0; i < 12_000; i += 1) store.checkAndSet(`new-${String(i)}`);
+    await store.flush();
+    // Read at that save: a redelivery of an old key is a duplicate again.
+    expect(store.checkAndSet('old-0')).toBe(false);
+    expect(store.checkAndSet('old-1')).toBe(false);
+    for (let i = 0; i < 12_000; i += 1) store.checkAndSet(`more-${String(i)}`);
+    await store.close();
+    const again = await open();
+    expect(['old-0', 'old-1', 'new-0', 'more-11999'].map((key) => again.has(key))).toEqual([true, true, true, true]);
   });
 });

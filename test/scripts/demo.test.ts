@@ -4,14 +4,17 @@
 // `--no-ui` keeps the terminal-only demo.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { Browser } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { CameraViewer, streamServices } from '../harness/camera-viewer.js';
+import { HapController } from '../harness/hap.js';
 import { REPO_ROOT } from '../harness/homebridge.js';
+import { testFfmpeg } from '../video/ffmpeg-binary.js';
 import { browserTestsUnavailable, launchBrowser, openPluginSettings } from '../settings-ui/host.js';
 
 interface DemoRun {
@@ -105,6 +108,32 @@ describe('npm start', () => {
     expect(out).toMatch(/Front Doorbell\s+Recording available/);
     expect(out).not.toMatch(/Homebridge UI/);
   }, 150_000);
+
+  it('the scripted day\'s recording plays in the doorbell\'s camera view (a real controller pairs and opens the camera)', async () => {
+    const run = await startDemo(['--no-ui', '--interval', '200']);
+    const port = Number((await run.waitFor(/bridge port (\d+)/))[1]);
+    await run.waitFor(/The scripted day is over/, 120_000);
+    expect(run.output()).toMatch(/Doorbell video \(the bundled ffmpeg\)/);
+    const storage = folders.at(-1) ?? '';
+    const config = JSON.parse(await readFile(join(storage, 'config.json'), 'utf8')) as { bridge: { username: string; pin: string } };
+    const controller = await HapController.pair({ port, username: config.bridge.username, pin: config.bridge.pin });
+    try {
+      const doorbell = (await controller.accessories()).find((accessory) => accessory.services.some((service) => service.type === '121'));
+      const ids = doorbell === undefined ? undefined : streamServices(doorbell)[0];
+      if (!ids) throw new Error('no doorbell camera in the demo');
+      const viewer = await CameraViewer.setUp(controller, ids, { ffmpeg: testFfmpeg() });
+      try {
+        expect(await viewer.start({ ffmpeg: testFfmpeg() })).toBe(0);
+        await expect.poll(() => viewer.frames().changes, { timeout: 20_000 }).toBeGreaterThan(10);
+        await run.waitFor(/the camera view plays the recording/);
+      } finally {
+        await viewer.end().catch(() => undefined);
+        viewer.close();
+      }
+    } finally {
+      await controller.close();
+    }
+  }, 180_000);
 
   const unavailable = browserTestsUnavailable();
   it.skipIf(unavailable !== undefined)('the Homebridge UI on a printed address: sign in with the printed credentials, watch the settings page fill, play the recording', async () => {
