@@ -19,6 +19,7 @@ import { runMemory } from './parts/memory.js';
 import { runSoak } from './parts/soak.js';
 import { runStartup } from './parts/startup.js';
 import { runThroughput } from './parts/throughput.js';
+import { runSecureVideo } from './parts/secure-video.js';
 import { runVerify } from './parts/verify.js';
 import { runVideo } from './parts/video.js';
 
@@ -37,6 +38,8 @@ const PARTS: [string, Part][] = [
   ['soak', runSoak],
   // Its own simulator, Homebridge and ffmpeg processes.
   ['video', (o) => runVideo(o)],
+  // Its own simulator, Homebridge and ffmpeg processes, and a home hub's Data Stream.
+  ['securevideo', (o) => runSecureVideo(o)],
   // Last: its own simulator and Homebridge processes, with a Matter controller in this process.
   ['matter', (o) => runMatter(o)],
 ];

@@ -1,24 +1,26 @@
-// A typo in the client secret, end to end: the built plugin in a real Homebridge against the
+// A typo in the client secret, end to end: the plugin on Homebridge's own API in this process
+// (test/harness/in-process.ts: it asserts only logs, files and the service's side) against the
 // simulator. The token service answers the refresh grant with 400 invalid_client and does not use
 // the refresh token; the plugin keeps it, warns once naming clientSecret, and the status file the
 // settings page reads says "checkSettings". After the fix and a restart the same token links.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { eventually as pollUntil } from '../harness/e2e-session.js';
+import { freePort } from '../harness/homebridge.js';
+import { startInProcess, type InProcessPlatform } from '../harness/in-process.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
+let hb: InProcessPlatform | undefined;
 let storagePath: string | undefined;
 let listenPort: number;
 let seed: string;
 
-async function start(clientSecret: string): Promise<RunningHomebridge> {
+async function start(clientSecret: string): Promise<InProcessPlatform> {
   const config = simPlatformConfig(sim, listenPort, {
     refreshToken: seed,
     clientSecret,
@@ -27,7 +29,8 @@ async function start(clientSecret: string): Promise<RunningHomebridge> {
     userWebhook: false,
     refreshStateOnStart: false,
   });
-  hb = await startHomebridge({ platforms: [config], storagePath });
+  // A restart: the same storage, and the accessories Homebridge cached.
+  hb = await startInProcess({ platform: config, storagePath, cached: hb?.cache() });
   storagePath = hb.storagePath;
   await hb.waitForLog(/Webhook listener ready/);
   return hb;
@@ -55,7 +58,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await hb?.stop();
-  await hb?.cleanup();
+  // The restarted run reused the first run's folder: remove it here.
+  if (storagePath !== undefined) await rm(storagePath, { recursive: true, force: true });
   await sim.close();
 });
 

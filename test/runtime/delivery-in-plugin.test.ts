@@ -33,20 +33,21 @@ beforeAll(async () => {
   });
   const listenPort = await freePort();
   const base = simPlatformConfig(sim, listenPort);
-  plugin = await startInProcess(simPlatformConfig(sim, listenPort, {
+  plugin = await startInProcess({ platform: simPlatformConfig(sim, listenPort, {
     webhook: { ...(base.webhook as Record<string, unknown>), deliveryCheckMinutes: 1 },
     locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true }],
     doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
     discoverDevices: false,
     userWebhook: true,
     refreshStateOnStart: false,
-  }), listenPort);
+  }) });
   await eventually(() => Promise.resolve(sim.registrations().length >= 3 ? true : undefined), '3 webhook registrations', 30_000, () => plugin.lines.map((line) => line.message));
 });
 
 afterAll(async () => {
   vi.useRealTimers();
-  await plugin.close();
+  await plugin.stop();
+  await plugin.cleanup();
   await sim.close();
 });
 
