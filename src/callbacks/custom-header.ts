@@ -2,7 +2,7 @@
 // token; when absent, only the kinds the spec sends without it are let through.
 import { timingSafeEqual } from 'node:crypto';
 
-import type { Envelope } from './payloads.js';
+import type { Envelope } from './callback-kinds.js';
 
 export type CustomHeaderCheck = { ok: true; present: boolean } | { ok: false; status: 401 | 503; reason: 'bad-token' | 'token-not-ready' };
 

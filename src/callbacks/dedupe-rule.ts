@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 
 import type { DeviceEvent } from '../model/events.js';
-import type { CallbackRoute } from './payloads.js';
+import type { CallbackRoute } from './callback-kinds.js';
 
 /** EventIDs longer than this are hashed, so the dedupe file stays bounded. */
 const MAX_PLAIN_ID_LENGTH = 128;

@@ -4,8 +4,8 @@
 import { batteryWord } from '../model/battery-words.js';
 import { scheduleWords } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
-import type { CallbackPayload, CallbackRoute, CallbackUser } from './payloads.js';
-import { ROUTE_KINDS } from './payloads.js';
+import { ROUTE_KINDS, type CallbackRoute } from './callback-kinds.js';
+import type { CallbackPayload, CallbackUser } from './payloads.js';
 import { epochMs } from './sent-time.js';
 
 

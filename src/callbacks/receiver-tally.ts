@@ -3,7 +3,7 @@
 // section 6, "Rejections are never silent") is decided in rejected() and countRejection() only.
 import type { Logger } from '../util/logger.js';
 import { errorText } from '../util/error-text.js';
-import type { CallbackRoute } from './payloads.js';
+import type { CallbackRoute } from './callback-kinds.js';
 import type { LastCallback, Rejected, Verdict } from './accept.js';
 import { RejectionNotices } from './rejection-notice.js';
 

@@ -13,6 +13,7 @@ import { doorbellParts, type DoorbellPart } from '../model/doorbell-parts.js';
 import { acquireService, findService } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
+import { DoorbellRecording, RECORDING_SUBTYPE, recordingOptions } from './doorbell-recording.js';
 import type { VideoRoom } from '../video/video-room.js';
 import { DoorbellCamera } from './doorbell-camera.js';
 
@@ -41,6 +42,10 @@ export class DoorbellAccessory {
   readonly camera: DoorbellCamera;
   private controller: CameraController | undefined;
   private readonly unsubscribe: () => void;
+  /** HomeKit Secure Video: on in the config and ffmpeg works (known once ffmpeg has been checked). */
+  private recording: DoorbellRecording | undefined;
+  private setUpDone = false;
+  private disposed = false;
 
   constructor(
     private readonly deps: DoorbellViewDeps,
@@ -55,17 +60,36 @@ export class DoorbellAccessory {
     this.camera = new DoorbellCamera(deps.api, device, this.snapshots, deps.video, (sessionId) => {
       this.controller?.forceStopStreamingSession(sessionId);
     });
-    this.converge();
-    this.configureCamera();
-    this.showMotion(device.motion);
+    const video = deps.video;
+    // Whether the camera records depends on ffmpeg, checked once at start (a fraction of a second):
+    // until that is known the cached services stay as they are, then the camera is set up once.
+    if (video?.status().state === 'checking') {
+      void video.ready
+        .catch(() => undefined)
+        .then(() => {
+          this.setUp();
+        });
+    } else this.setUp();
     this.unsubscribe = device.onChange((change) => {
       this.changed(change);
     });
   }
 
   dispose(): void {
+    this.disposed = true;
     this.unsubscribe();
     this.camera.dispose();
+    this.recording?.dispose();
+  }
+
+  private setUp(): void {
+    if (this.disposed || this.setUpDone) return;
+    const video = this.deps.video;
+    if (video?.settings.secureVideo === true && video.ffmpeg !== undefined) this.recording = new DoorbellRecording(this.deps.api, this.accessory, this.device, video);
+    this.converge();
+    this.configureCamera();
+    this.showMotion(this.device.motion);
+    this.setUpDone = true;
   }
 
   private changed(change: DoorbellChange): void {
@@ -75,6 +99,7 @@ export class DoorbellAccessory {
         // An event, not a state: sendEventNotification notifies even when the value is unchanged.
         if (change.ring) findService(this.accessory, S.Doorbell)?.getCharacteristic(C.ProgrammableSwitchEvent).sendEventNotification(C.ProgrammableSwitchEvent.SINGLE_PRESS);
         else if (change.motion) this.showMotion(true);
+        if (change.recording && change.state.lastVideo) this.recording?.recordingAvailable(change.state.lastVideo.dvrId);
         // Fetching the new still starts a download, which can wait; its retries fit the motion window.
         if (change.snapshot) this.snapshots.setSource(change.snapshot.url, change.snapshot.fallbackUrl, this.device.motionWindowMs);
         return;
@@ -86,7 +111,7 @@ export class DoorbellAccessory {
         renderChimeSwitch(this.deps.api, this.accessory, change.on);
         return;
       case 'entry':
-        this.converge();
+        if (this.setUpDone) this.converge();
         return;
     }
   }
@@ -101,7 +126,7 @@ export class DoorbellAccessory {
     const bound = new Set<Service>();
     const information = findService(this.accessory, this.deps.api.hap.Service.AccessoryInformation);
     if (information) bound.add(information);
-    for (const part of doorbellParts(name)) for (const service of this.bind(part)) bound.add(service);
+    for (const part of doorbellParts(name, { recording: this.recording !== undefined })) for (const service of this.bind(part)) bound.add(service);
     for (const service of [...this.accessory.services]) if (!bound.has(service)) this.accessory.removeService(service);
   }
 
@@ -118,7 +143,7 @@ export class DoorbellAccessory {
       case 'camera':
         // The camera controller makes its stream-management services (configureCamera); a cached
         // accessory brings them back before the controller is configured, so they are kept here.
-        return this.accessory.services.filter((service) => service.UUID === S.CameraRTPStreamManagement.UUID);
+        return this.accessory.services.filter((service) => cameraServiceUuids(this.deps.api, this.recording !== undefined).has(service.UUID));
       case 'motion': {
         const motion = acquireService(this.accessory, S.MotionSensor, part.name);
         motion.updateCharacteristic(C.Name, part.name);
@@ -126,6 +151,8 @@ export class DoorbellAccessory {
       }
       case 'chime':
         return [convergeChimeSwitch(this.deps.api, this.accessory, this.device, part.name)];
+      case 'recording':
+        return this.recording ? [this.recording.sensor(part.name)] : [];
     }
   }
 
@@ -143,6 +170,9 @@ export class DoorbellAccessory {
     const doorbell = findService(this.accessory, S.Doorbell);
     const motion = findService(this.accessory, S.MotionSensor);
     if (!doorbell || !motion) return;
+    // With Secure Video the recording trigger is the camera's motion sensor, never the doorbell's own
+    // Motion: a hub that records on motion would ask for a clip the service has not made yet.
+    const trigger = this.recording ? findService(this.accessory, S.MotionSensor, RECORDING_SUBTYPE) : undefined;
     const controller = new hap.DoorbellController({
       // Two viewers at once (two phones, or a phone and a Mac), each with a stream of its own.
       cameraStreamCount: 2,
@@ -159,11 +189,13 @@ export class DoorbellAccessory {
         },
       },
       externalDoorbellService: doorbell,
-      sensors: { motion },
+      sensors: { motion: trigger ?? motion },
+      ...(this.recording && trigger ? { recording: { options: recordingOptions(this.deps.api), delegate: this.recording } } : {}),
     });
     try {
       this.accessory.configureController(controller);
       this.controller = controller;
+      this.recording?.attach(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.
       this.device.log.warn(`the camera could not be set up (${errorText(error)}).`);
@@ -174,4 +206,11 @@ export class DoorbellAccessory {
     const { Service: S, Characteristic: C } = this.deps.api.hap;
     findService(this.accessory, S.MotionSensor)?.updateCharacteristic(C.MotionDetected, on);
   }
+}
+
+/** The services the camera controller makes: streaming, and with Secure Video its recording services. */
+function cameraServiceUuids(api: API, recording: boolean): Set<string> {
+  const { Service: S } = api.hap;
+  const recordingServices = recording ? [S.CameraRecordingManagement.UUID, S.CameraOperatingMode.UUID, S.DataStreamTransportManagement.UUID] : [];
+  return new Set([S.CameraRTPStreamManagement.UUID, ...recordingServices]);
 }

@@ -105,7 +105,8 @@ export function lockEndpoints(view: MatterLockView, state: LockState): EndpointP
 /**
  * A doorbell's parts (the model's rule) as endpoints: the button a GenericSwitch (one press per
  * ring), motion a MotionSensor (Matter says it as occupancy). The camera and the chime have no Matter
- * binding (Matter's bridge has no camera; the chime is the plugin's own switch).
+ * binding (Matter's bridge has no camera; the chime is the plugin's own switch), nor has the
+ * recording trigger (HomeKit Secure Video's own).
  */
 export function doorbellEndpoints(view: MatterDoorbellView, motion: boolean): EndpointPlan[] {
   return doorbellParts(view.name).flatMap((part): EndpointPlan[] => {
@@ -131,6 +132,7 @@ export function doorbellEndpoints(view: MatterDoorbellView, motion: boolean): En
         }];
       case 'camera':
       case 'chime':
+      case 'recording':
         return [];
     }
   });

@@ -12,16 +12,28 @@ export type DoorbellPart =
   /** Motion seen by the doorbell, on until the doorbell's motion timeout ends it. */
   | { kind: 'motion'; name: string }
   /** Whether a press rings (Home automations can turn it off). */
-  | { kind: 'chime'; name: string };
+  | { kind: 'chime'; name: string }
+  /**
+   * HomeKit Secure Video's trigger: on while a new recording is ready to be fetched. Not the motion
+   * part, which keeps its own meaning: a hub asking on motion would find no clip yet.
+   */
+  | { kind: 'recording'; name: string };
 
 export type DoorbellPartKind = DoorbellPart['kind'];
 
+/** What the plugin can do for doorbells beyond the basics (known from the config and ffmpeg). */
+export interface DoorbellFeatures {
+  /** Recordings become HomeKit Secure Video clips. */
+  recording?: boolean;
+}
+
 /** The doorbell's parts, named after the doorbell (`name`: the name the views show). */
-export function doorbellParts(name: string): DoorbellPart[] {
+export function doorbellParts(name: string, features: DoorbellFeatures = {}): DoorbellPart[] {
   return [
     { kind: 'button', name },
     { kind: 'camera', name },
     { kind: 'motion', name: `${name} Motion` },
     { kind: 'chime', name: `${name} Chime` },
+    ...(features.recording === true ? [{ kind: 'recording' as const, name: `${name} Recording` }] : []),
   ];
 }

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accept } from '../../src/callbacks/accept.js';
 import type { AcceptEnv, CallbackRequest, Verdict } from '../../src/callbacks/accept.js';
 import { DedupeStore } from '../../src/callbacks/dedupe.js';
-import type { CallbackRoute } from '../../src/callbacks/payloads.js';
+import type { CallbackRoute } from '../../src/callbacks/callback-kinds.js';
 import { MAX_CALLBACK_BYTES } from '../../src/settings.js';
 import { Storage } from '../../src/storage.js';
 import { DOORBELL_ID, LOCK_ID, fixtures } from './fixtures.js';

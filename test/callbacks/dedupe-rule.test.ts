@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { dedupeClass, dedupeKey, isOneShot } from '../../src/callbacks/dedupe-rule.js';
 import { normalise } from '../../src/callbacks/normalise.js';
-import { classifyPayload, type CallbackRoute } from '../../src/callbacks/payloads.js';
+import { classifyPayload, type CallbackRoute } from '../../src/callbacks/callback-kinds.js';
 import type { DeviceEvent } from '../../src/model/events.js';
 import { DOORBELL_ID, LOCK_ID, fixtures } from './fixtures.js';
 

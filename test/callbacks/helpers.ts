@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DedupeStore } from '../../src/callbacks/dedupe.js';
-import type { CallbackContext, ReceiverOptions } from '../../src/callbacks/receiver.js';
+import type { ReceiverOptions } from '../../src/callbacks/listener-options.js';
+import type { CallbackContext } from '../../src/callbacks/receiver.js';
 import { signatureHeader } from '../../src/callbacks/signature.js';
 import type { WebhookConfig } from '../../src/config.js';
 import type { DeviceEvent } from '../../src/model/events.js';

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { LISTENER_LIMITS, buildReceiverApp, startReceiver, type Receiver } from '../../src/callbacks/receiver.js';
+import { LISTENER_LIMITS } from '../../src/callbacks/listener-options.js';
+import { buildReceiverApp, startReceiver, type Receiver } from '../../src/callbacks/receiver.js';
 import { makeHarness, type Harness } from './helpers.js';
 
 let harness: Harness | undefined;

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { actorOf, checkRoute, normalise } from '../../src/callbacks/normalise.js';
 import { BATTERY_WORDS, batteryWord } from '../../src/model/battery-words.js';
-import { classifyPayload } from '../../src/callbacks/payloads.js';
-import type { CallbackPayload, CallbackRoute } from '../../src/callbacks/payloads.js';
+import { classifyPayload, type CallbackRoute } from '../../src/callbacks/callback-kinds.js';
+import type { CallbackPayload } from '../../src/callbacks/payloads.js';
 import type { DeviceEvent } from '../../src/model/events.js';
 import { DOORBELL_ID, LOCK_ID, T0, fixtures } from './fixtures.js';
 

@@ -40,6 +40,8 @@ export async function fireAccepted(sim: Pick<Simulator, 'fire'>, name: string, o
 export interface SessionStart extends Omit<HomebridgeOptions, 'storagePath' | 'bridgePort' | 'username' | 'pin'> {
   /** How long to wait for "Webhook listener ready" (the harness's default when left out). */
   listenerTimeoutMs?: number;
+  /** The log line that ends the start instead of "Webhook listener ready" (a listener meant to fail). */
+  readyLog?: RegExp;
   /** Waits (up to 60 s) until the simulator holds at least `atLeast` webhook registrations: callbacks reach the plugin only after. */
   registrations?: { sim: { registrations(): readonly unknown[] }; atLeast: number };
 }
@@ -70,12 +72,12 @@ export class E2eSession {
    * listener (and the registrations, when asked).
    */
   async start(options: SessionStart): Promise<RunningHomebridge> {
-    const { listenerTimeoutMs, registrations, ...homebridge } = options;
+    const { listenerTimeoutMs, registrations, readyLog, ...homebridge } = options;
     const identity = this.first && { storagePath: this.first.storagePath, bridgePort: this.first.bridgePort, username: this.first.username, pin: this.first.pin };
     const hb = await startHomebridge({ ...homebridge, ...identity });
     this.current = hb;
     this.first ??= hb;
-    await hb.waitForLog(/Webhook listener ready/, listenerTimeoutMs);
+    await hb.waitForLog(readyLog ?? /Webhook listener ready/, listenerTimeoutMs);
     if (registrations) {
       const { sim, atLeast } = registrations;
       await this.eventually(() => Promise.resolve(sim.registrations().length >= atLeast ? true : undefined), `${atLeast} webhook registrations`, 60_000);

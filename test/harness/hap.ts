@@ -222,6 +222,29 @@ export class HapController {
     return subscription;
   }
 
+  /** The long-term pairing keys (for another client of this controller, e.g. a Data Stream). */
+  pairingData(): ReturnType<HttpClient['getLongTermData']> {
+    return this.client.getLongTermData();
+  }
+
+  /**
+   * A timed write, as HAP requires for some characteristics (e.g. RecordingAudioActive): PUT
+   * /prepare with a TTL and a process id, then the write carrying that id, on one connection.
+   * Resolves with the HAP status of the write (0 when it succeeded).
+   */
+  async timedWrite(id: string, value: unknown, ttlMs = 5_000): Promise<number> {
+    type Connection = { put(path: string, body: Buffer): Promise<{ statusCode: number; body: Buffer }> };
+    const connection = await (this.client as unknown as { getDefaultVerifiedConnection(): Promise<Connection> }).getDefaultVerifiedConnection();
+    const pid = Math.floor(Math.random() * 1_000_000_000);
+    const prepared = await connection.put('/prepare', Buffer.from(JSON.stringify({ ttl: ttlMs, pid })));
+    if (prepared.statusCode !== 200) throw new Error(`timed write: /prepare answered ${prepared.statusCode}`);
+    const [aid, iid] = id.split('.').map(Number);
+    const written = await connection.put('/characteristics', Buffer.from(JSON.stringify({ characteristics: [{ aid, iid, value }], pid })));
+    if (written.statusCode === 204) return 0;
+    const parsed = JSON.parse(written.body.toString()) as { characteristics?: { status?: number }[] };
+    return parsed.characteristics?.[0]?.status ?? -1;
+  }
+
   /** A camera snapshot, as Apple Home asks for it (POST /resource). */
   async image(aid: number, width = 640, height = 360): Promise<Buffer> {
     return this.client.getImage(width, height, aid);

@@ -5,6 +5,7 @@
 import type { API, PlatformAccessory } from 'homebridge';
 
 import { DoorbellAccessory } from '../../src/homekit/doorbell-accessory.js';
+import type { VideoRoom } from '../../src/video/video-room.js';
 import { LockAccessory } from '../../src/homekit/lock-accessory.js';
 import type { FetchImage } from '../../src/homekit/snapshot-cache.js';
 import { memoryStore, type DeviceStore } from '../../src/model/device-store.js';
@@ -29,6 +30,7 @@ export interface DoorbellDeps {
   log: Logger;
   fetchImage: FetchImage;
   now?: (() => number) | undefined;
+  video?: VideoRoom | undefined;
 }
 
 const stores = new WeakMap<PlatformAccessory, DeviceStore>();
@@ -70,7 +72,7 @@ const doorbellViews = new WeakMap<DoorbellDevice, DoorbellAccessory>();
 export function serveDoorbell(deps: DoorbellDeps, accessory: PlatformAccessory, entry: DoorbellEntry): DoorbellDevice {
   const { api, log, now } = deps;
   const device = new DoorbellDevice({ log, store: storeOf(accessory), clock: clockWithNow(now) }, entry);
-  const view = new DoorbellAccessory({ api, log, fetchImage: deps.fetchImage }, accessory, device);
+  const view = new DoorbellAccessory({ api, log, fetchImage: deps.fetchImage, ...(deps.video === undefined ? {} : { video: deps.video }) }, accessory, device);
   doorbellViews.set(device, view);
   return disposingView(device, view);
 }

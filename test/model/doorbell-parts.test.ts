@@ -13,4 +13,9 @@ describe('which parts a doorbell has', () => {
       { kind: 'chime', name: 'Front Doorbell Chime' },
     ]);
   });
+
+  it('with Secure Video, a recording trigger named after the doorbell too; without it, none', () => {
+    expect(doorbellParts('Front Doorbell', { recording: true }).at(-1)).toEqual({ kind: 'recording', name: 'Front Doorbell Recording' });
+    expect(doorbellParts('Front Doorbell', { recording: false }).map((part) => part.kind)).not.toContain('recording');
+  });
 });

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { EventRouter, type RoutedEvent } from '../../src/callbacks/event-router.js';
 import { normalise } from '../../src/callbacks/normalise.js';
-import { classifyPayload } from '../../src/callbacks/payloads.js';
+import { classifyPayload } from '../../src/callbacks/callback-kinds.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';

@@ -35,6 +35,8 @@ export interface SimulatorOptions {
   locks?: LockInput[];
   doorbells?: DoorbellInput[];
   account?: Partial<{ apiKey: string; clientId: string; clientSecret: string; userId: string }>;
+  /** Recordings made at test time: dvrID -> a folder with index.m3u8 and its segments (others get the bundled clip). */
+  recordings?: Record<string, string>;
 }
 
 export interface SimRegistration {
@@ -125,7 +127,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const app = createHttpApp(core);
   registerOAuthRoutes(app, core);
   registerApiRoutes(app, core);
-  const media = registerMediaRoutes(app);
+  const media = registerMediaRoutes(app, options.recordings);
   const control = registerControlRoutes(app, { core, fire, state });
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address() as AddressInfo;

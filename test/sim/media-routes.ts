@@ -3,6 +3,8 @@
 // Two stills that misbehave, for the plugin's retries: one that fails its first N requests with a
 // 5xx, and one that redirects to another scheme (which the plugin must refuse).
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
 const assetsDir = new URL('./assets/', import.meta.url);
@@ -15,7 +17,8 @@ export interface MediaRequests {
   count(path: string): number;
 }
 
-export function registerMediaRoutes(app: FastifyInstance): MediaRequests {
+/** `recordings`: dvrID -> a folder with a recording made at test time (index.m3u8 and its segments). */
+export function registerMediaRoutes(app: FastifyInstance, recordings: Record<string, string> = {}): MediaRequests {
   const requests = new Map<string, number>();
   const hit = (url: string): number => {
     const count = (requests.get(url) ?? 0) + 1;
@@ -32,17 +35,25 @@ export function registerMediaRoutes(app: FastifyInstance): MediaRequests {
     return payload;
   });
 
+  const folderOf = (dvrID: string): string | undefined => (Object.hasOwn(recordings, dvrID) ? recordings[dvrID] : undefined);
   // Playlist faults by dvrID: playlist-empty (an empty answer), playlist-text (not a playlist),
   // playlist-gap (its second and third segments answer 404).
   app.get('/hls/:dvrID/index.m3u8', async (request, reply) => {
     const { dvrID } = request.params as { dvrID: string };
     if (dvrID.startsWith('playlist-empty')) return reply.type('application/vnd.apple.mpegurl').send('');
     if (dvrID.startsWith('playlist-text')) return reply.type('text/html').send('<html><body>Sign in to continue</body></html>');
-    return reply.type('application/vnd.apple.mpegurl').send(playlist);
+    const folder = folderOf(dvrID);
+    return reply.type('application/vnd.apple.mpegurl').send(folder === undefined ? playlist : await readFile(join(folder, 'index.m3u8')));
   });
   app.get('/hls/:dvrID/:segment', async (request, reply) => {
     const { dvrID, segment } = request.params as { dvrID: string; segment: string };
     if (dvrID.startsWith('playlist-gap') && segment !== 'seg0.ts') return reply.code(404).send({ message: 'Not Found' });
+    const folder = folderOf(dvrID);
+    if (folder !== undefined) {
+      const file = await readFile(join(folder, basename(segment))).catch(() => undefined);
+      if (!file) return reply.code(404).send({ message: 'Not Found' });
+      return reply.type('video/mp2t').send(file);
+    }
     const data = segments.get(segment);
     if (!data) return reply.code(404).send({ message: 'Not Found' });
     return reply.type('video/mp2t').send(data);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { normalise } from '../../src/callbacks/normalise.js';
-import { classifyPayload } from '../../src/callbacks/payloads.js';
+import { classifyPayload } from '../../src/callbacks/callback-kinds.js';
 import { toEntry } from '../../src/status/event-log.js';
 import { keypadCodes } from '../../src/status/keypad-codes.js';
 import { LOCK_ID, fixtures } from '../callbacks/fixtures.js';

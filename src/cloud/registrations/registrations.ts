@@ -1,17 +1,17 @@
-// Registers, reconciles and deletes the webhooks that point the service at our listener (design
-// section 5). The plan is pure (registration-plan.ts), the ledger is the memory (registration-
-// ledger.ts), the calls go through registration-calls.ts, unlink is registration-unlink.ts and the
-// report registration-report.ts. This file runs reconcile after reconcile, one at a time, and
-// never throws at its caller: every outcome ends up in the report, the ledger and the log.
+// Registers, reconciles and deletes the webhooks that point the service at our listener. The plan
+// is pure (registration-plan.ts), the ledger is the memory (registration-ledger.ts), each planned
+// action is carried out by registration-actions.ts through registration-calls.ts, unlink is
+// registration-unlink.ts and the report registration-report.ts. This file runs reconcile after
+// reconcile, one at a time, and never throws at its caller: every outcome ends up in the report,
+// the ledger and the log.
 import type { Storage } from '../../storage.js';
 import type { Logger } from '../../util/logger.js';
 import type { ApiClient } from '../http/api.js';
-import { RequestRejectedError } from '../http/errors.js';
+import { carryOut, recordIntent } from './registration-actions.js';
 import { describeRegistrationError, isAuthProblem, newRun, RegistrationCalls, type Run, Stopped, UnlinkInProgress } from './registration-calls.js';
-import { RegistrationLedger, scopeKey } from './registration-ledger.js';
-import { desiredRegistrations, nextRefreshAt, planReconcile, type PlannedAction, type WantedHooks } from './registration-plan.js';
+import { RegistrationLedger } from './registration-ledger.js';
+import { desiredRegistrations, nextRefreshAt, planReconcile, type WantedHooks } from './registration-plan.js';
 import { emptyReport, logOutcome, registrationStatus, type ReconcileReport, type RegistrationStatus, type UnlinkOutcome } from './registration-report.js';
-import { describeScope, isSuccessAnswer, registerPath, registrationBody } from './registration-requests.js';
 import { deleteAllRegistrations } from './registration-unlink.js';
 import { jitteredDelay } from '../../util/backoff.js';
 import { DEFAULT_RETRY, realSleep, type RetryOptions, type Sleep } from '../http/retry.js';
@@ -229,9 +229,10 @@ export class WebhookRegistrar {
       const plan = planReconcile(desired, ledger.all(), this.now(), undefined, sendAll !== undefined);
       report.unchanged = plan.unchanged;
       // Intents first: if we crash during the calls, the next start sees them unconfirmed.
-      for (const action of plan.actions) this.recordIntent(ledger, action);
+      for (const action of plan.actions) recordIntent(ledger, action, this.now());
       if (plan.actions.length > 0) await ledger.flush();
-      await Promise.all(plan.actions.map((action) => this.execute(ledger, action, run, report)));
+      const deps = { client: this.client, calls: this.calls, secret: this.secret, log: this.log, now: this.now };
+      await Promise.all(plan.actions.map((action) => carryOut(deps, ledger, action, run, report)));
       await ledger.flush();
       report.authorizationLost = run.abort !== undefined && isAuthProblem(run.abort);
       report.skipped = run.abort instanceof UnlinkInProgress || run.abort instanceof Stopped;
@@ -250,61 +251,6 @@ export class WebhookRegistrar {
     }
     this.scheduleNext(report, run);
     return report;
-  }
-
-  private recordIntent(ledger: RegistrationLedger, action: PlannedAction): void {
-    const attemptAt = this.now();
-    if (action.op === 'delete') {
-      ledger.update(scopeKey(action.entry.kind, action.entry.id), { state: 'deleting', lastAttemptAt: attemptAt });
-      return;
-    }
-    const { desired } = action;
-    const previous = ledger.get(desired.key);
-    ledger.set({
-      kind: desired.kind,
-      id: desired.id,
-      clientId: desired.clientId,
-      url: desired.url,
-      types: [...desired.types],
-      tokenGeneration: desired.tokenGeneration,
-      tokenFingerprint: desired.tokenFingerprint,
-      state: 'registering',
-      lastSuccessAt: previous?.lastSuccessAt,
-      lastAttemptAt: attemptAt,
-      lastError: previous?.lastError,
-    });
-  }
-
-  private async execute(ledger: RegistrationLedger, action: PlannedAction, run: Run, report: ReconcileReport): Promise<void> {
-    if (action.op === 'register') {
-      const { desired } = action;
-      this.log.debug(`Registering the webhook of ${describeScope(desired.kind, desired.id)} (${action.reason}).`);
-      try {
-        await this.calls.call(run, async () => {
-          const answer = await this.client.request('POST', registerPath(desired.kind, desired.id), { body: registrationBody(desired, this.secret.registeredToken) });
-          if (!isSuccessAnswer(answer)) throw new RequestRejectedError('the service answered the registration without "success"', 200);
-        });
-        ledger.update(desired.key, { state: 'registered', lastSuccessAt: this.now(), lastError: undefined });
-        report.registered.push(desired.key);
-      } catch (error) {
-        ledger.update(desired.key, { state: 'failed', lastError: describeRegistrationError(error) });
-        report.failed.push({ key: desired.key, error: describeRegistrationError(error) });
-      }
-    } else {
-      const { entry } = action;
-      const key = scopeKey(entry.kind, entry.id);
-      try {
-        await this.calls.deleteOne(run, entry.kind, entry.id, entry.clientId);
-        ledger.remove(key);
-        report.deleted.push(key);
-      } catch (error) {
-        ledger.update(key, { state: 'deleting', lastError: describeRegistrationError(error) });
-        report.failed.push({ key, error: describeRegistrationError(error) });
-      }
-    }
-    await ledger.flush().catch((error: unknown) => {
-      this.log.warn(`The list of registered webhooks could not be saved: ${describeRegistrationError(error)}`);
-    });
   }
 
   private async runUnlink(): Promise<UnlinkOutcome> {

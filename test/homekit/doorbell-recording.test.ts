@@ -1,0 +1,149 @@
+// HomeKit Secure Video on the doorbell camera, on HAP's own objects: the recording services and the
+// trigger sensor exist exactly when Secure Video is on and ffmpeg works; a new recording turns the
+// trigger on until the motion timeout; a request without a clip, or whose lookup fails, ends with
+// HAP's protocol error (no stack trace in the log). The clip itself is sent in the e2e test
+// (test/e2e/secure-video.test.ts) through a real ffmpeg and a hub-side Data Stream client.
+import type { API, CameraController, CameraRecordingConfiguration, PlatformAccessory } from 'homebridge';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
+import { RECORDING_SUBTYPE, recordingFormat } from '../../src/homekit/doorbell-recording.js';
+import type { DoorbellDevice } from '../../src/model/doorbell-device.js';
+import type { FfmpegCheck } from '../../src/video/ffmpeg-check.js';
+import { VideoRoom } from '../../src/video/video-room.js';
+import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
+import { serveDoorbell } from './serve-device.js';
+
+const NOW = 1_700_000_000_000;
+const fresh = { receivedAt: NOW, signedAt: NOW };
+const usable: FfmpegCheck = {
+  ok: true,
+  info: { path: '/usr/bin/ffmpeg', version: '4.1', h264Encoder: 'libx264', encoders: new Set(['libx264', 'aac']), muxers: new Set(['mp4']), demuxers: new Set(['hls']), protocols: new Set(['srtp']) },
+};
+const missing: FfmpegCheck = { ok: false, path: 'ffmpeg', configured: false, problem: 'no ffmpeg on the PATH' };
+
+interface Recorder {
+  handleRecordingStreamRequest(streamId: number): AsyncGenerator;
+  updateRecordingConfiguration(configuration: CameraRecordingConfiguration | undefined): void;
+  updateRecordingActive(active: boolean): void;
+}
+
+function recorderOf(accessory: PlatformAccessory): Recorder {
+  const controller = (accessory._associatedHAPAccessory as unknown as { activeCameraController?: CameraController }).activeCameraController;
+  const delegate = controller?.recordingManagement?.delegate;
+  if (!delegate) throw new Error('no recording delegate');
+  return delegate;
+}
+
+describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) => {
+  const { Service: S, Characteristic: C } = api.hap;
+  const made: DoorbellDevice[] = [];
+  afterEach(() => {
+    for (const doorbell of made.splice(0)) doorbell.dispose();
+    vi.useRealTimers();
+  });
+
+  async function setup(options: { secureVideo?: boolean; check?: FfmpegCheck; lookup?: () => Promise<string>; motionTimeoutSeconds?: number } = {}) {
+    const captured = captureLog();
+    const video = new VideoRoom({
+      config: { replayMinutes: 60, secureVideo: options.secureVideo ?? true },
+      log: captured.log,
+      lookup: options.lookup ?? (() => Promise.reject(new Error('no lookup in this test'))),
+      check: () => Promise.resolve(options.check ?? usable),
+    });
+    const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
+    const doorbell = serveDoorbell({ api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')), now: () => NOW, video }, accessory, {
+      kind: 'doorbell',
+      id: 'D1',
+      name: 'Front Doorbell',
+      motionTimeoutSeconds: options.motionTimeoutSeconds ?? 30,
+    });
+    made.push(doorbell);
+    await video.ready;
+    // The camera is set up once the check has been answered (a turn later).
+    await new Promise((resolve) => setImmediate(resolve));
+    return { accessory, doorbell, captured, video };
+  }
+
+  const recordingServices = [S.CameraRecordingManagement, S.CameraOperatingMode, S.DataStreamTransportManagement];
+
+  it('with Secure Video on and ffmpeg working: recording services, and a "Recording" MotionSensor as the camera\'s trigger', async () => {
+    const { accessory } = await setup();
+    for (const type of recordingServices) expect(hasService(accessory, type)).toBe(true);
+    const trigger = service(accessory, S.MotionSensor, RECORDING_SUBTYPE);
+    expect(trigger.getCharacteristic(C.Name).value).toBe('Front Doorbell Recording');
+    const management = service(accessory, S.CameraRecordingManagement);
+    const linked = management.linkedServices;
+    expect(linked).toContain(trigger);
+    // The doorbell's own Motion keeps its meaning: it is not what the hub records on.
+    expect(linked).not.toContain(service(accessory, S.MotionSensor));
+    expect(service(accessory, S.MotionSensor).getCharacteristic(C.Name).value).toBe('Front Doorbell Motion');
+  });
+
+  it('secureVideo false, or no usable ffmpeg: no recording services and no trigger sensor', async () => {
+    for (const options of [{ secureVideo: false }, { check: missing }]) {
+      const { accessory } = await setup(options);
+      for (const type of recordingServices) expect(hasService(accessory, type)).toBe(false);
+      expect(hasService(accessory, S.MotionSensor, RECORDING_SUBTYPE)).toBe(false);
+      expect(hasService(accessory, S.MotionSensor)).toBe(true);
+      for (const doorbell of made.splice(0)) doorbell.dispose();
+    }
+  });
+
+  it('a new recording turns the trigger on until the motion timeout; a redelivery does nothing; the Motion sensor stays off', async () => {
+    const { accessory, doorbell } = await setup({ motionTimeoutSeconds: 20 });
+    vi.useFakeTimers();
+    const trigger = service(accessory, S.MotionSensor, RECORDING_SUBTYPE).getCharacteristic(C.MotionDetected);
+    expect(trigger.value).toBe(false);
+    doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-1', cause: 'doorbellPress', startTime: NOW - 10_000 }, fresh);
+    expect(trigger.value).toBe(true);
+    expect(service(accessory, S.MotionSensor).getCharacteristic(C.MotionDetected).value).toBe(false);
+    vi.advanceTimersByTime(19_999);
+    expect(trigger.value).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(trigger.value).toBe(false);
+    doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-1', cause: 'doorbellPress', startTime: NOW - 10_000 }, fresh);
+    expect(trigger.value).toBe(false);
+  });
+
+  it('the hub asking with no recording ready (a doorbell trigger, say) ends with HAP\'s protocol error and one log line', async () => {
+    const { accessory, captured } = await setup();
+    const generator = recorderOf(accessory).handleRecordingStreamRequest(1);
+    // HAP's HDSProtocolError (by its reason: HAP-NodeJS 0.14 is ES5, where instanceof an Error subclass fails).
+    await expect(generator.next()).rejects.toMatchObject({ reason: api.hap.HDSProtocolSpecificErrorReason.CANCELLED });
+    expect(captured.text('info')).toContain('the home hub asked for a Secure Video clip, but no recording is ready yet; nothing is sent.');
+  });
+
+  it('a lookup that fails ends the recording with a warning that names no address, and the trigger goes off', async () => {
+    const { accessory, doorbell, captured } = await setup({ lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=dvr-2&sig=SECRET answered 404')) });
+    const recorder = recorderOf(accessory);
+    recorder.updateRecordingConfiguration(selected(api));
+    recorder.updateRecordingActive(true);
+    doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-2', cause: 'motion' }, fresh);
+    const trigger = service(accessory, S.MotionSensor, RECORDING_SUBTYPE).getCharacteristic(C.MotionDetected);
+    expect(trigger.value).toBe(true);
+    const error: unknown = await recorder.handleRecordingStreamRequest(1).next().catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: api.hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE });
+    expect(captured.text('warn')).toContain('the Secure Video clip was not sent: the recording could not be looked up (GET https://api.example.com answered 404).');
+    expect(captured.text()).not.toContain('SECRET');
+    expect(trigger.value).toBe(false);
+  });
+
+  it('the hub\'s selected configuration becomes ffmpeg\'s format; audio only when recording audio is on', () => {
+    const format = recordingFormat(api, selected(api), false);
+    expect(format).toEqual({ width: 1280, height: 720, fps: 30, bitrateKbps: 2000, profile: 'main', level: '4.0', fragmentMs: 4000 });
+    expect(recordingFormat(api, selected(api), true).audio).toEqual({ sampleRate: 24_000, channels: 1, bitrateKbps: 32 });
+  });
+});
+
+/** A configuration as a hub selects it (HAP parses the hub's TLV into this). */
+function selected(api: API): CameraRecordingConfiguration {
+  const { hap } = api;
+  return {
+    prebufferLength: 4000,
+    eventTriggerTypes: [hap.EventTriggerOption.MOTION],
+    mediaContainerConfiguration: { type: hap.MediaContainerType.FRAGMENTED_MP4, fragmentLength: 4000 },
+    videoCodec: { type: hap.VideoCodecType.H264, parameters: { profile: hap.H264Profile.MAIN, level: hap.H264Level.LEVEL4_0, bitRate: 2000, iFrameInterval: 4000 }, resolution: [1280, 720, 30] },
+    audioCodec: { type: hap.AudioRecordingCodecType.AAC_LC, audioChannels: 1, bitrateMode: hap.AudioBitrate.VARIABLE, samplerate: hap.AudioRecordingSamplerate.KHZ_24, bitrate: 32 },
+  };
+}
