@@ -209,18 +209,26 @@ describe.each(hapEnvs)('who and how on $label', ({ api }) => {
       const { lock, accessory } = setup({ doorSensor: true });
       expect(history(accessory)).toBeDefined();
       clock = NOW + 60_000;
-      lock.apply(door('closed', NOW + 10_000), ctx);
-      lock.apply(door('open', NOW + 20_000), ctx);
-      lock.apply(door('ajar', NOW + 30_000), ctx);
-      lock.apply(door('closed', NOW + 40_000), ctx);
-      lock.apply(door('open', NOW + 50_000), ctx);
+      // Each door report is sent as it happens: signed at its own time.
+      const sentAt = (at: number) => ({ receivedAt: at, signedAt: at });
+      lock.apply(door('closed', NOW + 10_000), sentAt(NOW + 10_000));
+      lock.apply(door('open', NOW + 20_000), sentAt(NOW + 20_000));
+      lock.apply(door('ajar', NOW + 30_000), sentAt(NOW + 30_000));
+      lock.apply(door('closed', NOW + 40_000), sentAt(NOW + 40_000));
+      lock.apply(door('open', NOW + 50_000), sentAt(NOW + 50_000));
       expect(eve(accessory, 'E863F129')?.value).toBe(2);
       // Seconds from the history's start (when the accessory first ran) to the last opening.
       expect(eve(accessory, 'E863F11A')?.value).toBe(50);
-      // A door time ahead of this machine's clock counts as now.
-      lock.apply(door('closed', NOW + 55_000), ctx);
-      lock.apply(door('open', NOW + 600_000), ctx);
+      // A door time ahead of this machine's clock (here the service's clock runs 2 minutes ahead,
+      // within the tolerance) counts as now.
+      lock.apply(door('closed', NOW + 55_000), sentAt(NOW + 55_000));
+      lock.apply(door('open', NOW + 180_000), sentAt(NOW + 180_000));
       expect(eve(accessory, 'E863F11A')?.value).toBe(60);
+      // A lock clock 30 s fast: the opening is recorded at its time in the service's clock.
+      clock = NOW + 600_000;
+      lock.apply(door('closed', NOW + 330_000), sentAt(NOW + 300_000));
+      lock.apply(door('open', NOW + 430_000), sentAt(NOW + 400_000));
+      expect(eve(accessory, 'E863F11A')?.value).toBe(400);
       lock.update({ kind: 'lock', id: 'L1', name: 'Front Door', doorSensor: false });
       // A door event was seen, so the sensor (and its history) stays.
       expect(history(accessory)).toBeDefined();
