@@ -69,6 +69,8 @@ describe('the plugin built in stages, in process', () => {
     await waitFor(() => sim.registrations().length === 2);
     expect(sim.registrations().every((r) => r.url.startsWith(`http://127.0.0.1:${port}/lock-access/`))).toBe(true);
     expect(running.files.status.status.link.state).toBe('linked');
+    // The status file's device list follows the registry as a view, with where discovery found the lock.
+    expect(running.files.status.status.devices).toEqual([expect.objectContaining({ kind: 'lock', id: 'L1', name: 'Front Door', source: 'service' })]);
 
     await sim.fire('lock', { lockId: 'L1' });
     await sim.idle();
