@@ -19,6 +19,7 @@ import { runMemory } from './parts/memory.js';
 import { runSoak } from './parts/soak.js';
 import { runStartup } from './parts/startup.js';
 import { runThroughput } from './parts/throughput.js';
+import { runSecureVideo } from './parts/secure-video.js';
 import { runVerify } from './parts/verify.js';
 
 type Part = (options: RunOptions, env: BenchEnv) => Promise<PartResult>;
@@ -34,6 +35,8 @@ const PARTS: [string, Part][] = [
   ['throughput', runThroughput],
   ['fakeclock', (o) => runFakeClock(o)],
   ['soak', runSoak],
+  // Its own simulator, Homebridge and ffmpeg processes, and a home hub's Data Stream.
+  ['securevideo', (o) => runSecureVideo(o)],
   // Last: its own simulator and Homebridge processes, with a Matter controller in this process.
   ['matter', (o) => runMatter(o)],
 ];

@@ -4,17 +4,18 @@
 // (test/harness/data-stream.ts). The result is checked with ffmpeg. Faults: no clip ready, a lookup
 // answering 404, ffmpeg killed mid-recording, the hub closing early; none leaves an ffmpeg behind.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DataStreamClient, selectedRecordingConfiguration, type HubSelection } from '../harness/data-stream.js';
+import { DataStreamClient } from '../harness/data-stream.js';
 import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
 import { characteristicId, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
 import { freePort } from '../harness/homebridge.js';
+import { dataStreamSetupId, enableRecording, makeClip, recordingTriggerId } from '../harness/secure-video-hub.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 import { testFfmpeg } from '../video/ffmpeg-binary.js';
@@ -28,24 +29,6 @@ const { eventually, paired } = session;
 let bell: HapAccessoryInfo;
 let trigger: Subscription;
 let triggerId: string;
-
-/** The hub's choice: 720p at 30 fps, 4-s fragments, AAC-LC at 24 kHz. */
-const SELECTION: HubSelection = { width: 1280, height: 720, fps: 30, bitrateKbps: 1000, profile: 1, level: 2, fragmentMs: 4000, sampleRate: 2, audioKbps: 32 };
-
-/** A moving test pattern as HLS (2-s segments), made now: `seconds` long, with a tone when `audio`. */
-function makeClip(name: string, seconds: number, audio: boolean): string {
-  const dir = join(work, name);
-  mkdirSync(dir);
-  const made = spawnSync(FFMPEG, [
-    '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=15',
-    ...(audio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=16000'] : []),
-    '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '30',
-    ...(audio ? ['-c:a', 'aac', '-b:a', '32k'] : ['-an']),
-    '-f', 'hls', '-hls_time', '2', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(dir, 'seg%d.ts'), join(dir, 'index.m3u8'),
-  ], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
-  if (made.status !== 0) throw new Error(`could not make the test clip: ${made.stderr.toString()}`);
-  return dir;
-}
 
 /** Pids of ffmpeg processes whose parent is Homebridge. */
 function ffmpegChildren(): number[] {
@@ -88,13 +71,12 @@ async function newClip(dvrId: string): Promise<void> {
 async function hub(): Promise<DataStreamClient> {
   const hb = session.hb;
   if (!hb) throw new Error('no Homebridge');
-  const setupId = characteristicId(bell, S.DataStreamTransportManagement.UUID, C.SetupDataStreamTransport.UUID);
-  return DataStreamClient.open({ port: hb.bridgePort, username: hb.username, pin: hb.pin }, paired().pairingData(), setupId);
+  return DataStreamClient.open({ port: hb.bridgePort, username: hb.username, pin: hb.pin }, paired().pairingData(), dataStreamSetupId(bell));
 }
 
 beforeAll(async () => {
-  const short = makeClip('short', 10, true);
-  const long = makeClip('long', 40, false);
+  const short = makeClip(FFMPEG, join(work, 'short'), 10, true);
+  const long = makeClip(FFMPEG, join(work, 'long'), 40, false);
   const simulator = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }], recordings: { 'clip-short': short, 'clip-long': long, 'clip-crash': long } });
   sim = simulator;
   const listenPort = await freePort();
@@ -114,11 +96,8 @@ beforeAll(async () => {
   await session.pair(2, 'the bridge and the doorbell');
   bell = await paired().accessory('Front Doorbell');
   // The hub's set-up: a recording configuration, recording on, recording audio on (a timed write).
-  const id = (service: string, characteristic: string) => characteristicId(bell, service, characteristic);
-  expect(await paired().write(id(S.CameraRecordingManagement.UUID, C.SelectedCameraRecordingConfiguration.UUID), selectedRecordingConfiguration(SELECTION))).toBe(0);
-  expect(await paired().write(id(S.CameraRecordingManagement.UUID, C.Active.UUID), 1)).toBe(0);
-  expect(await paired().timedWrite(id(S.CameraRecordingManagement.UUID, C.RecordingAudioActive.UUID), 1)).toBe(0);
-  triggerId = characteristicId(bell, S.MotionSensor.UUID, C.MotionDetected.UUID, 'Front Doorbell Recording');
+  await enableRecording(paired(), bell);
+  triggerId = recordingTriggerId(bell);
   trigger = await paired().subscribe([triggerId]);
 }, 120_000);
 
