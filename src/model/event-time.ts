@@ -23,10 +23,10 @@ export const DEFAULT_TOLERANCE_MS = DEFAULT_TOLERANCE_SECONDS * 1000;
 export const EVENT_TIME_SLACK_MS = 2_000;
 
 /**
- * The time an event is ordered by: its own, unless it lies more than two seconds after the
- * signature's `t`. No honest event happened after the service sent it, so such a time counts as
- * "now" (the signature's `t`): a keypad lock stamped minutes ahead by a fast lock clock neither
- * freezes the state nor hides the app unlock that follows it a second later.
+ * The time an event of one clock with no learnt lead (the service's, a doorbell's) is ordered by:
+ * its own, unless it lies more than two seconds after the signature's `t`. No honest event happened
+ * after the service sent it, so such a time counts as "now" (the signature's `t`) and can neither
+ * freeze the state nor hide the next real event.
  */
 export function orderingTime(at: number | undefined, context: DeliveryContext): number | undefined {
   if (at === undefined) return undefined;
@@ -51,8 +51,8 @@ export interface Ordering {
 }
 
 /**
- * The ordering rule for one aspect (lock, door, battery, keypad battery, online): an event older
- * than the last applied one changes nothing. Without a time: arrival order, the mark stays. A time
+ * The ordering rule for one aspect of a device with one clock (a doorbell's press and motion): an
+ * event older than the last applied one changes nothing. Without a time: arrival order, the mark stays. A time
  * more than two seconds after the signature's `t` counts as now: the event applies, and the mark
  * moves to `t` unless it is already later ("now" is never older than what applied).
  */

@@ -1,19 +1,21 @@
-// An unlink that survives a restart, end to end: the built plugin in a real
-// Homebridge against the simulator. The account-deleted notice unlinks; a restart with the same
+// An unlink that survives a restart, end to end: the plugin on Homebridge's own API in this process
+// (test/harness/in-process.ts: it asserts only logs, files and the service's side; a restart is
+// Homebridge's shutdown and a new platform on the same storage) against the simulator. The account-deleted notice unlinks; a restart with the same
 // config (its refresh token still there) links nothing; only a new refresh token links again.
 // Design sections 3 (config tokens are seeds) and 5 (user unlink).
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { freePort } from '../harness/homebridge.js';
+import { startInProcess, type InProcessPlatform } from '../harness/in-process.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 import { eventually as pollUntil } from '../harness/e2e-session.js';
 
 let sim: Simulator;
-let hb: RunningHomebridge | undefined;
+let hb: InProcessPlatform | undefined;
 let storagePath: string | undefined;
 let listenPort: number;
 
@@ -27,8 +29,8 @@ function platformConfig(refreshToken: string): Record<string, unknown> {
   });
 }
 
-async function start(refreshToken: string): Promise<RunningHomebridge> {
-  hb = await startHomebridge({ platforms: [platformConfig(refreshToken)], storagePath });
+async function start(refreshToken: string): Promise<InProcessPlatform> {
+  hb = await startInProcess({ platform: platformConfig(refreshToken), storagePath, cached: hb?.cache() });
   storagePath = hb.storagePath;
   await hb.waitForLog(/Webhook listener ready/);
   return hb;
@@ -66,7 +68,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await hb?.stop();
-  await hb?.cleanup();
+  // The restarted runs reused the first run's folder: remove it here.
+  if (storagePath !== undefined) await rm(storagePath, { recursive: true, force: true });
   await sim.close();
 });
 
@@ -99,11 +102,13 @@ describe('an unlink survives a restart with the same config', () => {
     const calls = registrationCalls();
     const apiCalls = sim.stats.apiCalls;
     const tokenCalls = sim.stats.byRoute['POST /oauth/access_token'] ?? 0;
+    const restartedAt = Date.now();
     await start(sim.account.refreshToken);
     await hb?.waitForLog(/Lock Access is unlinked \(.*tokens still in the plugin settings are not used again/);
     const status = await eventually(async () => {
       const current = await readJson('status.json');
-      return current?.pid === hb?.child.pid ? current : undefined;
+      // The plugin runs in this process (same pid both runs): the restarted one's file started later.
+      return typeof current?.startedAt === 'number' && current.startedAt >= restartedAt ? current : undefined;
     }, 'the status file of the restarted plugin');
     expect((status.link as { state?: string } | undefined)?.state).toBe('unlinked');
     // not even a refused grant: the token endpoint was not asked
