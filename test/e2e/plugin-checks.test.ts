@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT, startHomebridge, type HomebridgeOptions, type RunningHomebridge } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
+import { testFfmpeg } from '../video/ffmpeg-binary.js';
 
 const running: RunningHomebridge[] = [];
 const sims: Simulator[] = [];
@@ -102,6 +103,7 @@ describe('verified-plugin checks', () => {
       refreshStateOnStart: true,
       // Matter is not on for this bridge: the option is read and nothing else happens.
       matter: true,
+      video: { ffmpegPath: testFfmpeg(), replayMinutes: 30, secureVideo: true },
     });
     // The test covers the schema: a field added there must be added here too.
     const missing = Object.keys(schema.schema.properties).filter((key) => !(key in block));
@@ -109,11 +111,19 @@ describe('verified-plugin checks', () => {
     // The TLS files need a certificate, and a tunnel would replace the public address (the real
     // SDK's offline failure has its own test, tunnel-offline).
     const missingWebhook = Object.keys(schema.schema.properties.webhook?.properties ?? {}).filter((key) => !(key in webhook) && !/^tls|^tunnel$/.test(key));
-    expect([...missing, ...missingWebhook]).toEqual([]);
+    const video = block.video as Record<string, unknown>;
+    const missingVideo = Object.keys(schema.schema.properties.video?.properties ?? {}).filter((key) => !(key in video));
+    expect([...missing, ...missingWebhook, ...missingVideo]).toEqual([]);
     const hb = await start({ platforms: [block] });
     await hb.waitForLog(/Webhook listener ready/);
     await expect.poll(() => sim.registrations().map((r) => `${r.kind}:${r.scope}`).sort(), { timeout: 30_000, interval: 200 }).toEqual(['doorbell:BELL-1', 'lock:LOCK-1', `user:${sim.account.userId}`]);
     await hb.waitForLog(/Self-check passed/);
+    // The video settings are read: the configured ffmpeg works, and the status file says so.
+    await expect.poll(async () => {
+      const status = JSON.parse(await readFile(join(hb.storagePath, 'lock-access', 'status.json'), 'utf8').catch(() => '{}')) as { video?: unknown };
+      return status.video;
+    }, { timeout: 30_000, interval: 200 }).toMatchObject({ state: 'ready', ffmpegPath: testFfmpeg(), replayMinutes: 30, secureVideo: true });
+    expect(hb.logs.join('\n')).not.toMatch(/Doorbell video is off/);
     expect(hb.logs.join('\n')).not.toMatch(TROUBLE);
     await expectCleanExit(hb);
   });
@@ -173,7 +183,9 @@ describe('verified-plugin checks', () => {
   it.skipIf(process.getuid?.() !== 0)('check 8: writes only inside the Homebridge storage folder (read-only home, scratch storage, unprivileged user)', async () => {
     // As root no file mode stops a write, so Homebridge runs as an unused uid: it can write only to
     // its storage folder and to world-writable places, and every file it makes carries that uid.
-    const uid = 64_123;
+    // Its own uid per test run: other runs of this check on the same machine (their files are in
+    // /tmp too) must not count as this Homebridge's writes.
+    const uid = 60_000 + (process.pid % 5_000);
     const root = await mkdtemp(join(tmpdir(), 'lock-access-checks-'));
     scratch.push(root);
     await chmod(root, 0o755);
