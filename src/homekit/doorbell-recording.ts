@@ -3,7 +3,7 @@
 // asks for the clip: the recording's fragments from the video room. The hub's choices (the selected
 // configuration, recording on or off, audio on or off) are kept by HAP across restarts and handed
 // back here on start; this object holds them while it runs.
-import type { API, CameraRecordingConfiguration, CameraRecordingDelegate, CameraRecordingOptions, CameraController, PlatformAccessory, RecordingPacket, Service } from 'homebridge';
+import type { API, CameraRecordingConfiguration, HDSProtocolSpecificErrorReason, CameraRecordingDelegate, CameraRecordingOptions, CameraController, PlatformAccessory, RecordingPacket, Service } from 'homebridge';
 
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { errorText } from '../util/error-text.js';
@@ -128,7 +128,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
     if (!clip || !selected || encoder === undefined) {
       const why = !clip ? 'no recording is ready yet' : !selected ? 'it has not chosen a recording format' : 'ffmpeg is not available';
       this.device.log.info(`the home hub asked for a Secure Video clip, but ${why}; nothing is sent.`);
-      throw new hap.HDSProtocolError(hap.HDSProtocolSpecificErrorReason.CANCELLED);
+      throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.CANCELLED);
     }
     this.ready = undefined;
     const stop = new AbortController();
@@ -146,7 +146,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
         playlistUrl = await this.video.playlist(this.device.entry.id, clip.dvrId);
       } catch (error) {
         this.device.log.warn(`the Secure Video clip was not sent: ${errorText(error)}.`);
-        throw new hap.HDSProtocolError(hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
+        throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
       }
       if (closed()) return;
       const audioOn = this.controller?.recordingManagement?.recordingManagementService.getCharacteristic(hap.Characteristic.RecordingAudioActive).value === 1;
@@ -171,7 +171,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
     } catch (error) {
       if (error instanceof RecordingFailed) {
         this.device.log.warn(`the Secure Video clip was not sent: ${error.message}.`);
-        throw new hap.HDSProtocolError(hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
+        throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
       }
       throw error;
     } finally {
@@ -217,4 +217,16 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       sensor?.updateCharacteristic(C.MotionDetected, false);
     }, this.device.motionWindowMs);
   }
+}
+
+/**
+ * HAP's error that ends a recording stream with a reason and no stack trace in the log. HAP-NodeJS
+ * 0.14 (Homebridge 1) is compiled to ES5, where a subclass of Error loses its prototype, so HAP would
+ * not recognise its own error and log it as unexpected: the prototype is put back.
+ */
+function protocolError(api: API, reason: HDSProtocolSpecificErrorReason): Error {
+  const { HDSProtocolError } = api.hap;
+  const error = new HDSProtocolError(reason);
+  if (!(error instanceof HDSProtocolError)) Object.setPrototypeOf(error, HDSProtocolError.prototype);
+  return error;
 }
