@@ -99,6 +99,12 @@ export class DoorbellRecording implements CameraRecordingDelegate {
 
   /** A new recording became available: the hub is told through the trigger, for the motion timeout. */
   recordingAvailable(dvrId: string): void {
+    if (!this.active) {
+      // Recording is off for this camera in the Home app: no hub will come, and a sensor that
+      // turned on anyway would only be noise.
+      this.device.log.debug('a recording is ready; HomeKit Secure Video recording is off for this camera in the Home app, so it is not announced.');
+      return;
+    }
     this.ready = { dvrId };
     if (this.current) return; // announced once the clip being sent is done
     this.trigger(true);
@@ -209,7 +215,6 @@ export class DoorbellRecording implements CameraRecordingDelegate {
     const sensor = this.accessory.getServiceById(S.MotionSensor, RECORDING_SUBTYPE);
     sensor?.updateCharacteristic(C.MotionDetected, on);
     if (!on) return;
-    if (!this.active) this.device.log.debug('a recording is ready; HomeKit Secure Video is off for this camera in the Home app, so no clip is fetched.');
     this.triggerTimer = setTimeout(() => {
       // Not fetched within the motion timeout: the hub will not come for it any more.
       this.ready = undefined;

@@ -92,6 +92,7 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
 
   it('a new recording turns the trigger on until the motion timeout; a redelivery does nothing; the Motion sensor stays off', async () => {
     const { accessory, doorbell } = await setup({ motionTimeoutSeconds: 20 });
+    recorderOf(accessory).updateRecordingActive(true);
     vi.useFakeTimers();
     const trigger = service(accessory, S.MotionSensor, RECORDING_SUBTYPE).getCharacteristic(C.MotionDetected);
     expect(trigger.value).toBe(false);
@@ -104,6 +105,12 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
     expect(trigger.value).toBe(false);
     doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-1', cause: 'doorbellPress', startTime: NOW - 10_000 }, fresh);
     expect(trigger.value).toBe(false);
+  });
+
+  it('with recording off for the camera in the Home app, a new recording leaves the trigger off', async () => {
+    const { accessory, doorbell } = await setup();
+    doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'motion' }, fresh);
+    expect(service(accessory, S.MotionSensor, RECORDING_SUBTYPE).getCharacteristic(C.MotionDetected).value).toBe(false);
   });
 
   it('the hub asking with no recording ready (a doorbell trigger, say) ends with HAP\'s protocol error and one log line', async () => {

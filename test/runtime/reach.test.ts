@@ -8,7 +8,8 @@ import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import type { WebhookConfig } from '../../src/config.js';
 import type { PublicAddressStatus } from '../../src/status/status.js';
-import { loopbackFor, Reach, type SessionEvents } from '../../src/runtime/reach.js';
+import { loopbackFor, type SessionEvents } from '../../src/cloud/tunnel/tunnel-adapter.js';
+import { Reach } from '../../src/runtime/reach.js';
 import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js';
 import { ScriptedAdapter, type Scripted } from '../cloud/tunnel/scripted-adapter.js';
 
