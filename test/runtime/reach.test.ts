@@ -109,6 +109,18 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await connected.stop();
   });
 
+  it('the ngrok SDK missing on this platform is a broken way in from the first try, and the delivery check hears of it', async () => {
+    let lost = 0;
+    const plugin = await start([{ fail: 'sdkMissing', detail: "Cannot find package '@ngrok/ngrok'" }], () => {
+      lost += 1;
+    });
+    plugin.reach.listenerReady(port(), false);
+    await waitFor(() => plugin.published.at(-1)?.tunnel?.state === 'failed');
+    expect(plugin.reach.brokenWayIn).toMatch(/ngrok/);
+    expect(lost).toBe(1);
+    await plugin.stop();
+  });
+
   it('a failed tunnel is a broken way in (with its reason); one that drops and reconnects tells the delivery check at once', async () => {
     let lost = 0;
     const failed = await start([{ fail: 'network', detail: 'failed to connect session' }], () => {

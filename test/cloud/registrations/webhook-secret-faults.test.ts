@@ -44,11 +44,12 @@ describe('a brand-new webhook token that cannot be saved at start', () => {
     secret.onChange(changed);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(changed).not.toHaveBeenCalled();
-    // The file system answers in real time: each look lets the waits run on until the write is through.
+    // The file system answers in real time: each look lets the waits run on until the write is through
+    // (on a loaded machine that can take more than waitFor's default second).
     await vi.waitFor(async () => {
       await vi.advanceTimersByTimeAsync(1_000);
       expect(changed).toHaveBeenCalledTimes(1);
-    });
+    }, { timeout: 15_000 });
     const saved = JSON.parse(readFileSync(join(dir, WEBHOOK_SECRET_FILE), 'utf8')) as { token: string; generation: number };
     expect(saved.token).toBe(secret.registeredToken);
     expect(saved.generation).toBe(1);
