@@ -192,6 +192,8 @@ export class DoorbellAccessory {
             [320, 180, 15],
           ],
         },
+        // The clip's sound, when it has any: Opus, which HomeKit requires (16 and 24 kHz) and ffmpeg makes.
+        audio: { codecs: [{ type: hap.AudioStreamingCodecType.OPUS, samplerate: [hap.AudioStreamingSamplerate.KHZ_16, hap.AudioStreamingSamplerate.KHZ_24] }] },
       },
       externalDoorbellService: doorbell,
       sensors: { motion: trigger ?? motion },

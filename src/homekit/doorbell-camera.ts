@@ -17,14 +17,19 @@ import type {
 import { recentRecording } from '../model/doorbell-state.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { errorText } from '../util/error-text.js';
-import { LiveStreams, type LiveInput } from '../video/live-streams.js';
+import { clipHasAudio } from '../video/clip-probe.js';
+import { audioEncoderFor } from '../video/live-args.js';
+import { LiveStreams, type LiveAudioSelection, type LiveInput } from '../video/live-streams.js';
 import type { VideoRoom } from '../video/video-room.js';
 import type { SnapshotCache } from './snapshot-cache.js';
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
 /** The lookup gets this long; then the still picture plays, so the first packet still leaves within 3 s. */
 export const LOOKUP_BUDGET_MS = 2_000;
-
+/** Finding out whether the clip has sound must end by then (from the start request), else no sound. */
+export const SOUND_CHECK_BY_MS = 2_200;
+/** Opus asks a bitrate of the encoder; HomeKit's "variable" rate leaves it at what the viewer allows. */
+const MIN_AUDIO_KBPS = 16;
 export class DoorbellCamera implements CameraStreamingDelegate {
   private readonly streams: LiveStreams | undefined;
 
@@ -58,12 +63,19 @@ export class DoorbellCamera implements CameraStreamingDelegate {
       return;
     }
     const { video, audio } = request;
-    const viewer = { address: request.targetAddress, ipv6: request.addressVersion === 'ipv6', port: video.port, srtpKey: video.srtp_key, srtpSalt: video.srtp_salt };
+    const viewer = {
+      address: request.targetAddress,
+      ipv6: request.addressVersion === 'ipv6',
+      port: video.port,
+      srtpKey: video.srtp_key,
+      srtpSalt: video.srtp_salt,
+      audio: { port: audio.port, srtpKey: audio.srtp_key, srtpSalt: audio.srtp_salt },
+    };
     this.streams.prepare(request.sessionID, viewer, this.device.name).then(
       ({ port, ssrc }) => {
         callback(undefined, {
           video: { port, ssrc, srtp_key: video.srtp_key, srtp_salt: video.srtp_salt },
-          // No audio is sent; HAP still needs an answer for the audio channel it offered.
+          // Sound, when there is any, comes from the same ffmpeg with the next SSRC.
           audio: { port, ssrc: ssrc + 1, srtp_key: audio.srtp_key, srtp_salt: audio.srtp_salt },
         });
       },
@@ -98,7 +110,9 @@ export class DoorbellCamera implements CameraStreamingDelegate {
 
   private async start(request: StartStreamRequest, streams: LiveStreams): Promise<void> {
     const { video } = request;
+    const asked = Date.now();
     const input = await this.input();
+    const sound = await this.sound(request, input, SOUND_CHECK_BY_MS - (Date.now() - asked));
     streams.start(request.sessionID, {
       width: video.width,
       height: video.height,
@@ -109,7 +123,26 @@ export class DoorbellCamera implements CameraStreamingDelegate {
       profile: video.profile,
       level: video.level,
       rtcpInterval: video.rtcp_interval,
-    }, input);
+    }, input, sound);
+  }
+
+  /**
+   * The sound to send: only for a recording that has a sound track, and only in a codec the viewer
+   * selected that this ffmpeg can make. A still has none.
+   */
+  private async sound(request: StartStreamRequest, input: LiveInput, withinMs: number): Promise<LiveAudioSelection | undefined> {
+    const { audio } = request;
+    const encoder = audioEncoderFor(audio.codec, this.video?.ffmpeg?.encoders ?? new Set());
+    if (input.kind !== 'recording' || encoder === undefined || this.video === undefined) return undefined;
+    if (!(await clipHasAudio(this.video, input.playlist, withinMs))) return undefined;
+    return {
+      encoder,
+      payloadType: audio.pt,
+      sampleRate: audio.sample_rate * 1000,
+      channels: audio.channel,
+      bitrate: Math.max(MIN_AUDIO_KBPS, audio.max_bit_rate),
+      packetTime: audio.packet_time,
+    };
   }
 
   /** The newest recording (looked up now) while it is recent enough; else, or when it cannot be looked up in time, the still picture. */

@@ -27,6 +27,24 @@ export interface LiveTarget {
   level: number;
 }
 
+/** Where and how the controller wants the sound: its audio port and keys, our audio SSRC, the codec it selected. */
+export interface LiveAudioTarget {
+  /** The ffmpeg encoder of the selected codec (see audioEncoderFor). */
+  encoder: string;
+  port: number;
+  srtpKey: Buffer;
+  srtpSalt: Buffer;
+  ssrc: number;
+  payloadType: number;
+  /** Hz */
+  sampleRate: number;
+  channels: number;
+  /** kbit/s */
+  bitrate: number;
+  /** ms of sound in each packet */
+  packetTime: number;
+}
+
 export type LiveSource =
   /** A recording: ffmpeg reads the playlist and its segments itself, in real time. */
   | { kind: 'recording'; playlist: string }
@@ -39,9 +57,49 @@ const LEVELS = ['3.1', '3.2', '4.0'] as const;
 const MIN_BITRATE = 100;
 
 /** The scheme://host:port of the SRTP output; an IPv6 address in brackets. */
-function srtpAddress(target: LiveTarget): string {
+function srtpAddress(target: LiveTarget, port = target.port, size = target.mtu): string {
   const host = target.ipv6 ? `[${target.address}]` : target.address;
-  return `srtp://${host}:${target.port}?rtcpport=${target.port}&pkt_size=${target.mtu}`;
+  return `srtp://${host}:${port}?rtcpport=${port}&pkt_size=${size}`;
+}
+
+/** The SRTP options of one output: its payload type, SSRC and the controller's keys. */
+function srtpOptions(payloadType: number, ssrc: number, key: Buffer, salt: Buffer): string[] {
+  return ['-payload_type', String(payloadType), '-ssrc', String(ssrc), '-srtp_out_suite', 'AES_CM_128_HMAC_SHA1_80', '-srtp_out_params', Buffer.concat([key, salt]).toString('base64')];
+}
+
+/**
+ * The ffmpeg encoder that makes the codec the controller selected, or undefined when this ffmpeg
+ * cannot make it (then no sound is sent): Opus by libopus; AAC-ELD only by libfdk_aac, which most
+ * builds leave out.
+ */
+export function audioEncoderFor(codec: string, encoders: ReadonlySet<string>): string | undefined {
+  if (codec === 'OPUS' && encoders.has('libopus')) return 'libopus';
+  if (codec === 'AAC-eld' && encoders.has('libfdk_aac')) return 'libfdk_aac';
+  return undefined;
+}
+
+/** Opus frames come in these lengths only; the asked packet time, or the next shorter one. */
+const OPUS_FRAME_MS = [10, 20, 40, 60] as const;
+/** Sound packets are small; this leaves room for the SRTP trailer under any MTU. */
+const AUDIO_PACKET_SIZE = 188;
+
+/** The second output: the clip's first sound track, encoded as selected, to the controller's audio port. */
+function audioOutput(target: LiveTarget, audio: LiveAudioTarget): string[] {
+  const codec =
+    audio.encoder === 'libopus'
+      ? ['-c:a', 'libopus', '-application', 'lowdelay', '-frame_duration', String(OPUS_FRAME_MS.filter((ms) => ms <= audio.packetTime).at(-1) ?? 20)]
+      : ['-c:a', audio.encoder, '-profile:a', 'aac_eld', '-flags', '+global_header'];
+  return [
+    '-map', '0:a:0',
+    '-vn', '-sn', '-dn',
+    ...codec,
+    '-ar', String(audio.sampleRate),
+    '-ac', String(Math.max(1, audio.channels)),
+    '-b:a', `${Math.max(8, audio.bitrate)}k`,
+    '-f', 'rtp',
+    ...srtpOptions(audio.payloadType, audio.ssrc, audio.srtpKey, audio.srtpSalt),
+    srtpAddress(target, audio.port, AUDIO_PACKET_SIZE),
+  ];
 }
 
 /** The video filters: fit inside the asked size (keeping the shape, even sides), the asked rate, then hold the last frame, paced in real time. */
@@ -68,8 +126,13 @@ function encoding(target: LiveTarget, encoder: string): string[] {
   return args;
 }
 
-/** The whole argument list (without -hide_banner and friends, which the process owner adds). */
-export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string): string[] {
+/**
+ * The whole argument list (without -hide_banner and friends, which the process owner adds). `audio`
+ * only for a recording known to have sound: ffmpeg fails at start when a mapped track is missing.
+ * The sound is an output of its own, so it never holds back the video, and it simply ends with the
+ * clip while the last frame is held.
+ */
+export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, audio?: LiveAudioTarget): string[] {
   const input =
     source.kind === 'recording'
       ? ['-re', '-i', source.playlist]
@@ -83,10 +146,8 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
     '-vf', filters(target),
     ...encoding(target, encoder),
     '-f', 'rtp',
-    '-payload_type', String(target.payloadType),
-    '-ssrc', String(target.ssrc),
-    '-srtp_out_suite', 'AES_CM_128_HMAC_SHA1_80',
-    '-srtp_out_params', Buffer.concat([target.srtpKey, target.srtpSalt]).toString('base64'),
+    ...srtpOptions(target.payloadType, target.ssrc, target.srtpKey, target.srtpSalt),
     srtpAddress(target),
+    ...(audio !== undefined && source.kind === 'recording' ? audioOutput(target, audio) : []),
   ];
 }

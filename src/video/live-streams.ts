@@ -8,7 +8,7 @@ import { createSocket, type Socket } from 'node:dgram';
 
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
-import { liveArgs, type LiveSource, type LiveTarget } from './live-args.js';
+import { liveArgs, type LiveAudioTarget, type LiveSource, type LiveTarget } from './live-args.js';
 import { describeExit, type FfmpegRun } from './ffmpeg-processes.js';
 import type { VideoRoom } from './video-room.js';
 
@@ -29,7 +29,12 @@ export interface LiveViewer {
   port: number;
   srtpKey: Buffer;
   srtpSalt: Buffer;
+  /** Its audio port and keys (sound goes there when the clip has any). */
+  audio: { port: number; srtpKey: Buffer; srtpSalt: Buffer };
 }
+
+/** The sound the viewer selected, with the encoder that makes it (our SSRC and its port and keys come from the session). */
+export type LiveAudioSelection = Omit<LiveAudioTarget, 'port' | 'srtpKey' | 'srtpSalt' | 'ssrc'>;
 
 /** What the viewer selected when it started the stream. */
 export type LiveSelection = Omit<LiveTarget, 'address' | 'ipv6' | 'port' | 'srtpKey' | 'srtpSalt' | 'ssrc'> & { rtcpInterval: number };
@@ -66,7 +71,7 @@ export class LiveStreams {
     return this.sessions.size;
   }
 
-  /** Opens our return port and picks our SSRC. `name`: the doorbell's, for ffmpeg's own log lines. */
+  /** Opens our return port and picks our SSRC (the sound's is the next one). `name`: the doorbell's, for ffmpeg's own log lines. */
   async prepare(sessionId: string, viewer: LiveViewer, name: string): Promise<{ port: number; ssrc: number }> {
     const label = 'camera view';
     await this.stop(sessionId);
@@ -91,14 +96,15 @@ export class LiveStreams {
   }
 
   /** Starts ffmpeg for a prepared session. Throws when ffmpeg cannot be started (the caller refuses the stream). */
-  start(sessionId: string, selection: LiveSelection, input: LiveInput): void {
+  start(sessionId: string, selection: LiveSelection, input: LiveInput, audio?: LiveAudioSelection): void {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error('the stream was not prepared');
     const { viewer } = session;
     const target: LiveTarget = { ...selection, address: viewer.address, ipv6: viewer.ipv6, port: viewer.port, srtpKey: viewer.srtpKey, srtpSalt: viewer.srtpSalt, ssrc: session.ssrc };
     const source: LiveSource = input.kind === 'recording' ? { kind: 'recording', playlist: input.playlist } : { kind: 'still' };
+    const sound: LiveAudioTarget | undefined = audio === undefined ? undefined : { ...audio, ...viewer.audio, ssrc: session.ssrc + 1 };
     let logged = 0;
-    const run = this.room.spawn(liveArgs(source, target, this.room.ffmpeg?.h264Encoder ?? 'libx264'), {
+    const run = this.room.spawn(liveArgs(source, target, this.room.ffmpeg?.h264Encoder ?? 'libx264', sound), {
       label: `${session.name} camera view`,
       stdin: input.kind === 'still' ? 'pipe' : 'ignore',
       onErrorLine: (line) => {

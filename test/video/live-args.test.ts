@@ -2,7 +2,7 @@
 // rate and bitrate, the last frame held, and the source read by ffmpeg itself.
 import { describe, expect, it } from 'vitest';
 
-import { liveArgs, type LiveTarget } from '../../src/video/live-args.js';
+import { audioEncoderFor, liveArgs, type LiveAudioTarget, type LiveTarget } from '../../src/video/live-args.js';
 
 const key = Buffer.alloc(16, 1);
 const salt = Buffer.alloc(14, 2);
@@ -55,5 +55,60 @@ describe('camera-view arguments', () => {
     const args = liveArgs({ kind: 'still' }, target, 'h264_v4l2m2m');
     expect(value(args, '-c:v')).toBe('h264_v4l2m2m');
     expect(args).not.toContain('-preset');
+  });
+});
+
+describe('camera-view sound', () => {
+  const audioKey = Buffer.alloc(16, 3);
+  const audioSalt = Buffer.alloc(14, 4);
+  const opus: LiveAudioTarget = { encoder: 'libopus', port: 51002, srtpKey: audioKey, srtpSalt: audioSalt, ssrc: 123457, payloadType: 110, sampleRate: 24_000, channels: 1, bitrate: 24, packetTime: 20 };
+  const recording = { kind: 'recording', playlist: 'https://cdn.example.com/p.m3u8' } as const;
+
+  /** The arguments of the second output (after the video's SRTP address), or [] when there is none. */
+  function soundOutput(args: string[]): string[] {
+    const video = args.findIndex((arg) => arg.startsWith('srtp://') && arg.includes(':51000?'));
+    return args.slice(video + 1);
+  }
+
+  it('a clip with sound and Opus selected: a second SRTP output to the audio port with its SSRC, payload type, keys, rate, channels and packet time', () => {
+    const sound = soundOutput(liveArgs(recording, target, 'libx264', opus));
+    expect(value(sound, '-map')).toBe('0:a:0');
+    expect(sound).toContain('-vn');
+    expect(value(sound, '-c:a')).toBe('libopus');
+    expect(value(sound, '-ar')).toBe('24000');
+    expect(value(sound, '-ac')).toBe('1');
+    expect(value(sound, '-b:a')).toBe('24k');
+    expect(value(sound, '-frame_duration')).toBe('20');
+    expect(value(sound, '-ssrc')).toBe('123457');
+    expect(value(sound, '-payload_type')).toBe('110');
+    expect(value(sound, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
+    expect(Buffer.from(value(sound, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([audioKey, audioSalt]));
+    expect(sound.at(-1)).toMatch(/^srtp:\/\/192\.168\.1\.20:51002\?rtcpport=51002&pkt_size=\d+$/);
+    // The video output keeps its own SSRC and no sound.
+    const args = liveArgs(recording, target, 'libx264', opus);
+    expect(value(args, '-ssrc')).toBe('123456');
+    expect(args.slice(0, args.indexOf('-vn'))).toContain('-an');
+  });
+
+  it('an Opus packet time that Opus cannot make is sent as the next shorter one', () => {
+    expect(value(soundOutput(liveArgs(recording, target, 'libx264', { ...opus, packetTime: 30 })), '-frame_duration')).toBe('20');
+    expect(value(soundOutput(liveArgs(recording, target, 'libx264', { ...opus, packetTime: 60 })), '-frame_duration')).toBe('60');
+  });
+
+  it('a codec this ffmpeg cannot make means no sound: AAC-ELD without libfdk_aac, Opus without libopus', () => {
+    const bundled = new Set(['libx264', 'aac', 'opus', 'libopus']);
+    expect(audioEncoderFor('AAC-eld', bundled)).toBeUndefined();
+    expect(audioEncoderFor('OPUS', bundled)).toBe('libopus');
+    expect(audioEncoderFor('OPUS', new Set(['libx264', 'opus']))).toBeUndefined();
+    expect(audioEncoderFor('AAC-eld', new Set(['libfdk_aac']))).toBe('libfdk_aac');
+    expect(audioEncoderFor('PCMU', bundled)).toBeUndefined();
+  });
+
+  it('without a sound target, or for a still, there is only the video output', () => {
+    for (const args of [liveArgs(recording, target, 'libx264'), liveArgs({ kind: 'still' }, target, 'libx264', opus)]) {
+      expect(soundOutput(args)).toEqual([]);
+      expect(args.filter((arg) => arg.startsWith('srtp://'))).toHaveLength(1);
+      expect(args).not.toContain('-c:a');
+    }
   });
 });
