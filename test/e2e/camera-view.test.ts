@@ -2,12 +2,19 @@
 // real ffmpeg, a paired controller writing SetupEndpoints and SelectedRTPStreamConfiguration, and the
 // SRTP received on a local port and decoded by ffmpeg. A still picture before any recording (frames
 // that do not change), the newest recording after videoavailable (frames that do), two viewers at
-// once, a viewer that closes, one that vanishes, and shutdown: no ffmpeg outlives its stream.
+// once, a viewer that closes, one that vanishes, and shutdown: no ffmpeg outlives its stream. A
+// recording with sound also sends it (Opus) to the viewer's audio port; a clip without sound and a
+// still send none.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { CameraViewer, childPids, streamServices, type StreamIds } from '../harness/camera-viewer.js';
 import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
 import { freePort } from '../harness/homebridge.js';
+import { makeClip } from '../harness/secure-video-hub.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 import { testFfmpeg } from '../video/ffmpeg-binary.js';
@@ -17,6 +24,7 @@ let sim: Simulator;
 const session = new E2eSession();
 const { eventually, paired } = session;
 const viewers: CameraViewer[] = [];
+const work = mkdtempSync(join(tmpdir(), 'la-camera-view-'));
 
 async function streamsOf(name: string): Promise<StreamIds[]> {
   const accessory = await eventually(() => paired().accessory(name), `accessory ${name}`);
@@ -40,7 +48,9 @@ function ffmpegChildren(): number[] {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  sim = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }, { id: 'BELL-2', name: 'Side Doorbell' }] });
+  // A recording with sound (a sine tone); the simulator's own recording has none.
+  const withSound = makeClip(FFMPEG, join(work, 'sound'), 4, true);
+  sim = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }, { id: 'BELL-2', name: 'Side Doorbell' }], recordings: { 'dvr-sound': withSound } });
   const listenPort = await freePort();
   await session.start({
     platforms: [
@@ -67,6 +77,7 @@ afterEach(async () => {
 afterAll(async () => {
   await session.close();
   await sim.close();
+  rmSync(work, { recursive: true, force: true });
 });
 
 describe('the camera view plays what the doorbell has', () => {
@@ -84,6 +95,8 @@ describe('the camera view plays what the doorbell has', () => {
     expect(later.changes).toBeLessThanOrEqual(3);
     expect(later.width).toBeLessThanOrEqual(320);
     expect(later.height).toBeLessThanOrEqual(180);
+    // A still has no sound.
+    expect(viewer.audioPackets).toBe(0);
     expect(await viewer.end()).toBe(0);
     await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg after the viewer closed', 2_500);
   });
@@ -105,8 +118,31 @@ describe('the camera view plays what the doorbell has', () => {
     const later = viewer.frames();
     expect(later.count).toBeGreaterThan(held.count);
     expect(later.changes - held.changes).toBeLessThanOrEqual(1);
+    // The clip has no sound: none is sent.
+    expect(viewer.audioPackets).toBe(0);
     // The playlist address is never logged (debug included).
     expect(session.hb?.logs.join('\n')).not.toMatch(/m3u8|\/hls\//);
+    await viewer.end();
+    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg after the viewer closed', 2_500);
+  });
+
+  it('a recording with sound: its sound arrives on the audio port as SRTP that decodes, the video still within 3 s', async () => {
+    const available = () => (session.hb?.logs ?? []).filter((line) => /Front Doorbell: Recording available/.test(line)).length;
+    const before = available();
+    await fireAccepted(sim, 'video-available', { doorbellId: 'BELL-1', dvrId: 'dvr-sound' });
+    await eventually(() => Promise.resolve(available() > before ? true : undefined), 'the recording with sound logged');
+    const [first] = await streamsOf('Front Doorbell');
+    if (!first) throw new Error('no stream service');
+    const viewer = await view(first);
+    await eventually(() => Promise.resolve(viewer.frames().count >= 15 ? true : undefined), '15 decoded frames of the recording');
+    expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
+    await eventually(() => Promise.resolve(viewer.audioFrames() >= 10 ? true : undefined), '10 decoded sound frames');
+    expect(viewer.audioPackets).toBeGreaterThan(0);
+    // The sound ends with the clip; the held last frame goes on.
+    await pause(4_000);
+    const more = viewer.packetsSince();
+    await pause(500);
+    expect(more()).toBeGreaterThan(0);
     await viewer.end();
     await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg after the viewer closed', 2_500);
   });

@@ -4,7 +4,8 @@
 // notes when the first packet came, hands every packet to a real ffmpeg that decrypts and decodes
 // it (frames counted, and the frames that visibly differ from the one before: ffmpeg's mpdecimate
 // tells a held picture, re-encoded with fresh noise, from a moving one), and sends a report to the accessory's port every
-// half second the way a phone sends RTCP (stop that to play a viewer that vanished).
+// half second the way a phone sends RTCP (stop that to play a viewer that vanished). Sound arrives on
+// a port of its own and is decrypted and decoded by a second ffmpeg (Opus, audio frames counted).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
@@ -87,6 +88,9 @@ export class CameraViewer {
   private reporting: NodeJS.Timeout | undefined;
   private readonly lines: string[] = [];
   private returnPort = 0;
+  /** Sound packets that arrived (RTP on the audio port). */
+  audioPackets = 0;
+  private readonly audioLines: string[] = [];
 
   private constructor(
     private readonly controller: HapController,
@@ -95,9 +99,20 @@ export class CameraViewer {
     private readonly decoder: ChildProcess,
     private readonly decoderPort: number,
     private readonly session: Buffer,
+    private readonly audioSocket: Socket,
+    private readonly audioDecoder: ChildProcess,
+    audioDecoderPort: number,
   ) {
     decoder.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       this.lines.push(...chunk.split('\n').filter((line) => line.includes(' n:')));
+    });
+    audioDecoder.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.audioLines.push(...chunk.split('\n').filter((line) => line.includes('Parsed_ashowinfo_0 ') && line.includes(' n:')));
+    });
+    audioSocket.on('message', (packet) => {
+      const payloadType = (packet[1] ?? 0) & 0x7f;
+      if (payloadType < 72 || payloadType > 76) this.audioPackets++;
+      audioSocket.send(packet, audioDecoderPort, '127.0.0.1');
     });
     socket.on('message', (packet) => {
       // RTP and RTCP share the port; only RTP (payload types below 72 after masking) counts as video.
@@ -123,11 +138,21 @@ export class CameraViewer {
     const sdp = join(dir, 'in.sdp');
     await writeFile(sdp, ['v=0', 'o=- 0 0 IN IP4 127.0.0.1', 's=viewer', 'c=IN IP4 127.0.0.1', 't=0 0', `m=video ${decoderPort} RTP/AVP 99`, 'a=rtpmap:99 H264/90000', 'a=fmtp:99 packetization-mode=1', `a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:${Buffer.concat([key, salt]).toString('base64')}`, ''].join('\n'));
     const decoder = spawn(options.ffmpeg, ['-hide_banner', '-nostdin', '-loglevel', 'info', '-protocol_whitelist', 'file,udp,rtp,srtp', '-i', sdp, '-filter_complex', '[0:v]showinfo,split[all][moving];[moving]mpdecimate,showinfo[changes]', '-map', '[all]', '-f', 'null', '-', '-map', '[changes]', '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The sound: its own port, keys and decoder (Opus, whose RTP clock is always 48 kHz).
+    const audioKey = randomBytes(16);
+    const audioSalt = randomBytes(14);
+    const audioSocket = createSocket('udp4');
+    await new Promise<void>((resolve) => audioSocket.bind(0, '127.0.0.1', resolve));
+    const audioPort = audioSocket.address().port;
+    const audioDecoderPort = await freeUdpPort();
+    const audioSdp = join(dir, 'audio.sdp');
+    await writeFile(audioSdp, ['v=0', 'o=- 0 0 IN IP4 127.0.0.1', 's=viewer', 'c=IN IP4 127.0.0.1', 't=0 0', `m=audio ${audioDecoderPort} RTP/AVP 110`, 'a=rtpmap:110 opus/48000/2', `a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:${Buffer.concat([audioKey, audioSalt]).toString('base64')}`, ''].join('\n'));
+    const audioDecoder = spawn(options.ffmpeg, ['-hide_banner', '-nostdin', '-loglevel', 'info', '-protocol_whitelist', 'file,udp,rtp,srtp', '-i', audioSdp, '-af', 'ashowinfo', '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'pipe'] });
     const session = randomBytes(16);
-    const viewer = new CameraViewer(controller, ids, socket, decoder, decoderPort, session);
-    const address = tlv([[1, u8(0)], [2, Buffer.from('127.0.0.1')], [3, u16(port)], [4, u16(port)]]);
+    const viewer = new CameraViewer(controller, ids, socket, decoder, decoderPort, session, audioSocket, audioDecoder, audioDecoderPort);
+    const address = tlv([[1, u8(0)], [2, Buffer.from('127.0.0.1')], [3, u16(port)], [4, u16(audioPort)]]);
     const srtp = (k: Buffer, s: Buffer) => tlv([[1, u8(0)], [2, k], [3, s]]);
-    const write = await controller.write(ids.setupEndpoints, tlv([[1, session], [3, address], [4, srtp(key, salt)], [5, srtp(randomBytes(16), randomBytes(14))]]).toString('base64'));
+    const write = await controller.write(ids.setupEndpoints, tlv([[1, session], [3, address], [4, srtp(key, salt)], [5, srtp(audioKey, audioSalt)]]).toString('base64'));
     if (write !== 0) return viewer;
     const read = await controller.readOne(ids.setupEndpoints);
     const answer = TLV.decodeBuffer(Buffer.from(String(read.value), 'base64'));
@@ -192,6 +217,11 @@ export class CameraViewer {
     return { count, changes, ...(width === undefined ? {} : { width, height }) };
   }
 
+  /** Sound frames the audio decoder made of the sound packets so far. */
+  audioFrames(): number {
+    return this.audioLines.length;
+  }
+
   /** Packets that arrived after `since` (ms): to tell a stream that ended from one that goes on. */
   packetsSince(): () => number {
     const before = this.packets;
@@ -201,7 +231,9 @@ export class CameraViewer {
   close(): void {
     this.vanish();
     this.decoder.kill('SIGKILL');
+    this.audioDecoder.kill('SIGKILL');
     this.socket.close();
+    this.audioSocket.close();
   }
 }
 
