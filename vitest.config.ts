@@ -6,10 +6,14 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /** End-to-end files with a Matter controller in the test process: matter.js keeps process-wide state. */
 const MATTER_E2E = ['test/e2e/matter*.test.ts'];
 /**
- * Tests that start a real Homebridge, a browser, the demo or `npm pack`: the full gate runs them,
- * the fast lane (`npm run test:fast`) leaves them out.
+ * Tests that start a real Homebridge, ffmpeg, a browser, the demo or `npm pack`: the full gate runs
+ * them, the fast lane (`npm run test:fast`) leaves them out. The browser ones (BROWSER) have a lane
+ * of their own.
  */
 const SLOW = ['test/e2e/**/*.test.ts', 'test/video/**/*-stream.test.ts', 'test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts', 'test/sim/cli.test.ts'];
+
+/** Tests that drive Chromium (with the Homebridge UI, the demo or the simulator's recording). */
+const BROWSER = ['test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts'];
 
 /**
  * Fast test files that replace a module (`vi.mock`): they need modules of their own, so they run in
@@ -56,7 +60,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'slow', include: SLOW, exclude: [...configDefaults.exclude, ...MATTER_E2E] },
+        test: { name: 'slow', include: SLOW, exclude: [...configDefaults.exclude, ...MATTER_E2E, ...BROWSER] },
+      },
+      {
+        extends: true,
+        // One Chromium for the run, launched only when a file of this lane runs.
+        test: { name: 'browser', include: BROWSER, globalSetup: ['test/harness/browser-server.ts'] },
       },
       {
         extends: true,

@@ -21,6 +21,7 @@ import { runStartup } from './parts/startup.js';
 import { runThroughput } from './parts/throughput.js';
 import { runSecureVideo } from './parts/secure-video.js';
 import { runVerify } from './parts/verify.js';
+import { runVideo } from './parts/video.js';
 
 type Part = (options: RunOptions, env: BenchEnv) => Promise<PartResult>;
 
@@ -35,6 +36,8 @@ const PARTS: [string, Part][] = [
   ['throughput', runThroughput],
   ['fakeclock', (o) => runFakeClock(o)],
   ['soak', runSoak],
+  // Its own simulator, Homebridge and ffmpeg processes.
+  ['video', (o) => runVideo(o)],
   // Its own simulator, Homebridge and ffmpeg processes, and a home hub's Data Stream.
   ['securevideo', (o) => runSecureVideo(o)],
   // Last: its own simulator and Homebridge processes, with a Matter controller in this process.

@@ -70,6 +70,9 @@ export class LinkControl {
         // Linked again in the settings UI: a fresh registrar reads the ledger that process left.
         this.idleNow = false;
         this.registrarNow = this.deps.newRegistrar();
+        // That ledger may be out of date (a run here may have written it after that unlink), and
+        // registering is idempotent: the first run sends every registration.
+        void this.registrarNow?.sendAllAgain('the account was linked again');
         firstRun = true;
         log.info('Lock Access is linked again: registering webhooks.');
       }

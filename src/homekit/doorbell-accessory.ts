@@ -10,7 +10,7 @@ import { setAccessoryInformation } from './accessory-information.js';
 import type { DoorbellChange } from '../model/device-changes.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { doorbellParts, type DoorbellPart } from '../model/doorbell-parts.js';
-import { acquireService, findService } from './services.js';
+import { acquireService, findService, servicesOfType } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
 import { DoorbellRecording, RECORDING_SUBTYPE, recordingOptions } from './doorbell-recording.js';
@@ -143,7 +143,7 @@ export class DoorbellAccessory {
       case 'camera':
         // The camera controller makes its stream-management services (configureCamera); a cached
         // accessory brings them back before the controller is configured, so they are kept here.
-        return this.accessory.services.filter((service) => cameraServiceUuids(this.deps.api, this.recording !== undefined).has(service.UUID));
+        return servicesOfType(this.accessory, S.CameraRTPStreamManagement);
       case 'motion': {
         const motion = acquireService(this.accessory, S.MotionSensor, part.name);
         motion.updateCharacteristic(C.Name, part.name);
@@ -152,7 +152,12 @@ export class DoorbellAccessory {
       case 'chime':
         return [convergeChimeSwitch(this.deps.api, this.accessory, this.device, part.name)];
       case 'recording':
-        return this.recording ? [this.recording.sensor(part.name)] : [];
+        // Its trigger sensor, and the recording services the camera controller makes (kept as the camera's are).
+        if (!this.recording) return [];
+        return [
+          this.recording.sensor(part.name),
+          ...[S.CameraRecordingManagement, S.CameraOperatingMode, S.DataStreamTransportManagement].flatMap((type) => servicesOfType(this.accessory, type)),
+        ];
     }
   }
 
@@ -206,11 +211,4 @@ export class DoorbellAccessory {
     const { Service: S, Characteristic: C } = this.deps.api.hap;
     findService(this.accessory, S.MotionSensor)?.updateCharacteristic(C.MotionDetected, on);
   }
-}
-
-/** The services the camera controller makes: streaming, and with Secure Video its recording services. */
-function cameraServiceUuids(api: API, recording: boolean): Set<string> {
-  const { Service: S } = api.hap;
-  const recordingServices = recording ? [S.CameraRecordingManagement.UUID, S.CameraOperatingMode.UUID, S.DataStreamTransportManagement.UUID] : [];
-  return new Set([S.CameraRTPStreamManagement.UUID, ...recordingServices]);
 }

@@ -3,7 +3,7 @@
 // asks for the clip: the recording's fragments from the video room. The hub's choices (the selected
 // configuration, recording on or off, audio on or off) are kept by HAP across restarts and handed
 // back here on start; this object holds them while it runs.
-import type { API, CameraRecordingConfiguration, CameraRecordingDelegate, CameraRecordingOptions, CameraController, PlatformAccessory, RecordingPacket, Service } from 'homebridge';
+import type { API, CameraRecordingConfiguration, HDSProtocolSpecificErrorReason, CameraRecordingDelegate, CameraRecordingOptions, CameraController, PlatformAccessory, RecordingPacket, Service } from 'homebridge';
 
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { errorText } from '../util/error-text.js';
@@ -99,6 +99,12 @@ export class DoorbellRecording implements CameraRecordingDelegate {
 
   /** A new recording became available: the hub is told through the trigger, for the motion timeout. */
   recordingAvailable(dvrId: string): void {
+    if (!this.active) {
+      // Recording is off for this camera in the Home app: no hub will come, and a sensor that
+      // turned on anyway would only be noise.
+      this.device.log.debug('a recording is ready; HomeKit Secure Video recording is off for this camera in the Home app, so it is not announced.');
+      return;
+    }
     this.ready = { dvrId };
     if (this.current) return; // announced once the clip being sent is done
     this.trigger(true);
@@ -128,7 +134,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
     if (!clip || !selected || encoder === undefined) {
       const why = !clip ? 'no recording is ready yet' : !selected ? 'it has not chosen a recording format' : 'ffmpeg is not available';
       this.device.log.info(`the home hub asked for a Secure Video clip, but ${why}; nothing is sent.`);
-      throw new hap.HDSProtocolError(hap.HDSProtocolSpecificErrorReason.CANCELLED);
+      throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.CANCELLED);
     }
     this.ready = undefined;
     const stop = new AbortController();
@@ -146,7 +152,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
         playlistUrl = await this.video.playlist(this.device.entry.id, clip.dvrId);
       } catch (error) {
         this.device.log.warn(`the Secure Video clip was not sent: ${errorText(error)}.`);
-        throw new hap.HDSProtocolError(hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
+        throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
       }
       if (closed()) return;
       const audioOn = this.controller?.recordingManagement?.recordingManagementService.getCharacteristic(hap.Characteristic.RecordingAudioActive).value === 1;
@@ -171,7 +177,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
     } catch (error) {
       if (error instanceof RecordingFailed) {
         this.device.log.warn(`the Secure Video clip was not sent: ${error.message}.`);
-        throw new hap.HDSProtocolError(hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
+        throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
       }
       throw error;
     } finally {
@@ -209,7 +215,6 @@ export class DoorbellRecording implements CameraRecordingDelegate {
     const sensor = this.accessory.getServiceById(S.MotionSensor, RECORDING_SUBTYPE);
     sensor?.updateCharacteristic(C.MotionDetected, on);
     if (!on) return;
-    if (!this.active) this.device.log.debug('a recording is ready; HomeKit Secure Video is off for this camera in the Home app, so no clip is fetched.');
     this.triggerTimer = setTimeout(() => {
       // Not fetched within the motion timeout: the hub will not come for it any more.
       this.ready = undefined;
@@ -217,4 +222,16 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       sensor?.updateCharacteristic(C.MotionDetected, false);
     }, this.device.motionWindowMs);
   }
+}
+
+/**
+ * HAP's error that ends a recording stream with a reason and no stack trace in the log. HAP-NodeJS
+ * 0.14 (Homebridge 1) is compiled to ES5, where a subclass of Error loses its prototype, so HAP would
+ * not recognise its own error and log it as unexpected: the prototype is put back.
+ */
+function protocolError(api: API, reason: HDSProtocolSpecificErrorReason): Error {
+  const { HDSProtocolError } = api.hap;
+  const error = new HDSProtocolError(reason);
+  if (!(error instanceof HDSProtocolError)) Object.setPrototypeOf(error, HDSProtocolError.prototype);
+  return error;
 }

@@ -9,6 +9,11 @@ export function findService(accessory: PlatformAccessory, type: ServiceType, sub
   return accessory.services.find((service) => service.UUID === type.UUID && (service.subtype === '' ? undefined : service.subtype) === subtype);
 }
 
+/** Every service of this type, whatever its subtype (a camera controller's, say). */
+export function servicesOfType(accessory: PlatformAccessory, type: ServiceType): Service[] {
+  return accessory.services.filter((service) => service.UUID === type.UUID);
+}
+
 /** The service of this type (and subtype), created with `name` when the cached accessory lacks it. */
 export function acquireService(accessory: PlatformAccessory, type: ServiceType, name: string, subtype?: string): Service {
   const existing = findService(accessory, type, subtype);

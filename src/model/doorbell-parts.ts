@@ -4,22 +4,19 @@
 // sensor) is a new kind here plus one binding in each view: the views' switches over `kind` do not
 // compile until they bind it.
 
-export type DoorbellPart =
-  /** The button: the doorbell's main part, which rings. */
-  | { kind: 'button'; name: string }
-  /** The camera that shows the doorbell's pictures. */
-  | { kind: 'camera'; name: string }
-  /** Motion seen by the doorbell, on until the doorbell's motion timeout ends it. */
-  | { kind: 'motion'; name: string }
-  /** Whether a press rings (Home automations can turn it off). */
-  | { kind: 'chime'; name: string }
-  /**
-   * HomeKit Secure Video's trigger: on while a new recording is ready to be fetched. Not the motion
-   * part, which keeps its own meaning: a hub asking on motion would find no clip yet.
-   */
-  | { kind: 'recording'; name: string };
+/**
+ * The kinds of part: `button` (the doorbell's main part, which rings), `camera` (shows its
+ * pictures), `motion` (on until the doorbell's motion timeout ends it), `chime` (whether a press
+ * rings; Home automations can turn it off), `recording` (HomeKit Secure Video's trigger: on while a
+ * new recording is ready to be fetched; not the motion part, which keeps its own meaning: a hub
+ * asking on motion would find no clip yet).
+ */
+export type DoorbellPartKind = 'button' | 'camera' | 'motion' | 'chime' | 'recording';
 
-export type DoorbellPartKind = DoorbellPart['kind'];
+export interface DoorbellPart {
+  kind: DoorbellPartKind;
+  name: string;
+}
 
 /** What the plugin can do for doorbells beyond the basics (known from the config and ffmpeg). */
 export interface DoorbellFeatures {

@@ -4,15 +4,13 @@
 // follow it) and goes to the status file, without credentials; the tunnel opens once the listener
 // runs and closes at shutdown.
 import { NgrokAdapter } from '../cloud/tunnel/ngrok-adapter.js';
-import type { TunnelAdapter } from '../cloud/tunnel/tunnel-adapter.js';
+import { loopbackFor, type SessionEvents, type TunnelAdapter } from '../cloud/tunnel/tunnel-adapter.js';
 import { TunnelKeeper, type TunnelState } from '../cloud/tunnel/tunnel-keeper.js';
 import { webhookPrefix, type TunnelConfig, type WebhookConfig } from '../config.js';
 import type { PublicAddressStatus } from '../status/status.js';
 import type { Logger } from '../util/logger.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { Signal } from '../util/signal.js';
-
-export type SessionEvents = (state: 'lost' | 'back', origin: string | undefined) => void;
 
 export interface ReachDeps {
   webhook: WebhookConfig;
@@ -27,13 +25,6 @@ export interface ReachDeps {
 
 const realAdapter = (tunnel: TunnelConfig, session: SessionEvents): TunnelAdapter =>
   new NgrokAdapter({ authtoken: tunnel.authtoken, domain: tunnel.domain, onStatus: session });
-
-/** Where a tunnel reaches a listener bound to `host`: a wildcard address means this machine's loopback. */
-export function loopbackFor(host: string): string {
-  if (host === '' || host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::' || host === '[::]') return '[::1]';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
 
 export class Reach {
   /** A tunnel adopted a new address (the first, or another after a reconnect). */

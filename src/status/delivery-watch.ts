@@ -11,6 +11,7 @@ import { listedDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { runDeliveryChecks, type DeliveryChecks } from './delivery-checks.js';
 import { minutesWords, timeWords } from './delivery-words.js';
 import type { DeliveryStatus } from './status.js';
 
@@ -20,8 +21,6 @@ export type { DeliveryState } from '../model/delivery-state.js';
 export const PROBE_WAIT_MS = 30_000;
 /** After a probe found nothing: again soon, then less often, never later than the period. */
 export const RECHECK_AFTER_MS = [60_000, 2 * 60_000, 5 * 60_000, 10 * 60_000, 30 * 60_000] as const;
-/** The warning waits this long at most for the registrations and the self-check to report. */
-export const CHECKS_WAIT_MS = 15_000;
 
 /** What the status file, the settings page and the diagnostics show. */
 export type DeliveryRecord = DeliveryStatus;
@@ -36,10 +35,8 @@ export interface DeliveryWatchDeps {
   nameOf(lockId: string): string;
   /** `PUT /remoteoperate/{id}/status`; rejects when the service did not take the request. */
   askStatus(lockId: string): Promise<void>;
-  /** Sends every registration again; resolves with what came of it, in words. Never rejects. */
-  registerAgain(reason: string): Promise<string>;
-  /** Runs the public-address self-check; resolves with its result, in words. Never rejects. */
-  selfCheck(): Promise<string>;
+  registerAgain: DeliveryChecks['registerAgain'];
+  selfCheck: DeliveryChecks['selfCheck'];
   publish(record: DeliveryRecord): void;
   /** The last verified callback of an earlier run, for "since when". */
   lastHeardAt?: number;
@@ -175,7 +172,7 @@ export class DeliveryWatch implements DeliveryFeed {
 
   /** A doorbell-only account has no status request: registrations and the self-check run on the schedule instead. */
   private async checkWithoutProbe(): Promise<void> {
-    const [registrations, selfCheck] = await this.runChecks('no event arrived for a while (doorbells only: nothing to ask)');
+    const [registrations, selfCheck] = await runDeliveryChecks(this.deps, 'no event arrived for a while (doorbells only: nothing to ask)');
     if (this.stopped) return;
     const message = `No lock to ask for its state: ${registrations}; ${selfCheck}.`;
     this.lastCheck = { at: this.deps.clock.now(), how: 'registrations', outcome: 'checked', message };
@@ -261,7 +258,7 @@ export class DeliveryWatch implements DeliveryFeed {
     // The sensor and the page say so at once; the warning follows with what the checks found.
     this.schedule(delay);
     this.publish();
-    const [registrations, selfCheck] = await this.runChecks('events are not arriving');
+    const [registrations, selfCheck] = await runDeliveryChecks(this.deps, 'events are not arriving');
     if (this.stopped || this.current !== 'notArriving') return;
     this.checked = { registrations, selfCheck };
     this.publish();
@@ -274,32 +271,6 @@ export class DeliveryWatch implements DeliveryFeed {
     this.deps.log.warn(
       `${sentence} Checked: ${registrations}; ${selfCheck}. Until events arrive again, Apple Home may show an old state. Send a test event from the plugin settings (Support) to see where the way in breaks, and read "Events stopped arriving" in docs/troubleshooting.md. The next check is in ${minutesWords(delay)}.`,
     );
-  }
-
-  /** Registrations sent again and the self-check, each reported within CHECKS_WAIT_MS. */
-  private runChecks(reason: string): Promise<[string, string]> {
-    return Promise.all([
-      this.bounded(this.deps.registerAgain(reason), 'every webhook registration is being sent again (the log says how it went)'),
-      this.bounded(this.deps.selfCheck(), 'the public address self-check is still running (the log says how it went)'),
-    ]);
-  }
-
-  private bounded(work: Promise<string>, meanwhile: string): Promise<string> {
-    return new Promise<string>((resolve) => {
-      const timer = this.deps.clock.setTimeout(() => {
-        resolve(meanwhile);
-      }, CHECKS_WAIT_MS);
-      work.then(
-        (words) => {
-          this.deps.clock.clearTimeout(timer);
-          resolve(words);
-        },
-        (error: unknown) => {
-          this.deps.clock.clearTimeout(timer);
-          resolve(`it failed (${errorText(error)})`);
-        },
-      );
-    });
   }
 
   private backoff(failures: number): number {

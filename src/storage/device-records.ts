@@ -147,11 +147,11 @@ export class DeviceRecords implements DeviceRecordsPort {
     if (this.records.delete(key)) this.writer.touch();
   }
 
-  /** Writes now; true once everything is on disk (so the older copies may go). */
+  /** Writes now; true once everything is on disk (so the older copies may go). Never while the file could not be read yet. */
   async save(): Promise<boolean> {
     this.writer.markDirty();
     await this.writer.flush();
-    return !this.writer.pending;
+    return !this.unread && !this.writer.pending;
   }
 
   /** Writes what changed. */

@@ -3,6 +3,7 @@
 // the "Recording" trigger after a videoavailable, and downloads the clip over a HomeKit Data Stream
 // (test/harness/data-stream.ts). The result is checked with ffmpeg. Faults: no clip ready, a lookup
 // answering 404, ffmpeg killed mid-recording, the hub closing early; none leaves an ffmpeg behind.
+// After a restart the hub's choices are still there (HAP keeps them) and the next clip records.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +12,11 @@ import { join } from 'node:path';
 import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DataStreamClient } from '../harness/data-stream.js';
-import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
+import { DataStreamClient, selectedRecordingConfiguration } from '../harness/data-stream.js';
+import { E2eSession, fireAccepted, type SessionStart } from '../harness/e2e-session.js';
 import { characteristicId, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
 import { freePort } from '../harness/homebridge.js';
-import { dataStreamSetupId, enableRecording, makeClip, recordingTriggerId } from '../harness/secure-video-hub.js';
+import { dataStreamSetupId, enableRecording, HUB_720P, makeClip, recordingTriggerId } from '../harness/secure-video-hub.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 import { testFfmpeg } from '../video/ffmpeg-binary.js';
@@ -29,6 +30,7 @@ const { eventually, paired } = session;
 let bell: HapAccessoryInfo;
 let trigger: Subscription;
 let triggerId: string;
+let homebridge: SessionStart;
 
 /** Pids of ffmpeg processes whose parent is Homebridge. */
 function ffmpegChildren(): number[] {
@@ -77,10 +79,10 @@ async function hub(): Promise<DataStreamClient> {
 beforeAll(async () => {
   const short = makeClip(FFMPEG, join(work, 'short'), 10, true);
   const long = makeClip(FFMPEG, join(work, 'long'), 40, false);
-  const simulator = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }], recordings: { 'clip-short': short, 'clip-long': long, 'clip-crash': long } });
+  const simulator = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }], recordings: { 'clip-short': short, 'clip-long': long, 'clip-crash': long, 'clip-after-restart': short } });
   sim = simulator;
   const listenPort = await freePort();
-  await session.start({
+  homebridge = {
     platforms: [
       simPlatformConfig(simulator, listenPort, {
         doorbells: [{ id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 60 }],
@@ -92,7 +94,8 @@ beforeAll(async () => {
     registrations: { sim: simulator, atLeast: 1 },
     // Debug lines too: no address may appear in them either.
     debug: true,
-  });
+  };
+  await session.start(homebridge);
   await session.pair(2, 'the bridge and the doorbell');
   bell = await paired().accessory('Front Doorbell');
   // The hub's set-up: a recording configuration, recording on, recording audio on (a timed write).
@@ -217,5 +220,28 @@ describe('HomeKit Secure Video', () => {
     expect(session.hb?.running).toBe(true);
     // Debug lines included: no playlist or segment address, no signed link, no unhandled rejection.
     expect(session.hb?.logs.join('\n')).not.toMatch(/Unhandled|unhandledRejection|\.m3u8|\/hls\/|SIM-SECRET-SIGNATURE/);
+  });
+
+  it('after a restart the hub\'s choices are still there (HAP keeps them) and the next clip is recorded with them', async () => {
+    await trigger.close();
+    await session.restart(homebridge);
+    await paired().reconnect();
+    bell = await eventually(() => paired().accessory('Front Doorbell'), 'the doorbell after the restart');
+    const id = (characteristic: string) => characteristicId(bell, S.CameraRecordingManagement.UUID, characteristic);
+    const value = async (characteristic: string) => (await paired().readOne(id(characteristic))).value;
+    // The camera is set up once ffmpeg has been checked, a moment after the start.
+    await eventually(async () => ((await value(C.Active.UUID)) === 1 ? true : undefined), 'recording still on after the restart');
+    expect(await value(C.SelectedCameraRecordingConfiguration.UUID)).toBe(selectedRecordingConfiguration(HUB_720P));
+    expect(await value(C.RecordingAudioActive.UUID)).toBe(1);
+    trigger = await paired().subscribe([triggerId]);
+    await newClip('clip-after-restart');
+    const client = await hub();
+    try {
+      const { packets, end } = await client.record();
+      expect(end).toEqual({ how: 'endOfStream' });
+      expect(packets).toHaveLength(1 + 3);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -81,3 +81,24 @@ describe('motion', () => {
     expect(changes).toHaveLength(before);
   });
 });
+
+describe('recordings', () => {
+  const video = (dvrId: string): DoorbellEvent => ({ doorbellId: 'D1', at: Date.now(), kind: 'videoAvailable', dvrId, cause: 'buttonpush' });
+
+  it('a recording becomes available once: redelivered, it changes nothing (same recording, same time it became available) and is kept across a restart', () => {
+    const { device, changes, store } = setup();
+    device.apply(video('dvr-1'), ctx());
+    const first = device.state.lastVideo;
+    expect(first).toMatchObject({ dvrId: 'dvr-1', availableAt: T0 });
+    vi.advanceTimersByTime(30_000);
+    device.apply(video('dvr-1'), ctx());
+    expect(device.state.lastVideo).toEqual(first);
+    expect(changes.map((c) => c.cause === 'event' && c.recording)).toEqual([true, false]);
+    device.apply(video('dvr-2'), ctx());
+    expect(changes.at(-1)).toMatchObject({ cause: 'event', recording: true });
+    expect(device.state.lastVideo).toMatchObject({ dvrId: 'dvr-2', availableAt: T0 + 30_000 });
+    vi.runOnlyPendingTimers();
+    const restarted = setup({ [DOORBELL_STATE_KEY]: store.read(DOORBELL_STATE_KEY) });
+    expect(restarted.device.state.lastVideo).toMatchObject({ dvrId: 'dvr-2', availableAt: T0 + 30_000 });
+  });
+});

@@ -21,7 +21,8 @@ import { runtimeConfig } from './config-fixture.js';
 const GUEST = 'guest-4711';
 
 async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  // Up to 10 s: under a loaded machine the simulator answers slowly.
+  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   if (!ok()) throw new Error(`timed out waiting for ${what}`);
 }
 

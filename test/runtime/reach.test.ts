@@ -8,7 +8,8 @@ import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import type { WebhookConfig } from '../../src/config.js';
 import type { PublicAddressStatus } from '../../src/status/status.js';
-import { loopbackFor, Reach, type SessionEvents } from '../../src/runtime/reach.js';
+import { loopbackFor, type SessionEvents } from '../../src/cloud/tunnel/tunnel-adapter.js';
+import { Reach } from '../../src/runtime/reach.js';
 import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js';
 import { ScriptedAdapter, type Scripted } from '../cloud/tunnel/scripted-adapter.js';
 
@@ -106,6 +107,18 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     await waitFor(() => connected.published.at(-1)?.tunnel?.state === 'connected');
     expect(lost).toBe(1);
     await connected.stop();
+  });
+
+  it('the ngrok SDK missing on this platform is a broken way in from the first try, and the delivery check hears of it', async () => {
+    let lost = 0;
+    const plugin = await start([{ fail: 'sdkMissing', detail: "Cannot find package '@ngrok/ngrok'" }], () => {
+      lost += 1;
+    });
+    plugin.reach.listenerReady(port(), false);
+    await waitFor(() => plugin.published.at(-1)?.tunnel?.state === 'failed');
+    expect(plugin.reach.brokenWayIn).toMatch(/ngrok/);
+    expect(lost).toBe(1);
+    await plugin.stop();
   });
 
   it('a failed tunnel is a broken way in (with its reason); one that drops and reconnects tells the delivery check at once', async () => {

@@ -116,6 +116,26 @@ describe('the plugin built in stages, in process', () => {
     expect(running.files.status.status.receiver.lastCallbacks['lock:L1']).toBeUndefined();
   });
 
+  it('a listener port in use: one error saying what to change; the devices are served and the link runs all the same', async () => {
+    const { createServer } = await import('node:net');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
+    try {
+      const hb = homebridge([], { webhook: { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 60 } });
+      const running = await startPlugin(hb.context);
+      if (!running) throw new Error('the plugin should have started');
+      expect(running.listener.receiver).toBeUndefined();
+      expect(hb.captured.text('error')).toMatch(/webhook listener could not start on 127\.0\.0\.1:\d+ .*Choose a free webhook\.listenPort/);
+      expect(running.files.status.status.receiver.listening).toBe(false);
+      // Nothing can arrive: the delivery watch says so from the start.
+      expect(running.files.status.status.delivery?.state).toBe('notArriving');
+      await waitFor(() => hb.registered.some((a) => a.displayName === 'Front Door'));
+      expect(running.files.status.status.link.state).toBe('linked');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it('a shutdown while the start is under way builds nothing more: the listener never opens', async () => {
     const hb = homebridge();
     const starting = startPlugin(hb.context);

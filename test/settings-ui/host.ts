@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 
 import { REPO_ROOT, freePort, waitForListening } from '../harness/homebridge.js';
 
@@ -137,7 +138,14 @@ export async function startHomebridgeUi(storagePath: string, pluginDir: string):
   };
 }
 
+/**
+ * The run's shared Chromium (test/harness/browser-server.ts) when the browser lane launched one, else
+ * a Chromium of this file's own. Either way, close() when done: for the shared one it only
+ * disconnects, and what this file opened goes with it.
+ */
 export async function launchBrowser(): Promise<Browser> {
+  const endpoint = inject('chromiumEndpoint') as string | undefined;
+  if (endpoint !== undefined && endpoint !== '') return chromium.connect(endpoint);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 

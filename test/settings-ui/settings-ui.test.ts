@@ -396,7 +396,10 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     await frame.locator('#diagnostics').press('Enter');
     const download = await downloading;
     expect(download.suggestedFilename()).toMatch(/^lock-access-diagnostics-.*\.json$/);
-    const text = await readFile(await download.path(), 'utf8');
+    // saveAs, not path(): the browser may be the run's shared one, whose files are not this process's.
+    const saved = join(storagePath, 'downloaded-diagnostics.json');
+    await download.saveAs(saved);
+    const text = await readFile(saved, 'utf8');
     for (const value of [sim.account.apiKey, sim.account.clientSecret, tokens.refreshToken, tokens.accessToken, secret.token]) {
       if (value) expect(text).not.toContain(value);
     }

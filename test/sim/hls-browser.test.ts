@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+
+import { CHROMIUM, launchBrowser } from '../settings-ui/host.js';
 import { startSimulator } from './index.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const HLS_JS = fileURLToPath(new URL('../../node_modules/hls.js/dist/hls.min.js', import.meta.url));
 
 interface Playback { ended?: boolean; timeout?: boolean; duration?: number; width?: number; height?: number; errors: string[] }
@@ -12,10 +12,7 @@ interface Playback { ended?: boolean; timeout?: boolean; duration?: number; widt
 describe('spec Video event lookup: the recording plays in a browser with hls.js', () => {
   it.skipIf(!existsSync(CHROMIUM))('the playlist from videoevent plays to its end in headless Chromium (needs the Debian chromium package)', { timeout: 90_000 }, async () => {
     const sim = await startSimulator({ doorbells: [{ id: 'D1' }] });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchBrowser();
     try {
       const lookup = await fetch(`${sim.baseUrl}/doorbells/D1/videoevent?dvrID=0b8f5b1e-1d3c-4a8e-9d76-3f1f6c1a2b3c`, {
         headers: { 'x-svc-api-key': sim.account.apiKey, 'x-svc-access-token': sim.mintAccessToken() },

@@ -3,7 +3,8 @@
 // "arriving" again on any verified callback.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { CHECKS_WAIT_MS, DeliveryWatch, PROBE_WAIT_MS, type DeliveryRecord, type DeliveryState } from '../../src/status/delivery-watch.js';
+import { CHECKS_WAIT_MS } from '../../src/status/delivery-checks.js';
+import { DeliveryWatch, PROBE_WAIT_MS, type DeliveryRecord, type DeliveryState } from '../../src/status/delivery-watch.js';
 import { systemClock } from '../../src/util/clock.js';
 
 const MIN = 60_000;

@@ -1,7 +1,7 @@
 // devices.json through the real Storage on a real folder, with faults injected where the file system
 // answers: a read that fails for a while (EIO, EMFILE) is no missing file, and a write that fails
 // during a short disk fault reaches the file on its own.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,15 +86,26 @@ describe('devices.json: a passing read or write fault never costs what it keeps'
     await vi.advanceTimersByTimeAsync(1_500);
     await second.records.flush();
     expect(saved().devices['doorbell:D1']?.values.lockAccessChime).toBe(false);
-    // Read again on its own (the second try fails too, the third reads it).
-    await vi.advanceTimersByTimeAsync(2_000);
-    await vi.waitFor(() => {
+    // Read again on its own (the second try fails too, the third reads it). The file system
+    // answers in real time: each look lets the waits run on until the read is through.
+    await vi.waitFor(async () => {
+      await vi.advanceTimersByTimeAsync(1_000);
       const file = saved();
       // What the file kept stays, and what this run learnt or chose is added on top.
       expect(file.devices['doorbell:D1']?.values.lockAccessChime).toBe(false);
       expect(file.devices['lock:L1']?.values.lockAccessGuard).toEqual({ configSeconds: 30, homekitSeconds: 60 });
     });
     expect(second.lines.join('\n')).toMatch(/devices\.json can be read again/);
+  });
+
+  it('while the file cannot be read, nothing counts as saved: an earlier version\'s door-history file stays until its history is on disk', async () => {
+    await firstRun();
+    const old = 'door-history-0123456789abcdef.json';
+    await storage.write(old, { lockId: 'L1', history: { start: NOW / 1000 - 3600, entries: [] } }, { compact: true });
+    faults.read.set(DEVICES_FILE, ['EIO']);
+    const second = await run([FRONT, BELL]);
+    expect(await second.records.save()).toBe(false);
+    expect(existsSync(storage.file(old))).toBe(true);
   });
 
   it('a damaged file (not JSON) may be replaced: the devices start from what the service reports', async () => {
@@ -117,9 +128,8 @@ describe('devices.json: a passing read or write fault never costs what it keeps'
       expect(first.lines.join('\n')).toMatch(/could not be written .*EIO/);
     });
     // No further change: the writes are tried again after a wait, and the second retry succeeds.
-    await vi.advanceTimersByTimeAsync(1_000);
-    await vi.advanceTimersByTimeAsync(2_000);
-    await vi.waitFor(() => {
+    await vi.waitFor(async () => {
+      await vi.advanceTimersByTimeAsync(1_000);
       expect(saved().devices['doorbell:D1']?.values.lockAccessChime).toBe(false);
     });
     // Said once for the whole fault, and once when it is over.

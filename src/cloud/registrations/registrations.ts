@@ -233,7 +233,9 @@ export class WebhookRegistrar {
       if (plan.actions.length > 0) await ledger.flush();
       const deps = { client: this.client, calls: this.calls, secret: this.secret, log: this.log, now: this.now };
       await Promise.all(plan.actions.map((action) => carryOut(deps, ledger, action, run, report)));
-      await ledger.flush();
+      // Nothing done, nothing written: the settings UI may have unlinked and deleted the list
+      // meanwhile, and this copy would bring back registrations that no longer exist.
+      if (plan.actions.length > 0) await ledger.flush();
       report.authorizationLost = run.abort !== undefined && isAuthProblem(run.abort);
       report.skipped = run.abort instanceof UnlinkInProgress || run.abort instanceof Stopped;
       const allCurrent = desired.every((item) => {

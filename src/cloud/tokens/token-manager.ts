@@ -54,6 +54,8 @@ export class TokenManager {
   private readonly access: AccessTokens;
   private readonly keepAlive: KeepAlive;
   private readonly grant: GrantSettings;
+  /** The start's reading of the token file: until it ends, nobody can tell linked from not linked. */
+  private loading: Promise<void> | undefined;
 
   constructor(private readonly options: TokenManagerOptions) {
     const now = options.now ?? Date.now;
@@ -105,15 +107,14 @@ export class TokenManager {
   /** Loads the store, applies config seeds, schedules keep-alive and expiry refresh. Never throws for network problems. */
   async start(): Promise<LinkState> {
     this.keepAlive.start();
-    try {
-      await this.session.track(this.load());
-    } catch (error) {
+    this.loading = this.session.track(this.load()).catch((error: unknown) => {
       this.options.log.error(
         error instanceof Error && error.name === 'StorageError'
           ? `Lock Access could not read its token file (${error.message}). Move that file away, then link the account again in the plugin settings.`
           : `Lock Access could not load its tokens: ${safeErrorText(error)}`,
       );
-    }
+    });
+    await this.loading;
     this.keepAlive.schedule();
     return this.session.state;
   }
@@ -128,7 +129,10 @@ export class TokenManager {
     await this.session.saver.idle();
   }
 
-  getAccessToken(): Promise<string> {
+  async getAccessToken(): Promise<string> {
+    // The devices are served before the token file is read: a command from Apple Home or a Matter
+    // controller in that moment waits for the stored link instead of failing as "not linked".
+    await this.loading;
     return this.access.get();
   }
 

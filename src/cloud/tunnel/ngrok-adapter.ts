@@ -2,7 +2,7 @@
 // build per platform), imported only when a tunnel is configured, so a plugin without one never
 // loads it (it costs about 11 MiB of memory once loaded). Every SDK failure becomes a TunnelError
 // whose words never hold the authtoken (ngrok's own messages can quote it).
-import { TunnelError, type TunnelAdapter, type TunnelProblem, type TunnelTarget } from './tunnel-adapter.js';
+import { TunnelError, type SessionEvents, type TunnelAdapter, type TunnelProblem, type TunnelTarget } from './tunnel-adapter.js';
 
 /** The part of the SDK this plugin uses. */
 export interface NgrokSdk {
@@ -19,7 +19,7 @@ export interface NgrokOptions {
   /** Loads the SDK (tests hand in their own). */
   load?: () => Promise<NgrokSdk>;
   /** The SDK reports the session lost ("closed") or back ("connected"). */
-  onStatus?: (state: 'lost' | 'back', origin: string | undefined) => void;
+  onStatus?: SessionEvents;
   /** An open that has not answered by then counts as no way to ngrok. */
   openTimeoutMs?: number;
 }

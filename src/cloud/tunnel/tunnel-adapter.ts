@@ -11,6 +11,16 @@ export interface TunnelTarget {
   https: boolean;
 }
 
+/** Where a tunnel reaches a listener bound to `host`: a wildcard address means this machine's loopback. */
+export function loopbackFor(host: string): string {
+  if (host === '' || host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** An open tunnel's session dropped (`lost`) or came back (`back`, at its origin). */
+export type SessionEvents = (state: 'lost' | 'back', origin: string | undefined) => void;
+
 export interface TunnelAdapter {
   /** The provider's name as a user knows it ("ngrok"). */
   readonly provider: string;

@@ -29,6 +29,25 @@ describe('unlinkAll deletes every registration', () => {
   });
 });
 
+describe('an unlink made by another process (the settings UI) while this one runs', () => {
+  const bed = registrarTestBed();
+
+  it('a reconcile with nothing to do does not write its own list back over the deleted one', async () => {
+    const { registrar: running } = await bed.registrar();
+    await running.reconcile(ALL_HOOKS);
+    const { registrar: settingsUi } = await bed.registrar();
+    await settingsUi.unlinkAll();
+    expect(await bed.fx.storage.readText(LEDGER_FILE)).toBeUndefined();
+    // The running plugin's reconcile, from before it noticed the unlink: all current in its memory.
+    await running.reconcile(ALL_HOOKS);
+    expect(await bed.fx.storage.readText(LEDGER_FILE)).toBeUndefined();
+    // Linked again: a fresh registrar reads what is on disk and registers everything.
+    const { registrar: linkedAgain } = await bed.registrar();
+    await linkedAgain.reconcile(ALL_HOOKS);
+    expect(bed.fx.sim.registrations()).toHaveLength(4);
+  });
+});
+
 describe('registrations that could not be deleted are kept for the next link', () => {
   const bed = registrarTestBed();
 

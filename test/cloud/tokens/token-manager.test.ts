@@ -49,6 +49,21 @@ describe('the plugin takes over what the settings UI server wrote to the store',
     for (const secret of [record?.accessToken, record?.refreshToken]) expect(text).not.toContain(secret ?? 'none');
   });
 
+  it('a request made while start() is still reading the token file waits for it: the stored link answers, never "not linked"', async () => {
+    const { sim } = await bed.boot();
+    const seeds = { refreshToken: sim.issueRefreshToken() };
+    const first = bed.manager({ seeds });
+    expect(await first.start()).toBe('linked');
+    first.stop();
+    // A restart: Apple Home or a Matter controller may send a command as soon as the devices are
+    // served, before the token file has been read.
+    const again = bed.manager({ seeds });
+    const starting = again.start();
+    const token = again.getAccessToken();
+    expect(await starting).toBe('linked');
+    expect(await tokenWorks(sim, await token)).toBe(true);
+  });
+
   it('a damaged token file is reported with what to do, and start() still resolves', async () => {
     const { storage } = await bed.boot();
     await storage.ensureDir();
