@@ -9,7 +9,11 @@ export const SETTLE_PRELOAD = join(import.meta.dirname, 'settle-preload.mjs');
 /** NODE_OPTIONS for a child whose memory is measured: exposes gc and runs it on SIGUSR2. */
 // BENCH_CPU_PROF=<dir> also writes a V8 CPU profile of each benchmarked process there on exit.
 const cpuProf = process.env.BENCH_CPU_PROF ? ` --cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` : '';
-export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}${cpuProf}` };
+// BENCH_HEAP_DIR=<dir> lets the memory part write a heap snapshot of each process it reads there
+// (SIGTTIN, a signal nothing else here uses).
+export const HEAP_DIR = process.env.BENCH_HEAP_DIR;
+const heap = HEAP_DIR ? ` --heapsnapshot-signal=SIGTTIN --diagnostic-dir=${HEAP_DIR}` : '';
+export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}${cpuProf}${heap}` };
 
 export async function rssKiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

@@ -10,3 +10,9 @@ process.on('SIGUSR2', () => {
 process.on('SIGWINCH', () => {
   if (typeof globalThis.gc === 'function') globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 });
+// - SIGTTOU prints the process's own view of its memory (JS heap used, external, array buffers), so
+//   the benchmark can tell the JS heap from the rest of the resident set.
+process.on('SIGTTOU', () => {
+  const m = process.memoryUsage();
+  process.stdout.write(`bench-memory ${JSON.stringify({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`);
+});

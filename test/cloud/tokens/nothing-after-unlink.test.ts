@@ -16,7 +16,10 @@ function standInRegistrar(name: string, calls: string[]): Registrar {
   return {
     reconcile: () => Promise.reject(new Error('not used here')),
     addressChanged: () => undefined,
-    sendAllAgain: () => Promise.reject(new Error('not used here')),
+    sendAllAgain: (reason) => {
+      calls.push(`${name} sendAllAgain: ${reason}`);
+      return Promise.resolve({ registered: [], deleted: [], unchanged: [], failed: [], authorizationLost: false, skipped: true });
+    },
     status: () => [],
     unlinkAll: () => Promise.resolve({ deleted: 0, left: [] }),
     knownRegistrations: () => Promise.resolve([]),
@@ -101,6 +104,8 @@ describe('an unlink and a new link in the settings, faster than the plugin looks
     expect(await plugin.syncWithStore()).toBe('linked');
     expect(seen).toEqual(['unlinked', 'linked']);
     expect(calls).toContain('registrar1 stop');
+    // The fresh registrar sends every webhook, whatever the list the unlink left says.
+    expect(calls).toContain(`registrar${String(made())} sendAllAgain: the account was linked again`);
     expect(calls.at(-1)).toBe('converge true');
     expect(link.idle).toBe(false);
     expect(made()).toBeGreaterThanOrEqual(2);
