@@ -64,12 +64,13 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       expect(doorbellCategory(api)).toBe(api.hap.Categories.VIDEO_DOORBELL);
     });
 
-    it('has Doorbell (primary), MotionSensor, two stream-management services (one per viewer) and no microphone', () => {
+    it('has Doorbell (primary), MotionSensor, two stream-management services (one per viewer) and a microphone (a recording\'s sound, Opus)', () => {
       const { accessory } = setup();
       expect(service(accessory, S.Doorbell).isPrimaryService).toBe(true);
       expect(hasService(accessory, S.MotionSensor)).toBe(true);
       expect(accessory.services.filter((s) => s.UUID === S.CameraRTPStreamManagement.UUID)).toHaveLength(2);
-      expect(hasService(accessory, S.Microphone)).toBe(false);
+      // The camera view plays a recording's sound when it has any, so the camera offers audio.
+      expect(hasService(accessory, S.Microphone)).toBe(true);
       expect(service(accessory, S.AccessoryInformation).getCharacteristic(C.SerialNumber).value).toBe('D1');
     });
 
