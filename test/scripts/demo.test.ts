@@ -113,7 +113,8 @@ describe('npm start', () => {
     const run = await startDemo(['--no-ui', '--interval', '200']);
     const port = Number((await run.waitFor(/bridge port (\d+)/))[1]);
     await run.waitFor(/The scripted day is over/, 120_000);
-    expect(run.output()).toMatch(/Doorbell video \(the bundled ffmpeg\)/);
+    // Said on the lines after that one: waited for, since the output may arrive in pieces.
+    await run.waitFor(/Doorbell video \(the bundled ffmpeg\)/, 10_000);
     const storage = folders.at(-1) ?? '';
     const config = JSON.parse(await readFile(join(storage, 'config.json'), 'utf8')) as { bridge: { username: string; pin: string } };
     const controller = await HapController.pair({ port, username: config.bridge.username, pin: config.bridge.pin });
