@@ -92,7 +92,8 @@ export async function startCloudFixture(options: SimulatorOptions = {}): Promise
       await tokens.settled();
       await target.close();
       await sim.close();
-      await rm(dir, { recursive: true, force: true });
+      // A registrar's last ledger write may still be landing after stop(): retry instead of racing it.
+      await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     },
   };
 }
