@@ -60,6 +60,49 @@ function nonce(counter: bigint): Buffer {
   return buffer;
 }
 
+/** Tags of the message format that the decoder below handles itself. */
+const TERMINATOR_TAG = 0x03;
+const SHORT_DATA_FIRST = 0x70; // data of 0 to 32 bytes, the length in the tag
+const SHORT_DATA_LAST = 0x90;
+const ARRAY_FIRST = 0xd0; // arrays of 0 to 14 elements
+const ARRAY_LAST = 0xde;
+const ARRAY_TERMINATED = 0xdf;
+const DICTIONARY_FIRST = 0xe0; // dictionaries of 0 to 14 entries
+const DICTIONARY_LAST = 0xee;
+const DICTIONARY_TERMINATED = 0xef;
+
+/**
+ * Decodes one value. hap-nodejs's decoder reads data of 32 bytes or fewer but returns nothing for it
+ * (it only ever decodes what a hub sends, which never is such data); a recording's last chunk of a
+ * fragment can be that short, so short data and the containers that may hold it are read here and
+ * everything else is left to hap-nodejs.
+ */
+export function decodeHdsValue(bytes: Buffer, reader: DataStreamReader = new DataStreamReader(bytes)): unknown {
+  const tag = bytes[reader.readerIndex];
+  if (tag === undefined) return DataStreamParser.decode(reader); // its own end-of-data error
+  if (tag >= SHORT_DATA_FIRST && tag <= SHORT_DATA_LAST) {
+    reader.readerIndex++;
+    return reader.readData(tag - SHORT_DATA_FIRST);
+  }
+  const terminated = tag === ARRAY_TERMINATED || tag === DICTIONARY_TERMINATED;
+  const isArray = tag === ARRAY_TERMINATED || (tag >= ARRAY_FIRST && tag <= ARRAY_LAST);
+  const isDictionary = tag === DICTIONARY_TERMINATED || (tag >= DICTIONARY_FIRST && tag <= DICTIONARY_LAST);
+  if (!isArray && !isDictionary) return DataStreamParser.decode(reader);
+  reader.readerIndex++;
+  const count = terminated ? Infinity : tag - (isArray ? ARRAY_FIRST : DICTIONARY_FIRST);
+  const items: unknown[] = [];
+  const entries: [string, unknown][] = [];
+  for (let i = 0; i < count; i++) {
+    if (terminated && bytes[reader.readerIndex] === TERMINATOR_TAG) {
+      reader.readerIndex++;
+      break;
+    }
+    if (isArray) items.push(decodeHdsValue(bytes, reader));
+    else entries.push([String(decodeHdsValue(bytes, reader)), decodeHdsValue(bytes, reader)]);
+  }
+  return isArray ? items : Object.fromEntries(entries);
+}
+
 function plain(value: unknown): unknown {
   if (value instanceof Int64) return value.value;
   if (Buffer.isBuffer(value)) return value;
@@ -293,8 +336,8 @@ export class DataStreamClient {
       decipher.setAuthTag(tag);
       const payload = Buffer.concat([decipher.update(sealed), decipher.final()]);
       const headerLength = payload[0] as number;
-      const header = plain(DataStreamParser.decode(new DataStreamReader(payload.subarray(1, 1 + headerLength)))) as Record<string, unknown>;
-      const body = plain(DataStreamParser.decode(new DataStreamReader(payload.subarray(1 + headerLength)))) as Record<string, unknown>;
+      const header = plain(decodeHdsValue(payload.subarray(1, 1 + headerLength))) as Record<string, unknown>;
+      const body = plain(decodeHdsValue(payload.subarray(1 + headerLength))) as Record<string, unknown>;
       const message = toMessage(header, body);
       this.received.push(message);
       for (const listener of [...this.listeners]) listener(message);
