@@ -8,15 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DataStreamClient } from '../../test/harness/data-stream.js';
-import { HapController } from '../../test/harness/hap.js';
-import { freePort, startHomebridge } from '../../test/harness/homebridge.js';
 import { dataStreamSetupId, enableRecording, makeClip, recordingTriggerId } from '../../test/harness/secure-video-hub.js';
-import { startSimulator } from '../../test/sim/index.js';
-import { simPlatformConfig } from '../../test/sim/plugin-config.js';
 import { testFfmpeg } from '../../test/video/ffmpeg-binary.js';
-import { pluginOverride } from '../lib/env.js';
 import { percentile, round } from '../lib/stats.js';
 import { fmt, goal, type PartResult, type RunOptions } from '../lib/types.js';
+import { BENCH_DOORBELL, withVideoBench } from '../lib/video-bench.js';
 
 const CLIP_SECONDS = 12;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,76 +22,64 @@ export async function runSecureVideo(options: RunOptions): Promise<PartResult> {
   const ffmpeg = testFfmpeg();
   const recordings = options.quick ? 3 : 10;
   const work = mkdtempSync(join(tmpdir(), 'bench-hksv-'));
-  const clip = makeClip(ffmpeg, join(work, 'clip'), CLIP_SECONDS, true);
-  const dvrIds = Array.from({ length: recordings }, (_, i) => `bench-hksv-${i}`);
-  const sim = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }], recordings: Object.fromEntries(dvrIds.map((id) => [id, clip])) });
-  const listenPort = await freePort();
-  const hb = await startHomebridge({
-    platforms: [simPlatformConfig(sim, listenPort, { doorbells: [{ id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 60 }], discoverDevices: false, userWebhook: false, video: { ffmpegPath: ffmpeg } })],
-    ...pluginOverride(),
-  });
-  let controller: HapController | undefined;
   try {
-    await hb.waitForLog(/Webhook listener ready/, 120_000);
-    controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
-    for (let i = 0; sim.registrations().length < 1 && i < 400; i += 1) await sleep(50);
-    const camera = await controller.accessory('Front Doorbell');
-    await enableRecording(controller, camera);
-    const trigger = await controller.subscribe([recordingTriggerId(camera)]);
-    const toInit: number[] = [];
-    const toFragment: number[] = [];
-    const whole: number[] = [];
-    for (const dvrId of dvrIds) {
-      const before = trigger.events.length;
-      await sim.fire('video-available', { doorbellId: 'BELL-1', dvrId });
-      await trigger.waitFor((event) => trigger.events.indexOf(event) >= before && (event.value === true || event.value === 1), `the trigger for ${dvrId}`, 15_000);
-      const client = await DataStreamClient.open({ port: hb.bridgePort, username: hb.username, pin: hb.pin }, controller.pairingData(), dataStreamSetupId(camera));
-      try {
-        const openedAt = performance.now();
-        const { packets, end } = await client.record({ timeoutMs: 60_000 });
-        if (end.how !== 'endOfStream') throw new Error(`recording ${dvrId} ended with ${JSON.stringify(end)}`);
-        const init = packets[0];
-        const first = packets[1];
-        if (init?.dataType !== 'mediaInitialization' || first === undefined) throw new Error(`recording ${dvrId} had no fragment`);
-        toInit.push(init.atMs);
-        toFragment.push(first.atMs);
-        whole.push(performance.now() - openedAt);
-      } finally {
-        await client.close();
+    const clip = makeClip(ffmpeg, join(work, 'clip'), CLIP_SECONDS, true);
+    const dvrIds = Array.from({ length: recordings }, (_, i) => `bench-hksv-${i}`);
+    return await withVideoBench({ ffmpeg, doorbell: { motionTimeoutSeconds: 60 }, recordings: Object.fromEntries(dvrIds.map((id) => [id, clip])) }, async ({ sim, hb, controller }) => {
+      const camera = await controller.accessory('Front Doorbell');
+      await enableRecording(controller, camera);
+      const trigger = await controller.subscribe([recordingTriggerId(camera)]);
+      const toInit: number[] = [];
+      const toFragment: number[] = [];
+      const whole: number[] = [];
+      for (const dvrId of dvrIds) {
+        const before = trigger.events.length;
+        await sim.fire('video-available', { doorbellId: BENCH_DOORBELL.id, dvrId });
+        await trigger.waitFor((event) => trigger.events.indexOf(event) >= before && (event.value === true || event.value === 1), `the trigger for ${dvrId}`, 15_000);
+        const client = await DataStreamClient.open({ port: hb.bridgePort, username: hb.username, pin: hb.pin }, controller.pairingData(), dataStreamSetupId(camera));
+        try {
+          const openedAt = performance.now();
+          const { packets, end } = await client.record({ timeoutMs: 60_000 });
+          if (end.how !== 'endOfStream') throw new Error(`recording ${dvrId} ended with ${JSON.stringify(end)}`);
+          const init = packets[0];
+          const first = packets[1];
+          if (init?.dataType !== 'mediaInitialization' || first === undefined) throw new Error(`recording ${dvrId} had no fragment`);
+          toInit.push(init.atMs);
+          toFragment.push(first.atMs);
+          whole.push(performance.now() - openedAt);
+        } finally {
+          await client.close();
+        }
+        // The trigger goes off once the clip has been sent; the next one starts from quiet.
+        await sleep(500);
       }
-      // The trigger goes off once the clip has been sent; the next one starts from quiet.
-      await sleep(500);
-    }
-    await trigger.close();
-    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-    const p = (values: number[], q: number) => round(percentile(sorted(values), q), 0);
-    const fragmentP50 = p(toFragment, 50);
-    const fragmentP95 = p(toFragment, 95);
-    options.log(`securevideo: first fragment p50 ${fragmentP50} ms, p95 ${fragmentP95} ms; init p50 ${p(toInit, 50)} ms; whole ${CLIP_SECONDS} s clip p50 ${p(whole, 50)} ms over ${toFragment.length} recordings`);
-    return {
-      part: 'securevideo',
-      title: `HomeKit Secure Video (real ffmpeg 4.1 static; a ${CLIP_SECONDS} s 320x180 recording with sound, the hub selecting 1280x720 30 fps 1 Mbit/s, 4-s fragments, AAC-LC)`,
-      figures: { recordings: toFragment.length, toInitMs: toInit, toFirstFragmentMs: toFragment, wholeClipMs: whole.map((ms) => round(ms, 0)), firstFragmentP50: fragmentP50, firstFragmentP95: fragmentP95 },
-      table: {
-        header: ['measure', 'value'],
-        rows: [
-          [`hub's dataSend.open to the initialization segment, p50 / p95 (${toInit.length} recordings)`, `${fmt(p(toInit, 50), 0)} / ${fmt(p(toInit, 95), 0)} ms`],
-          [`hub's dataSend.open to the first complete fragment, p50 / p95`, `${fmt(fragmentP50, 0)} / ${fmt(fragmentP95, 0)} ms`],
-          [`the whole ${CLIP_SECONDS} s clip sent, p50`, `${fmt(p(whole, 50), 0)} ms`],
+      await trigger.close();
+      const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+      const p = (values: number[], q: number) => round(percentile(sorted(values), q), 0);
+      const fragmentP50 = p(toFragment, 50);
+      const fragmentP95 = p(toFragment, 95);
+      options.log(`securevideo: first fragment p50 ${fragmentP50} ms, p95 ${fragmentP95} ms; init p50 ${p(toInit, 50)} ms; whole ${CLIP_SECONDS} s clip p50 ${p(whole, 50)} ms over ${toFragment.length} recordings`);
+      return {
+        part: 'securevideo',
+        title: `HomeKit Secure Video (real ffmpeg 4.1 static; a ${CLIP_SECONDS} s 320x180 recording with sound, the hub selecting 1280x720 30 fps 1 Mbit/s, 4-s fragments, AAC-LC)`,
+        figures: { recordings: toFragment.length, toInitMs: toInit, toFirstFragmentMs: toFragment, wholeClipMs: whole.map((ms) => round(ms, 0)), firstFragmentP50: fragmentP50, firstFragmentP95: fragmentP95 },
+        table: {
+          header: ['measure', 'value'],
+          rows: [
+            [`hub's dataSend.open to the initialization segment, p50 / p95 (${toInit.length} recordings)`, `${fmt(p(toInit, 50), 0)} / ${fmt(p(toInit, 95), 0)} ms`],
+            [`hub's dataSend.open to the first complete fragment, p50 / p95`, `${fmt(fragmentP50, 0)} / ${fmt(fragmentP95, 0)} ms`],
+            [`the whole ${CLIP_SECONDS} s clip sent, p50`, `${fmt(p(whole, 50), 0)} ms`],
+          ],
+        },
+        goals: [goal('Secure Video: first fragment after the hub asks, p95', '< 3000 ms', `${fmt(fragmentP95, 0)} ms`, fragmentP95 < 3000)],
+        notes: [
+          'Measured at the hub: from writing dataSend.open to the last chunk of the packet; it includes the recording lookup at the simulator, starting ffmpeg, reading the playlist and encoding the first 4 s at 720p.',
+          'The first fragment holds 4 s of video, so its time is mostly encoding: it grows with the selected size and frame rate and shrinks on a faster machine.',
         ],
-      },
-      goals: [goal('Secure Video: first fragment after the hub asks, p95', '< 3000 ms', `${fmt(fragmentP95, 0)} ms`, fragmentP95 < 3000)],
-      notes: [
-        'Measured at the hub: from writing dataSend.open to the last chunk of the packet; it includes the recording lookup at the simulator, starting ffmpeg, reading the playlist and encoding the first 4 s at 720p.',
-        'The first fragment holds 4 s of video, so its time is mostly encoding: it grows with the selected size and frame rate and shrinks on a faster machine.',
-      ],
-      seconds: round((performance.now() - started) / 1000, 1),
-    };
+        seconds: round((performance.now() - started) / 1000, 1),
+      };
+    });
   } finally {
-    await controller?.close().catch(() => undefined);
-    await hb.stop();
-    await hb.cleanup();
-    await sim.close();
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -11,16 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { CameraViewer, childPids, streamServices } from '../../test/harness/camera-viewer.js';
-import { HapController } from '../../test/harness/hap.js';
-import { freePort, startHomebridge } from '../../test/harness/homebridge.js';
-import { startSimulator } from '../../test/sim/index.js';
-import { simPlatformConfig } from '../../test/sim/plugin-config.js';
 import { testFfmpeg } from '../../test/video/ffmpeg-binary.js';
 import { cpuMs } from '../lib/cpu.js';
-import { pluginOverride } from '../lib/env.js';
 import { settledRssMiB, SETTLE_ENV } from '../lib/rss.js';
 import { percentile, round } from '../lib/stats.js';
 import { fmt, goal, type PartResult, type RunOptions } from '../lib/types.js';
+import { BENCH_DOORBELL, withVideoBench } from '../lib/video-bench.js';
 
 const CLIP_SECONDS = 3;
 const CPU_CLIP_SECONDS = 10;
@@ -44,24 +40,12 @@ export async function runVideo(options: RunOptions): Promise<PartResult> {
   const started = performance.now();
   const ffmpeg = testFfmpeg();
   const streams = options.quick ? 5 : 20;
-  const sim = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }] });
-  const listenPort = await freePort();
-  const hb = await startHomebridge({
-    platforms: [simPlatformConfig(sim, listenPort, { doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }], discoverDevices: false, userWebhook: false, video: { ffmpegPath: ffmpeg } })],
-    env: SETTLE_ENV,
-    ...pluginOverride(),
-  });
-  let controller: HapController | undefined;
-  try {
-    await hb.waitForLog(/Webhook listener ready/, 120_000);
+  return withVideoBench({ ffmpeg, env: SETTLE_ENV }, async ({ sim, hb, controller: paired }) => {
     const pid = hb.child.pid ?? 0;
-    controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
-    for (let i = 0; sim.registrations().length < 1 && i < 400; i += 1) await sleep(50);
-    const paired = controller;
     const doorbell = (await paired.accessories()).find((accessory) => accessory.services.some((service) => service.type === '121'));
     const ids = doorbell === undefined ? undefined : streamServices(doorbell)[0];
     if (!ids) throw new Error('no doorbell camera');
-    await sim.fire('video-available', { doorbellId: 'BELL-1', dvrId: 'bench-recording' });
+    await sim.fire('video-available', { doorbellId: BENCH_DOORBELL.id, dvrId: 'bench-recording' });
     await hb.waitForLog(/Front Doorbell: Recording available/, 15_000);
 
     const firstPacket: number[] = [];
@@ -133,10 +117,5 @@ export async function runVideo(options: RunOptions): Promise<PartResult> {
       notes: ['Time to first packet is measured at the viewer: from writing SelectedRTPStreamConfiguration (start) to the first RTP packet on its UDP port; it includes the recording lookup at the simulator.', 'CPU per clip second: the whole run of one standalone ffmpeg over a 10 s 1280x720 25 fps HLS clip made with ffmpeg (testsrc, libx264), user + system time from /proc, divided by the clip length. The live view\'s own figure is over the simulator\'s small recording, at real-time pace, per second of wall time.'],
       seconds: round((performance.now() - started) / 1000, 1),
     };
-  } finally {
-    await controller?.close().catch(() => undefined);
-    await hb.stop();
-    await hb.cleanup();
-    await sim.close();
-  }
+  });
 }

@@ -120,6 +120,7 @@ async function startTokens({ shutdown }: PluginContext, files: Files, { tokens, 
     unwatchFile(tokensFile);
     clearInterval(reconcile);
   });
+  // A start that finds the account linked has asked for the setup already: the change to linked
+  // reached LinkControl above, which converges. Asking again here ran the whole setup twice.
   publisher.link(state);
-  if (state === 'linked') setup.request();
 }

@@ -3,95 +3,45 @@
 // midway; ffmpeg crashes mid-stream. Each: a clear log line, the stream ends cleanly (or plays the
 // still picture), the other doorbell's stream goes on, no unhandled rejection, no ffmpeg left, and
 // no playlist address in the log.
-import { readFileSync } from 'node:fs';
-
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { CameraViewer, childPids, streamServices, type StreamIds } from '../harness/camera-viewer.js';
-import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
-import { freePort } from '../harness/homebridge.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
-import { testFfmpeg } from '../video/ffmpeg-binary.js';
+import type { CameraViewer } from '../harness/camera-viewer.js';
+import { commandLine, FRONT_DOORBELL, SIDE_DOORBELL, VideoBed } from '../harness/video-bed.js';
 
-const FFMPEG = testFfmpeg();
-let sim: Simulator;
-const session = new E2eSession();
-const { eventually, paired } = session;
-const viewers: CameraViewer[] = [];
-
-async function streamOf(name: string, index = 0): Promise<StreamIds> {
-  const accessory = await eventually(() => paired().accessory(name), `accessory ${name}`);
-  const ids = streamServices(accessory)[index];
-  if (!ids) throw new Error(`${name} has no stream service ${index}`);
-  return ids;
-}
+const bed = new VideoBed();
+const { eventually, session } = bed;
+const FRONT = FRONT_DOORBELL;
+const SIDE = SIDE_DOORBELL;
+const ffmpegChildren = bed.ffmpegChildren.bind(bed);
 
 async function view(name: string, index = 0): Promise<CameraViewer> {
-  const viewer = await CameraViewer.setUp(paired(), await streamOf(name, index), { ffmpeg: FFMPEG });
-  viewers.push(viewer);
-  expect(viewer.setupStatus).toBe(0);
-  expect(await viewer.start({ ffmpeg: FFMPEG })).toBe(0);
-  return viewer;
+  return bed.view(await bed.streamOf(name, index));
 }
 
-function ffmpegChildren(): number[] {
-  const pid = session.hb?.child.pid;
-  return pid === undefined ? [] : childPids(pid);
-}
-
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-const logs = () => session.hb?.logs.join('\n') ?? '';
-const noFfmpegLeft = () => eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg left', 3_000);
-const frames = (viewer: CameraViewer, count: number) => eventually(() => Promise.resolve(viewer.frames().count >= count ? true : undefined), `${count} frames`);
+const logs = () => bed.logs();
+const noFfmpegLeft = () => bed.ffmpegCount(0, 'no ffmpeg left', 3_000);
+const frames = (viewer: CameraViewer, count: number) => bed.frames(viewer, count);
 
 /** A new recording of the Front Doorbell, named so the simulator answers with the fault. */
-async function recording(dvrId: string): Promise<void> {
-  const announced = () => session.hb?.logs.filter((line) => /Front Doorbell: Recording available/.test(line)).length ?? 0;
-  const before = announced();
-  await fireAccepted(sim, 'video-available', { doorbellId: 'BELL-1', dvrId });
-  await eventually(() => Promise.resolve(announced() > before ? true : undefined), `the recording ${dvrId} applied`);
-}
+const recording = (dvrId: string) => bed.recording(dvrId, FRONT);
 
 beforeAll(async () => {
-  sim = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }, { id: 'BELL-2', name: 'Side Doorbell' }] });
-  const listenPort = await freePort();
-  await session.start({
-    platforms: [
-      simPlatformConfig(sim, listenPort, {
-        doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }, { id: 'BELL-2', name: 'Side Doorbell' }],
-        discoverDevices: false,
-        userWebhook: false,
-        video: { ffmpegPath: FFMPEG },
-      }),
-    ],
-    registrations: { sim, atLeast: 2 },
-    debug: true,
-  });
-  await session.pair(3, 'the bridge and two doorbells');
+  await bed.start({ doorbells: [FRONT, SIDE], debug: true });
 }, 90_000);
 
 afterEach(async () => {
-  for (const viewer of viewers.splice(0)) {
-    await viewer.end().catch(() => undefined);
-    viewer.close();
-  }
+  await bed.endViewers();
   await noFfmpegLeft();
 });
 
 afterAll(async () => {
-  // Nothing secret in the whole log, debug included; no unhandled rejection.
-  expect(logs()).not.toMatch(/SIM-SECRET-SIGNATURE|\/hls\/|m3u8|srtp_out_params|-loglevel/);
-  expect(logs()).not.toMatch(/unhandled/i);
-  await session.close();
-  await sim.close();
+  try {
+    // Nothing secret in the whole log, debug included; no unhandled rejection.
+    expect(logs()).not.toMatch(/SIM-SECRET-SIGNATURE|\/hls\/|m3u8|srtp_out_params|-loglevel/);
+    expect(logs()).not.toMatch(/unhandled/i);
+  } finally {
+    await bed.close();
+  }
 });
 
 describe('the recording cannot be looked up: the still picture plays instead, with a line saying why', () => {

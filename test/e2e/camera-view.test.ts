@@ -11,72 +11,34 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { CameraViewer, childPids, streamServices, type StreamIds } from '../harness/camera-viewer.js';
-import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
-import { freePort } from '../harness/homebridge.js';
+import { fireAccepted } from '../harness/e2e-session.js';
 import { makeClip } from '../harness/secure-video-hub.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
-import { testFfmpeg } from '../video/ffmpeg-binary.js';
+import { alive, FRONT_DOORBELL, SIDE_DOORBELL, VideoBed } from '../harness/video-bed.js';
 
-const FFMPEG = testFfmpeg();
-let sim: Simulator;
-const session = new E2eSession();
-const { eventually, paired } = session;
-const viewers: CameraViewer[] = [];
+const bed = new VideoBed();
+const { eventually, session } = bed;
+const FRONT = FRONT_DOORBELL;
+const SIDE = SIDE_DOORBELL;
 const work = mkdtempSync(join(tmpdir(), 'la-camera-view-'));
-
-async function streamsOf(name: string): Promise<StreamIds[]> {
-  const accessory = await eventually(() => paired().accessory(name), `accessory ${name}`);
-  return streamServices(accessory);
-}
-
-async function view(ids: StreamIds, options: { width?: number; height?: number } = {}): Promise<CameraViewer> {
-  const viewer = await CameraViewer.setUp(paired(), ids, { ffmpeg: FFMPEG });
-  viewers.push(viewer);
-  expect(viewer.setupStatus).toBe(0);
-  expect(await viewer.start({ ffmpeg: FFMPEG, ...options })).toBe(0);
-  return viewer;
-}
-
-/** ffmpeg children of Homebridge now. */
-function ffmpegChildren(): number[] {
-  const pid = session.hb?.child.pid;
-  return pid === undefined ? [] : childPids(pid);
-}
+const view = bed.view.bind(bed);
+const streamsOf = bed.streamsOf.bind(bed);
+const ffmpegChildren = bed.ffmpegChildren.bind(bed);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   // A recording with sound (a sine tone); the simulator's own recording has none.
-  const withSound = makeClip(FFMPEG, join(work, 'sound'), 4, true);
-  sim = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }, { id: 'BELL-2', name: 'Side Doorbell' }], recordings: { 'dvr-sound': withSound } });
-  const listenPort = await freePort();
-  await session.start({
-    platforms: [
-      simPlatformConfig(sim, listenPort, {
-        doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }, { id: 'BELL-2', name: 'Side Doorbell' }],
-        discoverDevices: false,
-        userWebhook: false,
-        video: { ffmpegPath: FFMPEG, replayMinutes: 60 },
-      }),
-    ],
-    registrations: { sim, atLeast: 2 },
-  });
-  await session.pair(3, 'the bridge and two doorbells');
+  const withSound = makeClip(bed.ffmpeg, join(work, 'sound'), 4, true);
+  await bed.start({ doorbells: [FRONT, SIDE], recordings: { 'dvr-sound': withSound }, video: { replayMinutes: 60 } });
 }, 90_000);
 
 afterEach(async () => {
   // A failed test leaves no stream behind to make the next one's stream service busy.
-  for (const viewer of viewers.splice(0)) {
-    await viewer.end().catch(() => undefined);
-    viewer.close();
-  }
+  await bed.endViewers();
 });
 
 afterAll(async () => {
-  await session.close();
-  await sim.close();
+  await bed.close();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -85,7 +47,7 @@ describe('the camera view plays what the doorbell has', () => {
     const [first] = await streamsOf('Side Doorbell');
     if (!first) throw new Error('no stream service');
     const viewer = await view(first, { width: 320, height: 180 });
-    await eventually(() => Promise.resolve(viewer.frames().count >= 20 ? true : undefined), '20 decoded frames of the still');
+    await bed.frames(viewer, 20);
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     const settled = viewer.frames();
     await pause(1_000);
@@ -98,17 +60,17 @@ describe('the camera view plays what the doorbell has', () => {
     // A still has no sound.
     expect(viewer.audioPackets).toBe(0);
     expect(await viewer.end()).toBe(0);
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg after the viewer closed', 2_500);
+    await bed.ffmpegCount(0, 'no ffmpeg after the viewer closed', 2_500);
   });
 
   it('after videoavailable: the recording from its start, frames that change, then its last frame held', async () => {
-    await fireAccepted(sim, 'video-available', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-1' });
+    await fireAccepted(bed.sim, 'video-available', { doorbellId: 'BELL-1', dvrId: 'dvr-e2e-1' });
     await session.hb?.waitForLog(/Front Doorbell: Recording available/);
     const [first] = await streamsOf('Front Doorbell');
     if (!first) throw new Error('no stream service');
     const viewer = await view(first);
     await session.hb?.waitForLog(/Front Doorbell: the camera view plays the recording/);
-    await eventually(() => Promise.resolve(viewer.frames().count >= 30 ? true : undefined), '30 decoded frames of the recording');
+    await bed.frames(viewer, 30);
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     expect(viewer.frames().changes).toBeGreaterThan(10);
     // The clip is 3 s long: afterwards the stream goes on with its last frame, which does not move.
@@ -123,18 +85,15 @@ describe('the camera view plays what the doorbell has', () => {
     // The playlist address is never logged (debug included).
     expect(session.hb?.logs.join('\n')).not.toMatch(/m3u8|\/hls\//);
     await viewer.end();
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg after the viewer closed', 2_500);
+    await bed.ffmpegCount(0, 'no ffmpeg after the viewer closed', 2_500);
   });
 
   it('a recording with sound: its sound arrives on the audio port as SRTP that decodes, the video still within 3 s', async () => {
-    const available = () => (session.hb?.logs ?? []).filter((line) => /Front Doorbell: Recording available/.test(line)).length;
-    const before = available();
-    await fireAccepted(sim, 'video-available', { doorbellId: 'BELL-1', dvrId: 'dvr-sound' });
-    await eventually(() => Promise.resolve(available() > before ? true : undefined), 'the recording with sound logged');
+    await bed.recording('dvr-sound', FRONT);
     const [first] = await streamsOf('Front Doorbell');
     if (!first) throw new Error('no stream service');
     const viewer = await view(first);
-    await eventually(() => Promise.resolve(viewer.frames().count >= 15 ? true : undefined), '15 decoded frames of the recording');
+    await bed.frames(viewer, 15);
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     await eventually(() => Promise.resolve(viewer.audioFrames() >= 10 ? true : undefined), '10 decoded sound frames');
     expect(viewer.audioPackets).toBeGreaterThan(0);
@@ -144,7 +103,7 @@ describe('the camera view plays what the doorbell has', () => {
     await pause(500);
     expect(more()).toBeGreaterThan(0);
     await viewer.end();
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg after the viewer closed', 2_500);
+    await bed.ffmpegCount(0, 'no ffmpeg after the viewer closed', 2_500);
   });
 
   it('two viewers at once each get a stream of their own', async () => {
@@ -155,21 +114,21 @@ describe('the camera view plays what the doorbell has', () => {
     await eventually(() => Promise.resolve(a.frames().count >= 10 && b.frames().count >= 10 ? true : undefined), 'frames on both streams');
     expect(ffmpegChildren()).toHaveLength(2);
     await a.end();
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 1 ? true : undefined), 'one ffmpeg left', 2_500);
+    await bed.ffmpegCount(1, 'one ffmpeg left', 2_500);
     const more = b.packetsSince();
     await pause(500);
     expect(more()).toBeGreaterThan(0);
     await b.end();
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg left', 2_500);
+    await bed.ffmpegCount(0, 'no ffmpeg left', 2_500);
   });
 
   it('a viewer that vanishes without a stop: its stream ends within 2 s of its silence, no ffmpeg left', async () => {
     const [first] = await streamsOf('Side Doorbell');
     if (!first) throw new Error('no stream service');
     const viewer = await view(first);
-    await eventually(() => Promise.resolve(viewer.frames().count >= 5 ? true : undefined), 'frames');
+    await bed.frames(viewer, 5);
     viewer.vanish();
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'the stream of the vanished viewer ended', 3_500);
+    await bed.ffmpegCount(0, 'the stream of the vanished viewer ended', 3_500);
     await session.hb?.waitForLog(/Side Doorbell: camera view: the viewer went away/);
   });
 
@@ -177,18 +136,10 @@ describe('the camera view plays what the doorbell has', () => {
     const [first] = await streamsOf('Front Doorbell');
     if (!first) throw new Error('no stream service');
     const viewer = await view(first);
-    await eventually(() => Promise.resolve(viewer.frames().count >= 5 ? true : undefined), 'frames');
+    await bed.frames(viewer, 5);
     const running = ffmpegChildren();
     expect(running).toHaveLength(1);
     await session.hb?.stop();
-    const alive = running.filter((pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    expect(alive).toEqual([]);
+    expect(running.filter(alive)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 // answering 404, ffmpeg killed mid-recording, the hub closing early; none leaves an ffmpeg behind.
 // After a restart the hub's choices are still there (HAP keeps them) and the next clip records.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,42 +13,22 @@ import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DataStreamClient, selectedRecordingConfiguration } from '../harness/data-stream.js';
-import { E2eSession, fireAccepted, type SessionStart } from '../harness/e2e-session.js';
+import { fireAccepted } from '../harness/e2e-session.js';
 import { characteristicId, shortType, type HapAccessoryInfo, type Subscription } from '../harness/hap.js';
-import { freePort } from '../harness/homebridge.js';
 import { dataStreamSetupId, enableRecording, HUB_720P, makeClip, recordingTriggerId } from '../harness/secure-video-hub.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
-import { testFfmpeg } from '../video/ffmpeg-binary.js';
+import { FRONT_DOORBELL, processName, VideoBed } from '../harness/video-bed.js';
 
 const { Service: S, Characteristic: C } = hap;
-const FFMPEG = testFfmpeg();
+const bed = new VideoBed();
+const FFMPEG = bed.ffmpeg;
 const work = mkdtempSync(join(tmpdir(), 'hksv-e2e-'));
-let sim: Simulator | undefined;
-const session = new E2eSession();
-const { eventually, paired } = session;
+const { eventually, paired, session } = bed;
 let bell: HapAccessoryInfo;
 let trigger: Subscription;
 let triggerId: string;
-let homebridge: SessionStart;
 
 /** Pids of ffmpeg processes whose parent is Homebridge. */
-function ffmpegChildren(): number[] {
-  const parent = session.hb?.child.pid;
-  if (parent === undefined) return [];
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [, name, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat) ?? [];
-      if (name === 'ffmpeg' && Number(rest?.split(' ')[1]) === parent) found.push(Number(entry));
-    } catch {
-      // The process ended while it was read.
-    }
-  }
-  return found;
-}
+const ffmpegChildren = () => bed.ffmpegChildren().filter((pid) => processName(pid) === 'ffmpeg');
 
 /** What ffmpeg says about a file: streams, duration and the key frames' times. */
 function probe(file: string): { text: string; duration: number; keyTimes: number[] } {
@@ -59,14 +39,9 @@ function probe(file: string): { text: string; duration: number; keyTimes: number
   return { text, duration: Number(h) * 3600 + Number(m) * 60 + Number(s), keyTimes };
 }
 
-function simulator(): Simulator {
-  if (!sim) throw new Error('no simulator');
-  return sim;
-}
-
 async function newClip(dvrId: string): Promise<void> {
   const before = trigger.events.length;
-  await fireAccepted(simulator(), 'video-available', { doorbellId: 'BELL-1', dvrId });
+  await fireAccepted(bed.sim, 'video-available', { doorbellId: 'BELL-1', dvrId });
   await eventually(() => Promise.resolve(trigger.events.slice(before).some((e) => e.id === triggerId && (e.value === true || e.value === 1)) ? true : undefined), `the Recording trigger on for ${dvrId}`);
 }
 
@@ -79,24 +54,12 @@ async function hub(): Promise<DataStreamClient> {
 beforeAll(async () => {
   const short = makeClip(FFMPEG, join(work, 'short'), 10, true);
   const long = makeClip(FFMPEG, join(work, 'long'), 40, false);
-  const simulator = await startSimulator({ doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }], recordings: { 'clip-short': short, 'clip-long': long, 'clip-crash': long, 'clip-after-restart': short } });
-  sim = simulator;
-  const listenPort = await freePort();
-  homebridge = {
-    platforms: [
-      simPlatformConfig(simulator, listenPort, {
-        doorbells: [{ id: 'BELL-1', name: 'Front Doorbell', motionTimeoutSeconds: 60 }],
-        discoverDevices: false,
-        userWebhook: false,
-        video: { ffmpegPath: FFMPEG },
-      }),
-    ],
-    registrations: { sim: simulator, atLeast: 1 },
+  await bed.start({
+    doorbells: [{ ...FRONT_DOORBELL, motionTimeoutSeconds: 60 }],
+    recordings: { 'clip-short': short, 'clip-long': long, 'clip-crash': long, 'clip-after-restart': short },
     // Debug lines too: no address may appear in them either.
     debug: true,
-  };
-  await session.start(homebridge);
-  await session.pair(2, 'the bridge and the doorbell');
+  });
   bell = await paired().accessory('Front Doorbell');
   // The hub's set-up: a recording configuration, recording on, recording audio on (a timed write).
   await enableRecording(paired(), bell);
@@ -105,8 +68,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await session.close();
-  await sim?.close();
+  await bed.close();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -224,7 +186,7 @@ describe('HomeKit Secure Video', () => {
 
   it('after a restart the hub\'s choices are still there (HAP keeps them) and the next clip is recorded with them', async () => {
     await trigger.close();
-    await session.restart(homebridge);
+    await bed.restart();
     await paired().reconnect();
     bell = await eventually(() => paired().accessory('Front Doorbell'), 'the doorbell after the restart');
     const id = (characteristic: string) => characteristicId(bell, S.CameraRecordingManagement.UUID, characteristic);

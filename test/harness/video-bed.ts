@@ -1,0 +1,173 @@
+// The set-up the doorbell video end-to-end files share: the service simulator with doorbells (and
+// recordings made at test time), the built plugin in a real Homebridge with the real ffmpeg, a paired
+// HomeKit controller, camera viewers that end after each test, and the ffmpeg children of Homebridge
+// (from /proc) to assert that none is left behind.
+import { readFileSync } from 'node:fs';
+
+import { expect } from 'vitest';
+
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
+import { testFfmpeg } from '../video/ffmpeg-binary.js';
+import { CameraViewer, childPids, streamServices, type StreamIds, type ViewerOptions } from './camera-viewer.js';
+import { E2eSession, fireAccepted, type SessionStart } from './e2e-session.js';
+import { freePort } from './homebridge.js';
+
+export interface BedDoorbell {
+  id: string;
+  name: string;
+  /** Other fields of the doorbell's config entry (e.g. `motionTimeoutSeconds`). */
+  [field: string]: unknown;
+}
+
+export interface VideoBedOptions {
+  doorbells: BedDoorbell[];
+  /** dvrID → a folder with a recording's playlist (see makeClip), served by the simulator. */
+  recordings?: Record<string, string>;
+  /** The plugin's `video` block besides `ffmpegPath` (the test ffmpeg). */
+  video?: Record<string, unknown>;
+  /** Homebridge's debug lines too (no address may appear in them either). */
+  debug?: boolean;
+}
+
+/** The two doorbells most video files use. */
+export const FRONT_DOORBELL: BedDoorbell = { id: 'BELL-1', name: 'Front Doorbell' };
+export const SIDE_DOORBELL: BedDoorbell = { id: 'BELL-2', name: 'Side Doorbell' };
+
+/** Whether a process runs (signal 0 reaches it). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A process's command line ('' once it has ended). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** A process's name as the kernel keeps it (the program it runs now), '' once it has ended. */
+export function processName(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  } catch {
+    return '';
+  }
+}
+
+export class VideoBed {
+  readonly ffmpeg = testFfmpeg();
+  readonly session = new E2eSession();
+  readonly eventually = this.session.eventually;
+  readonly paired = this.session.paired;
+  private readonly viewers: CameraViewer[] = [];
+  private simulator: Simulator | undefined;
+  private homebridge: SessionStart | undefined;
+
+  get sim(): Simulator {
+    if (!this.simulator) throw new Error('the video bed has not started');
+    return this.simulator;
+  }
+
+  /** Homebridge's whole log so far, debug included. */
+  logs(): string {
+    return this.session.hb?.logs.join('\n') ?? '';
+  }
+
+  /** Starts the simulator and Homebridge, waits for the webhook registrations and pairs a controller that sees every doorbell. */
+  async start(options: VideoBedOptions): Promise<void> {
+    const doorbells = options.doorbells.map(({ id, name }) => ({ id, name }));
+    this.simulator = await startSimulator({ doorbells, ...(options.recordings ? { recordings: options.recordings } : {}) });
+    const listenPort = await freePort();
+    this.homebridge = {
+      platforms: [
+        simPlatformConfig(this.simulator, listenPort, {
+          doorbells: options.doorbells,
+          discoverDevices: false,
+          userWebhook: false,
+          video: { ffmpegPath: this.ffmpeg, ...options.video },
+        }),
+      ],
+      registrations: { sim: this.simulator, atLeast: options.doorbells.length },
+      ...(options.debug ? { debug: true } : {}),
+    };
+    await this.session.start(this.homebridge);
+    await this.session.pair(options.doorbells.length + 1, `the bridge and ${options.doorbells.length} doorbell(s)`);
+  }
+
+  /** Stops Homebridge and starts it again with the same identity and config (the pairing stays). */
+  async restart(): Promise<void> {
+    if (!this.homebridge) throw new Error('the video bed has not started');
+    await this.session.restart(this.homebridge);
+  }
+
+  /** The stream-management services of a doorbell's camera. */
+  async streamsOf(name: string): Promise<StreamIds[]> {
+    const accessory = await this.eventually(() => this.paired().accessory(name), `accessory ${name}`);
+    return streamServices(accessory);
+  }
+
+  /** One stream-management service of a doorbell; throws when it has none at `index`. */
+  async streamOf(name: string, index = 0): Promise<StreamIds> {
+    const ids = (await this.streamsOf(name))[index];
+    if (!ids) throw new Error(`${name} has no stream service ${index}`);
+    return ids;
+  }
+
+  /** A viewer that has set up and started a stream (both answered success); ended by `endViewers`. */
+  async view(ids: StreamIds, options: Omit<ViewerOptions, 'ffmpeg'> = {}): Promise<CameraViewer> {
+    const viewer = await CameraViewer.setUp(this.paired(), ids, { ffmpeg: this.ffmpeg });
+    this.viewers.push(viewer);
+    expect(viewer.setupStatus).toBe(0);
+    expect(await viewer.start({ ffmpeg: this.ffmpeg, ...options })).toBe(0);
+    return viewer;
+  }
+
+  /** Waits until a viewer has decoded `count` frames. */
+  frames(viewer: CameraViewer, count: number): Promise<true> {
+    return this.eventually(() => Promise.resolve(viewer.frames().count >= count ? true : undefined), `${count} decoded frames`);
+  }
+
+  /** Ends every viewer still open, so a failed test leaves no stream to make the next one's service busy. */
+  async endViewers(): Promise<void> {
+    for (const viewer of this.viewers.splice(0)) {
+      await viewer.end().catch(() => undefined);
+      viewer.close();
+    }
+  }
+
+  /** The children of the Homebridge running now: the plugin starts no other program than ffmpeg. */
+  ffmpegChildren(): number[] {
+    const pid = this.session.hb?.child.pid;
+    return pid === undefined ? [] : childPids(pid);
+  }
+
+  /** Waits until Homebridge has `count` ffmpeg children (none by default). */
+  ffmpegCount(count: number, what: string, timeoutMs = 3_000): Promise<true> {
+    return this.eventually(() => Promise.resolve(this.ffmpegChildren().length === count ? true : undefined), what, timeoutMs);
+  }
+
+  /** Fires videoavailable for a doorbell and waits until the plugin has logged it as a new recording. */
+  async recording(dvrId: string, doorbell: BedDoorbell): Promise<void> {
+    const pattern = new RegExp(`${doorbell.name}: Recording available`);
+    const announced = () => this.session.hb?.logs.filter((line) => pattern.test(line)).length ?? 0;
+    const before = announced();
+    await fireAccepted(this.sim, 'video-available', { doorbellId: doorbell.id, dvrId });
+    await this.eventually(() => Promise.resolve(announced() > before ? true : undefined), `the recording ${dvrId} applied`);
+  }
+
+  /** Ends the viewers, the controller, Homebridge (with its storage) and the simulator; safe after a failed start. */
+  async close(): Promise<void> {
+    await this.endViewers();
+    await this.session.close();
+    await this.simulator?.close();
+  }
+}
