@@ -11,20 +11,13 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { CameraViewer, childPids, streamServices } from '../harness/camera-viewer.js';
-import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
-import { freePort } from '../harness/homebridge.js';
+import type { CameraViewer } from '../harness/camera-viewer.js';
 import { makeClip } from '../harness/secure-video-hub.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
-import { testFfmpeg } from '../video/ffmpeg-binary.js';
+import { FRONT_DOORBELL, VideoBed } from '../harness/video-bed.js';
 
-const FFMPEG = testFfmpeg();
 const ASSETS = fileURLToPath(new URL('../sim/assets/', import.meta.url));
-let sim: Simulator;
-const session = new E2eSession();
-const { eventually, paired } = session;
-const viewers: CameraViewer[] = [];
+const bed = new VideoBed();
+const FFMPEG = bed.ffmpeg;
 const work = mkdtempSync(join(tmpdir(), 'la-camera-copy-'));
 let dvr = 0;
 
@@ -42,63 +35,31 @@ function mpeg2Clip(dir: string): string {
   return dir;
 }
 
+/** The recording becomes the newest, a viewer starts a stream of it; `logsFrom` marks the log lines since. */
 async function play(recording: string, options: { width?: number; height?: number; fps?: number } = {}): Promise<{ viewer: CameraViewer; logsFrom: number }> {
-  const available = () => (session.hb?.logs ?? []).filter((line) => /Front Doorbell: Recording available/.test(line)).length;
-  const before = available();
-  await fireAccepted(sim, 'video-available', { doorbellId: 'BELL-1', dvrId: recording });
-  await eventually(() => Promise.resolve(available() > before ? true : undefined), 'the recording logged');
-  const accessory = await eventually(() => paired().accessory('Front Doorbell'), 'the doorbell');
-  const [ids] = streamServices(accessory);
-  if (!ids) throw new Error('no stream service');
-  const logsFrom = session.hb?.logs.length ?? 0;
-  const viewer = await CameraViewer.setUp(paired(), ids, { ffmpeg: FFMPEG });
-  viewers.push(viewer);
-  expect(viewer.setupStatus).toBe(0);
-  expect(await viewer.start({ ffmpeg: FFMPEG, ...options })).toBe(0);
-  return { viewer, logsFrom };
+  await bed.recording(recording, FRONT_DOORBELL);
+  const ids = await bed.streamOf(FRONT_DOORBELL.name);
+  const logsFrom = bed.session.hb?.logs.length ?? 0;
+  return { viewer: await bed.view(ids, options), logsFrom };
 }
 
-const logsSince = (from: number) => (session.hb?.logs ?? []).slice(from).join('\n');
-const frames = (viewer: CameraViewer, count: number) => eventually(() => Promise.resolve(viewer.frames().count >= count ? true : undefined), `${count} decoded frames`);
+const logsSince = (from: number) => (bed.session.hb?.logs ?? []).slice(from).join('\n');
+const frames = (viewer: CameraViewer, count: number) => bed.frames(viewer, count);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function ffmpegChildren(): number[] {
-  const pid = session.hb?.child.pid;
-  return pid === undefined ? [] : childPids(pid);
-}
+const ffmpegChildren = () => bed.ffmpegChildren();
 
 beforeAll(async () => {
-  sim = await startSimulator({
-    doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
-    recordings: { 'dvr-large': makeClip(FFMPEG, join(work, 'large'), 3, false), 'dvr-mpeg2': mpeg2Clip(join(work, 'mpeg2')) },
-  });
-  const listenPort = await freePort();
-  await session.start({
-    debug: true,
-    platforms: [
-      simPlatformConfig(sim, listenPort, {
-        doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
-        discoverDevices: false,
-        userWebhook: false,
-        video: { ffmpegPath: FFMPEG, replayMinutes: 60 },
-      }),
-    ],
-    registrations: { sim, atLeast: 1 },
-  });
-  await session.pair(2, 'the bridge and the doorbell');
+  const recordings = { 'dvr-large': makeClip(FFMPEG, join(work, 'large'), 3, false), 'dvr-mpeg2': mpeg2Clip(join(work, 'mpeg2')) };
+  await bed.start({ doorbells: [FRONT_DOORBELL], recordings, video: { replayMinutes: 60 }, debug: true });
 }, 90_000);
 
 afterEach(async () => {
-  for (const viewer of viewers.splice(0)) {
-    await viewer.end().catch(() => undefined);
-    viewer.close();
-  }
-  await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg between tests', 3_000);
+  await bed.endViewers();
+  await bed.ffmpegCount(0, 'no ffmpeg between tests');
 });
 
 afterAll(async () => {
-  await session.close();
-  await sim.close();
+  await bed.close();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -124,15 +85,15 @@ describe('a clip that fits is copied', () => {
     // The viewer closes during the hold: both ffmpeg runs are over within 2 s.
     expect(ffmpegChildren()).toHaveLength(1);
     await viewer.end();
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'no ffmpeg after the viewer closed', 2_000);
+    await bed.ffmpegCount(0, 'no ffmpeg after the viewer closed', 2_000);
   });
 
   it('a viewer that vanishes during the copy: the stream ends, no ffmpeg left', async () => {
     const { viewer } = await play(`dvr-copy-${++dvr}`);
     await frames(viewer, 3);
     viewer.vanish();
-    await eventually(() => Promise.resolve(ffmpegChildren().length === 0 ? true : undefined), 'the stream of the vanished viewer ended', 3_500);
-    await session.hb?.waitForLog(/Front Doorbell: camera view: the viewer went away/);
+    await bed.ffmpegCount(0, 'the stream of the vanished viewer ended', 3_500);
+    await bed.session.hb?.waitForLog(/Front Doorbell: camera view: the viewer went away/);
   });
 });
 
