@@ -202,6 +202,7 @@ export class DoorbellAccessory {
     try {
       this.accessory.configureController(controller);
       this.controller = controller;
+      this.camera.attach(controller);
       this.recording?.attach(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.
