@@ -6,7 +6,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 
 import { AccountSetup } from '../cloud/account-setup.js';
 import { selfCheckOnce } from '../cloud/startup-checks.js';
-import { TOKENS_FILE } from '../cloud/tokens/token-store.js';
+import { TOKENS_FILE } from '../storage/token-file.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
 import { errorText } from '../util/error-text.js';
 import { watchDelivery, type Delivery } from './delivery.js';
