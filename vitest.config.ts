@@ -3,6 +3,8 @@ import { join, relative } from 'node:path';
 
 import { configDefaults, defineConfig } from 'vitest/config';
 
+import { LongestFirst } from './test/harness/longest-first.js';
+
 /** End-to-end files with a Matter controller in the test process: matter.js keeps process-wide state. */
 const MATTER_E2E = ['test/e2e/matter*.test.ts'];
 /**
@@ -36,6 +38,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // A shared 2-core machine: keep parallelism modest so real-process tests do not starve.
     maxWorkers: 2,
+    // The longest files first, across lanes, so no long file starts last and runs alone.
+    sequence: { sequencer: LongestFirst },
     unstubEnvs: true,
     // Projects inherit the options above (extends: true); each names its own files.
     projects: [

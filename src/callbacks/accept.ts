@@ -46,6 +46,8 @@ export interface CallbackRequest {
 /** The duplicate store, read only: accept() looks keys up, the adapter claims the verdict's key. */
 export interface DuplicateLookup {
   readonly ready: boolean;
+  /** The store holds a key of a form earlier versions stored: only then are earlier keys looked up. */
+  readonly holdsEarlierKeys: boolean;
   has(key: string): boolean;
 }
 
@@ -166,7 +168,7 @@ export function accept(request: CallbackRequest, env: AcceptEnv): Verdict {
     return { kind: 'ignored', status: 200, reason: 'unknown-kind', kindName: `${printable(envelope.eventType)}/${printable(envelope.event)} with a value this plugin does not know${unmappedValue(json.value)}`, record: { lastCallback } };
   }
   // One-shot events are looked up in the duplicate store; state reports are applied every time.
-  const dedupe = dedupeClass(events, route, raw, signature.timestampMs);
+  const dedupe = dedupeClass(events, route, raw, signature.timestampMs, env.dedupe.holdsEarlierKeys);
   if (dedupe.oneShot) {
     if (!env.dedupe.ready) return reject(503, 'dedupe-not-ready');
     if (env.dedupe.has(dedupe.key) || dedupe.earlierKeys.some((key) => env.dedupe.has(key))) return duplicate(lastCallback);

@@ -94,12 +94,30 @@ export function dedupeKey(route: CallbackRoute, event: DeviceEvent, rawBody: Buf
 const hasId = (value: string | undefined): value is string => value !== undefined && value !== '';
 const plainId = (value: string) => (value.length <= MAX_PLAIN_ID_LENGTH ? value : sha256(value));
 
-/** One callback's class: remembered under a key when any of its events is one-shot, else not at all. */
-export function dedupeClass(events: readonly DeviceEvent[], route: CallbackRoute, rawBody: Buffer, signedAtMs: number): DedupeClass {
+/** An earlier version's EventID key: the route without the device. */
+const EARLIER_ID_KEY = /^(?:lock|doorbell|user):id:/;
+
+/**
+ * Whether a stored key has a form that an earlier key of some delivery could equal. The store counts
+ * them, so while it holds none a callback skips making its earlier keys (a second SHA-256 of the
+ * body) and looking them up. A body key of this version (no identity, no event time) counts too:
+ * it cannot be told from an earlier delivery key, and counting one more than needed costs only time.
+ */
+export function mayBeEarlierKey(key: string): boolean {
+  return EARLIER_ID_KEY.test(key) || key.includes(':sha256t:');
+}
+
+/**
+ * One callback's class: remembered under a key when any of its events is one-shot, else not at all.
+ * `withEarlierKeys`: false when the store holds no key of an earlier form (see mayBeEarlierKey), so
+ * none of the earlier keys could be found and none is made.
+ */
+export function dedupeClass(events: readonly DeviceEvent[], route: CallbackRoute, rawBody: Buffer, signedAtMs: number, withEarlierKeys = true): DedupeClass {
   const oneShot = events.find(isOneShot);
   if (oneShot === undefined) return { oneShot: false };
   const key = dedupeKey(route, oneShot, rawBody, signedAtMs);
   const earlierKeys: string[] = [];
+  if (!withEarlierKeys) return { oneShot: true, key, earlierKeys };
   if (hasId(oneShot.eventId)) earlierKeys.push(`${route}:id:${plainId(oneShot.eventId)}`);
   const delivery = deliveryKey(`${route}/${deviceOf(oneShot)}`, rawBody, signedAtMs);
   if (delivery !== key) earlierKeys.push(delivery);

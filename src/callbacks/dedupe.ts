@@ -9,6 +9,7 @@
 import { z } from 'zod/v3';
 
 import { DEDUPE_TTL_MS } from '../settings.js';
+import { mayBeEarlierKey } from './dedupe-rule.js';
 import { StorageError, type Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import { QuietWriter } from '../util/quiet-writer.js';
@@ -95,6 +96,8 @@ export class DedupeStore {
   private keys: string[] = [];
   private expiries: number[] = [];
   private head = 0;
+  /** Keys in `seen` of a form earlier versions stored (mayBeEarlierKey): none, and no callback looks for them. */
+  private earlierForm = 0;
   private readonly now: () => number;
   private readonly ttlMs: number;
   private readonly maxKeys: number;
@@ -141,6 +144,11 @@ export class DedupeStore {
 
   get size(): number {
     return this.seen.size;
+  }
+
+  /** Whether any key an earlier version could have stored is held (such keys leave 72 h after an upgrade). */
+  get holdsEarlierKeys(): boolean {
+    return this.earlierForm > 0;
   }
 
   /**
@@ -205,6 +213,7 @@ export class DedupeStore {
   private takeIn(entries: readonly Entry[]): void {
     const all = liveInOrder([...entries, ...this.live()], this.now());
     this.seen.clear();
+    this.earlierForm = 0;
     this.keys = [];
     this.expiries = [];
     this.head = 0;
@@ -271,6 +280,7 @@ export class DedupeStore {
   }
 
   private remember(key: string, expiresAt: number): void {
+    if (!this.seen.has(key) && mayBeEarlierKey(key)) this.earlierForm += 1;
     this.seen.set(key, expiresAt);
     this.keys.push(key);
     this.expiries.push(expiresAt);
@@ -312,7 +322,8 @@ export class DedupeStore {
     const index = this.head;
     this.head += 1;
     if (!this.current(index)) return;
-    this.seen.delete(this.keys[index] ?? '');
+    const key = this.keys[index] ?? '';
+    if (this.seen.delete(key) && mayBeEarlierKey(key)) this.earlierForm -= 1;
   }
 
   /** Drops the consumed front of the arrays once it is most of them. */

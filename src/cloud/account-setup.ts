@@ -98,6 +98,11 @@ export class AccountSetup {
     this.runs.request();
   }
 
+  /** Resolves once no run is under way or asked for (a run asked for during one follows it). */
+  async settled(): Promise<void> {
+    for (let run = this.runs.current; run !== undefined; run = this.runs.current) await run;
+  }
+
   /**
    * Registrations ran outside a run (after a new public address): the first run's state refresh
    * goes out once some are in place.

@@ -4,6 +4,7 @@
 // stream is refused with a clear line, and the pictures go on as before.
 import type {
   API,
+  CameraController,
   CameraStreamingDelegate,
   PrepareStreamCallback,
   PrepareStreamRequest,
@@ -17,17 +18,21 @@ import type {
 import { recentRecording } from '../model/doorbell-state.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { errorText } from '../util/error-text.js';
-import { clipHasAudio } from '../video/clip-probe.js';
+import { probeClip, type ClipFacts } from '../video/clip-probe.js';
+import { whyNotCopied } from '../video/copy-fit.js';
 import { audioEncoderFor } from '../video/live-args.js';
-import { LiveStreams, type LiveAudioSelection, type LiveInput } from '../video/live-streams.js';
+import { LiveStreams, type CopyFacts, type LiveAudioSelection, type LiveInput } from '../video/live-streams.js';
 import type { VideoRoom } from '../video/video-room.js';
 import type { SnapshotCache } from './snapshot-cache.js';
 
 export const LIVE_VIDEO_REFUSAL = 'live video is not available for this doorbell; Apple Home shows the latest motion still instead';
 /** The lookup gets this long; then the still picture plays, so the first packet still leaves within 3 s. */
 export const LOOKUP_BUDGET_MS = 2_000;
-/** Finding out whether the clip has sound must end by then (from the start request), else no sound. */
-export const SOUND_CHECK_BY_MS = 2_200;
+/** Examining the clip (sound? can its video be copied?) gets this long, and must end by CHECK_BY_MS from the start request; no answer: no sound, encoded video. */
+export const CHECK_MS = 1_200;
+export const CHECK_BY_MS = 2_200;
+/** The clip's last frame is kept from this many frame times before its end (the last frame falls within). */
+const LAST_FRAMES = 1.5;
 /** Opus asks a bitrate of the encoder; HomeKit's "variable" rate leaves it at what the viewer allows. */
 const MIN_AUDIO_KBPS = 16;
 export class DoorbellCamera implements CameraStreamingDelegate {
@@ -42,6 +47,14 @@ export class DoorbellCamera implements CameraStreamingDelegate {
     forceStop: (sessionId: string) => void,
   ) {
     this.streams = video === undefined ? undefined : new LiveStreams(video, device.log, forceStop);
+  }
+
+  /** Follows the camera's microphone Mute (written by a viewer): while muted, no stream sends sound. */
+  attach(controller: CameraController): void {
+    controller.on('microphone-change', (muted) => {
+      this.device.log.debug(`the camera's sound is ${muted ? 'muted' : 'on'}.`);
+      this.streams?.setMuted(muted);
+    });
   }
 
   /** Ends every stream (the accessory goes away). */
@@ -112,8 +125,11 @@ export class DoorbellCamera implements CameraStreamingDelegate {
     const { video } = request;
     const asked = Date.now();
     const input = await this.input();
-    const sound = await this.sound(request, input, SOUND_CHECK_BY_MS - (Date.now() - asked));
-    streams.start(request.sessionID, {
+    const facts: ClipFacts =
+      input.kind === 'recording' && this.video !== undefined
+        ? await probeClip(this.video, input.playlist, Math.min(CHECK_MS, CHECK_BY_MS - (Date.now() - asked)))
+        : { audio: false, video: undefined, duration: undefined };
+    const selection = {
       width: video.width,
       height: video.height,
       fps: video.fps,
@@ -123,18 +139,28 @@ export class DoorbellCamera implements CameraStreamingDelegate {
       profile: video.profile,
       level: video.level,
       rtcpInterval: video.rtcp_interval,
-    }, input, sound);
+    };
+    let copy: CopyFacts | undefined;
+    if (input.kind === 'recording') {
+      const why = whyNotCopied(facts.video, selection) ?? (facts.duration === undefined ? 'its length is not known' : undefined);
+      if (why === undefined && facts.duration !== undefined && facts.video?.fps !== undefined) {
+        copy = { lastFrameAt: facts.duration - LAST_FRAMES / facts.video.fps, width: facts.video.width, height: facts.video.height };
+        this.device.log.debug('the camera view sends the clip\'s H.264 as it is.');
+      } else {
+        this.device.log.debug(`the camera view encodes the clip: ${why ?? 'it cannot be copied'}.`);
+      }
+    }
+    await streams.start(request.sessionID, selection, input, this.sound(request, input, facts.audio), copy);
   }
 
   /**
    * The sound to send: only for a recording that has a sound track, and only in a codec the viewer
    * selected that this ffmpeg can make. A still has none.
    */
-  private async sound(request: StartStreamRequest, input: LiveInput, withinMs: number): Promise<LiveAudioSelection | undefined> {
+  private sound(request: StartStreamRequest, input: LiveInput, hasAudio: boolean): LiveAudioSelection | undefined {
     const { audio } = request;
     const encoder = audioEncoderFor(audio.codec, this.video?.ffmpeg?.encoders ?? new Set());
-    if (input.kind !== 'recording' || encoder === undefined || this.video === undefined) return undefined;
-    if (!(await clipHasAudio(this.video, input.playlist, withinMs))) return undefined;
+    if (input.kind !== 'recording' || encoder === undefined || !hasAudio) return undefined;
     return {
       encoder,
       payloadType: audio.pt,

@@ -51,6 +51,8 @@ export async function listenerStage(context: PluginContext, files: Files, link: 
 async function listen({ config, log, shutdown }: PluginContext, files: Files, link: Link, parts: Pick<Listener, 'router' | 'heard' | 'instanceNonce'>): Promise<Receiver | undefined> {
   const { publisher, control, address } = link;
   const where = `${config.webhook.listenHost}:${config.webhook.listenPort}`;
+  // Of the counters the status file shows, a verified callback can change only the duplicates.
+  let duplicatesShown = 0;
   try {
     const receiver = await startReceiver({
       webhook: config.webhook,
@@ -68,7 +70,10 @@ async function listen({ config, log, shutdown }: PluginContext, files: Files, li
         publisher.receiverStats(stats);
       },
       onVerified: (key, stats) => {
-        publisher.receiverStats(stats);
+        if (stats.duplicates !== duplicatesShown) {
+          duplicatesShown = stats.duplicates;
+          publisher.receiverStats(stats);
+        }
         parts.heard.emit(key);
       },
     });

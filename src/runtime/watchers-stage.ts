@@ -6,7 +6,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 
 import { AccountSetup } from '../cloud/account-setup.js';
 import { selfCheckOnce } from '../cloud/startup-checks.js';
-import { TOKENS_FILE } from '../cloud/tokens/token-store.js';
+import { TOKENS_FILE } from '../storage/token-file.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
 import { errorText } from '../util/error-text.js';
 import { watchDelivery, type Delivery } from './delivery.js';
@@ -120,6 +120,7 @@ async function startTokens({ shutdown }: PluginContext, files: Files, { tokens, 
     unwatchFile(tokensFile);
     clearInterval(reconcile);
   });
+  // A start that finds the account linked has asked for the setup already: the change to linked
+  // reached LinkControl above, which converges. Asking again here ran the whole setup twice.
   publisher.link(state);
-  if (state === 'linked') setup.request();
 }

@@ -5,7 +5,7 @@ import { kill } from 'node:process';
 
 import { discoverDevices } from '../cloud/discovery.js';
 import type { LinkState } from '../cloud/tokens/token-manager.js';
-import { TokenStore } from '../cloud/tokens/token-store.js';
+import { TokenStore } from '../storage/token-file.js';
 import { lookupVideo, type VideoEvent } from '../cloud/video.js';
 import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';

@@ -2,8 +2,11 @@
 // itself) or a still picture (piped in), encoded as H.264 at or below what the controller asked for,
 // its last frame held until the viewer closes, sent as SRTP exactly as the controller negotiated.
 //
-// Always encoded, never copied: ffmpeg cannot hold the last frame of a copied stream (the hold is a
-// filter), and a copied clip would keep the camera's size and rate whatever the viewer asked for.
+// A recording whose H.264 already fits what the viewer asked for is copied instead (copyArgs): the
+// hold is a filter, which copied video cannot pass through, so the copy is sent as plain RTP to the
+// plugin's relay, and its last frame, kept as a picture, is then held by a second ffmpeg (a still,
+// sent to the same relay), which makes one stream of the two.
+import { SRTP_TAG_LENGTH } from './srtp.js';
 
 /** Where and how the controller wants the video (from its SetupEndpoints and SelectedRTPStreamConfiguration). */
 export interface LiveTarget {
@@ -43,6 +46,8 @@ export interface LiveAudioTarget {
   bitrate: number;
   /** ms of sound in each packet */
   packetTime: number;
+  /** When set, plain RTP to this local port of the sound's relay (which protects it, and drops it while muted), not SRTP straight to the viewer. */
+  relayPort?: number;
 }
 
 export type LiveSource =
@@ -83,8 +88,13 @@ const OPUS_FRAME_MS = [10, 20, 40, 60] as const;
 /** Sound packets are small; this leaves room for the SRTP trailer under any MTU. */
 const AUDIO_PACKET_SIZE = 188;
 
+/** Plain RTP to the relay on this machine, which protects it for the viewer (and adds the SRTP tag: room left for it). */
+function relayOutput(target: LiveTarget, relayPort: number): string[] {
+  return ['-f', 'rtp', '-payload_type', String(target.payloadType), `rtp://127.0.0.1:${relayPort}?rtcpport=${relayPort}&pkt_size=${target.mtu - SRTP_TAG_LENGTH}`];
+}
+
 /** The second output: the clip's first sound track, encoded as selected, to the controller's audio port. */
-function audioOutput(target: LiveTarget, audio: LiveAudioTarget): string[] {
+export function audioOutput(target: LiveTarget, audio: LiveAudioTarget): string[] {
   const codec =
     audio.encoder === 'libopus'
       ? ['-c:a', 'libopus', '-application', 'lowdelay', '-frame_duration', String(OPUS_FRAME_MS.filter((ms) => ms <= audio.packetTime).at(-1) ?? 20)]
@@ -97,8 +107,9 @@ function audioOutput(target: LiveTarget, audio: LiveAudioTarget): string[] {
     '-ac', String(Math.max(1, audio.channels)),
     '-b:a', `${Math.max(8, audio.bitrate)}k`,
     '-f', 'rtp',
-    ...srtpOptions(audio.payloadType, audio.ssrc, audio.srtpKey, audio.srtpSalt),
-    srtpAddress(target, audio.port, AUDIO_PACKET_SIZE),
+    ...(audio.relayPort === undefined
+      ? [...srtpOptions(audio.payloadType, audio.ssrc, audio.srtpKey, audio.srtpSalt), srtpAddress(target, audio.port, AUDIO_PACKET_SIZE)]
+      : ['-payload_type', String(audio.payloadType), `rtp://127.0.0.1:${audio.relayPort}?rtcpport=${audio.relayPort}&pkt_size=${AUDIO_PACKET_SIZE - SRTP_TAG_LENGTH}`]),
   ];
 }
 
@@ -132,7 +143,7 @@ function encoding(target: LiveTarget, encoder: string): string[] {
  * The sound is an output of its own, so it never holds back the video, and it simply ends with the
  * clip while the last frame is held.
  */
-export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, audio?: LiveAudioTarget): string[] {
+export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, audio?: LiveAudioTarget, relayPort?: number): string[] {
   const input =
     source.kind === 'recording'
       ? ['-re', '-i', source.playlist]
@@ -145,9 +156,33 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
     '-an', '-sn', '-dn',
     '-vf', filters(target),
     ...encoding(target, encoder),
-    '-f', 'rtp',
-    ...srtpOptions(target.payloadType, target.ssrc, target.srtpKey, target.srtpSalt),
-    srtpAddress(target),
+    ...(relayPort === undefined ? ['-f', 'rtp', ...srtpOptions(target.payloadType, target.ssrc, target.srtpKey, target.srtpSalt), srtpAddress(target)] : relayOutput(target, relayPort)),
     ...(audio !== undefined && source.kind === 'recording' ? audioOutput(target, audio) : []),
+  ];
+}
+
+/**
+ * A fitting recording copied as it is, from its start, in real time, to the relay. Beside it, the
+ * frames from `lastFrameAt` (seconds into the clip) on are written to `lastFrame` as a lossless
+ * picture, each over the one before: when the clip ends, that file holds its last frame. Key frames
+ * are written too (a few per clip), so a clip cut short (its later segments missing) still leaves
+ * its last key frame to hold.
+ */
+export function copyArgs(playlist: string, target: LiveTarget, relayPort: number, lastFrame: string, lastFrameAt: number, audio?: LiveAudioTarget): string[] {
+  return [
+    '-loglevel', 'warning',
+    '-re', '-i', playlist,
+    '-map', '0:v:0',
+    '-an', '-sn', '-dn',
+    '-c:v', 'copy',
+    ...relayOutput(target, relayPort),
+    '-map', '0:v:0',
+    '-an', '-sn', '-dn',
+    '-vf', `select=gte(t\\,${Math.max(0, lastFrameAt).toFixed(3)})+eq(pict_type\\,I)`,
+    '-vsync', '0',
+    '-c:v', 'png',
+    '-update', '1',
+    '-f', 'image2', '-y', lastFrame,
+    ...(audio === undefined ? [] : audioOutput(target, audio)),
   ];
 }

@@ -1,15 +1,18 @@
-// The camera view's streams, one ffmpeg each: prepared (a UDP port of ours where the viewer's RTCP
-// reports arrive, and our SSRC), started (ffmpeg sends SRTP straight to the viewer), stopped. A
-// stream also ends when its ffmpeg ends by itself (the clip cannot be read, a crash) or when the
-// viewer falls silent (no report for a moment: it went away without a stop); `ended` says so, so
-// the view can tell HomeKit. The plugin never carries the video itself: ffmpeg reads the playlist.
+// The camera view's streams: prepared (a UDP port of ours where the viewer's RTCP reports arrive,
+// and our SSRC), started, stopped. An encoded stream is one ffmpeg that sends SRTP straight to the
+// viewer; a copied clip goes through the relay (copied-stream.ts). A stream also ends when its
+// ffmpeg ends by itself (the clip cannot be read, a crash) or when the viewer falls silent (no
+// report for a moment: it went away without a stop); `ended` says so, so the view can tell HomeKit.
+// ffmpeg reads the playlist; the plugin holds at most one packet of the video at a time.
 import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { liveArgs, type LiveAudioTarget, type LiveSource, type LiveTarget } from './live-args.js';
-import { describeExit, type FfmpegRun } from './ffmpeg-processes.js';
+import { startCopiedStream, type CopyPlan, type StreamRun } from './copied-stream.js';
+import { describeExit } from './ffmpeg-processes.js';
+import { RtpRelay } from './rtp-relay.js';
 import type { VideoRoom } from './video-room.js';
 
 /** Before its first report, a viewer has this long (a phone on a slow network). */
@@ -21,6 +24,8 @@ const WATCH_EVERY_MS = 250;
 const LOGGED_ERROR_LINES = 3;
 /** ffmpeg warnings that say nothing to a user (a JPEG still's full-range colours). */
 const HARMLESS = /deprecated pixel format used/;
+/** Opus's RTP clock runs at 48 kHz whatever its sample rate. */
+const OPUS_CLOCK = 48_000;
 
 /** Where the viewer wants the video, from its SetupEndpoints. */
 export interface LiveViewer {
@@ -39,6 +44,9 @@ export type LiveAudioSelection = Omit<LiveAudioTarget, 'port' | 'srtpKey' | 'srt
 /** What the viewer selected when it started the stream. */
 export type LiveSelection = Omit<LiveTarget, 'address' | 'ipv6' | 'port' | 'srtpKey' | 'srtpSalt' | 'ssrc'> & { rtcpInterval: number };
 
+/** A fitting clip: where its last frame is kept from, and its size. */
+export type CopyFacts = Pick<CopyPlan, 'lastFrameAt' | 'width' | 'height'>;
+
 /** The stream's source: a recording's playlist, or a still picture (JPEG). */
 export type LiveInput = { kind: 'recording'; playlist: string } | { kind: 'still'; image: Buffer };
 
@@ -49,7 +57,8 @@ interface Session {
   port: number;
   heardAt?: number;
   startedAt?: number;
-  run?: FfmpegRun;
+  run?: StreamRun;
+  soundRelay?: RtpRelay;
   watch?: NodeJS.Timeout;
   /** For the doorbell's log ("camera view: ..."), whose lines carry the doorbell's name. */
   label: string;
@@ -58,6 +67,7 @@ interface Session {
 
 export class LiveStreams {
   private readonly sessions = new Map<string, Session>();
+  private muted = false;
 
   constructor(
     private readonly room: VideoRoom,
@@ -95,29 +105,56 @@ export class LiveStreams {
     return { port: session.port, ssrc: session.ssrc };
   }
 
-  /** Starts ffmpeg for a prepared session. Throws when ffmpeg cannot be started (the caller refuses the stream). */
-  start(sessionId: string, selection: LiveSelection, input: LiveInput, audio?: LiveAudioSelection): void {
+  /**
+   * Starts ffmpeg for a prepared session: a recording that fits is copied (`copy` says from where
+   * its last frame is kept), anything else encoded. Rejects when ffmpeg cannot be started (the
+   * caller refuses the stream).
+   */
+  async start(sessionId: string, selection: LiveSelection, input: LiveInput, audio?: LiveAudioSelection, copy?: CopyFacts): Promise<void> {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error('the stream was not prepared');
     const { viewer } = session;
     const target: LiveTarget = { ...selection, address: viewer.address, ipv6: viewer.ipv6, port: viewer.port, srtpKey: viewer.srtpKey, srtpSalt: viewer.srtpSalt, ssrc: session.ssrc };
-    const source: LiveSource = input.kind === 'recording' ? { kind: 'recording', playlist: input.playlist } : { kind: 'still' };
-    const sound: LiveAudioTarget | undefined = audio === undefined ? undefined : { ...audio, ...viewer.audio, ssrc: session.ssrc + 1 };
+    let sound: LiveAudioTarget | undefined;
+    if (audio !== undefined) {
+      // The sound goes through a relay of its own, so that a mute can hold it back.
+      const relay = await RtpRelay.open(session.socket, { address: viewer.address, ...viewer.audio, ssrc: session.ssrc + 1, payloadType: audio.payloadType, clockRate: audio.encoder === 'libopus' ? OPUS_CLOCK : audio.sampleRate });
+      relay.muted = this.muted;
+      session.soundRelay = relay;
+      if (this.sessions.get(sessionId) !== session) {
+        relay.close();
+        return;
+      }
+      sound = { ...audio, ...viewer.audio, ssrc: session.ssrc + 1, relayPort: relay.port };
+    }
+    const encoder = this.room.ffmpeg?.h264Encoder ?? 'libx264';
     let logged = 0;
-    const run = this.room.spawn(liveArgs(source, target, this.room.ffmpeg?.h264Encoder ?? 'libx264', sound), {
+    const options = {
       label: `${session.name} camera view`,
-      stdin: input.kind === 'still' ? 'pipe' : 'ignore',
-      onErrorLine: (line) => {
+      onErrorLine: (line: string) => {
         if (!HARMLESS.test(line) && logged++ < LOGGED_ERROR_LINES) this.log.warn(`${session.label}: ffmpeg says: ${line}`);
       },
-    });
+    };
+    let run: StreamRun;
+    if (input.kind === 'recording' && copy !== undefined) {
+      run = await startCopiedStream(this.room, session.socket, target, { playlist: input.playlist, ...copy, ...(sound === undefined ? {} : { audio: sound }) }, encoder, options);
+      if (this.sessions.get(sessionId) !== session) {
+        // The viewer closed while the relay opened.
+        await run.stop();
+        return;
+      }
+    } else {
+      const source: LiveSource = input.kind === 'recording' ? { kind: 'recording', playlist: input.playlist } : { kind: 'still' };
+      const encoded = this.room.spawn(liveArgs(source, target, encoder, sound), { ...options, stdin: input.kind === 'still' ? 'pipe' : 'ignore' });
+      if (input.kind === 'still' && encoded.stdin) {
+        // A viewer gone before the picture was read: ffmpeg closed its input, nothing to do.
+        encoded.stdin.on('error', () => undefined);
+        encoded.stdin.end(input.image);
+      }
+      run = encoded;
+    }
     session.run = run;
     session.startedAt = this.now();
-    if (input.kind === 'still' && run.stdin) {
-      // A viewer gone before the picture was read: ffmpeg closed its input, nothing to do.
-      run.stdin.on('error', () => undefined);
-      run.stdin.end(input.image);
-    }
     void run.exited.then((exit) => {
       if (this.sessions.get(sessionId) !== session || exit.stopped) return;
       this.log.warn(`${session.label} ended: ${describeExit(exit)}.`);
@@ -148,9 +185,16 @@ export class LiveStreams {
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
   }
 
+  /** The viewer muted (or unmuted) the camera's microphone: the sound of every stream is held back (or sent again) at once. */
+  setMuted(muted: boolean): void {
+    this.muted = muted;
+    for (const session of this.sessions.values()) if (session.soundRelay) session.soundRelay.muted = muted;
+  }
+
   private close(sessionId: string, session: Session): Promise<unknown> {
     if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
     if (session.watch) clearInterval(session.watch);
+    session.soundRelay?.close();
     try {
       session.socket.close();
     } catch {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
 import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
 import { TokenManager } from '../../src/cloud/tokens/token-manager.js';
-import { TOKENS_FILE } from '../../src/cloud/tokens/token-store.js';
+import { TOKENS_FILE } from '../../src/storage/token-file.js';
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import { LinkControl } from '../../src/cloud/link-control.js';
 import { Storage, StorageError } from '../../src/storage.js';

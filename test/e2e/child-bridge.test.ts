@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
@@ -15,7 +15,10 @@ let sim: Simulator;
 let hb: RunningHomebridge | undefined;
 let listenPort: number;
 
-beforeEach(async () => {
+// One Homebridge for the file: each test kills the child bridge that the one before it left
+// running (Homebridge restarts a killed child at once, up to four times), so the tests run in order
+// and count the child's starts and listener lines from where the previous test ended.
+beforeAll(async () => {
   sim = await startSimulator({ locks: [{ id: 'LOCK-1', name: 'Front Door', lockState: 'locked' }] });
   listenPort = await freePort();
   const childPort = await freePort();
@@ -29,10 +32,12 @@ beforeEach(async () => {
     ],
   });
   await hb.waitForLog(/Webhook listener ready/);
-  await expect.poll(() => sim.registrations().length, { timeout: 30_000, interval: 200 }).toBe(2);
+  await vi.waitFor(() => {
+    expect(sim.registrations().length).toBe(2);
+  }, { timeout: 30_000, interval: 200 });
 }, 90_000);
 
-afterEach(async () => {
+afterAll(async () => {
   await hb?.stop(15_000);
   await hb?.cleanup();
   await sim.close();
@@ -50,6 +55,16 @@ async function childPid(nth: number): Promise<number> {
   return Number(/\(pid (\d+)\)/.exec(line)?.[1]);
 }
 
+/**
+ * How many times the child bridge has started so far, once its listener is up: the test before
+ * may have left it restarting.
+ */
+function childStarts(): number {
+  const starts = running().logs.filter((l) => /Child bridge starting \(pid \d+\)/.test(l)).length;
+  if (listenerLines().length !== starts) throw new Error(`the child bridge started ${String(starts)} times but its listener came up ${String(listenerLines().length)} times`);
+  return starts;
+}
+
 const listenerLines = () => running().logs.filter((l) => /Webhook listener ready on 127\.0\.0\.1:\d+/.test(l));
 
 async function eventLogTimes(storagePath: string): Promise<Set<number>> {
@@ -63,18 +78,17 @@ async function eventLogTimes(storagePath: string): Promise<Set<number>> {
 
 describe('running as a child bridge', () => {
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-    // Each run starts Homebridge and its child bridge anew (beforeEach); what a fresh child bridge
-    // is, is checked before it is killed rather than in a run of its own.
     it(`runs in its own process, apart from the main bridge; killed with ${signal}: restarted by Homebridge, the listener back on the same port without EADDRINUSE`, async () => {
-      const pid = await childPid(1);
+      const starts = childStarts();
+      const pid = await childPid(starts);
       expect(pid).toBeGreaterThan(0);
       expect(pid).not.toBe(running().child.pid);
       const before = await fetch(`http://127.0.0.1:${listenPort}/lock-access/health`);
       expect(before.status).toBe(200);
       process.kill(pid, signal);
-      const second = await childPid(2);
+      const second = await childPid(starts + 1);
       expect(second).not.toBe(pid);
-      await expect.poll(() => listenerLines().length, { timeout: 30_000, interval: 100 }).toBe(2);
+      await expect.poll(() => listenerLines().length, { timeout: 30_000, interval: 100 }).toBe(starts + 1);
       for (const line of listenerLines()) expect(line).toContain(`127.0.0.1:${listenPort}`);
       const health = await fetch(`http://127.0.0.1:${listenPort}/lock-access/health`);
       expect(health.status).toBe(200);
@@ -86,7 +100,8 @@ describe('running as a child bridge', () => {
   }
 
   it('no callback answered 200 is lost when the child bridge is killed (SIGTERM) amid a stream of callbacks', async () => {
-    const pid = await childPid(1);
+    const starts = childStarts();
+    const pid = await childPid(starts);
     const base = Date.now() - 120_000;
     const answered: number[] = [];
     let sent = 0;
@@ -102,13 +117,13 @@ describe('running as a child bridge', () => {
     process.kill(pid, 'SIGTERM');
     await inFlight;
     // While the child is down and starting again, a callback a second (refused ones are the service's to retry).
-    for (let i = 0; i < 15 && listenerLines().length < 2; i += 1) {
+    for (let i = 0; i < 15 && listenerLines().length < starts + 1; i += 1) {
       await send(i % 2 === 0 ? 'lock' : 'unlock', 'keypad');
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    await expect.poll(() => listenerLines().length, { timeout: 30_000, interval: 100 }).toBe(2);
+    await expect.poll(() => listenerLines().length, { timeout: 30_000, interval: 100 }).toBe(starts + 1);
     for (let i = 0; i < 5; i += 1) await send(i % 2 === 0 ? 'lock' : 'unlock', 'keypad');
-    expect(listenerLines().length).toBe(2);
+    expect(listenerLines().length).toBe(starts + 1);
     expect(answered.length).toBeGreaterThanOrEqual(13);
     // Every 200-answered callback is in the event log the restarted plugin keeps.
     const storagePath = running().storagePath;

@@ -41,12 +41,16 @@ const MATRIX: MatrixCase[] = [
 ];
 
 beforeAll(async () => {
-  // One pack and install per run, shared by every case; Node and Homebridge come from the cache.
-  packedPlugin = await packAndInstall();
-  for (const entry of MATRIX) {
-    const [node, homebridge] = await Promise.all([entry.node(), provisionHomebridge(entry.flavour)]);
-    runtimes.set(entry.name, { node, homebridge: homebridge.bin, homebridgeVersion: homebridge.version });
-  }
+  // One pack and install per run, shared by every case. Packing, installing and provisioning Node
+  // and Homebridge wait mostly on npm and the registry, so they all run at once.
+  const [plugin] = await Promise.all([
+    packAndInstall(),
+    ...MATRIX.map(async (entry) => {
+      const [node, homebridge] = await Promise.all([entry.node(), provisionHomebridge(entry.flavour)]);
+      runtimes.set(entry.name, { node, homebridge: homebridge.bin, homebridgeVersion: homebridge.version });
+    }),
+  ]);
+  packedPlugin = plugin;
 }, 600_000);
 
 afterAll(async () => {
@@ -90,8 +94,11 @@ describe('the tarball holds what the plugin needs and nothing else', () => {
   });
 });
 
-describe.each(MATRIX)('the installed tarball in $name', (entry) => {
-  it('the settings page\'s server finds everything it imports in the install (the Homebridge UI starts it from there)', async () => {
+// The cases run side by side: each has its own simulator, Homebridge, ports and controller, and
+// most of a case is waiting for Homebridge to start and answer. Concurrent tests take `expect` from
+// their context (expect.poll needs to know its test).
+describe.concurrent.each(MATRIX)('the installed tarball in $name', (entry) => {
+  it('the settings page\'s server finds everything it imports in the install (the Homebridge UI starts it from there)', async ({ expect }) => {
     const runtime = runtimes.get(entry.name);
     if (!runtime) throw new Error(`${entry.name} was not provisioned`);
     const probe = join(packed().packageDir, 'homebridge-ui', `probe-${entry.nodeMajor}.mjs`);
@@ -104,7 +111,7 @@ describe.each(MATRIX)('the installed tarball in $name', (entry) => {
     expect(`${result.stdout}${result.stderr}`).toContain('imports ok');
   }, 60_000);
 
-  it('loads, links, registers, and a paired HomeKit controller sees a lock event', async () => {
+  it('loads, links, registers, and a paired HomeKit controller sees a lock event', async ({ expect }) => {
     const runtime = runtimes.get(entry.name);
     if (!runtime) throw new Error(`${entry.name} was not provisioned`);
     expect(spawnSync(runtime.node, ['--version'], { encoding: 'utf8' }).stdout).toMatch(new RegExp(`^v${entry.nodeMajor}\\.`));

@@ -103,8 +103,12 @@ export class CameraViewer {
     private readonly audioDecoder: ChildProcess,
     audioDecoderPort: number,
   ) {
+    let partial = '';
     decoder.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      this.lines.push(...chunk.split('\n').filter((line) => line.includes(' n:')));
+      // A line may come in two chunks: only whole lines count.
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      this.lines.push(...lines.filter((line) => line.includes(' n:')));
     });
     audioDecoder.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       this.audioLines.push(...chunk.split('\n').filter((line) => line.includes('Parsed_ashowinfo_0 ') && line.includes(' n:')));
@@ -215,6 +219,11 @@ export class CameraViewer {
       } else if (/Parsed_showinfo_\d+ /.test(line)) changes++;
     }
     return { count, changes, ...(width === undefined ? {} : { width, height }) };
+  }
+
+  /** The checksum of every decoded frame so far, in order (showinfo's): equal checksums, equal pictures. */
+  checksums(): string[] {
+    return this.lines.flatMap((line) => (line.includes('Parsed_showinfo_0 ') ? /\bchecksum:([0-9A-F]{8})\b/.exec(line)?.[1] ?? [] : []));
   }
 
   /** Sound frames the audio decoder made of the sound packets so far. */

@@ -59,11 +59,25 @@ function registryTrouble(what: string, output: string): Error {
   return new Error(`Could not install ${what}: ${why}.\n${lines}`);
 }
 
+/** Installs under way in this process, by name: two cases asking for the same one share it. */
+const installing = new Map<string, Promise<string>>();
+
 /**
  * Installs `specs` into `<PACKAGE_CACHE>/<name>` once: into a temp folder first, then renamed, so a
  * run that stops half-way (or a second run at the same time) never leaves a broken cache behind.
  */
-async function cachedInstall(name: string, specs: string[], packageJson: Record<string, unknown> = {}): Promise<string> {
+function cachedInstall(name: string, specs: string[], packageJson: Record<string, unknown> = {}): Promise<string> {
+  let install = installing.get(name);
+  if (install === undefined) {
+    install = installOnce(name, specs, packageJson);
+    installing.set(name, install);
+    // A failed install is tried again by the next caller.
+    install.catch(() => installing.delete(name));
+  }
+  return install;
+}
+
+async function installOnce(name: string, specs: string[], packageJson: Record<string, unknown>): Promise<string> {
   const dir = join(PACKAGE_CACHE, name);
   if (existsSync(join(dir, '.complete'))) return dir;
   await mkdir(PACKAGE_CACHE, { recursive: true });

@@ -83,6 +83,16 @@ describe('the plugin built in stages, in process', () => {
     expect(running.files.status.status.receiver.lastCallbacks['lock:L1']).toBeDefined();
   });
 
+  it('one start asks the service for its devices once: the setup against the account runs once', async () => {
+    const hb = homebridge();
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => sim.registrations().length === 2);
+    await running.watchers.setup.settled();
+    expect(sim.stats.byRoute['GET /api/users/locks/mine']).toBe(1);
+    expect(sim.stats.byRoute['GET /api/users/doorbells/mine']).toBe(1);
+  });
+
   it('shutdown closes the listener; a restart adopts the cached lock and delivery sensor, registering nothing twice', async () => {
     const first = homebridge([], { webhook: { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 60 } });
     const running = await startPlugin(first.context);

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
 import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
-import { TokenStore, type TokenRecord } from '../../src/cloud/tokens/token-store.js';
+import { TokenStore, type TokenRecord } from '../../src/storage/token-file.js';
 import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
 import type { Account } from '../../src/settings-ui/account-input.js';
 import { AccountLink } from '../../src/settings-ui/account-link.js';

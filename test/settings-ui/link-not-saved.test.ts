@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
 import { TokenManager } from '../../src/cloud/tokens/token-manager.js';
-import { SAVE_RETRY_FIRST_MS } from '../../src/cloud/tokens/token-store.js';
+import { SAVE_RETRY_FIRST_MS } from '../../src/cloud/tokens/token-writes.js';
 import { SettingsUiBackend } from '../../src/settings-ui/settings-ui-backend.js';
 import { UiError } from '../../src/settings-ui/ui-error.js';
 import { Storage } from '../../src/storage.js';

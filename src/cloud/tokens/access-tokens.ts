@@ -7,10 +7,12 @@ import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientErro
 import { describeNetworkError } from '../http/network-error.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
-import { decodeJwtTimes } from './oauth.js';
+import { decodeJwtTimes } from '../http/oauth.js';
 import { type MachineState, step } from './token-machine.js';
-import { currentFromPending, type CurrentToken, machineFromRecord, NOT_LINKED_MESSAGE, recordFromMachine, type RefreshReason, RELINK_MESSAGE, type TokenSession } from './token-session.js';
-import type { TokenRecord } from './token-store.js';
+import { currentFromPending } from './token-knowledge.js';
+import { machineFromRecord, recordFromMachine } from './token-machine.js';
+import { type CurrentToken, NOT_LINKED_MESSAGE, type RefreshReason, RELINK_MESSAGE, type TokenSession } from './token-session.js';
+import type { TokenRecord } from '../../storage/token-file.js';
 
 /** What handing out tokens needs of the refresh grant (refresh-grant.ts). */
 export interface Renewal {

@@ -1,6 +1,7 @@
 // The timer that keeps the link alive for years: a daily GET /users/me instead of
 // spending the refresh token, the refresh grant only near expiry, a look at the store for links the
-// settings UI server made, and back-off after failures. Timer rounds never throw.
+// settings UI server made, and back-off after failures. Timer rounds never throw. Beside it the
+// settings page's test of the link, the same GET /users/me asked once.
 import { doublingDelay } from '../../util/backoff.js';
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
@@ -58,6 +59,32 @@ export function timerDelay(dueAt: number, now: number, minMs = 1000): number {
 
 /** A token nobody has checked yet (a new link, a waiting grant) is checked this soon. */
 const FIRST_CHECK_DELAY_MS = 10_000;
+
+/** GET /users/me with the current access token; spends the refresh token only if that token is rejected. */
+export async function testConnection(parts: { check: TokenCheck; access: AccessTokens; onHeaderToken(token: string, sentWith?: string): void }): Promise<{ ok: boolean; message: string }> {
+  const { check, access } = parts;
+  let token: string;
+  try {
+    token = await access.get();
+  } catch (error) {
+    return { ok: false, message: safeErrorText(error) };
+  }
+  let result = await check.check(token);
+  if (result.kind === 'unauthorized') {
+    try {
+      token = await access.afterUnauthorized(token);
+    } catch (error) {
+      return { ok: false, message: safeErrorText(error) };
+    }
+    result = await check.check(token);
+  }
+  if (result.kind === 'ok') {
+    parts.onHeaderToken(result.headerToken ?? token, token);
+    return { ok: true, message: 'Connected: the Lock Access service accepted the access token.' };
+  }
+  if (result.kind === 'unauthorized') return { ok: false, message: `The service refused the access token. ${REAUTHORIZATION_ADVICE}` };
+  return { ok: false, message: `Could not reach the Lock Access service (${result.detail}). Try again later.` };
+}
 
 export interface KeepAliveOptions {
   check: TokenCheck;

@@ -1,13 +1,16 @@
 // The refresh grant: one at a time within the process (a shared promise) and across
 // processes (the store's lock), a marker on disk before the request, the single-use successor on
 // disk before anything else, and for every outcome a plain answer to "was the refresh token spent?".
+// Beside it the other grant, the authorization code's, which the settings UI's link flow makes.
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import type { TokenCheck } from './access-tokens.js';
-import { decodeJwtTimes, expiryOf, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from './oauth.js';
+import { decodeJwtTimes, expiryOf, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from '../http/oauth.js';
 import { type GrantFailure, step } from './token-machine.js';
-import { machineFromRecord, NOT_LINKED_MESSAGE, recordFromMachine, type RefreshReason, type TokenSession, UNCERTAIN_MESSAGE } from './token-session.js';
-import type { TokenRecord } from './token-store.js';
+import { machineFromRecord, recordFromMachine } from './token-machine.js';
+import { newLinkRecord, type Seeds } from './token-writes.js';
+import { NOT_LINKED_MESSAGE, type RefreshReason, type TokenSession, UNCERTAIN_MESSAGE } from './token-session.js';
+import type { TokenRecord } from '../../storage/token-file.js';
 
 const REFUSED_MESSAGE = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
 
@@ -59,6 +62,37 @@ export async function recoverInterrupted(session: TokenSession, record: TokenRec
   delete next.refreshToken;
   delete next.refreshInFlight;
   return session.store.write(next, record);
+}
+
+/**
+ * The settings UI's OAuth flow: exchanges an authorization code and stores the result as a fresh
+ * link. The code is exchanged only while holding the token file's lock, after the file was read:
+ * a folder that cannot be written fails here, before the code is spent.
+ */
+export async function codeGrant(session: TokenSession, settings: { grant: GrantSettings; check: TokenCheck; seeds: Seeds | undefined }, input: { code: string; redirectUri: string }): Promise<void> {
+  await session.track(
+    session.store.locked(async () => {
+      const fresh = await session.store.read();
+      const outcome = await postTokenGrant({
+        ...settings.grant,
+        fields: { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri },
+      });
+      if (outcome.kind !== 'tokens') throw grantError(outcome, 'The service did not accept the authorization code');
+      const { tokens, receivedAt } = outcome;
+      const link = newLinkRecord(fresh, { refreshToken: tokens.refresh_token }, settings.seeds, session.now());
+      const times = decodeJwtTimes(tokens.access_token);
+      const expiresAt = expiryOf(times.expiresAt, tokens.expires_in, receivedAt);
+      link.pendingAccessToken = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt };
+      if (expiresAt !== undefined) link.pendingAccessToken.expiresAt = expiresAt;
+      link.lastRefreshAt = receivedAt;
+      // The code is spent: these tokens exist nowhere else, so a storage fault must not lose them.
+      const written = await session.saver.persist(link, fresh);
+      session.adopt(written);
+      session.dropAccess();
+      await settings.check.validatePending(written, 'link');
+    }),
+  );
+  session.log.info(session.saver.unsaved ? 'Lock Access: account linked through the settings, but the new tokens are not saved yet.' : 'Lock Access: account linked through the settings.');
 }
 
 export class RefreshGrant {

@@ -3,25 +3,28 @@
 // refresh token on disk before anything else happens, and a plain "link again" when nothing helps.
 // This facade gives callers one object and does what the settings UI asks (link with a pasted
 // token or an authorization code, test, unlink); each other job lives in its own file beside it:
-//   token-machine   the pure rules: `step` (grant, check, write, header token, unlink) and `know`
-//                   (what this process holds between those decisions)
-//   token-session   holds what is known, maps it to the machine and the file, the user's sentences
-//   token-store     the file, its lock, seeds, and writes that must not lose tokens (the saver)
-//   oauth           the token endpoint             refresh-grant  the refresh grant
-//   access-tokens   the token in use, checks, headers    keep-alive  the timer and when things are due
+//   token-machine   the pure rules of `step` (grant, check, write, header token, unlink), and how
+//                   the file's record maps to its state
+//   token-knowledge `know`, pure: what this process holds between those decisions
+//   token-session   holds what is known and carries out its effects, the user's sentences
+//   token-writes    what a link, an unlink or a seed writes, and writes that must not lose tokens
+//   refresh-grant   the refresh grant, and the authorization code's
+//   access-tokens   the token in use, checks, headers
+//   keep-alive      the timer and when things are due, and the settings page's test
+// The file and its lock are storage/token-file.ts; the token endpoint's calls cloud/http/oauth.ts.
 import type { Storage } from '../../storage.js';
+import { TokenStore } from '../../storage/token-file.js';
 import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
 import { RequestRejectedError } from '../http/errors.js';
 import { nodeFetch } from '../http/node-fetch.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
-import { KeepAlive } from './keep-alive.js';
-import { decodeJwtTimes, expiryOf, grantError, postTokenGrant } from './oauth.js';
-import { type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
-import { initialState, step } from './token-machine.js';
-import { type LinkState, machineFromRecord, REAUTHORIZATION_ADVICE, TokenSession, type TokenStatus, UNLINKED_AT_START_MESSAGE } from './token-session.js';
-import { newLinkRecord, seedLink, type Seeds, TokenStore, unlinkedRecord } from './token-store.js';
+import { KeepAlive, testConnection } from './keep-alive.js';
+import { codeGrant, type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
+import { initialState, machineFromRecord, step } from './token-machine.js';
+import { type LinkState, TokenSession, type TokenStatus, UNLINKED_AT_START_MESSAGE } from './token-session.js';
+import { newLinkRecord, seedLink, type Seeds, unlinkedRecord } from './token-writes.js';
 
 export interface TokenManagerOptions {
   storage: Storage;
@@ -194,62 +197,17 @@ export class TokenManager {
 
   /**
    * The settings UI's OAuth flow: exchanges an authorization code and stores the result as a fresh
-   * link. The code is exchanged only while holding the token file's lock, after the file was read:
-   * a folder that cannot be written fails here, before the code is spent.
+   * link (see codeGrant).
    */
   async exchangeAuthorizationCode(input: { code: string; redirectUri: string }): Promise<void> {
-    const session = this.session;
     await this.refresh.settle();
-    await session.track(
-      session.store.locked(async () => {
-        const fresh = await session.store.read();
-        const outcome = await postTokenGrant({
-          ...this.grant,
-          fields: { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri },
-        });
-        if (outcome.kind !== 'tokens') throw grantError(outcome, 'The service did not accept the authorization code');
-        const { tokens, receivedAt } = outcome;
-        const link = newLinkRecord(fresh, { refreshToken: tokens.refresh_token }, this.options.seeds, session.now());
-        const times = decodeJwtTimes(tokens.access_token);
-        const expiresAt = expiryOf(times.expiresAt, tokens.expires_in, receivedAt);
-        link.pendingAccessToken = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt };
-        if (expiresAt !== undefined) link.pendingAccessToken.expiresAt = expiresAt;
-        link.lastRefreshAt = receivedAt;
-        // The code is spent: these tokens exist nowhere else, so a storage fault must not lose them.
-        const written = await session.saver.persist(link, fresh);
-        session.adopt(written);
-        session.dropAccess();
-        await this.check.validatePending(written, 'link');
-      }),
-    );
-    session.log.info(session.saver.unsaved ? 'Lock Access: account linked through the settings, but the new tokens are not saved yet.' : 'Lock Access: account linked through the settings.');
+    await codeGrant(this.session, { grant: this.grant, check: this.check, seeds: this.options.seeds }, input);
     this.keepAlive.afterLink();
   }
 
   /** GET /users/me with the current access token; spends the refresh token only if that token is rejected. */
-  async testConnection(): Promise<{ ok: boolean; message: string }> {
-    const { check, access } = this;
-    let token: string;
-    try {
-      token = await access.get();
-    } catch (error) {
-      return { ok: false, message: safeErrorText(error) };
-    }
-    let result = await check.check(token);
-    if (result.kind === 'unauthorized') {
-      try {
-        token = await access.afterUnauthorized(token);
-      } catch (error) {
-        return { ok: false, message: safeErrorText(error) };
-      }
-      result = await check.check(token);
-    }
-    if (result.kind === 'ok') {
-      this.noteResponseToken(result.headerToken ?? token, token);
-      return { ok: true, message: 'Connected: the Lock Access service accepted the access token.' };
-    }
-    if (result.kind === 'unauthorized') return { ok: false, message: `The service refused the access token. ${REAUTHORIZATION_ADVICE}` };
-    return { ok: false, message: `Could not reach the Lock Access service (${result.detail}). Try again later.` };
+  testConnection(): Promise<{ ok: boolean; message: string }> {
+    return testConnection({ check: this.check, access: this.access, onHeaderToken: (token, sentWith) => { this.noteResponseToken(token, sentWith); } });
   }
 
   /**

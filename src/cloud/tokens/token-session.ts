@@ -1,14 +1,15 @@
 // What the token manager knows right now, shared by every job in this folder: the record last read
 // or written, the access token in use, the tokens the service refused, the link state with its
 // listeners, and the work still running. What is known changes only through `know` (a pure
-// function in token-machine.ts): each method here that changes it is one event, and the
-// effects it returns (listeners, status, log lines) are carried out in one place. Beside it, pure:
-// how the file's record and what is known map to the token machine's state, which the jobs ask,
-// and the sentences the token jobs show users.
+// function in token-knowledge.ts): each method here that changes it is one event, and the
+// effects it returns (listeners, status, log lines) are carried out in one place. Beside it, the
+// sentences the token jobs show users.
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { type CurrentToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, type LinkState, type MachineState, nothingKnown, step } from './token-machine.js';
-import { type PendingAccessToken, type TokenRecord, TokenSaver, type TokenStore } from './token-store.js';
+import { acceptsHeaderToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, nothingKnown } from './token-knowledge.js';
+import { type CurrentToken, type LinkState, type MachineState, step } from './token-machine.js';
+import { type TokenRecord, type TokenStore } from '../../storage/token-file.js';
+import { TokenSaver } from './token-writes.js';
 
 export type { CurrentToken, LinkState } from './token-machine.js';
 
@@ -30,56 +31,6 @@ export interface TokenStatus {
   lastRefreshAt?: number;
   lastKeepAliveAt?: number;
   message?: string;
-}
-
-export function currentFromPending(pending: PendingAccessToken): CurrentToken {
-  return { token: pending.token, issuedAt: pending.issuedAt, ...(pending.expiresAt !== undefined ? { expiresAt: pending.expiresAt } : {}) };
-}
-
-// Between the token machine's state and tokens.json's record: the machine decides, the record is
-// what is written. Fields the machine does not know (times, seeds, the access token on disk) are
-// carried over from the record the change starts from.
-/** The machine's view of a record; `granting` when a grant with its refresh token is under way. */
-export function machineFromRecord(record: TokenRecord, granting: boolean): MachineState {
-  const state: MachineState = { link: record.state, granting, unlinks: record.unlinks ?? 0 };
-  if (record.refreshToken !== undefined) state.refreshToken = record.refreshToken;
-  if (record.refreshTokenLost === 'rejected' || record.refreshTokenLost === 'uncertain') state.refreshLost = record.refreshTokenLost;
-  if (record.settingsProblem !== undefined) state.settingsProblem = record.settingsProblem;
-  if (record.accessToken !== undefined) {
-    state.access = { token: record.accessToken };
-    if (record.accessTokenExpiresAt !== undefined) state.access.expiresAt = record.accessTokenExpiresAt;
-  }
-  if (record.pendingAccessToken) state.pending = { ...record.pendingAccessToken };
-  return state;
-}
-
-/** `base` changed to what the machine decided. */
-export function recordFromMachine(base: TokenRecord, state: MachineState): TokenRecord {
-  const next: TokenRecord = { ...base, state: state.link };
-  if (state.refreshToken !== undefined) {
-    next.refreshToken = state.refreshToken;
-    delete next.refreshTokenLost;
-  } else {
-    delete next.refreshToken;
-    if (state.refreshLost !== undefined) next.refreshTokenLost = state.refreshLost;
-  }
-  if (state.settingsProblem !== undefined) next.settingsProblem = state.settingsProblem;
-  else delete next.settingsProblem;
-  if (!state.granting) delete next.refreshInFlight;
-  if (state.pending) next.pendingAccessToken = { token: state.pending.token, issuedAt: state.pending.issuedAt ?? base.lastRefreshAt ?? base.linkedAt, ...(state.pending.expiresAt !== undefined ? { expiresAt: state.pending.expiresAt } : {}) };
-  else delete next.pendingAccessToken;
-  return next;
-}
-/**
- * May an answer's header token be used? Never while unlinked, and never when the request was sent
- * with a token of a link that an unlink ended since (it was in flight during the unlink).
- */
-export function acceptsHeaderToken(state: Knowledge, sentWith: string | undefined, token: string): boolean {
-  const view: MachineState = { link: state.record?.state === 'unlinked' ? 'unlinked' : state.link, granting: false, unlinks: state.unlinks };
-  if (state.current) view.access = { token: state.current.token };
-  const sentIn = sentWith === undefined || state.current?.token === sentWith ? state.unlinks : (state.live.get(sentWith) ?? -1);
-  // The token machine decides: used only while linked, and only from a request of this link.
-  return step(view, { type: 'headerToken', token, unlinksWhenSent: sentIn }).state.access?.token === token;
 }
 
 // The sentences the token jobs show users, in one place: the README quotes the advice, and the

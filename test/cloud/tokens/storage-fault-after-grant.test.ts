@@ -6,8 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { TransientError } from '../../../src/cloud/http/errors.js';
-import { TOKENS_FILE } from '../../../src/cloud/tokens/token-store.js';
-import { SAVE_RETRY_FIRST_MS } from '../../../src/cloud/tokens/token-store.js';
+import { TOKENS_FILE } from '../../../src/storage/token-file.js';
+import { SAVE_RETRY_FIRST_MS } from '../../../src/cloud/tokens/token-writes.js';
 import { Storage } from '../../../src/storage.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 

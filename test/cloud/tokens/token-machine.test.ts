@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { DAY_MS, MAX_TIMER_MS, refreshDueAt, refreshMarginMs, retryDelayMs, timerDelay } from '../../../src/cloud/tokens/keep-alive.js';
-import { expiryOf } from '../../../src/cloud/tokens/oauth.js';
+import { expiryOf } from '../../../src/cloud/http/oauth.js';
 import { canAuthenticate, initialState, step, type MachineState, type TokenEffect, type TokenEvent } from '../../../src/cloud/tokens/token-machine.js';
 
 const linked: MachineState = { link: 'linked', granting: false, unlinks: 0, refreshToken: 'rt-1', access: { token: 'at-1', expiresAt: 1000 } };

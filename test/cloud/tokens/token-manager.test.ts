@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { NotLinkedError, RefreshRejectedError, RequestRejectedError } from '../../../src/cloud/http/errors.js';
 import type { LinkState } from '../../../src/cloud/tokens/token-manager.js';
-import { TOKENS_FILE } from '../../../src/cloud/tokens/token-store.js';
+import { TOKENS_FILE } from '../../../src/storage/token-file.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();

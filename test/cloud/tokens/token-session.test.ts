@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { type LinkState, TokenSession } from '../../../src/cloud/tokens/token-session.js';
 import { REAUTHORIZATION_ADVICE } from '../../../src/cloud/tokens/token-session.js';
-import { TokenStore } from '../../../src/cloud/tokens/token-store.js';
+import { TokenStore } from '../../../src/storage/token-file.js';
 import { Storage } from '../../../src/storage.js';
 import { type CapturedLog, captureLog, linkedRecord as record, tempDir } from '../../fixtures/token-harness.js';
 

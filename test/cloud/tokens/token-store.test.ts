@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { NotLinkedError } from '../../../src/cloud/http/errors.js';
-import { hashSeed, newLinkRecord, SEED_HASH_MEMORY, type TokenRecord, TokenStore } from '../../../src/cloud/tokens/token-store.js';
+import { type TokenRecord, TokenStore } from '../../../src/storage/token-file.js';
+import { hashSeed, newLinkRecord, SEED_HASH_MEMORY } from '../../../src/cloud/tokens/token-writes.js';
 import { Storage } from '../../../src/storage.js';
 import { readTokens, tempDirEachTest, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 

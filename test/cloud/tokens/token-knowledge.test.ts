@@ -5,9 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { know, LIVE_MEMORY, REFUSED_MEMORY, nothingKnown, type Knowledge, type KnowledgeEffect, type KnowledgeEvent } from '../../../src/cloud/tokens/token-machine.js';
-import { acceptsHeaderToken } from '../../../src/cloud/tokens/token-session.js';
-import type { TokenRecord } from '../../../src/cloud/tokens/token-store.js';
+import { acceptsHeaderToken, know, LIVE_MEMORY, REFUSED_MEMORY, nothingKnown, type Knowledge, type KnowledgeEffect, type KnowledgeEvent } from '../../../src/cloud/tokens/token-knowledge.js';
+import type { TokenRecord } from '../../../src/storage/token-file.js';
 import { linkedRecord as record } from '../../fixtures/token-harness.js';
 
 

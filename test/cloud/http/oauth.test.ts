@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../../../src/cloud/http/errors.js';
 import { nodeFetch } from '../../../src/cloud/http/node-fetch.js';
-import { decodeJwtTimes, grantError, postTokenGrant, type GrantOutcome, type GrantRequest } from '../../../src/cloud/tokens/oauth.js';
+import { decodeJwtTimes, grantError, postTokenGrant, type GrantOutcome, type GrantRequest } from '../../../src/cloud/http/oauth.js';
 import { closedPort, startLocalServer, type LocalServer } from '../local-server.js';
 
 let server: LocalServer;

@@ -5,9 +5,9 @@
 // turns a failed outcome into the typed error callers decide by, in words for the user.
 import { z } from 'zod/v3';
 
-import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
-import { describeNetworkError, networkErrorCode } from '../http/network-error.js';
-import { parseRetryAfter } from '../http/retry-after.js';
+import { CloudError, RateLimitedError, RefreshRejectedError, RequestRejectedError, TransientError } from './errors.js';
+import { describeNetworkError, networkErrorCode } from './network-error.js';
+import { parseRetryAfter } from './retry-after.js';
 
 export const tokenResponseSchema = z.object({
   access_token: z.string().min(1),

@@ -1,0 +1,62 @@
+// The order in which vitest hands out test files: the longest first, whatever their lane. With two
+// workers a run takes about its total time halved plus the file that started last; vitest's own
+// order (lane by lane in name order, then by file size) started the slow lane last and left one long
+// end-to-end file running alone at the end. Longest first, the long files overlap each other and
+// the many short unit files fill in at the end.
+import { relative } from 'node:path';
+
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Seconds a file takes in a full run on the shared 2-core machine, for the files that take longest:
+ * a fresh clone has no record of earlier runs. A file named here that no longer exists is reported
+ * by test/scripts/test-order.test.ts.
+ */
+export const LONG_FILES: Readonly<Record<string, number>> = {
+  'test/settings-ui/settings-ui.test.ts': 95,
+  'test/e2e/package.test.ts': 60,
+  'test/scripts/demo.test.ts': 60,
+  'test/e2e/camera-faults.test.ts': 32,
+  'test/e2e/camera-view.test.ts': 31,
+  'test/e2e/matter.test.ts': 26,
+  'test/e2e/child-bridge.test.ts': 21,
+  'test/e2e/plugin-checks.test.ts': 18,
+  'test/e2e/platform.test.ts': 15,
+  'test/e2e/tunnel-late.test.ts': 14,
+  'test/e2e/homebridge1.test.ts': 11,
+  'test/e2e/guard.test.ts': 11,
+  'test/settings-ui/people-ui.test.ts': 11,
+  'test/settings-ui/delivery-ui.test.ts': 11,
+  'test/e2e/secure-video.test.ts': 10,
+  'test/settings-ui/video-ui.test.ts': 10,
+  'test/cloud/tokens/keep-alive.test.ts': 9,
+  'test/settings-ui/matter-ui.test.ts': 9,
+  'test/e2e/account-care.test.ts': 9,
+  'test/e2e/homekit.test.ts': 8,
+};
+
+/** Seconds for a file not named above, by lane: a new end-to-end file still goes before the unit files. */
+const BY_LANE: Readonly<Record<string, number>> = { matter: 25, browser: 8, slow: 4, 'fast-isolated': 1, fast: 0.3 };
+
+export class LongestFirst extends BaseSequencer {
+  override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const weight = new Map<TestSpecification, { failed: boolean; seconds: number; size: number }>();
+    for (const spec of files) {
+      const file = relative(root, spec.moduleId);
+      const key = `${spec.project.name}:${file}`;
+      // A file's last duration on this clone, when vitest has one; a file that failed goes first.
+      const last = this.ctx.cache.getFileTestResults(key);
+      const seconds = last ? last.duration / 1000 : (LONG_FILES[file] ?? BY_LANE[spec.project.name] ?? 1);
+      weight.set(spec, { failed: last?.failed ?? false, seconds, size: this.ctx.cache.getFileStats(key)?.size ?? 0 });
+    }
+    const sorted = [...files].sort((a, b) => {
+      const x = weight.get(a);
+      const y = weight.get(b);
+      if (!x || !y) return 0;
+      if (x.failed !== y.failed) return x.failed ? -1 : 1;
+      return y.seconds - x.seconds || y.size - x.size;
+    });
+    return Promise.resolve(sorted);
+  }
+}
