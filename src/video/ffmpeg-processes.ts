@@ -10,7 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../util/logger.js';
 import type { ChildLedger } from './child-ledger.js';
 import { hostsOnly } from './ffmpeg-text.js';
-import { guardedCommand, startWatchdog, type OrphanGuard } from './orphan-guard.js';
+import { guardedCommand, setprivExecFailure, startWatchdog, type OrphanGuard } from './orphan-guard.js';
 
 /** How long a child has after SIGTERM before it is killed. */
 export const STOP_GRACE_MS = 1_500;
@@ -97,6 +97,12 @@ export class FfmpegProcesses {
       finished = true;
       if (child) this.children.delete(child);
       this.runs.delete(run);
+      const notRun = this.ties.guard === 'pdeathsig' ? setprivExecFailure(code, kept, this.path) : undefined;
+      if (notRun !== undefined) {
+        // The same words as without setpriv: ffmpeg never ran.
+        resolveExit({ code: null, signal: null, stopped, errorOutput: '', spawnError: notRun });
+        return;
+      }
       resolveExit({ code, signal, stopped, errorOutput: kept.join('\n'), ...(spawnError === undefined ? {} : { spawnError }) });
     };
     if (this.closed) {

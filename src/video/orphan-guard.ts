@@ -52,6 +52,20 @@ export function guardedCommand(guard: OrphanGuard, path: string, args: readonly 
   return { command: path, args: [...args] };
 }
 
+/** setpriv's words for why it could not run a program, as the error codes Node's spawn names. */
+const EXEC_ERRORS: Record<string, string> = { 'No such file or directory': 'ENOENT', 'Permission denied': 'EACCES', 'Exec format error': 'ENOEXEC' };
+
+/**
+ * Under setpriv, an ffmpeg that cannot be run is not a spawn error but setpriv's exit (126, or 127
+ * for a missing program) with a "failed to execute" line: answers the spawn error Node would have
+ * given without setpriv ("spawn <path> ENOENT"), or undefined when ffmpeg itself ran.
+ */
+export function setprivExecFailure(code: number | null, lines: readonly string[], path: string): string | undefined {
+  if (code !== 126 && code !== 127) return undefined;
+  const said = lines.map((line) => /^setpriv: failed to execute .*: (.+)$/.exec(line)?.[1]).find((words) => words !== undefined);
+  return said === undefined ? undefined : `spawn ${path} ${EXEC_ERRORS[said] ?? said}`;
+}
+
 export interface Watchdog {
   /** ffmpeg has ended: the watchdog leaves without killing anything. */
   release(): void;

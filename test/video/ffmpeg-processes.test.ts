@@ -120,6 +120,14 @@ describe('what ties each child to Homebridge beyond its stop', () => {
     expect(await run.stop()).toMatchObject({ stopped: true, signal: 'SIGTERM' });
   });
 
+  it('under the parent-death signal, a program that cannot be run reads as without it: could not be started (ENOENT), not an exit code', async () => {
+    const processes = new FfmpegProcesses('/nonexistent/ffmpeg', keptLog(), { guard: 'pdeathsig' });
+    owners.push(processes);
+    const exit = await processes.spawn([], { label: 'x' }).exited;
+    expect(exit).toMatchObject({ code: null, signal: null, errorOutput: '' });
+    expect(describeExit(exit)).toBe('ffmpeg could not be started (spawn /nonexistent/ffmpeg ENOENT)');
+  });
+
   it('under the watchdog: one watchdog per child, gone once the child ended, and the exit is the child\'s own', async () => {
     const { processes } = owner('echo started >&2; exit 3', { guard: 'watchdog' });
     const run = processes.spawn([], { label: 'watched' });

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { checkOrphanGuard, guardedCommand, startWatchdog } from '../../src/video/orphan-guard.js';
+import { checkOrphanGuard, guardedCommand, setprivExecFailure, startWatchdog } from '../../src/video/orphan-guard.js';
 import { childPids } from '../harness/camera-viewer.js';
 import { eventually } from '../harness/e2e-session.js';
 import { commandLine, running } from '../harness/video-bed.js';
@@ -71,6 +71,16 @@ describe('the guard is chosen once at start', () => {
     expect(guardedCommand('pdeathsig', '/usr/bin/ffmpeg', ['-i', 'x'])).toEqual({ command: 'setpriv', args: ['--pdeathsig', 'KILL', '--', '/usr/bin/ffmpeg', '-i', 'x'] });
     expect(guardedCommand('watchdog', '/usr/bin/ffmpeg', ['-i', 'x'])).toEqual({ command: '/usr/bin/ffmpeg', args: ['-i', 'x'] });
     expect(guardedCommand('none', 'ffmpeg', [])).toEqual({ command: 'ffmpeg', args: [] });
+  });
+});
+
+describe('setpriv that cannot run ffmpeg', () => {
+  it('its exit reads as the spawn error Node would give; an ffmpeg that ran and exited 126 or 127 is its own exit', () => {
+    expect(setprivExecFailure(127, ['setpriv: failed to execute /opt/my ffmpeg: No such file or directory'], '/opt/my ffmpeg')).toBe('spawn /opt/my ffmpeg ENOENT');
+    expect(setprivExecFailure(126, ['setpriv: failed to execute /usr/bin/ffmpeg: Permission denied'], '/usr/bin/ffmpeg')).toBe('spawn /usr/bin/ffmpeg EACCES');
+    expect(setprivExecFailure(126, ['setpriv: failed to execute ffmpeg: Text file busy'], 'ffmpeg')).toBe('spawn ffmpeg Text file busy');
+    expect(setprivExecFailure(127, ['Conversion failed!'], 'ffmpeg')).toBeUndefined();
+    expect(setprivExecFailure(1, ['setpriv: failed to execute ffmpeg: No such file or directory'], 'ffmpeg')).toBeUndefined();
   });
 });
 
