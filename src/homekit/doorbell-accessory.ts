@@ -141,9 +141,10 @@ export class DoorbellAccessory {
         return [doorbell];
       }
       case 'camera':
-        // The camera controller makes its stream-management services (configureCamera); a cached
-        // accessory brings them back before the controller is configured, so they are kept here.
-        return servicesOfType(this.accessory, S.CameraRTPStreamManagement);
+        // The camera controller makes its stream-management services and, as it sends sound, its
+        // Microphone (whose Mute the viewer writes) (configureCamera); a cached accessory brings
+        // them back before the controller is configured, so they are kept here.
+        return [S.CameraRTPStreamManagement, S.Microphone].flatMap((type) => servicesOfType(this.accessory, type));
       case 'motion': {
         const motion = acquireService(this.accessory, S.MotionSensor, part.name);
         motion.updateCharacteristic(C.Name, part.name);
@@ -202,6 +203,7 @@ export class DoorbellAccessory {
     try {
       this.accessory.configureController(controller);
       this.controller = controller;
+      this.camera.attach(controller);
       this.recording?.attach(controller);
     } catch (error) {
       // HAP allows one camera per accessory: a second DoorbellAccessory on the same object keeps the first camera.

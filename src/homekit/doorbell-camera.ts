@@ -4,6 +4,7 @@
 // stream is refused with a clear line, and the pictures go on as before.
 import type {
   API,
+  CameraController,
   CameraStreamingDelegate,
   PrepareStreamCallback,
   PrepareStreamRequest,
@@ -46,6 +47,14 @@ export class DoorbellCamera implements CameraStreamingDelegate {
     forceStop: (sessionId: string) => void,
   ) {
     this.streams = video === undefined ? undefined : new LiveStreams(video, device.log, forceStop);
+  }
+
+  /** Follows the camera's microphone Mute (written by a viewer): while muted, no stream sends sound. */
+  attach(controller: CameraController): void {
+    controller.on('microphone-change', (muted) => {
+      this.device.log.debug(`the camera's sound is ${muted ? 'muted' : 'on'}.`);
+      this.streams?.setMuted(muted);
+    });
   }
 
   /** Ends every stream (the accessory goes away). */

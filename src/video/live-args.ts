@@ -46,6 +46,8 @@ export interface LiveAudioTarget {
   bitrate: number;
   /** ms of sound in each packet */
   packetTime: number;
+  /** When set, plain RTP to this local port of the sound's relay (which protects it, and drops it while muted), not SRTP straight to the viewer. */
+  relayPort?: number;
 }
 
 export type LiveSource =
@@ -105,8 +107,9 @@ export function audioOutput(target: LiveTarget, audio: LiveAudioTarget): string[
     '-ac', String(Math.max(1, audio.channels)),
     '-b:a', `${Math.max(8, audio.bitrate)}k`,
     '-f', 'rtp',
-    ...srtpOptions(audio.payloadType, audio.ssrc, audio.srtpKey, audio.srtpSalt),
-    srtpAddress(target, audio.port, AUDIO_PACKET_SIZE),
+    ...(audio.relayPort === undefined
+      ? [...srtpOptions(audio.payloadType, audio.ssrc, audio.srtpKey, audio.srtpSalt), srtpAddress(target, audio.port, AUDIO_PACKET_SIZE)]
+      : ['-payload_type', String(audio.payloadType), `rtp://127.0.0.1:${audio.relayPort}?rtcpport=${audio.relayPort}&pkt_size=${AUDIO_PACKET_SIZE - SRTP_TAG_LENGTH}`]),
   ];
 }
 

@@ -12,6 +12,7 @@ import type { Logger } from '../util/logger.js';
 import { liveArgs, type LiveAudioTarget, type LiveSource, type LiveTarget } from './live-args.js';
 import { startCopiedStream, type CopyPlan, type StreamRun } from './copied-stream.js';
 import { describeExit } from './ffmpeg-processes.js';
+import { RtpRelay } from './rtp-relay.js';
 import type { VideoRoom } from './video-room.js';
 
 /** Before its first report, a viewer has this long (a phone on a slow network). */
@@ -23,6 +24,8 @@ const WATCH_EVERY_MS = 250;
 const LOGGED_ERROR_LINES = 3;
 /** ffmpeg warnings that say nothing to a user (a JPEG still's full-range colours). */
 const HARMLESS = /deprecated pixel format used/;
+/** Opus's RTP clock runs at 48 kHz whatever its sample rate. */
+const OPUS_CLOCK = 48_000;
 
 /** Where the viewer wants the video, from its SetupEndpoints. */
 export interface LiveViewer {
@@ -55,6 +58,7 @@ interface Session {
   heardAt?: number;
   startedAt?: number;
   run?: StreamRun;
+  soundRelay?: RtpRelay;
   watch?: NodeJS.Timeout;
   /** For the doorbell's log ("camera view: ..."), whose lines carry the doorbell's name. */
   label: string;
@@ -63,6 +67,7 @@ interface Session {
 
 export class LiveStreams {
   private readonly sessions = new Map<string, Session>();
+  private muted = false;
 
   constructor(
     private readonly room: VideoRoom,
@@ -110,7 +115,18 @@ export class LiveStreams {
     if (!session) throw new Error('the stream was not prepared');
     const { viewer } = session;
     const target: LiveTarget = { ...selection, address: viewer.address, ipv6: viewer.ipv6, port: viewer.port, srtpKey: viewer.srtpKey, srtpSalt: viewer.srtpSalt, ssrc: session.ssrc };
-    const sound: LiveAudioTarget | undefined = audio === undefined ? undefined : { ...audio, ...viewer.audio, ssrc: session.ssrc + 1 };
+    let sound: LiveAudioTarget | undefined;
+    if (audio !== undefined) {
+      // The sound goes through a relay of its own, so that a mute can hold it back.
+      const relay = await RtpRelay.open(session.socket, { address: viewer.address, ...viewer.audio, ssrc: session.ssrc + 1, payloadType: audio.payloadType, clockRate: audio.encoder === 'libopus' ? OPUS_CLOCK : audio.sampleRate });
+      relay.muted = this.muted;
+      session.soundRelay = relay;
+      if (this.sessions.get(sessionId) !== session) {
+        relay.close();
+        return;
+      }
+      sound = { ...audio, ...viewer.audio, ssrc: session.ssrc + 1, relayPort: relay.port };
+    }
     const encoder = this.room.ffmpeg?.h264Encoder ?? 'libx264';
     let logged = 0;
     const options = {
@@ -169,9 +185,16 @@ export class LiveStreams {
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
   }
 
+  /** The viewer muted (or unmuted) the camera's microphone: the sound of every stream is held back (or sent again) at once. */
+  setMuted(muted: boolean): void {
+    this.muted = muted;
+    for (const session of this.sessions.values()) if (session.soundRelay) session.soundRelay.muted = muted;
+  }
+
   private close(sessionId: string, session: Session): Promise<unknown> {
     if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
     if (session.watch) clearInterval(session.watch);
+    session.soundRelay?.close();
     try {
       session.socket.close();
     } catch {

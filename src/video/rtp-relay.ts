@@ -4,6 +4,7 @@
 // stream: one SSRC, sequence numbers that go on across the splice (the rollover counter counted, so
 // no keystream is used twice), timestamps that go on with the clock. It also sends the viewer a
 // sender report every second, protected as SRTCP. Nothing is buffered beyond the packet in hand.
+// The sound goes through a relay of its own, which drops its packets while the viewer has muted it.
 import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 
@@ -42,6 +43,8 @@ export class RtpRelay {
   private octets = 0;
   private reports: NodeJS.Timeout | undefined;
   private closed = false;
+  /** While true, packets are dropped (the viewer muted the camera's microphone). */
+  muted = false;
 
   private constructor(
     private readonly input: Socket,
@@ -111,14 +114,15 @@ export class RtpRelay {
       // The first packet of an ffmpeg: it follows the last one sent as the clock has moved since.
       const expected = this.sent === 0 ? this.lastOutTs : this.lastOutTs + Math.round(((now - this.lastSentAt) * this.target.clockRate) / 1000);
       leg.tsOffset = expected - ts;
-      this.outIndex += 1;
     } else {
       const step = (seq - leg.lastInSeq) & 0xffff;
       // A repeated or late packet (never on the loopback, but never sent twice with one index).
       if (step === 0 || step >= 0x8000) return;
-      this.outIndex += step;
     }
     leg.lastInSeq = seq;
+    // Muted: the packet is dropped; the numbering goes on from the last one sent, the clock moves on.
+    if (this.muted) return;
+    this.outIndex += 1;
     const out = Buffer.from(packet);
     out[1] = (type & 0x80) | (this.target.payloadType & 0x7f);
     out.writeUInt16BE(this.outIndex & 0xffff, 2);

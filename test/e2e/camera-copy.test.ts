@@ -3,6 +3,8 @@
 // by ffmpeg. Copied: the viewer decodes exactly the clip's own pictures (frame checksums equal: an
 // encode would change pixels), then the last frame held; larger than asked or not H.264: encoded at
 // the asked size. A viewer that closes or vanishes during the copy or the hold leaves no ffmpeg.
+// The camera's microphone muted by a controller (HAP's Mute): no sound reaches the viewer until it
+// is unmuted.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +51,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ffmpegChildren = () => bed.ffmpegChildren();
 
 beforeAll(async () => {
-  const recordings = { 'dvr-large': makeClip(FFMPEG, join(work, 'large'), 3, false), 'dvr-mpeg2': mpeg2Clip(join(work, 'mpeg2')) };
+  const recordings = { 'dvr-large': makeClip(FFMPEG, join(work, 'large'), 3, false), 'dvr-mpeg2': mpeg2Clip(join(work, 'mpeg2')), 'dvr-sound': makeClip(FFMPEG, join(work, 'sound'), 10, true) };
   await bed.start({ doorbells: [FRONT_DOORBELL], recordings, video: { replayMinutes: 60 }, debug: true });
 }, 90_000);
 
@@ -114,5 +116,31 @@ describe('a clip that does not fit is encoded', () => {
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     expect(logsSince(logsFrom)).toMatch(/Front Doorbell: the camera view encodes the clip: its video is mpeg2video, not H.264/);
     expect(viewer.frames().changes).toBeGreaterThan(10);
+  });
+});
+
+describe('the microphone\'s Mute', () => {
+  /** The `aid.iid` of Mute on the camera's Microphone service. */
+  async function muteId(): Promise<string> {
+    const accessory = await bed.eventually(() => bed.paired().accessory(FRONT_DOORBELL.name), 'the doorbell');
+    const mute = accessory.services.find((service) => service.type === '112')?.characteristics.find((c) => c.type === '11A');
+    if (!mute) throw new Error(`the camera has no Microphone Mute (${JSON.stringify(accessory.services.map((service) => [service.type, service.characteristics.map((c) => c.type)]))})`);
+    return `${mute.aid}.${mute.iid}`;
+  }
+
+  it('while muted no sound is sent (none decodes); unmuted, the sound comes back; the picture goes on throughout', async () => {
+    const mute = await muteId();
+    const { viewer } = await play('dvr-sound');
+    await bed.eventually(() => Promise.resolve(viewer.audioFrames() >= 10 ? true : undefined), '10 decoded sound frames');
+    expect(await bed.paired().write(mute, true)).toBe(0);
+    // What was on its way when the mute landed has arrived by then.
+    await pause(500);
+    const mutedAt = { audio: viewer.audioFrames(), packets: viewer.audioPackets, video: viewer.frames().count };
+    await pause(2_000);
+    expect(viewer.audioPackets).toBe(mutedAt.packets);
+    expect(viewer.audioFrames()).toBe(mutedAt.audio);
+    expect(viewer.frames().count).toBeGreaterThan(mutedAt.video + 10);
+    expect(await bed.paired().write(mute, false)).toBe(0);
+    await bed.eventually(() => Promise.resolve(viewer.audioFrames() >= mutedAt.audio + 10 ? true : undefined), 'sound again after the unmute');
   });
 });
