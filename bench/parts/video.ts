@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { copyArgs, type LiveTarget } from '../../src/video/live-args.js';
 
 import { CameraViewer, childPids, streamServices } from '../../test/harness/camera-viewer.js';
-import { processName } from '../../test/harness/video-bed.js';
+import { processName } from '../../test/harness/processes.js';
 import { testFfmpeg } from '../../test/video/ffmpeg-binary.js';
 import { cpuMs } from '../lib/cpu.js';
 import { settledRssMiB, SETTLE_ENV } from '../lib/rss.js';
