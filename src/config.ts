@@ -49,95 +49,101 @@ const deviceId = (kind: string) =>
  */
 export const PUBLIC_URL_PATTERN = '^[^?#]*$';
 
-const hiddenField = z.boolean({ message: 'hidden must be true or false (a switch, without quotes)' }).default(false);
-
-/** A lock as the config lists it: its id, perhaps a name, whether it is hidden, and its settings. */
-export const lockConfigSchema = z.object({ id: deviceId('lock'), name: z.string().optional(), hidden: hiddenField }).merge(lockSettingsSchema);
-
-/** Someone whose unlocks and locks become an automation trigger on every lock. */
-export const personEntrySchema = z.object({
-  userId: z.string({ message: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().regex(/\S/, 'a person\'s userId is empty'),
-  /** Shown in Apple Home; the userId stands in when it is left empty. */
-  name: z.string().trim().optional(),
-});
-
-/** A doorbell as the config lists it. */
-export const doorbellConfigSchema = z.object({ id: deviceId('doorbell'), name: z.string().optional(), hidden: hiddenField }).merge(doorbellSettingsSchema);
-
 const PUBLIC_URL_MISSING = 'webhook.publicUrl is missing: enter the https address that reaches this plugin, such as https://home.example.net/lock-access, or set up the built-in ngrok tunnel (webhook.tunnel)';
 
 /** A host name such as name.ngrok-free.app; a pasted https:// in front or / behind is taken off. */
 export const TUNNEL_DOMAIN_PATTERN = '^((https?://)?[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+/?)?$';
 
-/** The built-in tunnel: the plugin forwards its listener through ngrok and uses the tunnel's address. */
-export const tunnelSchema = z.object({
-  provider: z.literal('ngrok', { errorMap: () => ({ message: 'webhook.tunnel.provider must be "ngrok" (the one built-in tunnel)' }) }).default('ngrok'),
-  authtoken: secret('webhook.tunnel.authtoken', 'copy your authtoken from https://dashboard.ngrok.com/get-started/your-authtoken into the plugin settings'),
-  /** Without one, ngrok gives a new address at each start (the registrations follow it). */
-  domain: z
-    .string()
-    .trim()
-    .regex(new RegExp(TUNNEL_DOMAIN_PATTERN), 'webhook.tunnel.domain must be a domain name such as name.ngrok-free.app, as the ngrok dashboard shows it under Domains')
-    .transform((value) => value.replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase())
-    .optional(),
-});
+/**
+ * The config's schema, made when the config is checked (at start, and by the settings UI) and
+ * dropped after: its zod objects would otherwise stay in memory for as long as Homebridge runs.
+ */
+export function configSchema() {
+  const hiddenField = z.boolean({ message: 'hidden must be true or false (a switch, without quotes)' }).default(false);
 
-export type TunnelConfig = z.infer<typeof tunnelSchema>;
+  /** A lock as the config lists it: its id, perhaps a name, whether it is hidden, and its settings. */
+  const lockConfigSchema = z.object({ id: deviceId('lock'), name: z.string().optional(), hidden: hiddenField }).merge(lockSettingsSchema);
 
-export const webhookSchema = z
-  .object({
-    publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
-      pattern: new RegExp(PUBLIC_URL_PATTERN),
-      message: 'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
-    }).optional(),
-    listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
-    listenPort: z.number({ message: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
-    toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
-    tlsCertFile: z.string().optional(),
-    tlsKeyFile: z.string().optional(),
-    tunnel: tunnelSchema.optional(),
-    /** After this many minutes without a verified callback the plugin checks that events still arrive (0: off). */
-    deliveryCheckMinutes: z
-      .number({ message: 'webhook.deliveryCheckMinutes must be a number of minutes' })
-      .int('webhook.deliveryCheckMinutes must be a whole number of minutes')
-      .min(0, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
-      .max(MAX_DELIVERY_CHECK_MINUTES, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
-      .default(DEFAULT_DELIVERY_CHECK_MINUTES),
-    /** The "Lock Access Events Stopped" contact sensor in HomeKit. */
-    deliverySensor: z.boolean().default(true),
-  })
-  .superRefine((webhook, context) => {
-    if (webhook.publicUrl === undefined && webhook.tunnel === undefined) {
-      context.addIssue({ code: z.ZodIssueCode.custom, path: ['publicUrl'], message: PUBLIC_URL_MISSING });
-    }
+  /** Someone whose unlocks and locks become an automation trigger on every lock. */
+  const personEntrySchema = z.object({
+    userId: z.string({ message: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().regex(/\S/, 'a person\'s userId is empty'),
+    /** Shown in Apple Home; the userId stands in when it is left empty. */
+    name: z.string().trim().optional(),
   });
 
-export const configSchema = z.object({
-  platform: z.literal(PLATFORM_NAME),
-  name: z.string().default(DEFAULT_DISPLAY_NAME),
-  apiKey: secret('apiKey', 'copy the API key issued to you by Lock Access into the plugin settings'),
-  clientId: secret('clientId', 'copy the OAuth client id issued to you by Lock Access into the plugin settings'),
-  clientSecret: secret('clientSecret', 'copy the OAuth client secret issued to you by Lock Access into the plugin settings'),
-  refreshToken: z.string().optional(),
-  accessToken: z.string().optional(),
-  baseUrl: httpUrl('baseUrl', 'https://api.example.com'),
-  authUrl: httpUrl('authUrl', 'https://auth.example.com'),
-  webhook: webhookSchema,
-  locks: z.array(lockConfigSchema).default([]),
-  doorbells: z.array(doorbellConfigSchema).default([]),
-  people: z.array(personEntrySchema).default([]),
-  video: videoSchema.default({}),
-  userWebhook: z.boolean().default(true),
-  discoverDevices: z.boolean().default(true),
-  refreshStateOnStart: z.boolean().default(true),
-  /** Publish Matter endpoints too when the bridge runs Matter (Homebridge 2). */
-  matter: z.boolean().default(true),
-});
+  /** A doorbell as the config lists it. */
+  const doorbellConfigSchema = z.object({ id: deviceId('doorbell'), name: z.string().optional(), hidden: hiddenField }).merge(doorbellSettingsSchema);
 
-export type LockAccessConfig = z.infer<typeof configSchema>;
-export type LockConfig = z.infer<typeof lockConfigSchema>;
-export type DoorbellConfig = z.infer<typeof doorbellConfigSchema>;
-export type WebhookConfig = z.infer<typeof webhookSchema>;
+  /** The built-in tunnel: the plugin forwards its listener through ngrok and uses the tunnel's address. */
+  const tunnelSchema = z.object({
+    provider: z.literal('ngrok', { errorMap: () => ({ message: 'webhook.tunnel.provider must be "ngrok" (the one built-in tunnel)' }) }).default('ngrok'),
+    authtoken: secret('webhook.tunnel.authtoken', 'copy your authtoken from https://dashboard.ngrok.com/get-started/your-authtoken into the plugin settings'),
+    /** Without one, ngrok gives a new address at each start (the registrations follow it). */
+    domain: z
+      .string()
+      .trim()
+      .regex(new RegExp(TUNNEL_DOMAIN_PATTERN), 'webhook.tunnel.domain must be a domain name such as name.ngrok-free.app, as the ngrok dashboard shows it under Domains')
+      .transform((value) => value.replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase())
+      .optional(),
+  });
+
+  const webhookSchema = z
+    .object({
+      publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
+        pattern: new RegExp(PUBLIC_URL_PATTERN),
+        message: 'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
+      }).optional(),
+      listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
+      listenPort: z.number({ message: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
+      toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
+      tlsCertFile: z.string().optional(),
+      tlsKeyFile: z.string().optional(),
+      tunnel: tunnelSchema.optional(),
+      /** After this many minutes without a verified callback the plugin checks that events still arrive (0: off). */
+      deliveryCheckMinutes: z
+        .number({ message: 'webhook.deliveryCheckMinutes must be a number of minutes' })
+        .int('webhook.deliveryCheckMinutes must be a whole number of minutes')
+        .min(0, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
+        .max(MAX_DELIVERY_CHECK_MINUTES, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
+        .default(DEFAULT_DELIVERY_CHECK_MINUTES),
+      /** The "Lock Access Events Stopped" contact sensor in HomeKit. */
+      deliverySensor: z.boolean().default(true),
+    })
+    .superRefine((webhook, context) => {
+      if (webhook.publicUrl === undefined && webhook.tunnel === undefined) {
+        context.addIssue({ code: z.ZodIssueCode.custom, path: ['publicUrl'], message: PUBLIC_URL_MISSING });
+      }
+    });
+
+  const configSchema = z.object({
+    platform: z.literal(PLATFORM_NAME),
+    name: z.string().default(DEFAULT_DISPLAY_NAME),
+    apiKey: secret('apiKey', 'copy the API key issued to you by Lock Access into the plugin settings'),
+    clientId: secret('clientId', 'copy the OAuth client id issued to you by Lock Access into the plugin settings'),
+    clientSecret: secret('clientSecret', 'copy the OAuth client secret issued to you by Lock Access into the plugin settings'),
+    refreshToken: z.string().optional(),
+    accessToken: z.string().optional(),
+    baseUrl: httpUrl('baseUrl', 'https://api.example.com'),
+    authUrl: httpUrl('authUrl', 'https://auth.example.com'),
+    webhook: webhookSchema,
+    locks: z.array(lockConfigSchema).default([]),
+    doorbells: z.array(doorbellConfigSchema).default([]),
+    people: z.array(personEntrySchema).default([]),
+    video: videoSchema.default({}),
+    userWebhook: z.boolean().default(true),
+    discoverDevices: z.boolean().default(true),
+    refreshStateOnStart: z.boolean().default(true),
+    /** Publish Matter endpoints too when the bridge runs Matter (Homebridge 2). */
+    matter: z.boolean().default(true),
+  });
+  return configSchema;
+}
+
+export type LockAccessConfig = z.infer<ReturnType<typeof configSchema>>;
+export type LockConfig = LockAccessConfig['locks'][number];
+export type DoorbellConfig = LockAccessConfig['doorbells'][number];
+export type WebhookConfig = LockAccessConfig['webhook'];
+export type TunnelConfig = NonNullable<WebhookConfig['tunnel']>;
 
 export type ConfigCheck =
   /** `disabled`: one sentence per device or person entry left out for a mistake inside it. */
@@ -151,7 +157,6 @@ const isEntryList = (key: unknown): key is EntryList => typeof key === 'string' 
 
 /** Fields a user must fill before the plugin does anything (the public address: unless a tunnel gives one). */
 export const REQUIRED_FIELDS = ['apiKey', 'clientId', 'clientSecret', 'baseUrl', 'authUrl', 'webhook.publicUrl'] as const;
-
 
 /** The required fields `raw` leaves blank: webhook.publicUrl is not needed with a tunnel, whose authtoken then is. */
 export function missingFields(raw: unknown): string[] {
@@ -226,7 +231,8 @@ function problemSentences(issues: readonly z.ZodIssue[], skip: (where: string) =
 export function checkConfig(raw: unknown): ConfigCheck {
   const missing = missingFields(raw);
   const isMissing = (where: string) => missing.some((field) => field === where || field.startsWith(`${where}.`));
-  let parsed = configSchema.safeParse(raw);
+  const schema = configSchema();
+  let parsed = schema.safeParse(raw);
   const disabled: string[] = [];
   if (!parsed.success) {
     // Entry mistakes alone: parse again without the entries (or lists) that hold them.
@@ -263,7 +269,7 @@ export function checkConfig(raw: unknown): ConfigCheck {
       }
       pruned[list] = entries.flatMap((entry: unknown, index) => (!bad.has(index) ? [entry] : standIns.has(index) ? [standIns.get(index)] : []));
     }
-    parsed = configSchema.safeParse(pruned);
+    parsed = schema.safeParse(pruned);
     if (!parsed.success) return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues, isMissing) };
   }
   const warnings: string[] = [];

@@ -52,7 +52,7 @@ function flatten(node: JsonNode, requiredOf: (parent: JsonNode, key: string, chi
 }
 
 const form = JSON.parse(readFileSync(new URL('../config.schema.json', import.meta.url), 'utf8')) as { pluginAlias: string; pluginType: string; singular: boolean; schema: JsonNode; layout: unknown };
-const zodJson = zodToJsonSchema(configSchema, { effectStrategy: 'input', pipeStrategy: 'input', $refStrategy: 'none' }) as JsonNode;
+const zodJson = zodToJsonSchema(configSchema(), { effectStrategy: 'input', pipeStrategy: 'input', $refStrategy: 'none' }) as JsonNode;
 
 const fromForm = flatten(form.schema, (_parent, _key, child) => child.required === true);
 const fromZod = flatten(zodJson, (parent, key) => Array.isArray(parent.required) && parent.required.includes(key));

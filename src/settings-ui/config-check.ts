@@ -26,7 +26,7 @@ function valueAt(raw: unknown, path: readonly (string | number)[]): unknown {
 
 /** The problems the plugin would refuse `raw` for, one per field; empty when it accepts it. */
 export function configProblems(raw: unknown): FieldProblem[] {
-  const parsed = configSchema.safeParse(raw);
+  const parsed = configSchema().safeParse(raw);
   if (parsed.success) return [];
   const problems: FieldProblem[] = [];
   const missing = missingFields(raw);

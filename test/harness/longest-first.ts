@@ -14,11 +14,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/settings-ui/settings-ui.test.ts': 95,
-  'test/e2e/package.test.ts': 60,
+  'test/e2e/package.test.ts': 40,
   'test/scripts/demo.test.ts': 60,
   'test/e2e/camera-faults.test.ts': 32,
   'test/e2e/camera-view.test.ts': 31,
   'test/e2e/matter.test.ts': 26,
+  'test/e2e/camera-copy.test.ts': 25,
+  'test/e2e/secure-video.test.ts': 25,
   'test/e2e/child-bridge.test.ts': 21,
   'test/e2e/plugin-checks.test.ts': 18,
   'test/e2e/platform.test.ts': 15,
@@ -27,12 +29,12 @@ export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/e2e/guard.test.ts': 11,
   'test/settings-ui/people-ui.test.ts': 11,
   'test/settings-ui/delivery-ui.test.ts': 11,
-  'test/e2e/secure-video.test.ts': 10,
   'test/settings-ui/video-ui.test.ts': 10,
   'test/cloud/tokens/keep-alive.test.ts': 9,
   'test/settings-ui/matter-ui.test.ts': 9,
   'test/e2e/account-care.test.ts': 9,
   'test/e2e/homekit.test.ts': 8,
+  'test/video/copied-stream-stream.test.ts': 8,
 };
 
 /** Seconds for a file not named above, by lane: a new end-to-end file still goes before the unit files. */

@@ -1,16 +1,23 @@
 // The published package as users get it: `npm pack`, the tarball installed with --omit=dev into an
 // empty folder, and the Node binaries and Homebridge versions of the support matrix from the npm
-// registry. Node and Homebridge are cached under node_modules/.cache/ between runs; the tarball is
-// packed and installed afresh every run, since it is what is under test.
+// registry. Node and Homebridge are cached between runs in the user's cache folder, outside the
+// clone, so that `npm ci` and a new clone keep them (installing them costs about a minute of CPU);
+// the tarball is packed and installed afresh every run, since it is what is under test.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { REPO_ROOT } from './homebridge.js';
 
-export const PACKAGE_CACHE = join(REPO_ROOT, 'node_modules', '.cache', 'lock-access-package');
+/** `$XDG_CACHE_HOME/homebridge-lock-access/package-matrix`, or under `~/.cache` (each install named by its version). */
+export const PACKAGE_CACHE = join(userCacheFolder(), 'homebridge-lock-access', 'package-matrix');
+
+function userCacheFolder(): string {
+  const xdg = process.env.XDG_CACHE_HOME;
+  return xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.cache');
+}
 
 /** The matrix's Node versions; Node 24 is the one the project pins (node_modules/node). */
 export const NODE_22 = '22.23.3';
@@ -54,7 +61,7 @@ function registryTrouble(what: string, output: string): Error {
   const unreachable = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET|network|fetch failed/i.test(output);
   const lines = output.split('\n').filter((line) => line.trim() !== '' && !/Unknown user config/.test(line)).slice(-15).join('\n');
   const why = unreachable
-    ? 'the npm registry cannot be reached from this machine; the package matrix needs it once, then runs from node_modules/.cache/lock-access-package/'
+    ? `the npm registry cannot be reached from this machine; the package matrix needs it once, then runs from ${PACKAGE_CACHE}`
     : 'npm failed';
   return new Error(`Could not install ${what}: ${why}.\n${lines}`);
 }

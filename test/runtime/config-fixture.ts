@@ -3,7 +3,7 @@
 import { configSchema, type LockAccessConfig } from '../../src/config.js';
 
 export function runtimeConfig(overrides: Record<string, unknown> = {}): LockAccessConfig {
-  return configSchema.parse({
+  return configSchema().parse({
     platform: 'LockAccess',
     apiKey: 'k',
     clientId: 'c',

@@ -25,7 +25,7 @@ describe('"Rejections are never silent", README "Settings UI" > Status: status.j
     await writer.flush();
     const status = await readStatus(storage);
     expect(status?.link).toEqual({ state: 'reauthorizationNeeded', message: 'Link the account again in the plugin settings.' });
-    expect(statusSchema.safeParse(JSON.parse(await readFile(storage.file('status.json'), 'utf8'))).success).toBe(true);
+    expect(statusSchema().safeParse(JSON.parse(await readFile(storage.file('status.json'), 'utf8'))).success).toBe(true);
   });
 
   it('counts accepted, duplicate and rejected callbacks by reason, and the last callback per device', async () => {
