@@ -89,17 +89,12 @@ afterAll(async () => {
 });
 
 describe('Homebridge killed with SIGKILL while a camera view and a Secure Video recording run', () => {
-  it('Linux with setpriv: the parent-death signal ends both ffmpeg within 2 s', async () => {
-    await session.hb?.waitForLog(/each ends with Homebridge by the parent-death signal/);
-    const pids = await bothRunning();
-    await killHomebridge();
-    await gone(pids, 2_000);
-    await forget();
-  });
-
-  it('without setpriv: the watchdog ends both ffmpeg within 2 s', async () => {
-    await bed.restart(fakeSetpriv('no-setpriv', 'exit 1'));
-    await session.hb?.waitForLog(/each ends with Homebridge by a watchdog/);
+  it.each([
+    ['Linux with setpriv: the parent-death signal', /each ends with Homebridge by the parent-death signal/, undefined],
+    ['without setpriv: the watchdog', /each ends with Homebridge by a watchdog/, () => fakeSetpriv('no-setpriv', 'exit 1')],
+  ])('%s ends both ffmpeg within 2 s', async (_guard, said, environment) => {
+    if (environment) await bed.restart(environment());
+    await session.hb?.waitForLog(said);
     const pids = await bothRunning();
     await killHomebridge();
     await gone(pids, 2_000);
