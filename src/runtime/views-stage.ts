@@ -7,6 +7,7 @@ import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import type { matterView } from '../matter/matter-view.js';
 import type { DeviceView } from '../model/device-registry.js';
 import { DeviceStatus } from '../status/device-status.js';
+import { Storage } from '../storage.js';
 import type { VideoRoom } from '../video/video-room.js';
 import type { Link, PluginContext } from './link-stage.js';
 import type { Listener } from './listener-stage.js';
@@ -32,7 +33,7 @@ export interface Views {
 export function viewsStage(context: PluginContext, link: Link, listener: Listener, matterViews: MatterViews | undefined): Views {
   const { api, log, config, pluginName, platformName, shutdown } = context;
   const { registry } = listener;
-  const video = startVideo(config, log, link.client, link.publisher);
+  const video = startVideo(config, log, link.client, link.publisher, Storage.under(api.user.storagePath()));
   // At once: every ffmpeg gets its SIGTERM before Homebridge's own exit can come.
   shutdown.on('halt', () => video.stop());
   const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video, pluginName, platformName, cached: context.cachedAccessories });

@@ -1,12 +1,16 @@
 // Every ffmpeg the plugin starts is a child owned here: each ends within 2 s of its stop (SIGTERM,
 // then SIGKILL), all end when Homebridge shuts down, and a process exit of Homebridge itself kills
-// any still running, so none outlives it. Its error output is kept (a few lines, every address cut
-// to its host) for the log line that says why it ended; its command line is never logged.
+// any still running. A Homebridge that dies without any of that (SIGKILL, a crash) takes them with
+// it through the orphan guard (orphan-guard.ts), and the ledger lets the next start end any left.
+// Its error output is kept (a few lines, every address cut to its host) for the log line that says
+// why it ended; its command line is never logged.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
 import type { Logger } from '../util/logger.js';
+import type { ChildLedger } from './child-ledger.js';
 import { hostsOnly } from './ffmpeg-text.js';
+import { guardedCommand, setprivExecFailure, startWatchdog, type OrphanGuard } from './orphan-guard.js';
 
 /** How long a child has after SIGTERM before it is killed. */
 export const STOP_GRACE_MS = 1_500;
@@ -47,10 +51,18 @@ export interface SpawnOptions {
   onErrorLine?: (line: string) => void;
 }
 
+/** What ties each child to Homebridge's life beyond its own stop (none by default, for tests). */
+export interface ChildTies {
+  guard: OrphanGuard;
+  ledger?: ChildLedger;
+}
+
 export class FfmpegProcesses {
   private readonly children = new Set<ChildProcess>();
   private readonly runs = new Set<FfmpegRun>();
   private closed = false;
+  /** Children that ended and are being struck out of the ledger. */
+  private readonly untying = new Set<Promise<void>>();
   private readonly killAll = (): void => {
     for (const child of this.children) child.kill('SIGKILL');
   };
@@ -58,6 +70,7 @@ export class FfmpegProcesses {
   constructor(
     private readonly path: string,
     private readonly log: Logger,
+    private readonly ties: ChildTies = { guard: 'none' },
   ) {
     // Homebridge ends the process after its shutdown; whatever still runs then is killed with it.
     process.on('exit', this.killAll);
@@ -84,6 +97,12 @@ export class FfmpegProcesses {
       finished = true;
       if (child) this.children.delete(child);
       this.runs.delete(run);
+      const notRun = this.ties.guard === 'pdeathsig' ? setprivExecFailure(code, kept, this.path) : undefined;
+      if (notRun !== undefined) {
+        // The same words as without setpriv: ffmpeg never ran.
+        resolveExit({ code: null, signal: null, stopped, errorOutput: '', spawnError: notRun });
+        return;
+      }
       resolveExit({ code, signal, stopped, errorOutput: kept.join('\n'), ...(spawnError === undefined ? {} : { spawnError }) });
     };
     if (this.closed) {
@@ -91,7 +110,8 @@ export class FfmpegProcesses {
       spawnError = 'the plugin is shutting down';
     } else {
       try {
-        child = spawn(this.path, ['-hide_banner', '-nostats', '-nostdin', ...args.filter((arg) => arg !== '-nostdin')], {
+        const command = guardedCommand(this.ties.guard, this.path, ['-hide_banner', '-nostats', '-nostdin', ...args.filter((arg) => arg !== '-nostdin')]);
+        child = spawn(command.command, command.args, {
           stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe'],
           windowsHide: true,
         });
@@ -99,6 +119,7 @@ export class FfmpegProcesses {
         spawnError = error instanceof Error ? error.message : String(error);
       }
     }
+    if (child?.pid !== undefined) this.tie(child.pid, exited);
     if (child) {
       this.children.add(child);
       let partial = '';
@@ -155,11 +176,26 @@ export class FfmpegProcesses {
     return run;
   }
 
-  /** Ends every child and refuses new ones (Homebridge shutdown). Resolves when all have exited. */
+  /** Ends every child and refuses new ones (Homebridge shutdown). Resolves when all have exited and the ledger is written. */
   async stopAll(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.runs].map((run) => run.stop()));
     process.off('exit', this.killAll);
+    await Promise.all(this.untying);
+    await this.ties.ledger?.settled();
+  }
+
+  /** The watchdog (where it is the guard) and the ledger entry of a child, for as long as it runs. */
+  private tie(pid: number, exited: Promise<FfmpegExit>): void {
+    const watchdog = this.ties.guard === 'watchdog' ? startWatchdog(pid) : undefined;
+    const written = this.ties.ledger?.add(pid, this.path);
+    const untied = exited.then(async () => {
+      watchdog?.release();
+      await written;
+      this.ties.ledger?.remove(pid);
+    });
+    this.untying.add(untied);
+    void untied.finally(() => this.untying.delete(untied));
   }
 }
 

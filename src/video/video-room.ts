@@ -1,12 +1,15 @@
 // The video room's front door: made once by the runtime from the `video` config, it checks ffmpeg
-// once, says once when video cannot work, owns every ffmpeg child (FfmpegProcesses), and hands the
+// once (and what can end its children should Homebridge die, after ending any left by the last run),
+// says once when video cannot work, owns every ffmpeg child (FfmpegProcesses), and hands the
 // doorbell views what they need: whether video works, the settings, and a fresh playlist address
 // for a recording (the lookup is the cloud's, handed in, so no view reaches the cloud).
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { ChildLedger, type LedgerStore } from './child-ledger.js';
 import { checkFfmpeg, ffmpegWarning, type FfmpegCheck, type FfmpegInfo } from './ffmpeg-check.js';
 import { FfmpegProcesses, type FfmpegRun, type SpawnOptions } from './ffmpeg-processes.js';
 import { hostsOnly } from './ffmpeg-text.js';
+import { checkOrphanGuard, type OrphanGuard } from './orphan-guard.js';
 import type { VideoConfig } from './video-config.js';
 
 /**
@@ -32,9 +35,20 @@ export interface VideoRoomOptions {
   lookup: PlaylistLookup;
   /** The status changed (the check finished). */
   onStatus?: (status: VideoRoomStatus) => void;
+  /** Where the running children are written down, so the next start can end any left behind. */
+  ledger?: LedgerStore;
   /** For tests: how ffmpeg is checked. */
   check?: (configuredPath: string | undefined) => Promise<FfmpegCheck>;
+  /** For tests: which orphan guard this machine has. */
+  guard?: () => Promise<OrphanGuard>;
 }
+
+/** For the debug line: what ends ffmpeg should Homebridge die without a shutdown. */
+const GUARD_WORDS: Record<OrphanGuard, string> = {
+  pdeathsig: 'each ends with Homebridge by the parent-death signal',
+  watchdog: 'each ends with Homebridge by a watchdog',
+  none: 'one left by a killed Homebridge is ended at the next start',
+};
 
 /** Thrown by `spawn` while video does not work (no usable ffmpeg, or shutting down). */
 export class VideoUnavailableError extends Error {}
@@ -47,9 +61,13 @@ export class VideoRoom {
   private checked = false;
   private processes: FfmpegProcesses | undefined;
   private stopped = false;
+  private readonly ledger: ChildLedger | undefined;
 
   constructor(private readonly options: VideoRoomOptions) {
-    this.ready = (options.check ?? checkFfmpeg)(options.config.ffmpegPath).then((check) => this.adopt(check));
+    this.ledger = options.ledger && new ChildLedger(options.ledger, options.log);
+    // The sweep is done before any child of this run can start.
+    const sweep = this.ledger?.sweep();
+    this.ready = Promise.all([(options.check ?? checkFfmpeg)(options.config.ffmpegPath), (options.guard ?? checkOrphanGuard)(), sweep]).then(([check, guard]) => this.adopt(check, guard));
   }
 
   get settings(): Readonly<VideoConfig> {
@@ -97,12 +115,12 @@ export class VideoRoom {
     await this.processes?.stopAll();
   }
 
-  private adopt(check: FfmpegCheck): FfmpegInfo | undefined {
+  private adopt(check: FfmpegCheck, guard: OrphanGuard): FfmpegInfo | undefined {
     this.checked = true;
     if (check.ok) {
       this.info = check.info;
-      if (!this.stopped) this.processes = new FfmpegProcesses(check.info.path, this.options.log);
-      this.options.log.debug(`Doorbell video uses ffmpeg ${check.info.version} (${check.info.path}, H.264 by ${check.info.h264Encoder}).`);
+      if (!this.stopped) this.processes = new FfmpegProcesses(check.info.path, this.options.log, { guard, ...(this.ledger ? { ledger: this.ledger } : {}) });
+      this.options.log.debug(`Doorbell video uses ffmpeg ${check.info.version} (${check.info.path}, H.264 by ${check.info.h264Encoder}; ${GUARD_WORDS[guard]}).`);
     } else {
       this.problem = check.problem;
       // Said once, at start: the camera keeps its still pictures.

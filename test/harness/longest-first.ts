@@ -21,6 +21,7 @@ export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/e2e/matter.test.ts': 26,
   'test/e2e/camera-copy.test.ts': 25,
   'test/e2e/secure-video.test.ts': 25,
+  'test/e2e/video-orphans.test.ts': 25,
   'test/e2e/child-bridge.test.ts': 21,
   'test/e2e/plugin-checks.test.ts': 18,
   'test/e2e/platform.test.ts': 15,

@@ -28,7 +28,12 @@ export interface VideoBedOptions {
   video?: Record<string, unknown>;
   /** Homebridge's debug lines too (no address may appear in them either). */
   debug?: boolean;
+  /** Environment for Homebridge (added to this process's). */
+  env?: Record<string, string>;
 }
+
+/** How long a viewer's stop may wait for an answer. */
+const END_GIVEN_UP_MS = 5_000;
 
 /** The two doorbells most video files use. */
 export const FRONT_DOORBELL: BedDoorbell = { id: 'BELL-1', name: 'Front Doorbell' };
@@ -39,6 +44,16 @@ export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a process runs: a zombie (ended, not yet reaped by whoever adopted it) does not. */
+export function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
@@ -98,14 +113,19 @@ export class VideoBed {
       ],
       registrations: { sim: this.simulator, atLeast: options.doorbells.length },
       ...(options.debug ? { debug: true } : {}),
+      ...(options.env ? { env: options.env } : {}),
     };
     await this.session.start(this.homebridge);
     await this.session.pair(options.doorbells.length + 1, `the bridge and ${options.doorbells.length} doorbell(s)`);
   }
 
-  /** Stops Homebridge and starts it again with the same identity and config (the pairing stays). */
-  async restart(): Promise<void> {
+  /**
+   * Stops Homebridge (if it still runs) and starts it again with the same identity and config (the
+   * pairing stays); `env`, when given, replaces the environment the bed started with.
+   */
+  async restart(env?: Record<string, string>): Promise<void> {
     if (!this.homebridge) throw new Error('the video bed has not started');
+    if (env !== undefined) this.homebridge = { ...this.homebridge, env };
     await this.session.restart(this.homebridge);
   }
 
@@ -136,10 +156,16 @@ export class VideoBed {
     return this.eventually(() => Promise.resolve(viewer.frames().count >= count ? true : undefined), `${count} decoded frames`);
   }
 
-  /** Ends every viewer still open, so a failed test leaves no stream to make the next one's service busy. */
+  /**
+   * Ends every viewer still open, so a failed test leaves no stream to make the next one's service
+   * busy. A stop that gets no answer (its Homebridge was killed) is given up after a few seconds.
+   */
   async endViewers(): Promise<void> {
     for (const viewer of this.viewers.splice(0)) {
-      await viewer.end().catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, END_GIVEN_UP_MS)));
+      await Promise.race([viewer.end().catch(() => undefined), givenUp]);
+      clearTimeout(timer);
       viewer.close();
     }
   }

@@ -7,7 +7,11 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { describeExit, FfmpegProcesses, STOP_GRACE_MS } from '../../src/video/ffmpeg-processes.js';
+import { ChildLedger } from '../../src/video/child-ledger.js';
+import { describeExit, FfmpegProcesses, STOP_GRACE_MS, type ChildTies } from '../../src/video/ffmpeg-processes.js';
+import { childPids } from '../harness/camera-viewer.js';
+import { eventually } from '../harness/e2e-session.js';
+import { commandLine, processName } from '../harness/video-bed.js';
 import { keptLog } from './ffmpeg-binary.js';
 
 function script(body: string): string {
@@ -34,9 +38,9 @@ afterEach(async () => {
   await Promise.all(owners.splice(0).map((owner) => owner.stopAll()));
 });
 
-function owner(body: string) {
+function owner(body: string, ties?: ChildTies) {
   const log = keptLog();
-  const processes = new FfmpegProcesses(script(body), log);
+  const processes = new FfmpegProcesses(script(body), log, ties);
   owners.push(processes);
   return { processes, log };
 }
@@ -103,5 +107,44 @@ describe('every ffmpeg is a child the plugin owns', () => {
     owners.push(processes);
     const exit = await processes.spawn([], { label: 'x' }).exited;
     expect(describeExit(exit)).toMatch(/^ffmpeg could not be started \(.*ENOENT/);
+  });
+});
+
+describe('what ties each child to Homebridge beyond its stop', () => {
+  it('under the parent-death signal setpriv becomes the program: the run\'s pid is its own, and a stop still ends it with SIGTERM', async () => {
+    const { processes } = owner('exec sleep 30', { guard: 'pdeathsig' });
+    const run = processes.spawn([], { label: 'guarded' });
+    const pid = run.pid ?? 0;
+    await eventually(() => Promise.resolve(processName(pid) === 'sleep' ? true : undefined), 'setpriv gave way to the program');
+    expect(childPids(process.pid)).toContain(pid);
+    expect(await run.stop()).toMatchObject({ stopped: true, signal: 'SIGTERM' });
+  });
+
+  it('under the parent-death signal, a program that cannot be run reads as without it: could not be started (ENOENT), not an exit code', async () => {
+    const processes = new FfmpegProcesses('/nonexistent/ffmpeg', keptLog(), { guard: 'pdeathsig' });
+    owners.push(processes);
+    const exit = await processes.spawn([], { label: 'x' }).exited;
+    expect(exit).toMatchObject({ code: null, signal: null, errorOutput: '' });
+    expect(describeExit(exit)).toBe('ffmpeg could not be started (spawn /nonexistent/ffmpeg ENOENT)');
+  });
+
+  it('under the watchdog: one watchdog per child, gone once the child ended, and the exit is the child\'s own', async () => {
+    const { processes } = owner('echo started >&2; exit 3', { guard: 'watchdog' });
+    const run = processes.spawn([], { label: 'watched' });
+    const pid = run.pid ?? 0;
+    const watchdogs = () => childPids(process.pid).filter((child) => commandLine(child).includes('lock-access-watchdog') && commandLine(child).includes(String(pid)));
+    expect(await run.exited).toMatchObject({ code: 3, stopped: false, errorOutput: 'started' });
+    await eventually(() => Promise.resolve(watchdogs().length === 0 ? true : undefined), 'the watchdog gone');
+  });
+
+  it('the ledger holds a running child (its program\'s name) and is empty once it ended', async () => {
+    const writes: { children: { pid: number; name: string }[] }[] = [];
+    const ledger = new ChildLedger({ read: () => Promise.resolve(undefined), write: (value) => Promise.resolve(void writes.push(value as (typeof writes)[number])) }, keptLog());
+    const { processes } = owner('exec sleep 30', { guard: 'none', ledger });
+    const run = processes.spawn([], { label: 'listed' });
+    await eventually(() => Promise.resolve(writes.length > 0 ? true : undefined), 'the child written down');
+    expect(writes[0]?.children).toEqual([expect.objectContaining({ pid: run.pid, name: 'ffmpeg' })]);
+    await processes.stopAll();
+    expect(writes.at(-1)).toEqual({ children: [] });
   });
 });

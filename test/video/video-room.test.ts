@@ -1,8 +1,12 @@
 // The video room: one check at start, one warning when video cannot work, its status for the
 // settings page, a lookup whose failure names no address, and no spawn without ffmpeg.
+import { spawn } from 'node:child_process';
+
 import { describe, expect, it } from 'vitest';
 
+import { systemProcesses } from '../../src/video/child-ledger.js';
 import { VideoRoom, VideoUnavailableError } from '../../src/video/video-room.js';
+import { running } from '../harness/video-bed.js';
 import { keptLog, testFfmpeg } from './ffmpeg-binary.js';
 
 const config = { replayMinutes: 60, secureVideo: true };
@@ -32,5 +36,31 @@ describe('the video room', () => {
   it('a failed lookup says so without the address it may carry', async () => {
     const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')), check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }) });
     await expect(room.playlist('D1', '9')).rejects.toThrow('the recording could not be looked up (GET https://api.example.com answered 500)');
+  });
+
+  it('a process the last run left running (in its ledger) is ended before the room is ready, even without ffmpeg', async () => {
+    const leftover = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const pid = leftover.pid ?? 0;
+    try {
+      const facts = await systemProcesses.facts(pid);
+      if (!facts) throw new Error('the leftover is not running');
+      const writes: unknown[] = [];
+      const log = keptLog();
+      const room = new VideoRoom({
+        config: { ...config, ffmpegPath: '/nonexistent/ffmpeg' },
+        log,
+        lookup: () => Promise.resolve(''),
+        ledger: { read: () => Promise.resolve(JSON.stringify({ children: [{ pid, start: facts.start, name: 'sleep' }] })), write: (value) => Promise.resolve(void writes.push(value)) },
+        guard: () => Promise.resolve('none'),
+      });
+      await room.ready;
+      expect(writes).toEqual([{ children: [] }]);
+      if (leftover.exitCode === null && leftover.signalCode === null) await new Promise((resolve) => leftover.once('exit', resolve));
+      expect(leftover.signalCode).toBe('SIGKILL');
+      expect(running(pid)).toBe(false);
+      expect(log.lines.some((line) => line.level === 'info' && /Ended an ffmpeg left running by the last run/.test(line.text))).toBe(true);
+    } finally {
+      leftover.kill('SIGKILL');
+    }
   });
 });
