@@ -70,27 +70,31 @@ function run({ name, command, args }: Step, options: { live?: boolean; niceness?
 async function main(): Promise<void> {
   const started = Date.now();
   const failures: string[] = [];
-  let testsStarted = false;
-  let stopping = false;
+  // Changed from callbacks: a record, so the checks below read the value of the moment.
+  const state = { testsStarted: false, stopping: false };
   const fail = (error: unknown) => {
     // The steps stopped because of an earlier failure are not failures of their own.
-    if (stopping) return;
+    if (state.stopping) return;
     const message = error instanceof Error ? error.message : String(error);
     failures.push(message);
     process.stderr.write(`gate: ${message}\n`);
     // Before the tests start, one failure ends the gate at once. Once they run, they run to their
     // end: stopping vitest half-way would leave the Homebridge processes of its tests behind.
-    if (testsStarted) return;
-    stopping = true;
+    if (state.testsStarted) return;
+    state.stopping = true;
     for (const child of running) child.kill('SIGTERM');
   };
   const checking = (async () => {
-    for (const each of checks) await run(each, { niceness: CHECK_NICENESS });
-  })().catch(fail);
+    // Once the tests run, a failed check does not hold back the next: every failure is shown.
+    for (const each of checks) {
+      await run(each, { niceness: CHECK_NICENESS }).catch(fail);
+      if (state.stopping) return;
+    }
+  })();
   const testing = (async () => {
     await run(build);
     if (failures.length > 0) return;
-    testsStarted = true;
+    state.testsStarted = true;
     await run(step('tests', 'vitest', 'run', ...process.argv.slice(2)), { live: true });
   })().catch(fail);
   await Promise.all([checking, testing]);
