@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { copyArgs, type LiveTarget } from '../../src/video/live-args.js';
 
 import { CameraViewer, childPids, streamServices } from '../../test/harness/camera-viewer.js';
+import { processName } from '../../test/harness/processes.js';
 import { testFfmpeg } from '../../test/video/ffmpeg-binary.js';
 import { cpuMs } from '../lib/cpu.js';
 import { settledRssMiB, SETTLE_ENV } from '../lib/rss.js';
@@ -58,7 +59,8 @@ export async function runVideo(options: RunOptions): Promise<PartResult> {
         if ((await viewer.start({ ffmpeg })) !== 0) throw new Error('the stream did not start');
         for (let wait = 0; viewer.firstPacketAt === undefined && wait < 200; wait += 1) await sleep(25);
         if (viewer.firstPacketAt !== undefined) firstPacket.push(viewer.firstPacketAt - viewer.startedAt);
-        await during?.(childPids(pid)[0]);
+        // The live view's ffmpeg (where setpriv is missing, a watchdog shell runs beside it).
+        await during?.(childPids(pid).find((child) => processName(child) === 'ffmpeg'));
       } finally {
         await viewer.end().catch(() => undefined);
         viewer.close();

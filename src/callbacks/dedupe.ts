@@ -6,9 +6,8 @@
 // close. A save under a flood thus writes only its new keys; once most of the journal is keys that
 // expired or were dropped, the next save compacts it into dedupe.json. A crash while appending can
 // tear only the last line, which loading skips.
-import { z } from 'zod/v3';
-
 import { DEDUPE_TTL_MS } from '../settings.js';
+import { type DedupeEntry, dedupeFileSchema, journalEntries, liveInOrder } from './dedupe-file.js';
 import { mayBeEarlierKey } from './dedupe-rule.js';
 import { StorageError, type Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
@@ -20,35 +19,6 @@ export const DEDUPE_JOURNAL = 'dedupe.journal';
 const JOURNAL_FLOOR = 5_000;
 export const DEFAULT_DEDUPE_MAX_KEYS = 50_000;
 const DEFAULT_DEBOUNCE_MS = 2_000;
-
-const entrySchema = z.tuple([z.string(), z.number()]);
-const fileSchema = z.object({
-  version: z.literal(1),
-  // [key, expiresAt] pairs, oldest first.
-  entries: z.array(entrySchema),
-});
-
-type Entry = z.infer<typeof entrySchema>;
-
-/**
- * The whole lines of a journal; a line that does not parse (a torn one) is left out. `endsTorn`: the
- * text does not end with a line break, so the next append must start a line of its own.
- */
-function journalEntries(text: string): { entries: Entry[]; endsTorn: boolean } {
-  const entries: Entry[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const entry = entrySchema.safeParse(parsed);
-    if (entry.success) entries.push(entry.data);
-  }
-  return { entries, endsTorn: text !== '' && !text.endsWith('\n') };
-}
 
 /** Thrown by checkAndSet before the store has loaded: the receiver answers 503 so the sender retries. */
 export class DedupeNotReadyError extends Error {
@@ -65,21 +35,6 @@ export interface DedupeOptions {
   maxKeys?: number;
   debounceMs?: number;
   log?: { warn(message: string): void };
-}
-
-/**
- * The unexpired entries, oldest first as expiry takes them, each key once at its last setting (a
- * key in both files after a crash mid-compaction, or set again after it was dropped).
- */
-function liveInOrder(entries: Entry[], now: number): Entry[] {
-  const latest = new Map<string, number>();
-  // Stable: entries of the same time keep the order they were written in.
-  for (const [key, expiresAt] of [...entries].sort((a, b) => a[1] - b[1])) {
-    if (expiresAt <= now) continue;
-    latest.delete(key);
-    latest.set(key, expiresAt);
-  }
-  return [...latest.entries()];
 }
 
 export class DedupeStore {
@@ -103,8 +58,9 @@ export class DedupeStore {
   private readonly maxKeys: number;
   private loaded = false;
   private readonly saver: QuietWriter;
-  /** Keys set since the last save, for the journal. */
-  private pending: Entry[] = [];
+  /** Keys set since the last save, for the journal, with their expiry times at the same index (flat, as above). */
+  private pendingKeys: string[] = [];
+  private pendingExpiries: number[] = [];
   /** Lines in the journal on disk. */
   private journalLines = 0;
   /** The next save rewrites dedupe.json and empties the journal (dedupe.json was damaged, or a save failed). */
@@ -160,15 +116,16 @@ export class DedupeStore {
     const entries = [...(await this.readFile(DEDUPE_FILE)), ...(await this.readFile(DEDUPE_JOURNAL))];
     for (const [key, expiresAt] of liveInOrder(entries, this.now())) this.remember(key, expiresAt);
     this.trim();
-    this.pending = [];
+    this.pendingKeys = [];
+    this.pendingExpiries = [];
     this.loaded = true;
   }
 
   /** One of the two files' entries; none when it is missing, damaged or (for now) unreadable. */
-  private async readFile(name: string): Promise<Entry[]> {
+  private async readFile(name: string): Promise<DedupeEntry[]> {
     const { storage, log } = this.options;
     try {
-      if (name === DEDUPE_FILE) return (await storage.read(DEDUPE_FILE, fileSchema))?.entries ?? [];
+      if (name === DEDUPE_FILE) return (await storage.read(DEDUPE_FILE, dedupeFileSchema))?.entries ?? [];
       const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
       this.journalLines = journal.entries.length;
       this.journalTorn = journal.endsTorn;
@@ -191,7 +148,7 @@ export class DedupeStore {
     for (const name of [...this.unread]) {
       try {
         if (name === DEDUPE_FILE) {
-          this.takeIn((await storage.read(DEDUPE_FILE, fileSchema))?.entries ?? []);
+          this.takeIn((await storage.read(DEDUPE_FILE, dedupeFileSchema))?.entries ?? []);
         } else {
           const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
           // The lines appended since the start are in it too.
@@ -210,7 +167,7 @@ export class DedupeStore {
   }
 
   /** Adds keys read late to those in memory, keeping the oldest-first order expiry relies on. */
-  private takeIn(entries: readonly Entry[]): void {
+  private takeIn(entries: readonly DedupeEntry[]): void {
     const all = liveInOrder([...entries, ...this.live()], this.now());
     this.seen.clear();
     this.earlierForm = 0;
@@ -229,7 +186,8 @@ export class DedupeStore {
     const expiresAt = this.seen.get(key);
     if (expiresAt !== undefined && expiresAt > now) return false;
     this.remember(key, now + this.ttlMs);
-    this.pending.push([key, now + this.ttlMs]);
+    this.pendingKeys.push(key);
+    this.pendingExpiries.push(now + this.ttlMs);
     this.trim();
     this.saver.touch();
     return true;
@@ -251,14 +209,16 @@ export class DedupeStore {
 
   /** Appends the new keys to the journal, or compacts when most of the journal is dead. */
   private async save(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
+    const keys = this.pendingKeys;
+    const expiries = this.pendingExpiries;
+    this.pendingKeys = [];
+    this.pendingExpiries = [];
     const { storage } = this.options;
     try {
       if (this.unread.size > 0) await this.readAgain();
       // A file not read yet is never replaced: only appended to.
       const mayCompact = this.unread.size === 0;
-      if (mayCompact && (this.compactNext || this.journalLines + batch.length > 2 * Math.max(this.seen.size, JOURNAL_FLOOR))) {
+      if (mayCompact && (this.compactNext || this.journalLines + keys.length > 2 * Math.max(this.seen.size, JOURNAL_FLOOR))) {
         this.compactNext = true;
         await storage.write(DEDUPE_FILE, { version: 1, entries: this.live() }, { compact: true });
         await storage.remove(DEDUPE_JOURNAL);
@@ -266,14 +226,15 @@ export class DedupeStore {
         this.compactNext = false;
         return;
       }
-      if (batch.length === 0) return;
+      if (keys.length === 0) return;
       // After a torn line, start on a line of its own so no key is glued onto it.
-      await storage.append(DEDUPE_JOURNAL, `${this.journalTorn ? '\n' : ''}${batch.map((entry) => `${JSON.stringify(entry)}\n`).join('')}`);
+      await storage.append(DEDUPE_JOURNAL, `${this.journalTorn ? '\n' : ''}${keys.map((key, i) => `${JSON.stringify([key, expiries[i]])}\n`).join('')}`);
       this.journalTorn = false;
-      this.journalLines += batch.length;
+      this.journalLines += keys.length;
     } catch (error) {
       // Tried again with the next save; a half-written append may have left a torn line.
-      this.pending = batch.concat(this.pending);
+      this.pendingKeys = keys.concat(this.pendingKeys);
+      this.pendingExpiries = expiries.concat(this.pendingExpiries);
       this.journalTorn = true;
       throw error;
     }

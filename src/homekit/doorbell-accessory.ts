@@ -186,7 +186,8 @@ export class DoorbellAccessory {
       streamingOptions: {
         supportedCryptoSuites: [hap.SRTPCryptoSuites.AES_CM_128_HMAC_SHA1_80],
         video: {
-          codec: { profiles: [hap.H264Profile.BASELINE, hap.H264Profile.MAIN], levels: [hap.H264Level.LEVEL3_1, hap.H264Level.LEVEL4_0] },
+          // High too: a doorbell's clip is often High profile, and it can only be copied (not encoded again) when the viewer may select it.
+          codec: { profiles: [hap.H264Profile.BASELINE, hap.H264Profile.MAIN, hap.H264Profile.HIGH], levels: [hap.H264Level.LEVEL3_1, hap.H264Level.LEVEL3_2, hap.H264Level.LEVEL4_0] },
           resolutions: [
             [1280, 720, 30],
             [640, 360, 30],

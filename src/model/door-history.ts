@@ -3,27 +3,32 @@
 // (src/homekit/eve-door-history.ts has the byte encodings).
 import { z } from 'zod/v3';
 
+import { transient } from '../util/transient.js';
+
 /** Entries kept per door: each is one open or close, so about 500 of each. */
 export const DOOR_HISTORY_SIZE = 1024;
 
-export const doorHistorySchema = z.object({
-  version: z.literal(1),
-  /** Unix seconds when this history started; entry times count from here. */
-  initialTime: z.number().int().nonnegative(),
-  memorySize: z.number().int().min(2),
-  /** The oldest entry number Eve may still ask for (sent as the reference record). */
-  firstEntry: z.number().int().min(1),
-  lastEntry: z.number().int().min(1),
-  /** [entry number, unix seconds, 1 open / 0 closed], oldest first, numbers after firstEntry. */
-  entries: z.array(z.tuple([z.number().int(), z.number().int(), z.union([z.literal(0), z.literal(1)])])),
-  timesOpened: z.number().int().nonnegative(),
-  /** Unix seconds of the last opening. */
-  lastOpened: z.number().int().optional(),
-  /** What Eve last wrote to ResetTotal (seconds since 2001), echoed on reads. */
-  resetTotal: z.number().int().nonnegative().optional(),
-});
+/** The saved history's schema, made when a saved history is read (at start) and then left to the collector. */
+const doorHistorySchema = transient(() =>
+  z.object({
+    version: z.literal(1),
+    /** Unix seconds when this history started; entry times count from here. */
+    initialTime: z.number().int().nonnegative(),
+    memorySize: z.number().int().min(2),
+    /** The oldest entry number Eve may still ask for (sent as the reference record). */
+    firstEntry: z.number().int().min(1),
+    lastEntry: z.number().int().min(1),
+    /** [entry number, unix seconds, 1 open / 0 closed], oldest first, numbers after firstEntry. */
+    entries: z.array(z.tuple([z.number().int(), z.number().int(), z.union([z.literal(0), z.literal(1)])])),
+    timesOpened: z.number().int().nonnegative(),
+    /** Unix seconds of the last opening. */
+    lastOpened: z.number().int().optional(),
+    /** What Eve last wrote to ResetTotal (seconds since 2001), echoed on reads. */
+    resetTotal: z.number().int().nonnegative().optional(),
+  }),
+);
 
-export type DoorHistoryState = z.infer<typeof doorHistorySchema>;
+export type DoorHistoryState = z.infer<ReturnType<typeof doorHistorySchema>>;
 
 export function newDoorHistory(nowSeconds: number, memorySize = DOOR_HISTORY_SIZE): DoorHistoryState {
   return { version: 1, initialTime: nowSeconds, memorySize, firstEntry: 1, lastEntry: 1, entries: [], timesOpened: 0 };
@@ -31,7 +36,7 @@ export function newDoorHistory(nowSeconds: number, memorySize = DOOR_HISTORY_SIZ
 
 /** A saved history, or undefined when it does not validate or starts in the future (the clock was wrong). */
 export function parseDoorHistory(raw: unknown, nowSeconds: number): DoorHistoryState | undefined {
-  const parsed = doorHistorySchema.safeParse(raw);
+  const parsed = doorHistorySchema().safeParse(raw);
   if (!parsed.success || parsed.data.initialTime > nowSeconds + 24 * 60 * 60) return undefined;
   return parsed.data;
 }

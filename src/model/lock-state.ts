@@ -7,6 +7,7 @@ import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { LAST_ACTIONS, lastActionOf, type LastAction } from './last-action.js';
 import { reachabilityProof } from './reachability.js';
+import { transient } from '../util/transient.js';
 
 /** Aspects with their own ordering: an older event of one aspect changes nothing. */
 export type LockAspect = 'lock' | 'door' | 'battery' | 'keypadBattery' | 'online';
@@ -26,47 +27,50 @@ export const recentEventSchema = z.object({
   applied: z.boolean(),
 });
 
-export const lockStateSchema = z.object({
-  version: z.literal(1),
-  lock: z.enum(['locked', 'unlocked', 'unknown']),
-  door: z.enum(['open', 'closed', 'ajar', 'unknown']),
-  /** A door event (of any value) has arrived: the ContactSensor stays from then on. */
-  doorSensorSeen: z.boolean(),
-  battery: batterySchema.nullable(),
-  keypadBattery: batterySchema.nullable(),
-  /** A keypad battery event has arrived: the keypad Battery service stays from then on. */
-  keypadSeen: z.boolean(),
-  online: z.boolean(),
-  flags: z.object({ privacyMode: z.boolean().optional(), vacationMode: z.boolean().optional(), keypadEnabled: z.boolean().optional() }),
-  /** How the lock was last operated (absent until the first operation). */
-  lastAction: z.enum(LAST_ACTIONS).optional(),
-  /** Name from the last lock_name_changed, cleared when config or discovery give a different name. */
-  eventName: z.string().optional(),
-  /** The entry (config/discovery) name the state last saw, to tell a changed config from a restart. */
-  entryName: z.string().optional(),
-  /**
-   * When the service last reported this lock's clock as drifted (lock_log_timestamp_drifted). Times
-   * before it are no evidence of order: a lock whose clock was reset stamps everything in the past.
-   */
-  clockResetAt: z.number().optional(),
-  lastAt: z.object({
-    lock: z.number().optional(),
-    door: z.number().optional(),
-    battery: z.number().optional(),
-    keypadBattery: z.number().optional(),
-    online: z.number().optional(),
+/** The saved state's schema, made when saved state is read (at start) and then left to the collector. */
+const lockStateSchema = transient(() =>
+  z.object({
+    version: z.literal(1),
+    lock: z.enum(['locked', 'unlocked', 'unknown']),
+    door: z.enum(['open', 'closed', 'ajar', 'unknown']),
+    /** A door event (of any value) has arrived: the ContactSensor stays from then on. */
+    doorSensorSeen: z.boolean(),
+    battery: batterySchema.nullable(),
+    keypadBattery: batterySchema.nullable(),
+    /** A keypad battery event has arrived: the keypad Battery service stays from then on. */
+    keypadSeen: z.boolean(),
+    online: z.boolean(),
+    flags: z.object({ privacyMode: z.boolean().optional(), vacationMode: z.boolean().optional(), keypadEnabled: z.boolean().optional() }),
+    /** How the lock was last operated (absent until the first operation). */
+    lastAction: z.enum(LAST_ACTIONS).optional(),
+    /** Name from the last lock_name_changed, cleared when config or discovery give a different name. */
+    eventName: z.string().optional(),
+    /** The entry (config/discovery) name the state last saw, to tell a changed config from a restart. */
+    entryName: z.string().optional(),
+    /**
+     * When the service last reported this lock's clock as drifted (lock_log_timestamp_drifted). Times
+     * before it are no evidence of order: a lock whose clock was reset stamps everything in the past.
+     */
+    clockResetAt: z.number().optional(),
+    lastAt: z.object({
+      lock: z.number().optional(),
+      door: z.number().optional(),
+      battery: z.number().optional(),
+      keypadBattery: z.number().optional(),
+      online: z.number().optional(),
+    }),
+    /**
+     * The lock clock's own time of the last applied lock-stamped event, per aspect stamped by it: one
+     * lock clock keeps its own order by its own times, however far ahead it runs.
+     */
+    lockAt: z.object({ lock: z.number().optional(), door: z.number().optional() }).optional(),
+    /** How far this lock's clock runs ahead of the service's, learnt from its deliveries (ms). */
+    clockLead: z.number().optional(),
+    recent: z.array(recentEventSchema),
   }),
-  /**
-   * The lock clock's own time of the last applied lock-stamped event, per aspect stamped by it: one
-   * lock clock keeps its own order by its own times, however far ahead it runs.
-   */
-  lockAt: z.object({ lock: z.number().optional(), door: z.number().optional() }).optional(),
-  /** How far this lock's clock runs ahead of the service's, learnt from its deliveries (ms). */
-  clockLead: z.number().optional(),
-  recent: z.array(recentEventSchema),
-});
+);
 
-export type LockState = z.infer<typeof lockStateSchema>;
+export type LockState = z.infer<ReturnType<typeof lockStateSchema>>;
 export type RecentEvent = z.infer<typeof recentEventSchema>;
 
 export function initialLockState(): LockState {
@@ -87,7 +91,7 @@ export function initialLockState(): LockState {
 
 /** Reads a persisted state back; anything that does not validate starts fresh. */
 export function parseLockState(raw: unknown): LockState | undefined {
-  const parsed = lockStateSchema.safeParse(raw);
+  const parsed = lockStateSchema().safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }
 

@@ -138,12 +138,17 @@ export class BoundedEntries {
       ring = { items: [], next: 0 };
       this.byDevice.set(key, ring);
     }
-    const kept: Kept = { seq: this.seq++, entry, record };
     if (ring.items.length < this.perDevice) {
-      ring.items.push(kept);
+      ring.items.push({ seq: this.seq++, entry, record });
       return;
     }
-    ring.items[ring.next] = kept;
+    // The oldest slot is reused rather than replaced: a full ring takes an event per callback,
+    // and a new slot each time would outlive the young generation.
+    const oldest = ring.items[ring.next];
+    if (oldest === undefined) return;
+    oldest.seq = this.seq++;
+    oldest.entry = entry;
+    oldest.record = record;
     ring.next = (ring.next + 1) % this.perDevice;
   }
 }

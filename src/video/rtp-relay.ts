@@ -51,10 +51,10 @@ export class RtpRelay {
     private readonly output: Socket,
     private readonly target: RelayTarget,
     private readonly now: () => number,
+    firstSequence: number,
   ) {
     this.srtp = new SrtpSender(target.srtpKey, target.srtpSalt);
-    // Random starting points, as RTP asks of a new stream.
-    this.outIndex = randomInt(0, 0x8000) - 1;
+    this.outIndex = firstSequence - 1;
     this.lastOutTs = randomInt(0, 2 ** 31);
     input.on('message', (packet) => {
       this.forward(packet);
@@ -62,8 +62,11 @@ export class RtpRelay {
     input.on('error', () => undefined);
   }
 
-  /** Opens the local port ffmpeg sends to; `output` is the socket the viewer's reports arrive on, the stream leaves from it. */
-  static async open(output: Socket, target: RelayTarget, now: () => number = Date.now): Promise<RtpRelay> {
+  /**
+   * Opens the local port ffmpeg sends to; `output` is the socket the viewer's reports arrive on, the
+   * stream leaves from it. `firstSequence` (random by default) lets a test start near the wrap.
+   */
+  static async open(output: Socket, target: RelayTarget, options: { now?: () => number; firstSequence?: number } = {}): Promise<RtpRelay> {
     const input = createSocket('udp4');
     await new Promise<void>((resolve, reject) => {
       input.once('error', reject);
@@ -72,7 +75,8 @@ export class RtpRelay {
         resolve();
       });
     });
-    return new RtpRelay(input, output, target, now);
+    // Random starting points, as RTP asks of a new stream.
+    return new RtpRelay(input, output, target, options.now ?? Date.now, options.firstSequence ?? randomInt(0, 0x8000));
   }
 
   /** The local UDP port ffmpeg sends its RTP to. */

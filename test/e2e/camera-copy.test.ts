@@ -37,8 +37,16 @@ function mpeg2Clip(dir: string): string {
   return dir;
 }
 
+/** A High-profile H.264 clip (320x180 at 15 fps), as HLS. */
+function highClip(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const made = spawnSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=15', '-t', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-g', '15', '-an', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(dir, 'seg%d.ts'), join(dir, 'index.m3u8')], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
+  if (made.status !== 0) throw new Error(`could not make the High-profile clip: ${made.stderr.toString()}`);
+  return dir;
+}
+
 /** The recording becomes the newest, a viewer starts a stream of it; `logsFrom` marks the log lines since. */
-async function play(recording: string, options: { width?: number; height?: number; fps?: number } = {}): Promise<{ viewer: CameraViewer; logsFrom: number }> {
+async function play(recording: string, options: { width?: number; height?: number; fps?: number; profile?: number } = {}): Promise<{ viewer: CameraViewer; logsFrom: number }> {
   await bed.recording(recording, FRONT_DOORBELL);
   const ids = await bed.streamOf(FRONT_DOORBELL.name);
   const logsFrom = bed.session.hb?.logs.length ?? 0;
@@ -51,7 +59,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ffmpegChildren = () => bed.ffmpegChildren();
 
 beforeAll(async () => {
-  const recordings = { 'dvr-large': makeClip(FFMPEG, join(work, 'large'), 3, false), 'dvr-mpeg2': mpeg2Clip(join(work, 'mpeg2')), 'dvr-sound': makeClip(FFMPEG, join(work, 'sound'), 10, true) };
+  const recordings = { 'dvr-large': makeClip(FFMPEG, join(work, 'large'), 3, false), 'dvr-mpeg2': mpeg2Clip(join(work, 'mpeg2')), 'dvr-sound': makeClip(FFMPEG, join(work, 'sound'), 10, true), 'dvr-high': highClip(join(work, 'high')) };
   await bed.start({ doorbells: [FRONT_DOORBELL], recordings, video: { replayMinutes: 60 }, debug: true });
 }, 90_000);
 
@@ -100,6 +108,21 @@ describe('a clip that fits is copied', () => {
 });
 
 describe('a clip that does not fit is encoded', () => {
+  it('a High-profile clip: encoded for a viewer that selects Main, copied for one that selects High (the camera offers it)', async () => {
+    const main = await play('dvr-high', { profile: 1 });
+    await frames(main.viewer, 10);
+    expect(logsSince(main.logsFrom)).toMatch(/Front Doorbell: the camera view encodes the clip: its H.264 profile \(High\) is above the one asked for/);
+    await bed.endViewers();
+    await bed.ffmpegCount(0, 'the first stream over');
+    const clip = clipChecksums(join(work, 'high', 'index.m3u8'));
+    // The same recording (still the newest), viewed again by a viewer that selects High.
+    const logsFrom = bed.session.hb?.logs.length ?? 0;
+    const viewer = await bed.view(await bed.streamOf(FRONT_DOORBELL.name), { profile: 2 });
+    await frames(viewer, 20);
+    expect(logsSince(logsFrom)).toMatch(/Front Doorbell: the camera view sends the clip's H.264 as it is/);
+    expect(viewer.checksums().slice(0, 20)).toEqual(clip.slice(0, 20));
+  });
+
   it('larger than asked: encoded at the asked size, its pictures changed by the encode', async () => {
     const { viewer, logsFrom } = await play('dvr-large', { width: 160, height: 120, fps: 15 });
     await frames(viewer, 20);

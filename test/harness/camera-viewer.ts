@@ -66,6 +66,8 @@ export interface ViewerOptions {
   /** kbit/s */
   bitrate?: number;
   mtu?: number;
+  /** H.264 profile as HAP numbers it: 0 baseline, 1 main (the default), 2 high. */
+  profile?: number;
   ffmpeg: string;
 }
 
@@ -168,11 +170,11 @@ export class CameraViewer {
 
   /** Writes the start; resolves with the HAP status of the write (0: started). Reports begin at once. */
   async start(options: ViewerOptions): Promise<number> {
-    const { width = 640, height = 360, fps = 15, bitrate = 300, mtu = 1378 } = options;
+    const { width = 640, height = 360, fps = 15, bitrate = 300, mtu = 1378, profile = 1 } = options;
     const control = tlv([[1, this.session], [2, u8(1)]]);
     const video = tlv([
       [1, u8(0)],
-      [2, tlv([[1, u8(1)], [2, u8(0)], [3, u8(0)]])],
+      [2, tlv([[1, u8(profile)], [2, u8(0)], [3, u8(0)]])],
       [3, tlv([[1, u16(width)], [2, u16(height)], [3, u8(fps)]])],
       [4, tlv([[1, u8(99)], [2, u32(1)], [3, u16(bitrate)], [4, f32(0.5)], [5, u16(mtu)]])],
     ]);

@@ -2,8 +2,6 @@
 // recordings made at test time), the built plugin in a real Homebridge with the real ffmpeg, a paired
 // HomeKit controller, camera viewers that end after each test, and the ffmpeg children of Homebridge
 // (from /proc) to assert that none is left behind.
-import { readFileSync } from 'node:fs';
-
 import { expect } from 'vitest';
 
 import { startSimulator, type Simulator } from '../sim/index.js';
@@ -12,6 +10,8 @@ import { testFfmpeg } from '../video/ffmpeg-binary.js';
 import { CameraViewer, childPids, streamServices, type StreamIds, type ViewerOptions } from './camera-viewer.js';
 import { E2eSession, fireAccepted, type SessionStart } from './e2e-session.js';
 import { freePort } from './homebridge.js';
+
+export { alive, commandLine, processName, running } from './processes.js';
 
 export interface BedDoorbell {
   id: string;
@@ -38,45 +38,6 @@ const END_GIVEN_UP_MS = 5_000;
 /** The two doorbells most video files use. */
 export const FRONT_DOORBELL: BedDoorbell = { id: 'BELL-1', name: 'Front Doorbell' };
 export const SIDE_DOORBELL: BedDoorbell = { id: 'BELL-2', name: 'Side Doorbell' };
-
-/** Whether a process runs (signal 0 reaches it). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a process runs: a zombie (ended, not yet reaped by whoever adopted it) does not. */
-export function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** A process's command line ('' once it has ended). */
-export function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** A process's name as the kernel keeps it (the program it runs now), '' once it has ended. */
-export function processName(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-  } catch {
-    return '';
-  }
-}
 
 export class VideoBed {
   readonly ffmpeg = testFfmpeg();

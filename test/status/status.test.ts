@@ -4,7 +4,8 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { StatusWriter, readStatus, statusSchema, type Status } from '../../src/status/status.js';
+import { statusSchema } from '../../src/status/status-shape.js';
+import { StatusWriter, readStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 
 describe('"Rejections are never silent", README "Settings UI" > Status: status.json', () => {
