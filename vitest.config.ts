@@ -68,12 +68,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'slow', include: SLOW, exclude: [...configDefaults.exclude, ...MATTER_E2E, ...BROWSER] },
+        // End-to-end tests: real Homebridge, ffmpeg, npm pack. Their files share modules in a worker
+        // too (HAP-NodeJS, the harness, the simulator are imported once per worker, not once per
+        // file); what they start runs in processes of its own.
+        test: { name: 'slow', include: SLOW, exclude: [...configDefaults.exclude, ...MATTER_E2E, ...BROWSER], isolate: false, setupFiles: ['test/harness/shared-modules-setup.ts'] },
       },
       {
         extends: true,
-        // One Chromium for the run, launched only when a file of this lane runs.
-        test: { name: 'browser', include: BROWSER, globalSetup: ['test/harness/browser-server.ts'] },
+        // One Chromium for the run, launched only when a file of this lane runs; modules shared as above.
+        test: { name: 'browser', include: BROWSER, globalSetup: ['test/harness/browser-server.ts'], isolate: false, setupFiles: ['test/harness/shared-modules-setup.ts'] },
       },
       {
         extends: true,

@@ -13,8 +13,12 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
 
-/** How much the checks give way to the tests (a nice value): enough that a busy test is not slowed, not so much that the checks wait for the tests to end. */
-const CHECK_NICENESS = 5;
+/**
+ * How much the checks give way to the tests (a nice value): a little, so a busy test is not slowed
+ * by them. Not more: on a machine shared with other work, checks at nice 5 got so little CPU that
+ * eslint ended only seconds before the tests and would have become the end of the gate.
+ */
+const CHECK_NICENESS = 2;
 
 interface Step {
   name: string;
@@ -70,27 +74,31 @@ function run({ name, command, args }: Step, options: { live?: boolean; niceness?
 async function main(): Promise<void> {
   const started = Date.now();
   const failures: string[] = [];
-  let testsStarted = false;
-  let stopping = false;
+  // Changed from callbacks: a record, so the checks below read the value of the moment.
+  const state = { testsStarted: false, stopping: false };
   const fail = (error: unknown) => {
     // The steps stopped because of an earlier failure are not failures of their own.
-    if (stopping) return;
+    if (state.stopping) return;
     const message = error instanceof Error ? error.message : String(error);
     failures.push(message);
     process.stderr.write(`gate: ${message}\n`);
     // Before the tests start, one failure ends the gate at once. Once they run, they run to their
     // end: stopping vitest half-way would leave the Homebridge processes of its tests behind.
-    if (testsStarted) return;
-    stopping = true;
+    if (state.testsStarted) return;
+    state.stopping = true;
     for (const child of running) child.kill('SIGTERM');
   };
   const checking = (async () => {
-    for (const each of checks) await run(each, { niceness: CHECK_NICENESS });
-  })().catch(fail);
+    // Once the tests run, a failed check does not hold back the next: every failure is shown.
+    for (const each of checks) {
+      await run(each, { niceness: CHECK_NICENESS }).catch(fail);
+      if (state.stopping) return;
+    }
+  })();
   const testing = (async () => {
     await run(build);
     if (failures.length > 0) return;
-    testsStarted = true;
+    state.testsStarted = true;
     await run(step('tests', 'vitest', 'run', ...process.argv.slice(2)), { live: true });
   })().catch(fail);
   await Promise.all([checking, testing]);

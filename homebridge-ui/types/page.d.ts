@@ -3,7 +3,7 @@
 import type {} from '@homebridge/plugin-ui-utils/ui.interface';
 import type { z } from 'zod/v3';
 
-import type { configSchema, webhookSchema } from '../../src/config.js';
+import type { configSchema } from '../../src/config.js';
 import type { FieldProblem } from '../../src/settings-ui/config-check.js';
 import type { MatterPairingInfo } from '../../src/settings-ui/matter-pairing.js';
 import type { FoundDevices, UiStatus } from '../../src/settings-ui/settings-views.js';
@@ -16,12 +16,13 @@ import type { KeypadCode } from '../../src/status/keypad-codes.js';
 
 export type { EventLogEntry, FieldProblem, FoundDevices, LeftRegistration, MatterPairingInfo, PersonSeen, UiStatus, DeviceStatus, TestEventVerdict, KeypadCode };
 
-type ConfigInput = z.input<typeof configSchema>;
+// The schema is made when a config is checked (a function), so its type is the function's result.
+type ConfigInput = z.input<ReturnType<typeof configSchema>>;
 
 /** The plugin's config block as the Homebridge UI holds it: anything may be missing or wrong until checked. */
 export type ConfigBlock = Partial<Omit<ConfigInput, 'webhook' | 'platform'>> & {
   platform: string;
-  webhook?: Partial<z.input<typeof webhookSchema>>;
+  webhook?: Partial<NonNullable<ConfigInput['webhook']>>;
   [key: string]: unknown;
 };
 

@@ -32,7 +32,7 @@ const VIDEO_CLOCK = 90_000;
 /** Starts the copy; throws when its ffmpeg cannot be started (nothing is left running then). */
 export async function startCopiedStream(room: VideoRoom, output: Socket, target: LiveTarget, plan: CopyPlan, encoder: string, options: Omit<SpawnOptions, 'stdin' | 'stdout'>): Promise<StreamRun> {
   const dir = await mkdtemp(join(tmpdir(), 'lock-access-view-'));
-  const lastFrame = join(dir, 'last.png');
+  const lastFrame = join(dir, 'last.jpg');
   let relay: RtpRelay;
   let copy: FfmpegRun;
   try {

@@ -163,10 +163,11 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
 
 /**
  * A fitting recording copied as it is, from its start, in real time, to the relay. Beside it, the
- * frames from `lastFrameAt` (seconds into the clip) on are written to `lastFrame` as a lossless
- * picture, each over the one before: when the clip ends, that file holds its last frame. Key frames
- * are written too (a few per clip), so a clip cut short (its later segments missing) still leaves
- * its last key frame to hold.
+ * frames from `lastFrameAt` (seconds into the clip) on are written to `lastFrame`, each over the
+ * one before: when the clip ends, that file holds its last frame. A JPEG of the best quality: quick
+ * to make even on a Raspberry Pi, in the clip's own YUV colours, and the held frame is encoded
+ * again anyway. Key frames are written too (a few per clip), so a clip cut short (its later
+ * segments missing) still leaves its last key frame to hold.
  */
 export function copyArgs(playlist: string, target: LiveTarget, relayPort: number, lastFrame: string, lastFrameAt: number, audio?: LiveAudioTarget): string[] {
   return [
@@ -180,7 +181,7 @@ export function copyArgs(playlist: string, target: LiveTarget, relayPort: number
     '-an', '-sn', '-dn',
     '-vf', `select=gte(t\\,${Math.max(0, lastFrameAt).toFixed(3)})+eq(pict_type\\,I)`,
     '-vsync', '0',
-    '-c:v', 'png',
+    '-c:v', 'mjpeg', '-q:v', '2', '-pix_fmt', 'yuvj420p',
     '-update', '1',
     '-f', 'image2', '-y', lastFrame,
     ...(audio === undefined ? [] : audioOutput(target, audio)),
