@@ -4,8 +4,7 @@
 // run: `exited` resolves when the stream ends for good (the copy failed, the hold could not start or
 // ended, or it was stopped), `stop()` ends whichever ffmpeg runs and the relay.
 import type { Socket } from 'node:dgram';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { errorText } from '../util/error-text.js';
@@ -31,7 +30,7 @@ const VIDEO_CLOCK = 90_000;
 
 /** Starts the copy; throws when its ffmpeg cannot be started (nothing is left running then). */
 export async function startCopiedStream(room: VideoRoom, output: Socket, target: LiveTarget, plan: CopyPlan, encoder: string, options: Omit<SpawnOptions, 'stdin' | 'stdout'>): Promise<StreamRun> {
-  const dir = await mkdtemp(join(tmpdir(), 'lock-access-view-'));
+  const dir = await room.scratchFolder();
   const lastFrame = join(dir, 'last.jpg');
   let relay: RtpRelay;
   let copy: FfmpegRun;

@@ -1,8 +1,11 @@
 // The video room's front door: made once by the runtime from the `video` config, it checks ffmpeg
-// once (and what can end its children should Homebridge die, after ending any left by the last run),
-// says once when video cannot work, owns every ffmpeg child (FfmpegProcesses), and hands the
-// doorbell views what they need: whether video works, the settings, and a fresh playlist address
-// for a recording (the lookup is the cloud's, handed in, so no view reaches the cloud).
+// once (and what can end its children should Homebridge die, after ending any children and
+// removing any last-frame folders left by the last run), says once when video cannot work, owns
+// every ffmpeg child (FfmpegProcesses), and hands the doorbell views what they need: whether video
+// works, the settings, and a fresh playlist address for a recording (the lookup is the cloud's,
+// handed in, so no view reaches the cloud).
+import { tmpdir } from 'node:os';
+
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { ChildLedger, type LedgerStore } from './child-ledger.js';
@@ -11,6 +14,7 @@ import { FfmpegProcesses, type FfmpegRun, type SpawnOptions } from './ffmpeg-pro
 import { hostsOnly } from './ffmpeg-text.js';
 import { checkOrphanGuard, type OrphanGuard } from './orphan-guard.js';
 import type { VideoConfig } from './video-config.js';
+import { makeViewScratch, sweepViewScratch } from './view-scratch.js';
 
 /**
  * Answers a recording's playlist address (`.m3u8`), looked up afresh each time: it may be a
@@ -41,6 +45,8 @@ export interface VideoRoomOptions {
   check?: (configuredPath: string | undefined) => Promise<FfmpegCheck>;
   /** For tests: which orphan guard this machine has. */
   guard?: () => Promise<OrphanGuard>;
+  /** Where copied views keep their clip's last frame (the system's temporary folder unless a test says). */
+  scratchBase?: string;
 }
 
 /** For the debug line: what ends ffmpeg should Homebridge die without a shutdown. */
@@ -66,8 +72,17 @@ export class VideoRoom {
   constructor(private readonly options: VideoRoomOptions) {
     this.ledger = options.ledger && new ChildLedger(options.ledger, options.log);
     // The sweep is done before any child of this run can start.
-    const sweep = this.ledger?.sweep();
+    const sweep = Promise.all([this.ledger?.sweep(), sweepViewScratch(this.scratchBase)]);
     this.ready = Promise.all([(options.check ?? checkFfmpeg)(options.config.ffmpegPath), (options.guard ?? checkOrphanGuard)(), sweep]).then(([check, guard]) => this.adopt(check, guard));
+  }
+
+  private get scratchBase(): string {
+    return this.options.scratchBase ?? tmpdir();
+  }
+
+  /** A new folder for one copied view's last frame; the view removes it when it ends. */
+  scratchFolder(): Promise<string> {
+    return makeViewScratch(this.scratchBase);
   }
 
   get settings(): Readonly<VideoConfig> {
