@@ -26,6 +26,8 @@ export interface BackendOptions {
   log: Logger;
   now?: () => number;
   fetch?: typeof fetch;
+  /** How long a test event waits for its callback; the product's 30 s unless a test gives less. */
+  testEventTimeoutMs?: number;
 }
 
 export class SettingsUiBackend {
@@ -42,7 +44,7 @@ export class SettingsUiBackend {
     this.flow = new AuthorizationCodeFlow(now);
     this.link = new AccountLink(session);
     this.views = new SettingsViews(session, now);
-    this.tests = new TestEvents(session, now);
+    this.tests = new TestEvents(session, now, options.testEventTimeoutMs);
     this.session = session;
     this.now = now;
   }

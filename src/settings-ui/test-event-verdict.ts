@@ -18,6 +18,8 @@ export interface TestEventQuestion {
   startedAt: number;
   now: number;
   publicUrl: string;
+  /** How long to wait before "nothing arrived"; TEST_EVENT_TIMEOUT_MS unless the settings server was given less. */
+  timeoutMs?: number;
 }
 
 function seconds(ms: number): string {
@@ -61,6 +63,7 @@ export function testEventAddress(status: Status | undefined, pagePublicUrl: stri
 /** Reads the outcome of a test event for `lockId` from the plugin's status file. */
 export function judgeTestEvent(status: Status | undefined, question: TestEventQuestion): TestEventVerdict {
   const { lockId, startedAt, now } = question;
+  const timeoutMs = question.timeoutMs ?? TEST_EVENT_TIMEOUT_MS;
   const where = withoutCredentials(question.publicUrl);
   const receiver = status?.receiver;
   const arrived = receiver?.lastCallbacks[`lock:${lockId}`];
@@ -84,9 +87,9 @@ export function judgeTestEvent(status: Status | undefined, question: TestEventQu
       message: `A request arrived at ${stray.path}, not at ${expected}: your proxy or tunnel changes the path. Forward the path as it is (keep ${new URL(question.publicUrl).pathname.replace(/\/+$/, '') || '/'}).`,
     };
   }
-  if (now - startedAt < TEST_EVENT_TIMEOUT_MS) return { state: 'waiting', message: 'Waiting for the service to call back…' };
+  if (now - startedAt < timeoutMs) return { state: 'waiting', message: 'Waiting for the service to call back…' };
   return {
     state: 'nothing',
-    message: `Nothing arrived within ${TEST_EVENT_TIMEOUT_MS / 1000} seconds: the service cannot reach ${where}. Check that your tunnel or proxy is running and forwards to this plugin's listener${status?.receiver.listenAddress ? ` (${status.receiver.listenAddress})` : ''}.`,
+    message: `Nothing arrived within ${seconds(timeoutMs)}: the service cannot reach ${where}. Check that your tunnel or proxy is running and forwards to this plugin's listener${status?.receiver.listenAddress ? ` (${status.receiver.listenAddress})` : ''}.`,
   };
 }

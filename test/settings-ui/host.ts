@@ -88,8 +88,9 @@ export interface UiHost {
  * Prepares `storagePath` for the Homebridge UI (its own platform block with auth "none" and an admin
  * user) and starts it with `pluginDir` (holding homebridge-lock-access, see snapshotPackage) as its
  * plugin folder. The config.json must already hold the LockAccess block; the UI's block is added.
+ * `env` reaches the plugin's settings server too (the UI starts it with its own environment).
  */
-export async function startHomebridgeUi(storagePath: string, pluginDir: string): Promise<UiHost> {
+export async function startHomebridgeUi(storagePath: string, pluginDir: string, env: Readonly<Record<string, string>> = {}): Promise<UiHost> {
   const port = await freePort();
   const configPath = join(storagePath, 'config.json');
   const config = JSON.parse(await readFile(configPath, 'utf8')) as { platforms?: Record<string, unknown>[] };
@@ -100,7 +101,7 @@ export async function startHomebridgeUi(storagePath: string, pluginDir: string):
 
   const child: ChildProcess = spawn(process.execPath, [UI_STANDALONE, '-U', storagePath, '-P', pluginDir, '-T'], {
     cwd: storagePath,
-    env: { ...process.env, UIX_STRICT_PLUGIN_RESOLUTION: '1', FORCE_COLOR: '0', NO_COLOR: '1' },
+    env: { ...process.env, ...env, UIX_STRICT_PLUGIN_RESOLUTION: '1', FORCE_COLOR: '0', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

@@ -50,6 +50,17 @@ describe('"Send a test event": what came of it, in one sentence a user can act o
     expect(verdict.message).not.toContain('pass-word');
   });
 
+  it('the product waits 30 s; a shorter wait given to the settings server (its own tests only) says so in its words', () => {
+    expect(TEST_EVENT_TIMEOUT_MS).toBe(30_000);
+    const short = (now: number) => judgeTestEvent(status(() => undefined), { lockId: 'L1', startedAt: STARTED, now, publicUrl: PUBLIC, timeoutMs: 2_000 });
+    expect(short(STARTED + 1_999).state).toBe('waiting');
+    expect(short(STARTED + 2_000).state).toBe('nothing');
+    expect(short(STARTED + 2_000).message).toMatch(/^Nothing arrived within 2 seconds: /);
+    // A callback that came in time still passes under the shorter wait.
+    const passed = judgeTestEvent(status((s) => { s.receiver.lastCallbacks['lock:L1'] = { deviceKind: 'lock', deviceId: 'L1', at: STARTED + 500 }; }), { lockId: 'L1', startedAt: STARTED, now: STARTED + 5_000, publicUrl: PUBLIC, timeoutMs: 2_000 });
+    expect(passed.state).toBe('passed');
+  });
+
   it('no status file yet (the plugin never ran) waits, then says nothing arrived', () => {
     expect(ask(undefined).state).toBe('waiting');
     expect(ask(undefined, STARTED + TEST_EVENT_TIMEOUT_MS).state).toBe('nothing');
