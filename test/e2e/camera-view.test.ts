@@ -74,9 +74,10 @@ describe('the camera view plays what the doorbell has', () => {
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     expect(viewer.frames().changes).toBeGreaterThan(10);
     // The clip is 3 s long: afterwards the stream goes on with its last frame, which does not move.
-    await pause(3_000);
+    await eventually(() => Promise.resolve(viewer.streamSeconds() >= 3.5 ? true : undefined), 'the stream past the clip\'s end');
     const held = viewer.frames();
-    await pause(1_500);
+    // A second and a half of the held frame at the viewer's 15 frames a second.
+    await eventually(() => Promise.resolve(viewer.frames().count >= held.count + 22 ? true : undefined), 'frames after the clip\'s end');
     const later = viewer.frames();
     expect(later.count).toBeGreaterThan(held.count);
     expect(later.changes - held.changes).toBeLessThanOrEqual(1);
@@ -97,10 +98,10 @@ describe('the camera view plays what the doorbell has', () => {
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     await eventually(() => Promise.resolve(viewer.audioFrames() >= 10 ? true : undefined), '10 decoded sound frames');
     expect(viewer.audioPackets).toBeGreaterThan(0);
-    // The sound ends with the clip; the held last frame goes on.
-    await pause(4_000);
+    // The sound ends with the clip (4 s); the held last frame goes on.
+    await eventually(() => Promise.resolve(viewer.streamSeconds() >= 4.5 ? true : undefined), 'the stream past the clip\'s end');
     const more = viewer.packetsSince();
-    await pause(500);
+    await eventually(() => Promise.resolve(more() > 0 ? true : undefined), 'packets after the clip\'s end');
     expect(more()).toBeGreaterThan(0);
     await viewer.end();
     await bed.ffmpegCount(0, 'no ffmpeg after the viewer closed', 2_500);

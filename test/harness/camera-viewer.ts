@@ -223,6 +223,15 @@ export class CameraViewer {
     return { count, changes, ...(width === undefined ? {} : { width, height }) };
   }
 
+  /**
+   * Seconds of stream from the first decoded frame to the newest (their timestamps): the sender
+   * plays in real time, so a test waits for stream time to pass a clip's end rather than sleeping.
+   */
+  streamSeconds(): number {
+    const times = this.lines.flatMap((line) => (line.includes('Parsed_showinfo_0 ') ? /\bpts_time:(-?[\d.]+)/.exec(line)?.[1] ?? [] : []));
+    return times.length < 2 ? 0 : Number(times.at(-1)) - Number(times[0]);
+  }
+
   /** The checksum of every decoded frame so far, in order (showinfo's): equal checksums, equal pictures. */
   checksums(): string[] {
     return this.lines.flatMap((line) => (line.includes('Parsed_showinfo_0 ') ? /\bchecksum:([0-9A-F]{8})\b/.exec(line)?.[1] ?? [] : []));
