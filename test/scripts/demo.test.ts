@@ -140,10 +140,14 @@ describe('npm start', () => {
   }, 150_000);
 
   const unavailable = browserTestsUnavailable();
-  // With a browser, the test below checks this on its demo run: one demo run fewer.
-  it.skipIf(unavailable === undefined)('the scripted day\'s recording plays in the doorbell\'s camera view (a real controller pairs and opens the camera)', async () => {
-    await cameraPlaysRecording(await startDemo(['--no-ui', '--interval', '200']));
-  }, 180_000);
+  // With a browser (always in the gate) the Homebridge UI test below checks this on its own demo run:
+  // one demo run fewer. Without one that test is skipped, so the camera check gets a run of its own.
+  if (unavailable !== undefined) {
+    console.warn(`Skipping the demo's Homebridge UI test: ${unavailable}`);
+    it('the scripted day\'s recording plays in the doorbell\'s camera view (a real controller pairs and opens the camera)', async () => {
+      await cameraPlaysRecording(await startDemo(['--no-ui', '--interval', '200']));
+    }, 180_000);
+  }
 
   it.skipIf(unavailable !== undefined)('the Homebridge UI on a printed address: sign in with the printed credentials, watch the settings page fill, play the recording; the recording also plays in the doorbell\'s camera view (a real controller pairs and opens the camera)', async () => {
     // The page shows the day's events from the plugin's event log whether it opens during the day or
