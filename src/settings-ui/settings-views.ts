@@ -1,13 +1,12 @@
 // What the settings page only reads: the link state and the plugin's status snapshot (files, no
 // network), the event log, a recording's playlist and the account's device list (one cloud call
 // each). Nothing here changes the link or the plugin.
-import { kill } from 'node:process';
-
 import { discoverDevices } from '../cloud/discovery.js';
 import type { LinkState } from '../cloud/tokens/token-manager.js';
 import { TokenStore } from '../storage/token-file.js';
 import { lookupVideo, type VideoEvent } from '../cloud/video.js';
 import { errorText } from '../util/error-text.js';
+import { processAlive } from '../util/process-alive.js';
 import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
 import { readEventLog, type EventLogEntry } from '../status/event-log.js';
@@ -39,14 +38,7 @@ export interface FoundDevices {
 /** Whether the process that wrote `status` still runs (a snapshot without a pid trusts its age). */
 export function isPluginRunning(status: Status, now: number): boolean {
   if (now - status.updatedAt > STATUS_STALE_MS && status.pid === undefined) return false;
-  if (status.pid === undefined) return true;
-  try {
-    kill(status.pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return status.pid === undefined || processAlive(status.pid);
 }
 
 export class SettingsViews {

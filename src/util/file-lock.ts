@@ -8,6 +8,8 @@ import { hostname } from 'node:os';
 
 import { z } from 'zod/v3';
 
+import { processAlive } from './process-alive.js';
+
 const ownerSchema = z.object({ pid: z.number(), nonce: z.string(), createdAt: z.number(), host: z.string() });
 type Owner = z.infer<typeof ownerSchema>;
 
@@ -39,17 +41,6 @@ const realSleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
     setTimeout(resolve, ms);
   });
-
-/** Is a process with this pid alive on this machine? EPERM means alive but not ours. */
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function readOwner(path: string): Promise<{ raw: string; owner: Owner | undefined } | undefined> {
   let raw: string;

@@ -4,18 +4,10 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { processAlive } from '../util/process-alive.js';
+
 const PREFIX = 'lock-access-view-';
 const OWNED = new RegExp(`^${PREFIX}(\\d+)-`);
-
-/** Whether a process runs (signal 0 tests without signalling; EPERM: it runs as someone else). */
-export function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A new folder of this process in `base`. */
 export function makeViewScratch(base: string): Promise<string> {
@@ -23,7 +15,7 @@ export function makeViewScratch(base: string): Promise<string> {
 }
 
 /** Removes the folders in `base` left by processes that are gone; resolves with how many. Never rejects. */
-export async function sweepViewScratch(base: string, runs: (pid: number) => boolean = processRuns): Promise<number> {
+export async function sweepViewScratch(base: string, runs: (pid: number) => boolean = processAlive): Promise<number> {
   let names: string[];
   try {
     names = await readdir(base);

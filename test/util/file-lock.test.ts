@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { acquireFileLock, FileLockTimeoutError, processAlive } from '../../src/util/file-lock.js';
+import { acquireFileLock, FileLockTimeoutError } from '../../src/util/file-lock.js';
+import { processAlive } from '../../src/util/process-alive.js';
 import { tempDirEachTest } from '../fixtures/token-harness.js';
 
 describe('single flight "between the plugin and its UI server" (lock file)', () => {

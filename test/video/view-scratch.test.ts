@@ -7,7 +7,8 @@ import { basename, dirname, join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { makeViewScratch, processRuns, sweepViewScratch } from '../../src/video/view-scratch.js';
+import { processAlive } from '../../src/util/process-alive.js';
+import { makeViewScratch, sweepViewScratch } from '../../src/video/view-scratch.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { keptLog } from './ffmpeg-binary.js';
 
@@ -24,7 +25,7 @@ afterEach(() => {
 /** The pid of a process that has ended (a short child, waited for). */
 function endedPid(): number {
   const child = spawnSync('true');
-  if (processRuns(child.pid)) throw new Error('no ended process to point at');
+  if (processAlive(child.pid)) throw new Error('no ended process to point at');
   return child.pid;
 }
 
