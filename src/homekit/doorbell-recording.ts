@@ -8,7 +8,8 @@ import type { API, CameraRecordingConfiguration, HDSProtocolSpecificErrorReason,
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { errorText } from '../util/error-text.js';
 import { RecordingFailed, recordingPackets, type RecordingProcesses } from '../video/recording-fragments.js';
-import type { RecordingFormat, RecordingLevel, RecordingProfile } from '../video/recording-args.js';
+import { h264Level, h264Profile } from '../video/h264-names.js';
+import type { RecordingFormat } from '../video/recording-args.js';
 import { acquireService } from './services.js';
 
 /** What a recording needs of the video room: ffmpeg children, a fresh playlist address, the encoder. */
@@ -24,8 +25,6 @@ export const FRAGMENT_MS = 4000;
 /** After a clip was sent, a newer one waiting turns the trigger on again this much later (HAP batches changes). */
 const RETRIGGER_MS = 1_000;
 
-const PROFILES: readonly RecordingProfile[] = ['baseline', 'main', 'high'];
-const LEVELS: readonly RecordingLevel[] = ['3.1', '3.2', '4.0'];
 const SAMPLE_RATES = [8_000, 16_000, 24_000, 32_000, 44_100, 48_000];
 
 /** What the camera offers the hub: fragmented MP4 of H.264, and AAC-LC (HAP requires an audio codec). */
@@ -61,8 +60,8 @@ export function recordingFormat(api: API, selected: CameraRecordingConfiguration
     height,
     fps,
     bitrateKbps: bitRate,
-    profile: PROFILES[profile] ?? 'main',
-    level: LEVELS[level] ?? '4.0',
+    profile: h264Profile(profile, 'main'),
+    level: h264Level(level, '4.0'),
     fragmentMs: selected.mediaContainerConfiguration.fragmentLength,
     ...(aac ? { audio: { sampleRate: SAMPLE_RATES[audio.samplerate] ?? 16_000, channels: Math.max(1, audio.audioChannels ?? 1), bitrateKbps: audio.bitrate } } : {}),
   };

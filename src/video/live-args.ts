@@ -6,6 +6,7 @@
 // hold is a filter, which copied video cannot pass through, so the copy is sent as plain RTP to the
 // plugin's relay, and its last frame, kept as a picture, is then held by a second ffmpeg (a still,
 // sent to the same relay), which makes one stream of the two.
+import { h264Level, h264Profile } from './h264-names.js';
 import { SRTP_TAG_LENGTH } from './srtp.js';
 
 /** Where and how the controller wants the video (from its SetupEndpoints and SelectedRTPStreamConfiguration). */
@@ -56,8 +57,6 @@ export type LiveSource =
   /** A still picture (JPEG), written to ffmpeg's standard input. */
   | { kind: 'still' };
 
-const PROFILES = ['baseline', 'main', 'high'] as const;
-const LEVELS = ['3.1', '3.2', '4.0'] as const;
 /** Below this the picture is not worth looking at; HomeKit asks for more anyway. */
 const MIN_BITRATE = 100;
 
@@ -131,7 +130,7 @@ function encoding(target: LiveTarget, encoder: string): string[] {
   const bitrate = Math.max(MIN_BITRATE, target.maxBitrate);
   const args = ['-c:v', encoder];
   if (encoder === 'libx264') {
-    args.push('-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', PROFILES[target.profile] ?? 'main', '-level:v', LEVELS[target.level] ?? '3.1');
+    args.push('-preset', 'ultrafast', '-tune', 'zerolatency', '-profile:v', h264Profile(target.profile, 'main'), '-level:v', h264Level(target.level, '3.1'));
   }
   args.push('-b:v', `${bitrate}k`, '-maxrate', `${bitrate}k`, '-bufsize', `${bitrate}k`, '-g', String(Math.max(1, Math.round(target.fps))), '-bf', '0');
   return args;

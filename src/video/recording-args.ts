@@ -2,9 +2,7 @@
 // Video stores: fragmented MP4 on standard output, H.264 at the configuration the home hub selected,
 // a key frame at the start of every fragment, AAC-LC audio only when asked for. The playlist address
 // is an argument, so these arguments are never logged.
-
-export type RecordingProfile = 'baseline' | 'main' | 'high';
-export type RecordingLevel = '3.1' | '3.2' | '4.0';
+import type { H264Level, H264Profile } from './h264-names.js';
 
 /** What the home hub selected, in plain numbers (the HomeKit view translates HAP's configuration). */
 export interface RecordingFormat {
@@ -12,8 +10,8 @@ export interface RecordingFormat {
   height: number;
   fps: number;
   bitrateKbps: number;
-  profile: RecordingProfile;
-  level: RecordingLevel;
+  profile: H264Profile;
+  level: H264Level;
   /** How long each fragment is; every fragment starts with a key frame. */
   fragmentMs: number;
   /** AAC-LC to send when the clip has sound; absent: never any audio (recording audio is off). */
