@@ -3,25 +3,21 @@
 import { describe, expect, it } from 'vitest';
 
 import { audioEncoderFor, liveArgs, type LiveAudioTarget, type LiveTarget } from '../../src/video/live-args.js';
+import { argAfter } from './arg-after.js';
 
 const key = Buffer.alloc(16, 1);
 const salt = Buffer.alloc(14, 2);
 const target: LiveTarget = { address: '192.168.1.20', ipv6: false, port: 51000, srtpKey: key, srtpSalt: salt, ssrc: 123456, payloadType: 99, mtu: 1378, width: 1280, height: 720, fps: 30, maxBitrate: 299, profile: 1, level: 2 };
 
-function value(args: string[], flag: string): string | undefined {
-  const index = args.indexOf(flag);
-  return index < 0 ? undefined : args[index + 1];
-}
-
 describe('camera-view arguments', () => {
   it('SRTP to the negotiated address and port, with its key and salt, SSRC, payload type and MTU', () => {
     const args = liveArgs({ kind: 'recording', playlist: 'https://cdn.example.com/p.m3u8?sig=x' }, target, 'libx264');
     expect(args.at(-1)).toBe('srtp://192.168.1.20:51000?rtcpport=51000&pkt_size=1378');
-    expect(value(args, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
-    expect(Buffer.from(value(args, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([key, salt]));
-    expect(value(args, '-ssrc')).toBe('123456');
-    expect(value(args, '-payload_type')).toBe('99');
-    expect(value(args, '-f')).toBe('rtp');
+    expect(argAfter(args, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
+    expect(Buffer.from(argAfter(args, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([key, salt]));
+    expect(argAfter(args, '-ssrc')).toBe('123456');
+    expect(argAfter(args, '-payload_type')).toBe('99');
+    expect(argAfter(args, '-f')).toBe('rtp');
   });
 
   it('an IPv6 viewer is addressed in brackets', () => {
@@ -30,15 +26,15 @@ describe('camera-view arguments', () => {
 
   it('at or below the asked size, rate and bitrate, in the asked profile and level; the last frame held in real time', () => {
     const args = liveArgs({ kind: 'still' }, target, 'libx264');
-    const filters = value(args, '-vf') ?? '';
+    const filters = argAfter(args, '-vf') ?? '';
     expect(filters).toContain('scale=w=1280:h=720:force_original_aspect_ratio=decrease');
     expect(filters).toContain('fps=30');
     expect(filters).toMatch(/tpad=stop_mode=clone:stop=-1,realtime$/);
-    expect(value(args, '-b:v')).toBe('299k');
-    expect(value(args, '-maxrate')).toBe('299k');
-    expect(value(args, '-profile:v')).toBe('main');
-    expect(value(args, '-level:v')).toBe('4.0');
-    expect(value(args, '-g')).toBe('30');
+    expect(argAfter(args, '-b:v')).toBe('299k');
+    expect(argAfter(args, '-maxrate')).toBe('299k');
+    expect(argAfter(args, '-profile:v')).toBe('main');
+    expect(argAfter(args, '-level:v')).toBe('4.0');
+    expect(argAfter(args, '-g')).toBe('30');
     // Video only.
     expect(args).toContain('-an');
   });
@@ -47,13 +43,13 @@ describe('camera-view arguments', () => {
     const recording = liveArgs({ kind: 'recording', playlist: 'https://cdn.example.com/p.m3u8' }, target, 'libx264');
     expect(recording.slice(recording.indexOf('-re'), recording.indexOf('-re') + 3)).toEqual(['-re', '-i', 'https://cdn.example.com/p.m3u8']);
     const still = liveArgs({ kind: 'still' }, target, 'libx264');
-    expect(value(still, '-i')).toBe('pipe:0');
+    expect(argAfter(still, '-i')).toBe('pipe:0');
     expect(still).not.toContain('-re');
   });
 
   it('a hardware encoder gets no libx264 options', () => {
     const args = liveArgs({ kind: 'still' }, target, 'h264_v4l2m2m');
-    expect(value(args, '-c:v')).toBe('h264_v4l2m2m');
+    expect(argAfter(args, '-c:v')).toBe('h264_v4l2m2m');
     expect(args).not.toContain('-preset');
   });
 });
@@ -72,27 +68,27 @@ describe('camera-view sound', () => {
 
   it('a clip with sound and Opus selected: a second SRTP output to the audio port with its SSRC, payload type, keys, rate, channels and packet time', () => {
     const sound = soundOutput(liveArgs(recording, target, 'libx264', opus));
-    expect(value(sound, '-map')).toBe('0:a:0');
+    expect(argAfter(sound, '-map')).toBe('0:a:0');
     expect(sound).toContain('-vn');
-    expect(value(sound, '-c:a')).toBe('libopus');
-    expect(value(sound, '-ar')).toBe('24000');
-    expect(value(sound, '-ac')).toBe('1');
-    expect(value(sound, '-b:a')).toBe('24k');
-    expect(value(sound, '-frame_duration')).toBe('20');
-    expect(value(sound, '-ssrc')).toBe('123457');
-    expect(value(sound, '-payload_type')).toBe('110');
-    expect(value(sound, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
-    expect(Buffer.from(value(sound, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([audioKey, audioSalt]));
+    expect(argAfter(sound, '-c:a')).toBe('libopus');
+    expect(argAfter(sound, '-ar')).toBe('24000');
+    expect(argAfter(sound, '-ac')).toBe('1');
+    expect(argAfter(sound, '-b:a')).toBe('24k');
+    expect(argAfter(sound, '-frame_duration')).toBe('20');
+    expect(argAfter(sound, '-ssrc')).toBe('123457');
+    expect(argAfter(sound, '-payload_type')).toBe('110');
+    expect(argAfter(sound, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
+    expect(Buffer.from(argAfter(sound, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([audioKey, audioSalt]));
     expect(sound.at(-1)).toMatch(/^srtp:\/\/192\.168\.1\.20:51002\?rtcpport=51002&pkt_size=\d+$/);
     // The video output keeps its own SSRC and no sound.
     const args = liveArgs(recording, target, 'libx264', opus);
-    expect(value(args, '-ssrc')).toBe('123456');
+    expect(argAfter(args, '-ssrc')).toBe('123456');
     expect(args.slice(0, args.indexOf('-vn'))).toContain('-an');
   });
 
   it('an Opus packet time that Opus cannot make is sent as the next shorter one', () => {
-    expect(value(soundOutput(liveArgs(recording, target, 'libx264', { ...opus, packetTime: 30 })), '-frame_duration')).toBe('20');
-    expect(value(soundOutput(liveArgs(recording, target, 'libx264', { ...opus, packetTime: 60 })), '-frame_duration')).toBe('60');
+    expect(argAfter(soundOutput(liveArgs(recording, target, 'libx264', { ...opus, packetTime: 30 })), '-frame_duration')).toBe('20');
+    expect(argAfter(soundOutput(liveArgs(recording, target, 'libx264', { ...opus, packetTime: 60 })), '-frame_duration')).toBe('60');
   });
 
   it('a codec this ffmpeg cannot make means no sound: AAC-ELD without libfdk_aac, Opus without libopus', () => {
