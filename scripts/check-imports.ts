@@ -275,23 +275,31 @@ export function checkImports(rootInput: string): ImportReport {
   return { files, edges, unresolved, violations };
 }
 
+/** What the check prints (the lines `main` shows), and whether the layout holds. */
+export function layoutReport(root: string): { lines: string[]; ok: boolean } {
+  const report = checkImports(root);
+  const lines = [`check-imports: ${report.files.length} source files and ${report.edges.length} imports between them in ${posix(relative(process.cwd(), join(root, 'src'))) || 'src'}`];
+  for (const note of report.unresolved) lines.push(`note  unresolved relative import ${note}`);
+  for (const violation of report.violations) lines.push(`FAIL  [${violation.rule}] ${violation.message}`);
+  if (report.violations.length > 0) {
+    lines.push(`check-imports: ${report.violations.length} violation(s) of the layout rules`);
+    return { lines, ok: false };
+  }
+  lines.push('check-imports: ok (no cycles between files or folders, every layer within its imports, top level and file sizes as agreed, zod through zod/v3)');
+  return { lines, ok: true };
+}
+
 function main(): void {
   const root = resolve(process.argv[2] ?? process.cwd());
-  let report: ImportReport;
+  let report: { lines: string[]; ok: boolean };
   try {
-    report = checkImports(root);
+    report = layoutReport(root);
   } catch (error) {
     console.error(`check-imports: ${errorText(error)}`);
     process.exit(2);
   }
-  console.log(`check-imports: ${report.files.length} source files and ${report.edges.length} imports between them in ${posix(relative(process.cwd(), join(root, 'src'))) || 'src'}`);
-  for (const note of report.unresolved) console.log(`note  unresolved relative import ${note}`);
-  for (const violation of report.violations) console.log(`FAIL  [${violation.rule}] ${violation.message}`);
-  if (report.violations.length > 0) {
-    console.log(`check-imports: ${report.violations.length} violation(s) of the layout rules`);
-    process.exit(1);
-  }
-  console.log('check-imports: ok (no cycles between files or folders, every layer within its imports, top level and file sizes as agreed, zod through zod/v3)');
+  for (const line of report.lines) console.log(line);
+  if (!report.ok) process.exit(1);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
