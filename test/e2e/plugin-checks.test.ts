@@ -43,9 +43,10 @@ const HOMEBRIDGE_UP = /Homebridge v\S+ .*is running on port/;
 const TROUBLE = /Unhandled|uncaught|TypeError|ReferenceError|SyntaxError|RangeError|EADDRINUSE|EACCES|EROFS|EPERM|\bat .+\.js:\d+/i;
 
 /** Stops Homebridge with SIGTERM; fails when it needed SIGKILL, that is, took longer than `graceMs`. */
-async function expectCleanExit(hb: RunningHomebridge, graceMs = 12_000): Promise<void> {
+async function expectCleanExit(hb: RunningHomebridge, graceMs = 12_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const end = await hb.stop(graceMs);
   expect(end.signal, `Homebridge did not exit within ${graceMs} ms of SIGTERM`).not.toBe('SIGKILL');
+  return end;
 }
 
 describe('verified-plugin checks', () => {
@@ -61,12 +62,17 @@ describe('verified-plugin checks', () => {
 
   it('check 2: with the platform-only block ({"platform": "LockAccess"}) it says what is missing once and does nothing else', async () => {
     const hb = await start({ platforms: [{ platform: 'LockAccess' }] });
+    const line = await hb.waitForLog(/Lock Access is not configured/);
+    expect(line).toContain('apiKey, clientId, clientSecret, baseUrl, authUrl, webhook.publicUrl');
     await hb.waitForLog(HOMEBRIDGE_UP);
     expect(hb.logs.filter((line) => line.includes('Lock Access is not configured'))).toHaveLength(1);
-    expect(hb.logs.join('\n')).not.toMatch(/Webhook listener/);
+    expect(hb.logs.join('\n')).not.toMatch(/Webhook listener|listening/i);
     expect(existsSync(join(hb.storagePath, 'lock-access'))).toBe(false);
+    expect(hb.running).toBe(true);
     expect(hb.logs.join('\n')).not.toMatch(TROUBLE);
-    await expectCleanExit(hb);
+    const end = await expectCleanExit(hb);
+    expect(end.signal === 'SIGTERM' || end.code === 0 || end.code === 143).toBe(true);
+    expect(hb.logs.join('\n')).not.toMatch(/Error: |Unhandled|TypeError/);
   });
 
   it('check 3: with a minimal config (the required fields only) it starts, waits to be linked, and serves its listener', async () => {
@@ -128,21 +134,29 @@ describe('verified-plugin checks', () => {
     await expectCleanExit(hb);
   });
 
-  it('check 5: with the service unreachable it keeps running, says so in words, and stops cleanly', async () => {
+  it('check 5: with the service unreachable it keeps running, serves its listener, says so in words (no secret), and stops cleanly', async () => {
     const listenPort = await freePort();
     const hb = await start({
       platforms: [{
         platform: 'LockAccess', apiKey: 'checks-api-key-0123456789', clientId: 'checks-client', clientSecret: 'checks-client-secret-0123456789',
         refreshToken: 'checks-refresh-token-0123456789', baseUrl: 'http://127.0.0.1:9/api', authUrl: 'http://127.0.0.1:9/oauth',
         webhook: { publicUrl: `http://127.0.0.1:${listenPort}/lock-access`, listenHost: '127.0.0.1', listenPort },
-        locks: [{ id: 'LOCK-1', name: 'Front Door' }],
+        locks: [{ id: 'LOCK-1', name: 'Front Door', doorSensor: true }],
+        discoverDevices: true,
       }],
     });
+    await hb.waitForLog(/Webhook listener ready on 127\.0\.0\.1:/);
     await hb.waitForLog(HOMEBRIDGE_UP);
+    const health = await fetch(`http://127.0.0.1:${listenPort}/lock-access/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true });
     await hb.waitForLog(/could not|cannot|not reach|unreachable|failed/i);
     expect(hb.running).toBe(true);
-    expect(hb.logs.join('\n')).not.toMatch(TROUBLE);
+    const text = hb.logs.join('\n');
+    for (const secret of ['checks-api-key-0123456789', 'checks-client-secret-0123456789', 'checks-refresh-token-0123456789']) expect(text).not.toContain(secret);
+    expect(text).not.toMatch(TROUBLE);
     await expectCleanExit(hb);
+    expect(hb.logs.join('\n')).not.toMatch(/Unhandled|TypeError|ReferenceError/);
   });
 
   it('check 6: Homebridge exits within 12 s of SIGTERM while the plugin is busy (callbacks in flight, a registration retrying)', async () => {
