@@ -1,11 +1,15 @@
 // The set-up the end-to-end files share: one Homebridge with this plugin (restarted with the same
 // storage, port, username and pin, so pairings and the accessory cache survive), a paired HomeKit
 // controller when the file wants one, and a poller whose timeout shows the tail of Homebridge's log.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { expect } from 'vitest';
 
 import type { FireOptions, Simulator } from '../sim/index.js';
-import { HapController } from './hap.js';
-import { startHomebridge, type HomebridgeOptions, type RunningHomebridge } from './homebridge.js';
+import { HapController, type HapPairing } from './hap.js';
+import { startHomebridge, type HomebridgeFlavour, type HomebridgeOptions, type RunningHomebridge } from './homebridge.js';
 
 /** Lines of the Homebridge log a timeout message ends with. */
 const LOG_TAIL = 30;
@@ -46,11 +50,37 @@ export interface SessionStart extends Omit<HomebridgeOptions, 'storagePath' | 'b
   registrations?: { sim: { registrations(): readonly unknown[] }; atLeast: number };
 }
 
+/**
+ * A pairing made by a session of this test worker: the bridge's identity, HAP-NodeJS's record of
+ * it (its key pair and the paired controller, `persist/AccessoryInfo.<id>.json`) and the
+ * controller's keys. Pair-setup's SRP costs the two sides about 0.8 s of CPU; a later session's
+ * new Homebridge starts with a copy of that record, as after a restart, and its controller only runs
+ * pair-verify. One per Homebridge flavour, for sessions on this repository's Homebridge.
+ */
+interface KnownPairing {
+  username: string;
+  pin: string;
+  recordName: string;
+  record: string;
+  keys: HapPairing;
+}
+const knownPairings = new Map<HomebridgeFlavour, KnownPairing>();
+/** Bridge ids of the sessions running now: two bridges with one id at once would confuse both. */
+const idsInUse = new Set<string>();
+
+/** HAP-NodeJS's file name for a bridge's record (AccessoryInfo.persistKey). */
+const recordName = (username: string) => `AccessoryInfo.${username.replace(/:/g, '').toUpperCase()}.json`;
+
 export class E2eSession {
   private current: RunningHomebridge | undefined;
-  /** The first run made the storage folder; its cleanup removes it. */
+  /** The first run's storage folder; close() removes it. */
   private first: RunningHomebridge | undefined;
   private controller: HapController | undefined;
+  /** The worker's earlier pairing this session's bridge was started with. */
+  private reused: KnownPairing | undefined;
+  private flavour: HomebridgeFlavour = 'homebridge';
+  /** This repository's Homebridge, on this Node, as root (whose pairings may be shared). */
+  private shareable = false;
 
   /** The Homebridge running now (a restart replaces it). */
   get hb(): RunningHomebridge | undefined {
@@ -73,10 +103,13 @@ export class E2eSession {
    */
   async start(options: SessionStart): Promise<RunningHomebridge> {
     const { listenerTimeoutMs, registrations, readyLog, ...homebridge } = options;
-    const identity = this.first && { storagePath: this.first.storagePath, bridgePort: this.first.bridgePort, username: this.first.username, pin: this.first.pin };
+    const identity = this.first ? { storagePath: this.first.storagePath, bridgePort: this.first.bridgePort, username: this.first.username, pin: this.first.pin } : await this.firstIdentity(homebridge);
     const hb = await startHomebridge({ ...homebridge, ...identity });
     this.current = hb;
-    this.first ??= hb;
+    if (!this.first) {
+      this.first = hb;
+      idsInUse.add(hb.username);
+    }
     await hb.waitForLog(readyLog ?? /Webhook listener ready/, listenerTimeoutMs);
     if (registrations) {
       const { sim, atLeast } = registrations;
@@ -91,12 +124,18 @@ export class E2eSession {
     return this.start(options);
   }
 
-  /** Pairs a new HomeKit controller with the bridge and waits until it lists `accessories` accessories (the bridge is one). */
+  /**
+   * Pairs a HomeKit controller with the bridge (pair-setup, or pair-verify with the keys of the
+   * worker's earlier pairing this bridge started with) and waits until it lists `accessories`
+   * accessories (the bridge is one).
+   */
   async pair(accessories: number, what: string): Promise<HapController> {
     const hb = this.current;
     if (!hb) throw new Error('start Homebridge before pairing');
-    this.controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
+    const bridge = { port: hb.bridgePort, username: hb.username, pin: hb.pin };
+    this.controller = this.reused ? HapController.paired(bridge, this.reused.keys) : await HapController.pair(bridge);
     await this.eventually(async () => ((await this.paired().accessories()).length >= accessories ? true : undefined), what);
+    if (!this.reused && !knownPairings.has(this.flavour)) await this.keepPairing(hb);
     return this.controller;
   }
 
@@ -104,6 +143,36 @@ export class E2eSession {
   async close(): Promise<void> {
     await this.controller?.close();
     await this.current?.stop();
-    await this.first?.cleanup();
+    if (this.first) {
+      idsInUse.delete(this.first.username);
+      await rm(this.first.storagePath, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * A new bridge's identity: the worker's earlier pairing when there is one for this Homebridge and
+   * no running session uses it (a storage folder holding its record), else Homebridge's own.
+   */
+  private async firstIdentity(options: Omit<HomebridgeOptions, 'storagePath'>): Promise<Partial<HomebridgeOptions>> {
+    this.flavour = options.flavour ?? 'homebridge';
+    this.shareable = options.homebridgeBin === undefined && options.node === undefined && options.uid === undefined;
+    const known = knownPairings.get(this.flavour);
+    if (!known || !this.shareable || idsInUse.has(known.username)) return {};
+    const storagePath = await mkdtemp(join(tmpdir(), 'lock-access-hb-'));
+    await mkdir(join(storagePath, 'persist'));
+    await writeFile(join(storagePath, 'persist', known.recordName), known.record);
+    this.reused = known;
+    return { storagePath, username: known.username, pin: known.pin };
+  }
+
+  /** Keeps this session's pairing for the worker's later sessions (HAP-NodeJS saved its record when pairing ended). */
+  private async keepPairing(hb: RunningHomebridge): Promise<void> {
+    const keys = this.controller?.pairingData();
+    if (!keys || !this.shareable) return;
+    const name = recordName(hb.username);
+    const record = await readFile(join(hb.storagePath, 'persist', name), 'utf8').catch(() => undefined);
+    // The record names the controller by its id (hex in the keys).
+    if (record === undefined || !record.includes(Buffer.from(keys.iOSDevicePairingID, 'hex').toString('utf8'))) return;
+    knownPairings.set(this.flavour, { username: hb.username, pin: hb.pin, recordName: name, record, keys });
   }
 }

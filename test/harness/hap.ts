@@ -78,6 +78,9 @@ export interface BridgeAddress {
   host?: string;
 }
 
+/** A controller's long-term pairing keys (its id, its key pair and the bridge's public key). */
+export type HapPairing = NonNullable<ReturnType<HttpClient['getLongTermData']>>;
+
 export class HapController {
   private readonly subscriptions = new Set<Subscription>();
 
@@ -94,6 +97,15 @@ export class HapController {
     const pairing = setup.getLongTermData();
     await setup.close();
     if (!pairing) throw new Error('pairing gave no long-term keys');
+    return new HapController(address, new HttpClient(address.username, address.host, address.port, pairing, { usePersistentConnections: true }));
+  }
+
+  /**
+   * A controller with the long-term keys of an earlier pairing, for a bridge that already holds that
+   * pairing (its AccessoryInfo record): every connection still runs pair-verify.
+   */
+  static paired(bridge: BridgeAddress, pairing: HapPairing): HapController {
+    const address = { host: '127.0.0.1', ...bridge };
     return new HapController(address, new HttpClient(address.username, address.host, address.port, pairing, { usePersistentConnections: true }));
   }
 
