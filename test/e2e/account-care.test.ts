@@ -10,10 +10,10 @@ import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { characteristicId, HapController, type HapAccessoryInfo } from '../harness/hap.js';
-import { freePort, REPO_ROOT, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { freePort, REPO_ROOT, type RunningHomebridge } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
-import { eventually as pollUntil } from '../harness/e2e-session.js';
+import { E2eSession, eventually as pollUntil } from '../harness/e2e-session.js';
 
 const { Service: S, Characteristic: C } = hap;
 const TEN_MINUTES_MS = 10 * 60_000;
@@ -21,6 +21,7 @@ const TEN_MINUTES_MS = 10 * 60_000;
 let sim: Simulator;
 let hb: RunningHomebridge | undefined;
 let controller: HapController | undefined;
+const session = new E2eSession();
 
 beforeAll(async () => {
   sim = await startSimulator({
@@ -28,7 +29,7 @@ beforeAll(async () => {
     doorbells: [{ id: 'BELL-1', name: 'Front Doorbell' }],
   });
   const listenPort = await freePort();
-  hb = await startHomebridge({
+  hb = await session.start({
     platforms: [simPlatformConfig(sim, listenPort, {
       locks: [{ id: 'LOCK-1', name: 'Front Door' }],
       // the default 30 s of motion: room for the whole 1, 3, 9 s back-off
@@ -38,16 +39,12 @@ beforeAll(async () => {
       refreshStateOnStart: false,
     })],
   });
-  await hb.waitForLog(/Webhook listener ready/);
-  controller = await HapController.pair({ port: hb.bridgePort, username: hb.username, pin: hb.pin });
-  await eventually(async () => ((await paired().accessories()).length >= 3 ? true : undefined), 'the bridge and two accessories');
+  controller = await session.pair(3, 'the bridge and two accessories');
   await eventually(() => Promise.resolve(sim.registrations().length >= 2 ? true : undefined), 'registrations');
 }, 90_000);
 
 afterAll(async () => {
-  await controller?.close();
-  await hb?.stop();
-  await hb?.cleanup();
+  await session.close();
   await sim.close();
 });
 
