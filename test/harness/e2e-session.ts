@@ -143,6 +143,7 @@ export class E2eSession {
   async close(): Promise<void> {
     await this.controller?.close();
     await this.current?.stop();
+    if (this.reused) idsInUse.delete(this.reused.username);
     if (this.first) {
       idsInUse.delete(this.first.username);
       await rm(this.first.storagePath, { recursive: true, force: true });
@@ -158,10 +159,12 @@ export class E2eSession {
     this.shareable = options.homebridgeBin === undefined && options.node === undefined && options.uid === undefined;
     const known = knownPairings.get(this.flavour);
     if (!known || !this.shareable || idsInUse.has(known.username)) return {};
+    // Taken before any await: a session of this file starting beside this one must not take it too.
+    idsInUse.add(known.username);
+    this.reused = known;
     const storagePath = await mkdtemp(join(tmpdir(), 'lock-access-hb-'));
     await mkdir(join(storagePath, 'persist'));
     await writeFile(join(storagePath, 'persist', known.recordName), known.record);
-    this.reused = known;
     return { storagePath, username: known.username, pin: known.pin };
   }
 
