@@ -7,8 +7,8 @@
 // eslint reads eslint.config.js as `npx eslint` does; only where the project service would give a
 // file its types, this program gives them. Every part runs even after one fails, so every failure
 // is shown; each part prints what it found and its time as it ends. Exits 1 when any part failed.
-// Usage: tsx scripts/checks.ts
-import { dirname, join } from 'node:path';
+// Usage: tsx scripts/checks.ts [projectRoot]
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { ESLint, type Linter } from 'eslint';
@@ -17,7 +17,7 @@ import ts from 'typescript';
 import { errorText } from '../src/util/error-text.js';
 import { layoutReport } from './check-imports.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 
 const formatHost: ts.FormatDiagnosticsHost = {
   getCanonicalFileName: (name) => name,
