@@ -8,11 +8,12 @@ import { LongestFirst } from './test/harness/longest-first.js';
 /** End-to-end files with a Matter controller in the test process: matter.js keeps process-wide state. */
 const MATTER_E2E = ['test/e2e/matter*.test.ts'];
 /**
- * Tests that start a real Homebridge, ffmpeg, a browser, the demo or `npm pack`: the full gate runs
- * them, the fast lane (`npm run test:fast`) leaves them out. The browser ones (BROWSER) have a lane
- * of their own.
+ * Tests that start a real Homebridge, ffmpeg, a browser, the demo, `npm pack` or the whole type
+ * check and eslint (the gate's checks script on a project of its own, about 6 s of CPU): the full
+ * gate runs them, the fast lane (`npm run test:fast`) leaves them out. The browser ones (BROWSER)
+ * have a lane of their own.
  */
-const SLOW = ['test/e2e/**/*.test.ts', 'test/video/**/*-stream.test.ts', 'test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts', 'test/sim/cli.test.ts'];
+const SLOW = ['test/e2e/**/*.test.ts', 'test/video/**/*-stream.test.ts', 'test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts', 'test/sim/cli.test.ts', 'test/scripts/checks.test.ts'];
 
 /** Tests that drive Chromium (with the Homebridge UI, the demo or the simulator's recording). */
 const BROWSER = ['test/**/*-ui.test.ts', 'test/sim/hls-browser.test.ts', 'test/scripts/demo.test.ts'];
