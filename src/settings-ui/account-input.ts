@@ -1,10 +1,10 @@
 // Which account the settings page means: unsaved edits from the page win over the platform block
 // saved in Homebridge's config.json, and what is still missing is named in the user's words.
-import { readFile } from 'node:fs/promises';
 
 import { z } from 'zod/v3';
 
 import { PLATFORM_NAME } from '../settings.js';
+import { readHomebridgeConfig } from './homebridge-config.js';
 import { UiError } from './ui-error.js';
 
 /** The account fields a request may carry (unsaved edits); blanks fall back to the saved config. */
@@ -52,7 +52,8 @@ export function nonEmpty(value: unknown): string | undefined {
 export async function readSavedPlatform(configPath: string | undefined): Promise<Record<string, unknown>> {
   if (!configPath) return {};
   try {
-    const raw = JSON.parse(await readFile(configPath, 'utf8')) as { platforms?: unknown };
+    const raw = (await readHomebridgeConfig(configPath)) as { platforms?: unknown } | null;
+    if (typeof raw !== 'object' || raw === null) return {};
     const platforms = Array.isArray(raw.platforms) ? (raw.platforms as unknown[]) : [];
     const block = platforms.find((p): p is Record<string, unknown> => typeof p === 'object' && p !== null && (p as { platform?: unknown }).platform === PLATFORM_NAME);
     return block ?? {};

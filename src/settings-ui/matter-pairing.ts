@@ -10,6 +10,7 @@ import { z } from 'zod/v3';
 
 import { errorText } from '../util/error-text.js';
 import { PLATFORM_NAME } from '../settings.js';
+import { readHomebridgeConfig } from './homebridge-config.js';
 
 /**
  * What the plugin's Matter endpoints were tried with, said plainly in the UI and the README ("Google
@@ -63,7 +64,7 @@ export async function readMatterPairing(options: { storagePath: string; configPa
   const base = { testedControllers: TESTED_CONTROLLERS };
   let config: z.infer<typeof configSchema>;
   try {
-    config = configSchema.parse(JSON.parse(await readFile(options.configPath, 'utf8')));
+    config = configSchema.parse(await readHomebridgeConfig(options.configPath));
   } catch (error) {
     return { ...base, bridge: 'main', bridgeMatter: false, pluginMatter: true, active: false, message: `Homebridge's config.json could not be read (${errorText(error)}).` };
   }
