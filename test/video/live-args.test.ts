@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { audioEncoderFor, liveArgs, type LiveAudioTarget, type LiveTarget } from '../../src/video/live-args.js';
-import { argAfter } from './arg-after.js';
+import { argAfter, expectFlags } from './arg-after.js';
 
 const key = Buffer.alloc(16, 1);
 const salt = Buffer.alloc(14, 2);
@@ -15,9 +15,7 @@ describe('camera-view arguments', () => {
     expect(args.at(-1)).toBe('srtp://192.168.1.20:51000?rtcpport=51000&pkt_size=1378');
     expect(argAfter(args, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
     expect(Buffer.from(argAfter(args, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([key, salt]));
-    expect(argAfter(args, '-ssrc')).toBe('123456');
-    expect(argAfter(args, '-payload_type')).toBe('99');
-    expect(argAfter(args, '-f')).toBe('rtp');
+    expectFlags(args, { '-ssrc': '123456', '-payload_type': '99', '-f': 'rtp' });
   });
 
   it('an IPv6 viewer is addressed in brackets', () => {
@@ -30,11 +28,7 @@ describe('camera-view arguments', () => {
     expect(filters).toContain('scale=w=1280:h=720:force_original_aspect_ratio=decrease');
     expect(filters).toContain('fps=30');
     expect(filters).toMatch(/tpad=stop_mode=clone:stop=-1,realtime$/);
-    expect(argAfter(args, '-b:v')).toBe('299k');
-    expect(argAfter(args, '-maxrate')).toBe('299k');
-    expect(argAfter(args, '-profile:v')).toBe('main');
-    expect(argAfter(args, '-level:v')).toBe('4.0');
-    expect(argAfter(args, '-g')).toBe('30');
+    expectFlags(args, { '-b:v': '299k', '-maxrate': '299k', '-profile:v': 'main', '-level:v': '4.0', '-g': '30' });
     // Video only.
     expect(args).toContain('-an');
   });
@@ -70,14 +64,16 @@ describe('camera-view sound', () => {
     const sound = soundOutput(liveArgs(recording, target, 'libx264', opus));
     expect(argAfter(sound, '-map')).toBe('0:a:0');
     expect(sound).toContain('-vn');
-    expect(argAfter(sound, '-c:a')).toBe('libopus');
-    expect(argAfter(sound, '-ar')).toBe('24000');
-    expect(argAfter(sound, '-ac')).toBe('1');
-    expect(argAfter(sound, '-b:a')).toBe('24k');
-    expect(argAfter(sound, '-frame_duration')).toBe('20');
-    expect(argAfter(sound, '-ssrc')).toBe('123457');
-    expect(argAfter(sound, '-payload_type')).toBe('110');
-    expect(argAfter(sound, '-srtp_out_suite')).toBe('AES_CM_128_HMAC_SHA1_80');
+    expectFlags(sound, {
+      '-c:a': 'libopus',
+      '-ar': '24000',
+      '-ac': '1',
+      '-b:a': '24k',
+      '-frame_duration': '20',
+      '-ssrc': '123457',
+      '-payload_type': '110',
+      '-srtp_out_suite': 'AES_CM_128_HMAC_SHA1_80',
+    });
     expect(Buffer.from(argAfter(sound, '-srtp_out_params') ?? '', 'base64')).toEqual(Buffer.concat([audioKey, audioSalt]));
     expect(sound.at(-1)).toMatch(/^srtp:\/\/192\.168\.1\.20:51002\?rtcpport=51002&pkt_size=\d+$/);
     // The video output keeps its own SSRC and no sound.

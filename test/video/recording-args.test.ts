@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { MAX_RECORDING_SECONDS, recordingArgs, type RecordingFormat } from '../../src/video/recording-args.js';
-import { argAfter } from './arg-after.js';
+import { argAfter, expectFlags } from './arg-after.js';
 
 const format: RecordingFormat = { width: 1280, height: 720, fps: 30, bitrateKbps: 2000, profile: 'main', level: '4.0', fragmentMs: 4000 };
 const URL_ = 'https://media.example/clip/index.m3u8?signature=secret';
@@ -21,23 +21,14 @@ describe('ffmpeg arguments for a Secure Video recording', () => {
 
   it('encodes H.264 at the selected size, rate, bitrate, profile and level', () => {
     const args = recordingArgs(URL_, { ...format, width: 640, height: 360, fps: 15, bitrateKbps: 800, profile: 'high', level: '3.1' });
-    expect(argAfter(args, '-c:v')).toBe('libx264');
-    expect(argAfter(args, '-profile:v')).toBe('high');
-    expect(argAfter(args, '-level:v')).toBe('3.1');
-    expect(argAfter(args, '-r')).toBe('15');
-    expect(argAfter(args, '-b:v')).toBe('800k');
-    expect(argAfter(args, '-maxrate')).toBe('800k');
-    expect(argAfter(args, '-pix_fmt')).toBe('yuv420p');
+    expectFlags(args, { '-c:v': 'libx264', '-profile:v': 'high', '-level:v': '3.1', '-r': '15', '-b:v': '800k', '-maxrate': '800k', '-pix_fmt': 'yuv420p' });
     expect(argAfter(args, '-vf')).toContain('scale=640:360:force_original_aspect_ratio=decrease');
     expect(argAfter(args, '-vf')).toContain('pad=640:360');
   });
 
   it('forces a key frame at every fragment boundary and none between', () => {
     const args = recordingArgs(URL_, { ...format, fps: 25, fragmentMs: 4000 });
-    expect(argAfter(args, '-force_key_frames')).toBe('expr:gte(t,n_forced*4)');
-    expect(argAfter(args, '-g')).toBe('100');
-    expect(argAfter(args, '-keyint_min')).toBe('100');
-    expect(argAfter(args, '-sc_threshold')).toBe('0');
+    expectFlags(args, { '-force_key_frames': 'expr:gte(t,n_forced*4)', '-g': '100', '-keyint_min': '100', '-sc_threshold': '0' });
     const short = recordingArgs(URL_, { ...format, fps: 30, fragmentMs: 2000 });
     expect(argAfter(short, '-force_key_frames')).toBe('expr:gte(t,n_forced*2)');
     expect(argAfter(short, '-g')).toBe('60');
@@ -51,11 +42,7 @@ describe('ffmpeg arguments for a Secure Video recording', () => {
     expect(withAudio).not.toContain('-an');
     // The "?" makes the audio map optional: a clip without sound still records.
     expect(withAudio).toContain('0:a:0?');
-    expect(argAfter(withAudio, '-c:a')).toBe('aac');
-    expect(argAfter(withAudio, '-profile:a')).toBe('aac_low');
-    expect(argAfter(withAudio, '-ar')).toBe('16000');
-    expect(argAfter(withAudio, '-ac')).toBe('1');
-    expect(argAfter(withAudio, '-b:a')).toBe('32k');
+    expectFlags(withAudio, { '-c:a': 'aac', '-profile:a': 'aac_low', '-ar': '16000', '-ac': '1', '-b:a': '32k' });
   });
 
   it('uses the encoder the ffmpeg check chose, with x264 tuning only for libx264', () => {
