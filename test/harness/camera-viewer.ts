@@ -257,7 +257,8 @@ export class CameraViewer {
   }
 }
 
-async function freeUdpPort(): Promise<number> {
+/** A free UDP port on 127.0.0.1 for an RTP receiver, even so that port + 1 is free for ffmpeg's RTCP too. */
+export async function freeUdpPort(): Promise<number> {
   const probe = createSocket('udp4');
   await new Promise<void>((resolve) => probe.bind(0, '127.0.0.1', resolve));
   const { port } = probe.address();

@@ -16,6 +16,7 @@ import { startCopiedStream, type StreamRun } from '../../src/video/copied-stream
 import { describeExit } from '../../src/video/ffmpeg-processes.js';
 import type { LiveTarget } from '../../src/video/live-args.js';
 import { VideoRoom } from '../../src/video/video-room.js';
+import { freeUdpPort } from '../harness/camera-viewer.js';
 import { makeClip } from '../harness/secure-video-hub.js';
 import { keptLog, testFfmpeg } from './ffmpeg-binary.js';
 
@@ -30,17 +31,9 @@ const cleanups: (() => unknown)[] = [];
 const changes = (text: string) => [...text.matchAll(/Parsed_showinfo_[1-9]\d* .* n:/g)].length;
 const checksums = (text: string) => [...text.matchAll(/Parsed_showinfo_0 .*\bchecksum:([0-9A-F]{8})\b/g)].map((match) => match[1] ?? '');
 
-async function freeEvenPort(): Promise<number> {
-  const probe = createSocket('udp4');
-  await new Promise<void>((resolve) => probe.bind(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise<void>((resolve) => probe.close(resolve));
-  return port % 2 === 0 ? port : port + 1;
-}
-
 /** A viewer: ffmpeg decoding SRTP with these keys on a local port; its showinfo output kept. */
 async function viewer(key: Buffer, salt: Buffer): Promise<{ port: number; decoder: ChildProcess; text: () => string }> {
-  const port = await freeEvenPort();
+  const port = await freeUdpPort();
   const sdp = join(work, `in-${port}.sdp`);
   writeFileSync(sdp, ['v=0', 'o=- 0 0 IN IP4 127.0.0.1', 's=viewer', 'c=IN IP4 127.0.0.1', 't=0 0', `m=video ${port} RTP/AVP 99`, 'a=rtpmap:99 H264/90000', 'a=fmtp:99 packetization-mode=1', `a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:${Buffer.concat([key, salt]).toString('base64')}`, ''].join('\n'));
   const decoder = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'info', '-protocol_whitelist', 'file,udp,rtp,srtp', '-i', sdp, '-filter_complex', '[0:v]showinfo,split[all][moving];[moving]mpdecimate,showinfo[changes]', '-map', '[all]', '-f', 'null', '-', '-map', '[changes]', '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'pipe'] });
