@@ -2,7 +2,11 @@
 // config.schema.json (the Homebridge UI form) must agree with it; test/config-schema.test.ts checks that.
 import { z } from 'zod/v3';
 
-import { doorbellSettingsSchema, lockSettingsSchema } from './model/device-entry.js';
+import { checkAccounts, type DisabledAccount } from './config/account-check.js';
+import { accountEntrySchema } from './config/account-entry.js';
+import { deviceConfigSchemas } from './config/device-configs.js';
+import { isEntryList, lookup, problemSentences, pruneEntries } from './config/entry-lists.js';
+import { httpUrl, secret } from './config/fields.js';
 import { videoSchema } from './video/video-config.js';
 import {
   DEFAULT_DELIVERY_CHECK_MINUTES,
@@ -13,34 +17,6 @@ import {
   MAX_DELIVERY_CHECK_MINUTES,
   PLATFORM_NAME,
 } from './settings.js';
-
-const secret = (field: string, where: string) =>
-  z
-    .string({ message: `${field} is missing: ${where}` })
-    .refine((value) => value.trim() === value, { message: `${field} has spaces or line breaks at its start or end: paste it again without them` })
-    .refine((value) => value.length > 0, { message: `${field} is empty: ${where}` });
-
-/** A full http(s) address; `mustMatch` is a further pattern with its own message. */
-function httpUrl(field: string, example: string, mustMatch?: { pattern: RegExp; message: string }) {
-  const text = z.string({ message: `${field} is missing: enter an address such as ${example}` });
-  return (mustMatch === undefined ? text : text.regex(mustMatch.pattern, mustMatch.message)).refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'https:' || url.protocol === 'http:';
-    } catch {
-      return false;
-    }
-  }, { message: `${field} must be a full http(s) address such as ${example}` });
-}
-
-/** A device id: spaces around it are a paste slip, so they are trimmed; an empty one is refused. */
-const deviceId = (kind: string) =>
-  z
-    .string({ message: `each ${kind} needs an id: copy it from the Lock Access app or use Find my devices in the plugin settings` })
-    .trim()
-    // After trimming, "has a character that is not a space" is "not empty"; as a pattern the
-    // settings form, which cannot trim, refuses an id of spaces alike.
-    .regex(/\S/, `the ${kind} id is empty: copy it from the Lock Access app or use Find my devices in the plugin settings`);
 
 /**
  * Callback paths are appended to the public address, so it may carry no query string or fragment:
@@ -59,20 +35,7 @@ export const TUNNEL_DOMAIN_PATTERN = '^((https?://)?[A-Za-z0-9-]+(\\.[A-Za-z0-9-
  * dropped after: its zod objects would otherwise stay in memory for as long as Homebridge runs.
  */
 export function configSchema() {
-  const hiddenField = z.boolean({ message: 'hidden must be true or false (a switch, without quotes)' }).default(false);
-
-  /** A lock as the config lists it: its id, perhaps a name, whether it is hidden, and its settings. */
-  const lockConfigSchema = z.object({ id: deviceId('lock'), name: z.string().optional(), hidden: hiddenField }).merge(lockSettingsSchema);
-
-  /** Someone whose unlocks and locks become an automation trigger on every lock. */
-  const personEntrySchema = z.object({
-    userId: z.string({ message: 'each person needs a userId: pick people in the plugin settings, which fill it in' }).trim().regex(/\S/, 'a person\'s userId is empty'),
-    /** Shown in Apple Home; the userId stands in when it is left empty. */
-    name: z.string().trim().optional(),
-  });
-
-  /** A doorbell as the config lists it. */
-  const doorbellConfigSchema = z.object({ id: deviceId('doorbell'), name: z.string().optional(), hidden: hiddenField }).merge(doorbellSettingsSchema);
+  const devices = deviceConfigSchemas();
 
   /** The built-in tunnel: the plugin forwards its listener through ngrok and uses the tunnel's address. */
   const tunnelSchema = z.object({
@@ -126,15 +89,17 @@ export function configSchema() {
     baseUrl: httpUrl('baseUrl', 'https://api.example.com'),
     authUrl: httpUrl('authUrl', 'https://auth.example.com'),
     webhook: webhookSchema,
-    locks: z.array(lockConfigSchema).default([]),
-    doorbells: z.array(doorbellConfigSchema).default([]),
-    people: z.array(personEntrySchema).default([]),
+    locks: z.array(devices.lock).default([]),
+    doorbells: z.array(devices.doorbell).default([]),
+    people: z.array(devices.person).default([]),
     video: videoSchema.default({}),
     userWebhook: z.boolean().default(true),
     discoverDevices: z.boolean().default(true),
     refreshStateOnStart: z.boolean().default(true),
     /** Publish Matter endpoints too when the bridge runs Matter (Homebridge 2). */
     matter: z.boolean().default(true),
+    /** Extra accounts of the service behind the same listener; checked entry by entry (config/account-check.ts). */
+    accounts: z.array(accountEntrySchema()).default([]),
   });
   return configSchema;
 }
@@ -144,16 +109,17 @@ export type LockConfig = LockAccessConfig['locks'][number];
 export type DoorbellConfig = LockAccessConfig['doorbells'][number];
 export type WebhookConfig = LockAccessConfig['webhook'];
 export type TunnelConfig = NonNullable<WebhookConfig['tunnel']>;
+export type { AccountEntry } from './config/account-entry.js';
+export type { DisabledAccount } from './config/account-check.js';
+export { ACCOUNT_ID_PATTERN, MAIN_ACCOUNT_ID } from './config/fields.js';
 
 export type ConfigCheck =
-  /** `disabled`: one sentence per device or person entry left out for a mistake inside it. */
-  | { ok: true; config: LockAccessConfig; warnings: string[]; disabled: string[] }
+  /**
+   * `disabled`: one sentence per device, person or account entry left out for a mistake inside it;
+   * `disabledAccounts`: the entries of `accounts` that do not run, and why.
+   */
+  | { ok: true; config: LockAccessConfig; warnings: string[]; disabled: string[]; disabledAccounts: DisabledAccount[] }
   | { ok: false; missing: string[]; problems: string[] };
-
-/** The lists whose entries stand alone: a mistake inside one disables that entry, not the plugin. */
-const ENTRY_LISTS = { locks: 'lock', doorbells: 'doorbell', people: 'person' } as const;
-type EntryList = keyof typeof ENTRY_LISTS;
-const isEntryList = (key: unknown): key is EntryList => typeof key === 'string' && key in ENTRY_LISTS;
 
 /** Fields a user must fill before the plugin does anything (the public address: unless a tunnel gives one). */
 export const REQUIRED_FIELDS = ['apiKey', 'clientId', 'clientSecret', 'baseUrl', 'authUrl', 'webhook.publicUrl'] as const;
@@ -171,56 +137,6 @@ export function missingFields(raw: unknown): string[] {
   return fields.filter(blank);
 }
 
-function pathOf(issuePath: readonly PropertyKey[]): string {
-  return issuePath.map((part) => (typeof part === 'number' ? `[${part}]` : String(part))).join('.').replace(/\.\[/g, '[');
-}
-
-function lookup(raw: unknown, path: string): unknown {
-  let value: unknown = raw;
-  for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
-
-/** "Lock 2 (id "ABC", Front Door)": how a log line names an entry a user typed. */
-function entryName(list: EntryList, index: number, entry: unknown): string {
-  const kind = ENTRY_LISTS[list];
-  const fields = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
-  const id = list === 'people' ? fields.userId : fields.id;
-  const known = [typeof id === 'string' && id.trim() !== '' ? `id "${id.trim()}"` : '', typeof fields.name === 'string' && fields.name.trim() !== '' ? fields.name.trim() : ''].filter(Boolean);
-  return `${kind.charAt(0).toUpperCase()}${kind.slice(1)} ${index + 1} of ${list}${known.length > 0 ? ` (${known.join(', ')})` : ''}`;
-}
-
-/**
- * What becomes of a device entry refused for a mistake. A mistake never widens what the user asked
- * for: the entry stands in as hidden (or door sensor only, when it says so and not hidden), so the
- * device is not brought back by discovery, the cache of the last run or a membership callback.
- * Without a usable id nothing can be matched, and the entry is just left out.
- */
-function refusedEntry(list: EntryList, entry: unknown): { outcome: string; standIn?: Record<string, unknown> } {
-  const fields = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
-  const id = typeof fields.id === 'string' ? fields.id.trim() : '';
-  if (list === 'people' || id === '') return { outcome: 'is left out' };
-  // Only an explicit false (or no value) shows a device: "false" in quotes is a mistake too.
-  if (fields.hidden !== undefined && fields.hidden !== false) return { outcome: 'stays hidden', standIn: { id, hidden: true } };
-  if (list === 'locks' && fields.doorSensorOnly === true) {
-    return { outcome: 'shows only its door sensor', standIn: { id, ...(typeof fields.name === 'string' ? { name: fields.name } : {}), doorSensor: true, doorSensorOnly: true } };
-  }
-  return { outcome: 'is left out', standIn: { id, hidden: true } };
-}
-
-/** The problems of one refused parse, as sentences. */
-function problemSentences(issues: readonly z.ZodIssue[], skip: (where: string) => boolean): string[] {
-  return issues
-    .filter((issue) => !skip(pathOf(issue.path)))
-    .map((issue) => {
-      const where = pathOf(issue.path);
-      return issue.message.startsWith(where.split('[')[0] ?? '') || where === '' ? issue.message : `${where}: ${issue.message}`;
-    });
-}
-
 /**
  * Parses the raw platform config. Never throws. A mistake in the account or webhook settings
  * yields the missing field names and one readable sentence per problem, so the platform can log
@@ -232,7 +148,10 @@ export function checkConfig(raw: unknown): ConfigCheck {
   const missing = missingFields(raw);
   const isMissing = (where: string) => missing.some((field) => field === where || field.startsWith(`${where}.`));
   const schema = configSchema();
-  let parsed = schema.safeParse(raw);
+  // Each extra account is checked on its own below: a mistake in one never idles the others.
+  const rawAccounts = lookup(raw, 'accounts');
+  const record = raw !== null && typeof raw === 'object' ? { ...(raw as Record<string, unknown>), accounts: [] } : raw;
+  let parsed = schema.safeParse(record);
   const disabled: string[] = [];
   if (!parsed.success) {
     // Entry mistakes alone: parse again without the entries (or lists) that hold them.
@@ -240,38 +159,14 @@ export function checkConfig(raw: unknown): ConfigCheck {
     if (missing.length > 0 || !parsed.error.issues.every(inEntry)) {
       return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues.filter((issue) => !inEntry(issue)), isMissing) };
     }
-    const record = raw as Record<string, unknown>;
-    const pruned: Record<string, unknown> = { ...record };
-    for (const list of Object.keys(ENTRY_LISTS) as EntryList[]) {
-      const issues = parsed.error.issues.filter((issue) => issue.path[0] === list);
-      if (issues.length === 0) continue;
-      const entries = record[list];
-      if (!Array.isArray(entries)) {
-        // An object may hold an entry that hides a device: without discovery none can come back.
-        const mayHide = list !== 'people' && entries !== null && typeof entries === 'object';
-        if (mayHide) pruned.discoverDevices = false;
-        disabled.push(`${list} must be a list of ${ENTRY_LISTS[list]} entries; it is ignored until you fix it in the plugin settings${mayHide ? ', and devices are not looked up at the service meanwhile, so a device hidden there cannot come back' : ''}.`);
-        pruned[list] = [];
-        continue;
-      }
-      const bad = new Map<number, string[]>();
-      for (const issue of issues) {
-        const index = typeof issue.path[1] === 'number' ? issue.path[1] : -1;
-        const field = issue.path.slice(2).map(String).join('.');
-        const text = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
-        bad.set(index, [...(bad.get(index) ?? []), text]);
-      }
-      const standIns = new Map<number, Record<string, unknown>>();
-      for (const [index, texts] of bad) {
-        const refused = refusedEntry(list, entries[index]);
-        if (refused.standIn) standIns.set(index, refused.standIn);
-        disabled.push(`${entryName(list, index, entries[index])} ${refused.outcome} until you fix it in the plugin settings: ${texts.join('; ')}. Everything else runs.`);
-      }
-      pruned[list] = entries.flatMap((entry: unknown, index) => (!bad.has(index) ? [entry] : standIns.has(index) ? [standIns.get(index)] : []));
-    }
+    const { pruned, disabled: refused } = pruneEntries(record as Record<string, unknown>, parsed.error.issues);
+    disabled.push(...refused);
     parsed = schema.safeParse(pruned);
     if (!parsed.success) return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues, isMissing) };
   }
+  const accounts = checkAccounts(rawAccounts, { refreshToken: parsed.data.refreshToken, broken: new Set() });
+  parsed.data.accounts = accounts.accounts;
+  disabled.push(...accounts.problems);
   const warnings: string[] = [];
   const { publicUrl, tunnel } = parsed.data.webhook;
   if (publicUrl !== undefined && tunnel !== undefined) {
@@ -285,7 +180,7 @@ export function checkConfig(raw: unknown): ConfigCheck {
   if (peopleOf(parsed.data).length < parsed.data.people.length) {
     warnings.push('people lists the same userId more than once; the first entry is used.');
   }
-  return { ok: true, config: parsed.data, warnings, disabled };
+  return { ok: true, config: parsed.data, warnings, disabled, disabledAccounts: accounts.disabled };
 }
 
 /** The people of the config: the first entry per userId, each with a name (the userId when none is given). */
