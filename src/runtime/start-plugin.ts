@@ -36,9 +36,13 @@ export async function startPlugin(context: PluginContext): Promise<RunningPlugin
   const listener = await listenerStage(context, files, link);
   if (stopping()) return undefined;
   const views = viewsStage(context, link, listener, matterViews);
+  // From here HomeKit reads answer from the devices, no longer from the accessory cache.
+  context.log.info(`Started: ${plural(listener.registry.lockIds().length, 'lock')} and ${plural(listener.registry.doorbellIds().length, 'doorbell')} served`);
   const watchers = await watchersStage(context, files, link, listener, views);
   return { files, link, listener, views, watchers };
 }
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Matter's code is loaded only on a bridge that runs Matter. */
 async function loadMatter({ api, log }: PluginContext): Promise<MatterViews | undefined> {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { freePort, STARTED, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
       }),
     ],
   });
-  await hb.waitForLog(/Webhook listener ready/);
+  await hb.waitForLog(STARTED);
   await vi.waitFor(() => {
     expect(sim.registrations().length).toBe(2);
   }, { timeout: 30_000, interval: 200 });

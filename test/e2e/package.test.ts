@@ -11,7 +11,7 @@ import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { characteristicId, HapController } from '../harness/hap.js';
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { freePort, STARTED, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { NODE_20, NODE_22, packAndInstall, pinnedNode, provisionHomebridge, provisionNode, type PackedPlugin } from '../harness/package-install.js';
 import { startSimulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
@@ -130,7 +130,7 @@ describe.concurrent.each(MATRIX)('the installed tarball in $name', (entry) => {
       });
       const loaded = await hb.waitForLog(/homebridge-lock-access/i);
       expect(loaded).not.toMatch(/error|failed/i);
-      await hb.waitForLog(/Webhook listener ready/);
+      await hb.waitForLog(STARTED);
       // Linked: the seed refresh token was spent on a grant and the rotated tokens are on disk.
       await hb.waitForLog(/access token renewed/);
       expect(sim.refreshTokenState(sim.account.refreshToken)).not.toBe('issued');

@@ -10,7 +10,7 @@ import { CloudHttpClient } from '../../src/cloud/http/http-client.js';
 import { SettingsUiBackend } from '../../src/settings-ui/settings-ui-backend.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
-import { freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
+import { freePort, STARTED, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { eventually as pollUntil } from '../harness/e2e-session.js';
 
 let sim: Simulator;
@@ -25,7 +25,7 @@ function platformConfig(overrides: Record<string, unknown> = {}): Record<string,
 async function start(overrides: Record<string, unknown> = {}): Promise<RunningHomebridge> {
   hb = await startHomebridge({ platforms: [platformConfig(overrides)], storagePath });
   storagePath = hb.storagePath;
-  await hb.waitForLog(/Webhook listener ready/);
+  await hb.waitForLog(STARTED);
   return hb;
 }
 

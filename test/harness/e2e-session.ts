@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 
 import type { FireOptions, Simulator } from '../sim/index.js';
 import { HapController, type HapPairing } from './hap.js';
-import { startHomebridge, type HomebridgeFlavour, type HomebridgeOptions, type RunningHomebridge } from './homebridge.js';
+import { STARTED, startHomebridge, type HomebridgeFlavour, type HomebridgeOptions, type RunningHomebridge } from './homebridge.js';
 
 /** Lines of the Homebridge log a timeout message ends with. */
 const LOG_TAIL = 30;
@@ -42,9 +42,9 @@ export async function fireAccepted(sim: Pick<Simulator, 'fire'>, name: string, o
 }
 
 export interface SessionStart extends Omit<HomebridgeOptions, 'storagePath' | 'bridgePort' | 'username' | 'pin'> {
-  /** How long to wait for "Webhook listener ready" (the harness's default when left out). */
+  /** How long to wait for the plugin's "Started" line (the harness's default when left out). */
   listenerTimeoutMs?: number;
-  /** The log line that ends the start instead of "Webhook listener ready" (a listener meant to fail). */
+  /** The log line that ends the start instead of "Started" (a listener meant to fail, say). */
   readyLog?: RegExp;
   /** Waits (up to 60 s) until the simulator holds at least `atLeast` webhook registrations: callbacks reach the plugin only after. */
   registrations?: { sim: { registrations(): readonly unknown[] }; atLeast: number };
@@ -98,8 +98,8 @@ export class E2eSession {
   };
 
   /**
-   * Starts Homebridge, or starts it again with the first run's identity, and waits for the webhook
-   * listener (and the registrations, when asked).
+   * Starts Homebridge, or starts it again with the first run's identity, and waits for the plugin's
+   * "Started" line (its devices bound to HomeKit) (and the registrations, when asked).
    */
   async start(options: SessionStart): Promise<RunningHomebridge> {
     const { listenerTimeoutMs, registrations, readyLog, ...homebridge } = options;
@@ -110,7 +110,7 @@ export class E2eSession {
       this.first = hb;
       idsInUse.add(hb.username);
     }
-    await hb.waitForLog(readyLog ?? /Webhook listener ready/, listenerTimeoutMs);
+    await hb.waitForLog(readyLog ?? STARTED, listenerTimeoutMs);
     if (registrations) {
       const { sim, atLeast } = registrations;
       await this.eventually(() => Promise.resolve(sim.registrations().length >= atLeast ? true : undefined), `${atLeast} webhook registrations`, 60_000);

@@ -9,6 +9,12 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * The plugin's line once the devices are bound to HomeKit: before it, HAP may answer a read with the
+ * accessory cache's old value, so a test that reads or waits for HAP starts from here.
+ */
+export const STARTED = /Started: \d+ locks? and \d+ doorbells? served/;
+
 export type HomebridgeFlavour = 'homebridge' | 'homebridge1';
 
 export interface HomebridgeOptions {
