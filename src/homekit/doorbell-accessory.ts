@@ -64,6 +64,9 @@ export class DoorbellAccessory {
     // Whether the camera records depends on ffmpeg, checked once at start (a fraction of a second):
     // until that is known the cached services stay as they are, then the camera is set up once.
     if (video?.status().state === 'checking') {
+      // The parts that do not depend on ffmpeg are bound at once: HomeKit reads the model's values
+      // (the chime) from the start, not the accessory cache's, and a write reaches the model.
+      for (const part of doorbellParts(device.name)) if (part.kind !== 'camera') this.bind(part);
       void video.ready
         .catch(() => undefined)
         .then(() => {

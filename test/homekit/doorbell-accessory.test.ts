@@ -10,6 +10,7 @@ import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-en
 import { cameraOf, serveDoorbell, type DoorbellDeps , restartServed, storeOf } from './serve-device.js';
 import { DOORBELL_STATE_KEY, type DoorbellDevice } from '../../src/model/doorbell-device.js';
 import type { DoorbellChange } from '../../src/model/device-changes.js';
+import { VideoRoom } from '../../src/video/video-room.js';
 
 const placeholderBytes = await readFile(new URL('../../src/assets/placeholder.jpg', import.meta.url));
 const NOW = 1_700_000_000_000;
@@ -203,6 +204,27 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
         ].sort(),
       );
       expect(service(again.accessory, S.Switch, 'chime').getCharacteristic(C.Name).value).toBe('Front Doorbell Chime');
+    });
+
+    it('while ffmpeg is still being checked, the chime switch already shows the saved chime (not the cache\'s) and a write reaches the doorbell', async () => {
+      const first = setup();
+      first.doorbell.setChime(false);
+      first.doorbell.dispose();
+      const cached = restartServed(api, first.accessory);
+      // What Homebridge's cache holds from before the switch was turned off.
+      service(cached, S.Switch, 'chime').getCharacteristic(C.On).value = true;
+      let checked: (value: undefined) => void = () => undefined;
+      const check = new Promise<undefined>((resolve) => (checked = resolve));
+      const video = new VideoRoom({ config: { replayMinutes: 60, secureVideo: true }, log: captureLog().log, lookup: () => Promise.resolve(''), check: () => check.then(() => ({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' })), guard: () => Promise.resolve('none') });
+      const doorbell = serveDoorbell({ api, log: captureLog().log, fetchImage: () => Promise.resolve(placeholderBytes), video }, cached, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
+      made.push(doorbell);
+      expect(video.status().state).toBe('checking');
+      const chime = service(cached, S.Switch, 'chime').getCharacteristic(C.On);
+      expect(chime.value).toBe(false);
+      await chime.handleSetRequest(true);
+      expect(doorbell.chimeOn).toBe(true);
+      checked(undefined);
+      await video.ready;
     });
 
     it('a second DoorbellAccessory on the same accessory object never crashes (HAP allows one camera)', () => {
