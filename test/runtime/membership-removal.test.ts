@@ -17,14 +17,11 @@ import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js'
 import { memoryRecords } from '../model/memory-records.js';
 import { userLockMembership } from '../sim/payloads.js';
 import { runtimeConfig } from './config-fixture.js';
+import { until as waitUntil } from '../harness/until.js';
 
 const GUEST = 'guest-4711';
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  // Up to 10 s: under a loaded machine the simulator answers slowly.
-  for (let i = 0; i < 1_000 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  if (!ok()) throw new Error(`timed out waiting for ${what}`);
-}
+const until = (what: string, ok: () => boolean): Promise<void> => waitUntil(ok, what);
 
 describe('lock_user_remove on the user webhook takes the lock away only for the account\'s own user', () => {
   let fx: CloudFixture;

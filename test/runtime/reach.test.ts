@@ -12,6 +12,7 @@ import { loopbackFor, type SessionEvents } from '../../src/cloud/tunnel/tunnel-a
 import { Reach } from '../../src/runtime/reach.js';
 import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js';
 import { ScriptedAdapter, type Scripted } from '../cloud/tunnel/scripted-adapter.js';
+import { until } from '../harness/until.js';
 
 const WANTED = { locks: ['LOCK-1'], doorbells: ['BELL-1'], user: true };
 const AUTHTOKEN = '2abcDEFghiJKLmnoPQRstuVWX_1234567890abcdefghij';
@@ -188,7 +189,4 @@ describe('design "Reach": the registrations follow the tunnel', () => {
   });
 });
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
+const waitFor = (condition: () => boolean): Promise<void> => until(condition, String(condition));

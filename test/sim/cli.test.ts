@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../harness/until.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let child: ChildProcessWithoutNullStreams | undefined;
@@ -55,7 +56,7 @@ describe('README The service simulator: npm run sim -- --json --port N (contract
   it('without --json it prints its URLs and the ready account; --locks N --doorbells N set the demo devices; SIGINT closes it', async () => {
     const run = start(['--port', '0', '--locks', '3', '--doorbells', '0']);
     await run.firstLine;
-    for (let i = 0; i < 100 && !run.stdout().includes('Events:'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => run.stdout().includes('Events:'), 'the CLI to print its events');
     const baseUrl = /baseUrl\s+(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(run.stdout())?.[1];
     expect(baseUrl).toBeDefined();
     for (const word of ['authUrl', 'apiKey', 'clientId', 'clientSecret', 'refreshToken', '/_sim/fire', 'doorbell-press']) expect(run.stdout()).toContain(word);

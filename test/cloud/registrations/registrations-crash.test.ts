@@ -9,6 +9,7 @@ import { LEDGER_FILE, type LedgerEntry } from '../../../src/cloud/registrations/
 import { WebhookRegistrar, type WantedHooks } from '../../../src/cloud/registrations/registrations.js';
 import { WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
 import { type CloudFixture, startCloudFixture } from '../cloud-fixture.js';
+import { until } from '../../harness/until.js';
 
 const noTimers = { set: () => undefined, clear: () => undefined };
 
@@ -70,7 +71,7 @@ describe('a crash in the middle of reconciliation converges on the next start', 
     const crashed = await make(dying.client);
     void crashed.reconcile(wanted);
     // Wait until the two calls went out and the third hangs.
-    for (let i = 0; i < 200 && dying.sent() < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => dying.sent() >= 2, 'two calls sent');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(dying.sent()).toBe(2);
 
@@ -139,7 +140,7 @@ describe('a crash in the middle of reconciliation converges on the next start', 
     }));
     try {
       const posts = () => fx.sim.stats.byRoute['POST /api/webhook/:lockID'] ?? 0;
-      for (let i = 0; i < 1_000 && posts() < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(() => posts() >= 3, 'three registrations posted');
       expect(posts()).toBeGreaterThanOrEqual(3);
     } finally {
       child.kill('SIGKILL');
