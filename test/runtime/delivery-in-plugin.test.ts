@@ -78,8 +78,12 @@ describe('the delivery watch inside the plugin, on fake time', () => {
   it('the service lost the registrations: within the period plus 30 s the log says not arriving, the sensor reads 1, and every registration was sent again', async () => {
     const lostAt = Date.now();
     expect(sim.loseRegistrations()).toBe(3);
-    // The first check comes a minute after the last callback, its wait 30 s later, and the warning within 15 s of that.
-    const warning = await within(105_000, () => plugin.lines.find((line) => /Events from Lock Access are not arriving/.test(line.message)), 'warning');
+    // The first check comes a minute after the last callback, its wait 30 s later; then every
+    // registration is sent again at once.
+    await within(95_000, () => (sim.registrations().length === 3 && sim.registrations().every((r) => r.updatedAt >= lostAt) ? true : undefined), 'the registrations sent again');
+    // The warning waits (up to 15 s) for the answers, which are real I/O: from here time runs only
+    // as fast as real time, so a loaded machine cannot outrun them with fake seconds.
+    const warning = await eventually(() => Promise.resolve(plugin.lines.find((line) => /Events from Lock Access are not arriving/.test(line.message))), 'the warning', 30_000, () => plugin.lines.map((line) => line.message));
     expect(warning.level).toBe('warn');
     expect(warning.message).toMatch(/a status request for Front Door brought no callback within 30 s/);
     expect(warning.message).toMatch(/Checked: every webhook registration was sent again \(3 confirmed\); the public address self-check passes/);
@@ -90,13 +94,10 @@ describe('the delivery watch inside the plugin, on fake time', () => {
     expect(again.every((r) => r.updatedAt >= lostAt)).toBe(true);
   });
 
-  it('one verified callback sets it back to 0 within a second, with one info line', async () => {
-    const firedAt = Date.now();
+  it('one verified callback sets it back to 0 at once (no further check needed), with one info line', async () => {
     await fireAccepted(sim, 'unlock', { lockId: 'LOCK-1', by: 'keypad' });
-    for (let tries = 0; tries < 250 && (await sensorValue()) !== 0; tries++) await realPause(20);
-    expect(await sensorValue()).toBe(0);
-    // Fake time runs on with real time here, as in a running Homebridge.
-    expect(Date.now() - firedAt).toBeLessThan(2_000);
+    // Time runs only at real speed here, far below the next check (a minute away): only the callback can close it.
+    await eventually(async () => ((await sensorValue()) === 0 ? true : undefined), 'the sensor back at 0');
     const lines = plugin.lines.filter((line) => /Events from Lock Access arrive again/.test(line.message));
     expect(lines).toHaveLength(1);
     expect(lines[0]?.level).toBe('info');

@@ -208,5 +208,6 @@ describe('source layout: the command prints what it found and fails on a violati
       'FAIL  [file-cycle] import cycle: src/helpers.ts -> src/helpers.ts',
     ]);
     expect(bad.stdout).toMatch(/2 violation\(s\)/);
-  });
+    // Two runs of the command through tsx: a few seconds of CPU, much longer on a loaded machine.
+  }, 120_000);
 });

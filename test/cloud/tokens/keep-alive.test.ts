@@ -33,7 +33,7 @@ describe('daily keep-alive and expiry refresh (fake timers)', () => {
     expect(usersMeCalls(sim)).toBeLessThan(160);
     expect(await tokenWorks(sim, await m.getAccessToken())).toBe(true);
     expect(m.state).toBe('linked');
-  });
+  }, 120_000);
 
   it('the refresh token is spent (and saved first) well before its one-year limit, and the log says so', async () => {
     const { sim, storage } = await bed.boot();
@@ -54,7 +54,8 @@ describe('daily keep-alive and expiry refresh (fake timers)', () => {
     await m.refreshNow();
     expect(await tokenWorks(sim, await m.getAccessToken())).toBe(true);
     expect(m.state).toBe('linked');
-  });
+    // 400 days, each with real HTTP to the simulator and a token file written: a loaded machine needs long.
+  }, 120_000);
 
   it('refreshes when 10% of a 10-day lifetime remains, "never more than needed"', async () => {
     const { sim } = await bed.boot({ accessTokenLifetimeSeconds: 10 * 86_400, accessTokenExtensionSeconds: 1 });
