@@ -14,14 +14,16 @@
 // after a door `init` or `unknown` report and after events resume from "not arriving", the saved
 // position is shown but not acted on until a door report whose own event time lies after that
 // moment: the service retries for a day and signs each retry anew, so an old "closed" arrives
-// looking new. A report without an event time counts by its arrival.
+// looking new. A report without an event time counts by its arrival. door-freshness.ts compares the
+// moments.
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { GuardAlerts, LockChange, LockFeed } from './device-changes.js';
 import type { LockEntry } from './device-entry.js';
+import { DoorFreshness } from './door-freshness.js';
 import type { LockEvent } from './events.js';
 import { doorSensorDeclared } from './lock-parts.js';
-import { eventServiceTime, type LockState } from './lock-state.js';
+import { eventTimes, type LockState } from './lock-state.js';
 
 export type { GuardAlerts } from './device-changes.js';
 
@@ -76,18 +78,6 @@ function doorFreshness(event: LockEvent): 'position' | 'missed' | undefined {
   return undefined;
 }
 
-/**
- * When the event happened, on this machine's clock: its own time read in the service's clock (the
- * lock's lead taken off), moved by how far this machine's clock is from the service's as this very
- * delivery shows it (a retry is signed afresh, so its `t` is recent). Without an event time, its
- * arrival.
- */
-function happenedAt(change: Extract<LockChange, { cause: 'event' }>): { at: number; timed: boolean } {
-  const { context } = change;
-  const read = eventServiceTime(change.state, change.event, context);
-  return read === undefined ? { at: context.receivedAt, timed: false } : { at: read + (context.receivedAt - context.signedAt), timed: true };
-}
-
 export class LockGuard {
   private autoLockTimer: unknown;
   private openTimer: unknown;
@@ -95,14 +85,8 @@ export class LockGuard {
   private alerts: GuardAlerts = { leftOpen: false, leftUnlocked: false };
   /** Tried twice and failed: no more tries until the next unlock. */
   private gaveUp = false;
-  /** The door position happened since the plugin last could have missed a change (never at start). */
-  private doorFresh = false;
-  /** The last moment the plugin could have missed a door change (this machine's clock). */
-  private missedAt: number;
-  /** When the door position in force happened (this machine's clock), or undefined before any report. */
-  private positionAt: number | undefined;
-  /** That position carried its own event time (else its arrival counts). */
-  private positionTimed = false;
+  /** Whether the door position happened since the plugin last could have missed a change (never at start). */
+  private readonly door: DoorFreshness;
   private wasOnline: boolean;
   /** When the running auto-lock countdown (of the first attempt) started. */
   private closedFrom = 0;
@@ -111,7 +95,7 @@ export class LockGuard {
 
   constructor(private readonly deps: LockGuardDeps) {
     this.wasOnline = deps.lock.state.online;
-    this.missedAt = deps.clock.now();
+    this.door = new DoorFreshness(deps.clock.now());
     // The model's own rule: it hears a change before the views do, however they were built.
     this.unsubscribe = deps.lock.onChange((change) => {
       this.changed(change);
@@ -140,7 +124,7 @@ export class LockGuard {
    * of a position that happened after now, as after a restart.
    */
   eventsMayBeMissed(): void {
-    this.mayHaveMissed(this.deps.clock.now());
+    this.door.missedNow(this.deps.clock.now());
     this.cancelAutoLock();
   }
 
@@ -158,25 +142,13 @@ export class LockGuard {
     return this.disposed;
   }
 
-  /** Door changes before `moment` may have been missed: a position from before it is no longer fresh. */
-  private mayHaveMissed(moment: number): void {
-    this.missedAt = Math.max(this.missedAt, moment);
-    this.doorFresh = this.positionIsFresh();
-  }
-
-  /**
-   * A timed position at the very moment counts as after it (a millisecond cannot tell them apart); a
-   * position that counts by its arrival came before a moment noted in the same millisecond.
-   */
-  private positionIsFresh(): boolean {
-    if (this.positionAt === undefined) return false;
-    return this.positionTimed ? this.positionAt >= this.missedAt : this.positionAt > this.missedAt;
-  }
-
   private changed(change: LockChange): void {
     const backOnline = !this.wasOnline && change.state.online;
     this.wasOnline = change.state.online;
-    if (backOnline) this.mayHaveMissed(change.cause === 'event' ? happenedAt(change).at : this.deps.clock.now());
+    if (backOnline) {
+      if (change.cause === 'event') this.door.missedAt(eventTimes(change.state, change.event, change.context), change.context);
+      else this.door.missedNow(this.deps.clock.now());
+    }
     // A stale event changed nothing, and alerts are the guard's own.
     if (change.cause === 'stale' || change.cause === 'alerts') return;
     if (change.cause === 'commandFailed') {
@@ -187,14 +159,10 @@ export class LockGuard {
     }
     if (change.cause === 'event') {
       const freshness = doorFreshness(change.event);
-      if (freshness === 'missed') this.mayHaveMissed(happenedAt(change).at);
-      else if (freshness === 'position') {
-        const position = happenedAt(change);
-        this.positionAt = position.at;
-        this.positionTimed = position.timed;
-        // Without an event time its arrival counts, and it arrived after every moment noted so far.
-        this.doorFresh = !this.positionTimed || this.positionIsFresh();
-      }
+      const times = () => eventTimes(change.state, change.event, change.context);
+      if (change.event.kind === 'clockDrift') this.door.clockReset();
+      if (freshness === 'missed') this.door.missedAt(times(), change.context);
+      else if (freshness === 'position') this.door.positionAt(times(), change.context);
     }
     // A status report says what is, not what someone did (the plugin's own status requests ask for
     // them): it never starts or restarts the countdown, it only stops one that can no longer run.
@@ -239,7 +207,7 @@ export class LockGuard {
   }
 
   private mayAutoLock(state: LockState, settings: GuardSettings): boolean {
-    return this.doorFresh && autoLockMayRun(state, settings);
+    return this.door.fresh && autoLockMayRun(state, settings);
   }
 
   private cancelAutoLock(): void {

@@ -2,7 +2,7 @@
 // Plain JSON, kept by the device registry, so the last known state shows at once after a restart.
 import { z } from 'zod/v3';
 
-import { isOlder, learnLead, orderingTime, orderTwoClocks, repairMarks, serviceTime, type ClockMarks, type DeliveryContext, type Stamp, type StampClock } from './event-time.js';
+import { clockJumped, isOlder, learnLead, orderingTime, orderTwoClocks, repairMarks, serviceTime, type ClockMarks, type DeliveryContext, type Stamp, type StampClock } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { LockEvent } from './events.js';
 import { LAST_ACTIONS, lastActionOf, type LastAction } from './last-action.js';
@@ -132,6 +132,17 @@ function stampOf(state: LockState, event: LockEvent): Stamp {
 /** The event's own time read in the service's clock, as ordering reads it (after the reduction that applied it); undefined without one. */
 export function eventServiceTime(state: LockState, event: LockEvent, context: DeliveryContext): number | undefined {
   return serviceTime(stampOf(state, event), state.clockLead, context);
+}
+
+/**
+ * The event's own time as the guard reads it: in the service's clock, and as the lock stamped it when
+ * it did (its clock not jumped); undefined without one.
+ */
+export function eventTimes(state: LockState, event: LockEvent, context: DeliveryContext): { service: number; lock: number | undefined } | undefined {
+  const stamp = stampOf(state, event);
+  const service = serviceTime(stamp, state.clockLead, context);
+  if (service === undefined) return undefined;
+  return { service, lock: stamp.clock === 'lock' && !clockJumped(stamp, context) ? stamp.at : undefined };
 }
 
 const twoClockAspect = (aspect: LockAspect): aspect is 'lock' | 'door' => aspect === 'lock' || aspect === 'door';
