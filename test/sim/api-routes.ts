@@ -1,6 +1,8 @@
-// {base_url}: authenticated API. Every call checks x-svc-api-key (403) and x-svc-access-token (401);
-// every successful reply carries a fresh x-svc-access-token.
+// {base_url}: authenticated API. Every call checks x-svc-api-key (403) and x-svc-access-token (401),
+// and that both belong to one integration (403); the token's user is the account that calls, and
+// sees only the devices it holds. Every successful reply carries a fresh x-svc-access-token.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { SimAccount } from './accounts.js';
 import type { DeviceList, SimCore } from './core.js';
 import type { AccessClaims } from './jwt.js';
 import { lockOperation, lockStatus } from './payloads.js';
@@ -15,17 +17,27 @@ const BRIDGE_REFUSALS = {
 
 export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
   const claimsOf = new WeakMap<FastifyRequest, AccessClaims>();
+  const accountOf = new WeakMap<FastifyRequest, SimAccount>();
   const owner = (request: FastifyRequest): string => claimsOf.get(request)?.sub ?? core.account.userId;
+  const caller = (request: FastifyRequest): SimAccount => accountOf.get(request) ?? core.account;
 
   void app.register((api, _opts, done) => {
     api.addHook('onRequest', async (request, reply) => {
-      if (request.headers['x-svc-api-key'] !== core.account.apiKey) {
+      const apiKey = request.headers['x-svc-api-key'];
+      if (!core.accounts.isKnownKey(apiKey)) {
         return reply.code(403).send({ message: 'Forbidden: missing or unknown x-svc-api-key' });
       }
       const header = request.headers['x-svc-access-token'];
       const claims = core.tokens.verifyAccessToken(typeof header === 'string' ? header : undefined);
       if (!claims) return reply.code(401).send({ message: 'Unauthorized: the access token is not valid' });
+      if (!core.accounts.sameIntegration(apiKey, claims.client_id)) {
+        return reply.code(403).send({ message: 'Forbidden: the access token was issued to another integration\'s client' });
+      }
+      const account = core.accountOfUser(claims.sub);
+      if (!account) return reply.code(401).send({ message: 'Unauthorized: the access token is not valid' });
       claimsOf.set(request, claims);
+      accountOf.set(request, account);
+      core.countCall(account.id, `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0] ?? ''}`);
     });
     api.addHook('onSend', async (request, reply, payload) => {
       const claims = claimsOf.get(request);
@@ -35,8 +47,8 @@ export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
       return payload;
     });
 
-    api.get('/users/me', (_request, reply) => {
-      const u = core.accountUser;
+    api.get('/users/me', (request, reply) => {
+      const u = core.accounts.userOf(caller(request).id);
       void reply.send({ UserID: u.UserID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email, PhoneNo: u.PhoneNo });
     });
 
@@ -49,28 +61,31 @@ export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
       return void reply.send(answer === 'empty-array' ? [] : listed());
     };
 
-    api.get('/users/locks/mine', (_request, reply) => {
-      answerList('locks', reply, () => Object.fromEntries([...core.locks.values()].map((l) => [
+    api.get('/users/locks/mine', (request, reply) => {
+      const mine = [...core.locks.values()].filter((l) => l.accounts.includes(caller(request).id));
+      answerList('locks', reply, () => Object.fromEntries(mine.map((l) => [
         l.id, { LockName: l.name, UserType: 'superuser', macAddress: l.macAddress, HouseName: l.houseName },
       ])));
     });
 
-    api.get('/users/doorbells/mine', (_request, reply) => {
-      answerList('doorbells', reply, () => Object.fromEntries([...core.doorbells.values()].map((d) => [
+    api.get('/users/doorbells/mine', (request, reply) => {
+      const mine = [...core.doorbells.values()].filter((d) => d.accounts.includes(caller(request).id));
+      answerList('doorbells', reply, () => Object.fromEntries(mine.map((d) => [
         d.id, { name: d.name, serialNumber: d.serialNumber, status: d.status },
       ])));
     });
 
-    const scopeExists = (kind: RegistrationKind, scope: string): boolean =>
-      kind === 'lock' ? core.locks.has(scope) : kind === 'doorbell' ? core.doorbells.has(scope) : true;
+    /** A device the calling account does not hold is unknown to it. */
+    const scopeExists = (request: FastifyRequest, kind: RegistrationKind, scope: string): boolean =>
+      kind === 'user' || core.holds(caller(request).id, kind, scope);
 
     const register = (kind: RegistrationKind, scopeOf: (request: FastifyRequest) => string) =>
       async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
         const scope = scopeOf(request);
-        if (!scopeExists(kind, scope)) return reply.code(404).send({ message: `unknown ${kind} ${scope}` });
+        if (!scopeExists(request, kind, scope)) return reply.code(404).send({ message: `unknown ${kind} ${scope}` });
         const parsed = parseRegistration(kind, request.body);
         if (!parsed.ok) return reply.code(400).send({ message: parsed.message });
-        core.store.upsert(kind, scope, owner(request), parsed.value, core.clock.now());
+        core.store.upsert(kind, scope, owner(request), caller(request).apiKey, parsed.value, core.clock.now());
         return reply.send({ message: 'success' });
       };
 
@@ -80,7 +95,7 @@ export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
         const { clientID } = request.params as { clientID: string };
         const existing = core.store.get(kind, scope, owner(request));
         if (existing && existing.clientID !== clientID) return reply.code(404).send({ message: `no ${kind} webhook for client ${clientID}` });
-        if (!existing && !scopeExists(kind, scope)) return reply.code(404).send({ message: `unknown ${kind} ${scope}` });
+        if (!existing && !scopeExists(request, kind, scope)) return reply.code(404).send({ message: `unknown ${kind} ${scope}` });
         // Idempotent: deleting what is not registered answers success too.
         core.store.remove(kind, scope, owner(request), clientID);
         return reply.send({ message: 'success' });
@@ -99,7 +114,8 @@ export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
       const { lockID, operation } = request.params as { lockID: string; operation: string };
       if (operation !== 'lock' && operation !== 'unlock' && operation !== 'status') return reply.code(404).send({ message: 'Not Found' });
       const lock = core.locks.get(lockID);
-      if (!lock) return reply.code(404).send({ message: `unknown lock ${lockID}` });
+      if (!lock || !core.holds(caller(request).id, 'lock', lockID)) return reply.code(404).send({ message: `unknown lock ${lockID}` });
+      const user = core.accounts.userOf(caller(request).id);
       if (lock.bridge !== 'online') {
         const refusal = BRIDGE_REFUSALS[lock.bridge];
         return reply.code(refusal.status).send({ message: refusal.message });
@@ -107,20 +123,20 @@ export function registerApiRoutes(app: FastifyInstance, core: SimCore): void {
       const now = core.clock.now();
       if (operation === 'status') {
         await reply.send({ status: lock.lockState, doorState: lock.doorState });
-        void core.send(lockStatus({ lockId: lock.id, state: lock.lockState === 'locked' ? 'lock' : 'unlock', user: core.accountUser, at: now, sentAt: now }), { lockId: lock.id, noCustomHeader: true });
+        void core.send(lockStatus({ lockId: lock.id, state: lock.lockState === 'locked' ? 'lock' : 'unlock', user, at: now, sentAt: now }), { lockId: lock.id, noCustomHeader: true });
         return reply;
       }
       lock.lockState = operation === 'lock' ? 'locked' : 'unlocked';
       await reply.send({ status: lock.lockState, doorState: lock.doorState });
       // A remote-operate callback: no custom header.
-      void core.send(lockOperation({ lockId: lock.id, event: operation, device: 'lock', user: core.accountUser, at: now, sentAt: now }), { lockId: lock.id, noCustomHeader: true });
+      void core.send(lockOperation({ lockId: lock.id, event: operation, device: 'lock', user, at: now, sentAt: now }), { lockId: lock.id, noCustomHeader: true });
       return reply;
     });
 
     api.get('/doorbells/:doorbellID/videoevent', async (request, reply) => {
       const { doorbellID } = request.params as { doorbellID: string };
       const { dvrID } = request.query as { dvrID?: string };
-      if (!core.doorbells.has(doorbellID)) return reply.code(404).send({ message: `unknown doorbell ${doorbellID}` });
+      if (!core.holds(caller(request).id, 'doorbell', doorbellID)) return reply.code(404).send({ message: `unknown doorbell ${doorbellID}` });
       if (!dvrID || !/^[A-Za-z0-9_-]{1,128}$/.test(dvrID)) return reply.code(400).send({ message: 'dvrID is required' });
       // Lookup faults by name: lookup-404, lookup-401, lookup-500 answer that status; lookup-hang never answers.
       const fault = /^lookup-(404|401|500|hang)\b/.exec(dvrID)?.[1];

@@ -67,4 +67,21 @@ describe('README The service simulator: npm run sim -- --json --port N (contract
     const [code] = await once(run.child, 'exit') as [number | null];
     expect(code).toBe(0);
   });
+
+  it('--account cabin=Cabin adds an account with its own home; --share-lock gives it the front door too; --json lists it under "accounts"', async () => {
+    const run = start(['--json', '--port', '0', '--account', 'cabin=Cabin', '--share-lock']);
+    const info = JSON.parse(await run.firstLine) as { baseUrl: string; authUrl: string; apiKey: string; accounts: Array<Record<string, string>> };
+    expect(info.accounts.map((a) => [a.id, a.name])).toEqual([['cabin', 'Cabin']]);
+    const cabin = info.accounts[0] ?? {};
+    expect(cabin.apiKey).not.toBe(info.apiKey);
+    const grant = await fetch(`${info.authUrl}/access_token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: cabin.clientId ?? '', client_secret: cabin.clientSecret ?? '', refresh_token: cabin.refreshToken ?? '' }),
+    });
+    const { access_token: accessToken } = await grant.json() as { access_token: string };
+    const locks = await fetch(`${info.baseUrl}/users/locks/mine`, { headers: { 'x-svc-api-key': cabin.apiKey ?? '', 'x-svc-access-token': accessToken } });
+    expect(Object.values(await locks.json() as Record<string, { LockName: string }>).map((l) => l.LockName)).toEqual(['Front Door', 'Cabin Door']);
+    run.child.kill('SIGTERM');
+    await once(run.child, 'exit');
+  });
 });

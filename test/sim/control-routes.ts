@@ -25,6 +25,21 @@ const faultsBody = z.object({
   forwarding: z.boolean().optional(),
 });
 
+const accountBody = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  shareKey: z.boolean().optional(),
+  shareClient: z.boolean().optional(),
+});
+
+const shareBody = z.object({
+  kind: z.enum(['lock', 'doorbell']),
+  id: z.string(),
+  account: z.string(),
+  /** false: the account stops holding it. */
+  hold: z.boolean().optional(),
+});
+
 const scenarioBody = z.object({
   intervalMs: z.number().int().min(0).optional(),
   mode: z.enum(['run', 'step']).optional(),
@@ -67,6 +82,31 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   });
 
   app.get('/_sim/state', (_request, reply) => { void reply.send(deps.state()); });
+
+  // Accounts with their credentials, as `npm run sim` prints them: this listens on 127.0.0.1 only.
+  app.get('/_sim/accounts', (_request, reply) => { void reply.send({ accounts: core.accounts.all() }); });
+  app.post('/_sim/accounts', async (request, reply) => {
+    const parsed = accountBody.safeParse(request.body ?? {});
+    if (!parsed.success) return reply.code(400).send({ message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+    try {
+      return await reply.code(201).send(core.addAccount(parsed.data));
+    } catch (err) {
+      return reply.code(400).send({ message: err instanceof Error ? err.message : String(err) });
+    }
+  });
+  app.post('/_sim/share', async (request, reply) => {
+    const parsed = shareBody.safeParse(request.body ?? {});
+    if (!parsed.success) return reply.code(400).send({ message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+    const { kind, id, account, hold } = parsed.data;
+    try {
+      if (hold === false) core.release(kind, id, account);
+      else core.share(kind, id, account);
+    } catch (err) {
+      return reply.code(400).send({ message: err instanceof Error ? err.message : String(err) });
+    }
+    const device = kind === 'lock' ? core.locks.get(id) : core.doorbells.get(id);
+    return { kind, id, accounts: device?.accounts ?? [] };
+  });
   app.get('/_sim/events', (_request, reply) => { void reply.send({ events: EVENT_NAMES }); });
 
   app.post('/_sim/scenario/:name', async (request, reply) => {

@@ -19,6 +19,8 @@ export interface DeliveryTarget {
   method: string;
   /** The registration's custom header, unless this callback kind carries none. */
   customHeader?: { name: string; value: string } | undefined;
+  /** The key that signs it: the API key the registration was made with (the engine's secret otherwise). */
+  secret?: string;
 }
 
 export type AttemptOutcome = 'delivered' | 'rejected' | 'failed';
@@ -143,7 +145,7 @@ export class DeliveryEngine {
     const at = this.options.clock.now();
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'lock-access-simulator/webhooks' };
     if (!overrides.omit) {
-      headers['x-svc-signature'] = overrides.header ?? signPayload(body, overrides.secret ?? this.options.secret(), overrides.signedAt + (this.options.skewMs?.() ?? 0) + (overrides.skewMs ?? 0), {
+      headers['x-svc-signature'] = overrides.header ?? signPayload(body, overrides.secret ?? target.secret ?? this.options.secret(), overrides.signedAt + (this.options.skewMs?.() ?? 0) + (overrides.skewMs ?? 0), {
         encoding: overrides.encoding ?? this.options.signature.encoding,
         timestampUnit: overrides.timestampUnit ?? this.options.signature.timestampUnit,
       });

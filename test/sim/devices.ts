@@ -1,5 +1,6 @@
-// The simulated account's devices: locks (lock, door, battery, keypad, bridge) and doorbells.
+// The simulated accounts' devices: locks (lock, door, battery, keypad, bridge) and doorbells.
 import { randomBytes } from 'node:crypto';
+import { MAIN_ACCOUNT } from './accounts.js';
 
 export type BridgeState = 'online' | 'offline' | 'busy' | 'timeout' | 'none';
 export type LockState = 'locked' | 'unlocked';
@@ -17,6 +18,8 @@ export interface LockInput {
   doorState?: DoorState;
   houseName?: string;
   clockOffsetMs?: number;
+  /** The accounts (ids) that hold the lock; the main account by default. */
+  accounts?: string[];
 }
 
 export interface SimLock {
@@ -40,11 +43,15 @@ export interface SimLock {
    * (operations, door states) carry the service's now plus this; 0 is a lock in sync.
    */
   clockOffsetMs: number;
+  /** The accounts (ids) that hold it, in the order they got it. */
+  accounts: string[];
 }
 
 export interface DoorbellInput {
   id: string;
   name?: string;
+  /** The accounts (ids) that hold the doorbell; the main account by default. */
+  accounts?: string[];
 }
 
 export interface SimDoorbell {
@@ -52,6 +59,7 @@ export interface SimDoorbell {
   name: string;
   serialNumber: string;
   status: 'online' | 'offline';
+  accounts: string[];
 }
 
 function macAddress(): string {
@@ -76,11 +84,12 @@ export function makeLock(input: LockInput): SimLock {
     macAddress: macAddress(),
     houseName: input.houseName ?? 'Home',
     clockOffsetMs: input.clockOffsetMs ?? 0,
+    accounts: [...(input.accounts ?? [MAIN_ACCOUNT])],
   };
 }
 
 export function makeDoorbell(input: DoorbellInput): SimDoorbell {
-  return { id: input.id, name: input.name ?? input.id, serialNumber: `D${randomBytes(4).toString('hex').toUpperCase()}`, status: 'online' };
+  return { id: input.id, name: input.name ?? input.id, serialNumber: `D${randomBytes(4).toString('hex').toUpperCase()}`, status: 'online', accounts: [...(input.accounts ?? [MAIN_ACCOUNT])] };
 }
 
 /** The default demo account: one lock with door sensor and keypad, one doorbell. */

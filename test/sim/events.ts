@@ -1,5 +1,6 @@
 // Named events for `sim.fire(name, options)` and `POST /_sim/fire`: each builds its payload(s) from
 // the device model, updates the model, and delivers to the matching registrations.
+import { MAIN_ACCOUNT, type SimAccount } from './accounts.js';
 import type { SimCore } from './core.js';
 import type { DeliveryResult } from './delivery.js';
 import type { DoorState, KeypadBatteryLevel, LockBatteryLevel, SimLock } from './devices.js';
@@ -10,6 +11,12 @@ import type { SignatureOverrides } from './signature.js';
 export interface FireOptions {
   lockId?: string;
   doorbellId?: string;
+  /**
+   * The account whose user acts (app operations, status, `me` in membership events, battery and
+   * lifecycle notices, the user hook of `raw`): by default the first account holding the lock, else
+   * the main account.
+   */
+  account?: string;
   /** Event time (epoch ms) where the payload has one; the clock's now by default. */
   at?: number;
   /** `unlock` / `lock`: who operated it. */
@@ -70,6 +77,16 @@ function doorbellIdOf(core: SimCore, o: FireOptions): string {
 
 export class FireError extends Error {}
 
+/** The acting account (FireOptions.account). */
+function actorOf(core: SimCore, o: FireOptions, lock?: SimLock): SimAccount {
+  const id = o.account ?? lock?.accounts[0] ?? MAIN_ACCOUNT;
+  const account = core.accounts.get(id);
+  if (!account) throw new FireError(`unknown account "${id}"; known: ${core.accounts.all().map((a) => a.id).join(', ')}`);
+  return account;
+}
+
+const userOf = (core: SimCore, o: FireOptions, lock?: SimLock): p.CallbackUser => core.accounts.userOf(actorOf(core, o, lock).id);
+
 /** `lock_log_timestamp_drifted`: TimestampDrifted is the lock's clock, Timestamp when the webhook was sent. */
 function driftNotice(core: SimCore, lock: SimLock, offsetMs: number, o: FireOptions): Promise<DeliveryResult[]> {
   const now = core.clock.now();
@@ -97,7 +114,7 @@ function operation(event: 'lock' | 'unlock'): Handler {
     const by = pick(o.by, ['app', 'keypad', 'manual'], 'app', 'by');
     const payload = by === 'manual'
       ? p.manualOperation({ lockId: lock.id, event, ...lockTimes(core, lock, o) })
-      : p.lockOperation({ lockId: lock.id, event, device: by === 'keypad' ? 'keypad' : 'lock', user: by === 'keypad' ? GUEST : core.accountUser, ...lockTimes(core, lock, o) });
+      : p.lockOperation({ lockId: lock.id, event, device: by === 'keypad' ? 'keypad' : 'lock', user: by === 'keypad' ? GUEST : userOf(core, o, lock), ...lockTimes(core, lock, o) });
     return core.send(payload, { lockId: lock.id, signature: o.signature });
   };
 }
@@ -126,7 +143,8 @@ function membership(event: 'lock-user-add' | 'lock-user-remove' | 'lock-usertype
   return async (core, o) => {
     const lock = lockOf(core, o);
     const me = pick(o.subject, ['me', 'guest'], 'guest', 'subject') === 'me';
-    const subject = me ? core.accountUser : GUEST;
+    const actor = actorOf(core, o, lock);
+    const subject = me ? core.accounts.userOf(actor.id) : GUEST;
     const t = times(core, o);
     const userType = pick(o.userType, ['user', 'superuser'], 'user', 'userType');
     const accessType = pick(o.accessType, ['rule_access_always', 'rule_access_temporary', 'rule_access_recurring'], 'rule_access_recurring', 'accessType');
@@ -145,9 +163,9 @@ function membership(event: 'lock-user-add' | 'lock-user-remove' | 'lock-usertype
           : event === 'lock-user-remove' ? p.userLockMembership({ ...userBase, event: 'lock_user_remove' })
             : event === 'lock-usertype-changed' ? p.userLockUserTypeChanged({ ...userBase, userType })
               : p.userLockAccessTypeChanged({ ...userBase, accessType });
-      results.push(...await core.send(userPayload, { user: true, signature: o.signature }));
-      // The account lost the lock: discovery stops listing it.
-      if (event === 'lock-user-remove') core.removeLock(lock.id);
+      results.push(...await core.send(userPayload, { user: true, userId: actor.userId, signature: o.signature }));
+      // The account lost the lock: its discovery stops listing it (a lock nobody holds is gone).
+      if (event === 'lock-user-remove') core.release('lock', lock.id, actor.id);
     }
     return results;
   };
@@ -169,12 +187,12 @@ const HANDLERS: Record<string, Handler> = {
   status: (core, o) => {
     const lock = lockOf(core, o);
     const t = times(core, o);
-    return core.send(p.lockStatus({ lockId: lock.id, state: lock.lockState === 'locked' ? 'lock' : 'unlock', user: core.accountUser, ...t }), { lockId: lock.id, noCustomHeader: true, signature: o.signature });
+    return core.send(p.lockStatus({ lockId: lock.id, state: lock.lockState === 'locked' ? 'lock' : 'unlock', user: userOf(core, o, lock), ...t }), { lockId: lock.id, noCustomHeader: true, signature: o.signature });
   },
   'lock-name-changed': (core, o) => {
     const lock = lockOf(core, o);
     lock.name = o.name ?? `${lock.name} (renamed)`;
-    return core.send(p.lockNameChanged({ lockId: lock.id, name: lock.name, user: core.accountUser }), { lockId: lock.id, signature: o.signature });
+    return core.send(p.lockNameChanged({ lockId: lock.id, name: lock.name, user: userOf(core, o, lock) }), { lockId: lock.id, signature: o.signature });
   },
   'privacy-mode': flag('privacy-mode'),
   'vacation-mode': flag('vacation-mode'),
@@ -182,7 +200,7 @@ const HANDLERS: Record<string, Handler> = {
   'pin-managed': (core, o) => {
     const lock = lockOf(core, o);
     const state = pick(o.state, ['load', 'disable', 'enable', 'delete', 'update'], 'load', 'state');
-    const payload = p.keypadPinManaged({ lockId: lock.id, lockName: lock.name, state, pinUser: GUEST, user: core.accountUser, at: o.at ?? core.clock.now(), ...(o.pin ? { pin: { pin: o.pin } } : {}) });
+    const payload = p.keypadPinManaged({ lockId: lock.id, lockName: lock.name, state, pinUser: GUEST, user: userOf(core, o, lock), at: o.at ?? core.clock.now(), ...(o.pin ? { pin: { pin: o.pin } } : {}) });
     return core.send(payload, { lockId: lock.id, signature: o.signature });
   },
   'master-pin-changed': (core, o) => {
@@ -199,13 +217,13 @@ const HANDLERS: Record<string, Handler> = {
     const lock = lockOf(core, o);
     const level = pick(o.level, ['none', '2week', '1week', '2day'], '2week', 'level');
     lock.battery = `lock_state_battery_warning_${level}` as LockBatteryLevel;
-    return core.send(p.lockBatteryAlert({ lockId: lock.id, warningLevel: lock.battery, userId: core.account.userId }), { lockId: lock.id, signature: o.signature });
+    return core.send(p.lockBatteryAlert({ lockId: lock.id, warningLevel: lock.battery, userId: actorOf(core, o, lock).userId }), { lockId: lock.id, signature: o.signature });
   },
   'battery-level': (core, o) => {
     const lock = lockOf(core, o);
     const level = pick(o.level, ['none', 'warning', 'critical'], 'warning', 'level');
     const device = pick(o.device, ['lock', 'keypad'], 'lock', 'device');
-    return core.send(p.batteryLevel({ lockId: lock.id, deviceType: device, event: `battery_level_${level}`, userId: core.account.userId }), { lockId: lock.id, signature: o.signature });
+    return core.send(p.batteryLevel({ lockId: lock.id, deviceType: device, event: `battery_level_${level}`, userId: actorOf(core, o, lock).userId }), { lockId: lock.id, signature: o.signature });
   },
   'bridge-offline': (core, o) => {
     const lock = lockOf(core, o);
@@ -257,10 +275,13 @@ const HANDLERS: Record<string, Handler> = {
     const cause = pick(o.cause, ['buttonpush', 'doorbell_motion_detected'], 'buttonpush', 'cause');
     return core.send(p.doorbellVideoAvailable({ doorbellId, dvrId: o.dvrId ?? core.newDvrId(), cause, startTime: o.at ?? core.clock.now() }), { doorbellId, signature: o.signature });
   },
-  'user-deleted': (core, o) => core.send(p.userLifecycle({ userId: core.account.userId, event: o.event ?? 'user_deleted', sentAt: core.clock.now() }), { user: true, signature: o.signature }),
+  'user-deleted': (core, o) => {
+    const { userId } = actorOf(core, o);
+    return core.send(p.userLifecycle({ userId, event: o.event ?? 'user_deleted', sentAt: core.clock.now() }), { user: true, userId, signature: o.signature });
+  },
   raw: (core, o) => {
     if (!o.payload || typeof o.payload !== 'object') throw new FireError('raw needs a payload object');
-    return core.send(o.payload, { ...(o.lockId ? { lockId: o.lockId } : {}), ...(o.doorbellId ? { doorbellId: o.doorbellId } : {}), user: o.user ?? false, signature: o.signature });
+    return core.send(o.payload, { ...(o.lockId ? { lockId: o.lockId } : {}), ...(o.doorbellId ? { doorbellId: o.doorbellId } : {}), user: o.user ?? false, ...(o.account ? { userId: actorOf(core, o).userId } : {}), signature: o.signature });
   },
 };
 

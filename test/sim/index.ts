@@ -1,6 +1,9 @@
 // The Lock Access service simulator: token endpoint, API, webhook registrations and signed
 // callback delivery, in one local HTTP server. `startSimulator()` is what tests and the CLI use.
+// It starts with one account (`main`, `sim.account`); `accounts` or `addAccount` add more, each a
+// user of its own with its own key and client or the main account's.
 import type { AddressInfo } from 'node:net';
+import { MAIN_ACCOUNT, type AccountInput } from './accounts.js';
 import { realClock, type SimClock } from './clock.js';
 import { registerApiRoutes } from './api-routes.js';
 import { registerControlRoutes } from './control-routes.js';
@@ -16,6 +19,7 @@ import type { RegistrationKind } from './registrations.js';
 import type { SignatureOptions } from './signature.js';
 import { DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type RefreshTokenState } from './tokens.js';
 
+export { MAIN_ACCOUNT, type AccountInput } from './accounts.js';
 export { ManualClock, realClock, type SimClock } from './clock.js';
 export { RETRY_DELAYS_MS, type DeliveryRecord, type DeliveryResult } from './delivery.js';
 export { EVENT_NAMES, type FireOptions } from './events.js';
@@ -34,7 +38,10 @@ export interface SimulatorOptions {
   signature?: SignatureOptions;
   locks?: LockInput[];
   doorbells?: DoorbellInput[];
-  account?: Partial<{ apiKey: string; clientId: string; clientSecret: string; userId: string }>;
+  /** The main account's fixed credentials or user id (random otherwise). */
+  account?: Partial<{ apiKey: string; clientId: string; clientSecret: string; userId: string; name: string }>;
+  /** More accounts, made before the devices (whose `accounts` may name them). */
+  accounts?: AccountInput[];
   /** Recordings made at test time: dvrID -> a folder with index.m3u8 and its segments (others get the bundled clip). */
   recordings?: Record<string, string>;
 }
@@ -49,21 +56,35 @@ export interface SimRegistration {
   token: string;
   notificationTypes: string[];
   updatedAt: number;
+  /** The user who made it. */
   owner: string;
+  /** The id of that user's account. */
+  account: string;
 }
 
 export interface Simulator {
   baseUrl: string;
   authUrl: string;
   url: string;
+  /** The main account. */
   account: SimAccount;
+  /** Every account, the main one first. */
+  accounts(): SimAccount[];
+  addAccount(input: AccountInput): SimAccount;
+  /** The account with this id; throws for an unknown one. */
+  accountOf(id: string): SimAccount;
+  /** The account gets the device too (a lock shared with it). */
+  share(kind: 'lock' | 'doorbell', deviceId: string, accountId: string): void;
+  /** The account stops holding the device, without any callback; a device nobody holds is gone. */
+  release(kind: 'lock' | 'doorbell', deviceId: string, accountId: string): void;
   clock: SimClock;
-  issueRefreshToken(): string;
+  /** A new refresh token of the account (the main one by default). */
+  issueRefreshToken(accountId?: string): string;
   revokeRefreshToken(token: string): void;
   refreshTokenState(token: string): RefreshTokenState;
   revokeAccessTokens(): void;
-  /** A valid access token for the account (as a grant would give), without spending a refresh token. */
-  mintAccessToken(lifetimeSeconds?: number): string;
+  /** A valid access token for the account (the main one by default), as a grant would give, without spending a refresh token. */
+  mintAccessToken(lifetimeSeconds?: number, accountId?: string): string;
   addLock(lock: LockInput): void;
   removeLock(id: string): void;
   addDoorbell(doorbell: DoorbellInput): void;
@@ -75,8 +96,8 @@ export interface Simulator {
   doorbell(id: string): SimDoorbell | undefined;
   readonly stats: SimStats;
   registrations(): SimRegistration[];
-  /** The service loses every webhook registration (callbacks then go nowhere until they are sent again); returns how many it had. */
-  loseRegistrations(): number;
+  /** The service loses every webhook registration, or one account's (callbacks then go nowhere until they are sent again); returns how many it had. */
+  loseRegistrations(accountId?: string): number;
   faults: SimFaults;
   /** Requests that reached a still image's path (query included), e.g. `/media/flaky/D1/a.jpg?fail=2`. */
   imageRequests(path: string): number;
@@ -103,17 +124,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     signature: options.signature ?? {},
     account: options.account ?? {},
   });
+  for (const account of options.accounts ?? []) core.addAccount(account);
   for (const lock of options.locks ?? []) core.addLock(lock);
   for (const doorbell of options.doorbells ?? []) core.addDoorbell(doorbell);
 
   const fire = (name: string, fireOptions: FireOptions = {}): Promise<DeliveryResult[]> => fireEvent(core, name, fireOptions);
   const registrations = (): SimRegistration[] => core.store.all().map((r) => ({
     kind: r.kind, scope: r.scope, url: r.url, method: r.method, clientID: r.clientID, header: r.header, token: r.token,
-    notificationTypes: [...r.notificationTypes], updatedAt: r.updatedAt, owner: r.owner,
+    notificationTypes: [...r.notificationTypes], updatedAt: r.updatedAt, owner: r.owner, account: core.accountOfUser(r.owner)?.id ?? '',
   }));
   // The state view hides secrets (webhook tokens); the CLI prints the account separately.
   const state = (): unknown => ({
     baseUrl: core.baseUrl, authUrl: core.authUrl,
+    accounts: core.accounts.all().map(({ id, name, userId, clientId }) => ({ id, name, userId, clientId })),
     locks: [...core.locks.values()].map((l) => ({ ...l })),
     doorbells: [...core.doorbells.values()].map((d) => ({ ...d })),
     registrations: registrations().map(({ token: _token, ...rest }) => rest),
@@ -140,12 +163,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     authUrl: core.authUrl,
     url: core.url,
     account: core.account,
+    accounts: () => core.accounts.all(),
+    addAccount: (input) => core.addAccount(input),
+    accountOf: (id) => core.accounts.require(id),
+    share: (kind, deviceId, accountId) => { core.share(kind, deviceId, accountId); },
+    release: (kind, deviceId, accountId) => { core.release(kind, deviceId, accountId); },
     clock,
-    issueRefreshToken: () => core.tokens.issueRefreshToken(),
+    issueRefreshToken: (accountId = MAIN_ACCOUNT) => {
+      const account = core.accounts.require(accountId);
+      return core.tokens.issueRefreshToken(account.clientId, account.userId);
+    },
     revokeRefreshToken: (token) => { core.tokens.revokeRefreshToken(token); },
     refreshTokenState: (token) => core.tokens.refreshTokenState(token),
     revokeAccessTokens: () => { core.tokens.revokeAccessTokens(); },
-    mintAccessToken: (seconds) => core.tokens.mintAccessToken(seconds),
+    mintAccessToken: (seconds, accountId = MAIN_ACCOUNT) => {
+      const account = core.accounts.require(accountId);
+      return core.tokens.mintAccessToken(account.clientId, account.userId, seconds);
+    },
     addLock: (lock) => { core.addLock(lock); },
     removeLock: (id) => { core.removeLock(id); },
     addDoorbell: (doorbell) => { core.addDoorbell(doorbell); },
@@ -156,7 +190,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     doorbell: (id) => core.doorbells.get(id),
     get stats() { return core.stats; },
     registrations,
-    loseRegistrations: () => core.store.clear(),
+    loseRegistrations: (accountId) => core.store.clear(accountId === undefined ? undefined : core.accounts.require(accountId).userId),
     faults: core.faults,
     imageRequests: (path) => media.count(path),
     send: (payload, target) => core.send(payload, target),

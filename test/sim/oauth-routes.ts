@@ -1,5 +1,6 @@
 // {auth_url}: the token endpoint (refresh and authorization-code grants) and the consent page.
 import type { FastifyInstance } from 'fastify';
+import type { SimAccount } from './accounts.js';
 import type { SimCore } from './core.js';
 import { dropConnection } from './http-app.js';
 
@@ -25,16 +26,24 @@ function validRedirect(uri: string | undefined): uri is string {
   }
 }
 
-function consentPage(q: Form): string {
+/** With several accounts on one client, the person signing in says which one (preselected: login_hint). */
+function accountChoice(accounts: SimAccount[], chosen: SimAccount): string {
+  if (accounts.length < 2) return '';
+  const options = accounts.map((a) => `<label><input type="radio" name="account" value="${escapeHtml(a.id)}"${a.id === chosen.id ? ' checked' : ''}> ${escapeHtml(a.name)} (${escapeHtml(a.id)})</label><br>`).join('');
+  return `<fieldset><legend>Sign in as</legend>${options}</fieldset>`;
+}
+
+function consentPage(q: Form, accounts: SimAccount[], chosen: SimAccount): string {
   const hidden = ['response_type', 'client_id', 'redirect_uri', 'state']
-    .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(q[k] ?? '')}">`).join('');
+    .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(q[k] ?? '')}">`).join('')
+    + (accounts.length < 2 ? `<input type="hidden" name="account" value="${escapeHtml(chosen.id)}">` : '');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lock Access: allow access</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}button{font-size:1rem;padding:.5rem 1.5rem;margin-right:.5rem}</style>
 </head><body><h1>Allow access?</h1>
 <p>The application <strong>${escapeHtml(q.client_id ?? '')}</strong> asks to operate your locks and doorbells and receive their events.</p>
 <p>(Lock Access service simulator: test account, no password needed.)</p>
-<form method="post" action="authorization">${hidden}
+<form method="post" action="authorization">${hidden}${accountChoice(accounts, chosen)}
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button></form></body></html>`;
 }
@@ -47,17 +56,26 @@ export function registerOAuthRoutes(app: FastifyInstance, core: SimCore): void {
     return undefined;
   };
 
+  /** Who signs in: the account named (form field `account`, or `login_hint`) among the client's, else its first. */
+  const signedIn = (q: Form): { accounts: SimAccount[]; chosen: SimAccount } => {
+    const accounts = core.accounts.ofClient(q.client_id);
+    const named = q.account ?? q.login_hint;
+    const chosen = accounts.find((a) => a.id === named) ?? accounts[0] ?? core.account;
+    return { accounts, chosen };
+  };
+
   app.get('/oauth/authorization', async (request, reply) => {
     const q = request.query as Form;
     const problem = checkAuthorizationRequest(q);
     if (problem) return reply.code(400).type('text/html').send(`<!doctype html><p>Invalid authorization request: ${escapeHtml(problem)}</p>`);
     const redirectUri = q.redirect_uri as string;
     if (q.response_type !== 'code') return reply.redirect(redirectWith(redirectUri, { error: 'unsupported_response_type', state: q.state }), 302);
+    const { accounts, chosen } = signedIn(q);
     if (q.auto === '1') {
-      const code = core.tokens.createAuthorizationCode(q.client_id as string, redirectUri);
+      const code = core.tokens.createAuthorizationCode(q.client_id as string, redirectUri, chosen.userId);
       return reply.redirect(redirectWith(redirectUri, { code, state: q.state }), 302);
     }
-    return reply.type('text/html').send(consentPage(q));
+    return reply.type('text/html').send(consentPage(q, accounts, chosen));
   });
 
   app.post('/oauth/authorization', async (request, reply) => {
@@ -67,7 +85,7 @@ export function registerOAuthRoutes(app: FastifyInstance, core: SimCore): void {
     const redirectUri = form.redirect_uri as string;
     if (form.response_type !== 'code') return reply.redirect(redirectWith(redirectUri, { error: 'unsupported_response_type', state: form.state }), 302);
     if (form.decision !== 'allow') return reply.redirect(redirectWith(redirectUri, { error: 'access_denied', state: form.state }), 302);
-    const code = core.tokens.createAuthorizationCode(form.client_id as string, redirectUri);
+    const code = core.tokens.createAuthorizationCode(form.client_id as string, redirectUri, signedIn(form).chosen.userId);
     return reply.redirect(redirectWith(redirectUri, { code, state: form.state }), 302);
   });
 

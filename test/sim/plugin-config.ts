@@ -17,3 +17,20 @@ export function simPlatformConfig(sim: Simulator, listenPort: number, extra: Rec
     ...extra,
   };
 }
+
+/**
+ * An entry of `accounts` for one of the simulator's extra accounts: its id, name and refresh token,
+ * and its API key and client only where they differ from the main account's (omitted ones inherit).
+ */
+export function simAccountEntry(sim: Simulator, accountId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const account = sim.accountOf(accountId);
+  const main = sim.account;
+  return {
+    id: account.id,
+    name: account.name,
+    refreshToken: account.refreshToken,
+    ...(account.apiKey === main.apiKey ? {} : { apiKey: account.apiKey }),
+    ...(account.clientId === main.clientId ? {} : { clientId: account.clientId, clientSecret: account.clientSecret }),
+    ...extra,
+  };
+}

@@ -47,6 +47,8 @@ export interface Registration extends RegistrationBody {
   scope: string;
   /** The user (from the access token) who owns it. */
   owner: string;
+  /** The API key it was made with: its callbacks are signed with that key. */
+  apiKey: string;
   updatedAt: number;
 }
 
@@ -58,8 +60,8 @@ export class RegistrationStore {
   }
 
   /** Last call wins: one registration per kind, scope and owner. */
-  upsert(kind: RegistrationKind, scope: string, owner: string, body: RegistrationBody, at: number): Registration {
-    const registration: Registration = { ...body, notificationTypes: [...body.notificationTypes], kind, scope, owner, updatedAt: at };
+  upsert(kind: RegistrationKind, scope: string, owner: string, apiKey: string, body: RegistrationBody, at: number): Registration {
+    const registration: Registration = { ...body, notificationTypes: [...body.notificationTypes], kind, scope, owner, apiKey, updatedAt: at };
     this.byKey.set(RegistrationStore.key(kind, scope, owner), registration);
     return registration;
   }
@@ -84,10 +86,14 @@ export class RegistrationStore {
     return [...this.byKey.values()];
   }
 
-  /** Forgets every registration, as a service that lost them would; returns how many there were. */
-  clear(): number {
-    const count = this.byKey.size;
-    this.byKey.clear();
+  /** Forgets every registration (of one owner when given), as a service that lost them would; returns how many there were. */
+  clear(owner?: string): number {
+    let count = 0;
+    for (const [key, registration] of this.byKey) {
+      if (owner !== undefined && registration.owner !== owner) continue;
+      this.byKey.delete(key);
+      count += 1;
+    }
     return count;
   }
 }

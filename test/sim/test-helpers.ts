@@ -1,4 +1,5 @@
 // Small HTTP helpers for the simulator's own tests: form posts to the token endpoint and API calls.
+import type { SimAccount } from './accounts.js';
 import type { Simulator } from './index.js';
 
 export async function tokenRequest(sim: Simulator, fields: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -6,13 +7,13 @@ export async function tokenRequest(sim: Simulator, fields: Record<string, string
   return { status: response.status, body: await response.json() as Record<string, unknown> };
 }
 
-export function refreshFields(sim: Simulator, refreshToken: string): Record<string, string> {
-  return { grant_type: 'refresh_token', client_id: sim.account.clientId, client_secret: sim.account.clientSecret, refresh_token: refreshToken };
+export function refreshFields(sim: Simulator, refreshToken: string, account: SimAccount = sim.account): Record<string, string> {
+  return { grant_type: 'refresh_token', client_id: account.clientId, client_secret: account.clientSecret, refresh_token: refreshToken };
 }
 
-/** A successful refresh grant: the access token and the rotated refresh token. */
-export async function grant(sim: Simulator, refreshToken = sim.issueRefreshToken()): Promise<{ accessToken: string; refreshToken: string; expiresIn: number }> {
-  const { status, body } = await tokenRequest(sim, refreshFields(sim, refreshToken));
+/** A successful refresh grant (with the account's client, the main one by default): the access token and the rotated refresh token. */
+export async function grant(sim: Simulator, refreshToken = sim.issueRefreshToken(), account: SimAccount = sim.account): Promise<{ accessToken: string; refreshToken: string; expiresIn: number }> {
+  const { status, body } = await tokenRequest(sim, refreshFields(sim, refreshToken, account));
   if (status !== 200) throw new Error(`grant failed: ${status}`);
   return { accessToken: body.access_token as string, refreshToken: body.refresh_token as string, expiresIn: body.expires_in as number };
 }

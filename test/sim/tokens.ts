@@ -1,5 +1,6 @@
-// The simulated authorization server's state: refresh tokens (single use, one year), access tokens
-// (HS256 JWTs), authorization codes. Pure bookkeeping; the HTTP routes live in oauth-routes.ts.
+// The simulated authorization server's state: OAuth clients, refresh tokens (single use, one year),
+// access tokens (HS256 JWTs), authorization codes, each bound to a client and a user. Pure
+// bookkeeping; the HTTP routes live in oauth-routes.ts.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SimClock } from './clock.js';
 import { signJwt, verifyJwt, type AccessClaims } from './jwt.js';
@@ -43,9 +44,6 @@ interface CodeRecord {
 
 export interface TokenAuthorityOptions {
   clock: SimClock;
-  clientId: string;
-  clientSecret: string;
-  userId: string;
   accessTokenLifetimeSeconds: number;
   /** How much each API response's fresh header token extends validity ("slightly"). */
   accessTokenExtensionSeconds: number;
@@ -55,11 +53,14 @@ export class TokenAuthority {
   private readonly secret = randomBytes(32).toString('hex');
   private readonly refresh = new Map<string, RefreshRecord>();
   private readonly codes = new Map<string, CodeRecord>();
+  private readonly clients = new Map<string, string>();
   private seq = 0;
   private revokedUpTo = 0;
   /** Successful refresh grants (the brief's `stats.grants`). */
   refreshGrants = 0;
   codeGrants = 0;
+  /** Successful grants per user (refresh and authorization-code). */
+  readonly grantsByUser = new Map<string, { grants: number; codeGrants: number }>();
 
   constructor(private readonly options: TokenAuthorityOptions) {}
 
@@ -67,10 +68,21 @@ export class TokenAuthority {
     return this.options.accessTokenLifetimeSeconds;
   }
 
-  issueRefreshToken(): string {
+  /** Makes a client known (idempotent for the same secret). */
+  addClient(clientId: string, clientSecret: string): void {
+    this.clients.set(clientId, clientSecret);
+  }
+
+  issueRefreshToken(clientId: string, userId: string): string {
     const token = `rt_${randomBytes(24).toString('base64url')}`;
-    this.refresh.set(token, { clientId: this.options.clientId, userId: this.options.userId, issuedAt: this.options.clock.now(), used: false, revoked: false });
+    this.refresh.set(token, { clientId, userId, issuedAt: this.options.clock.now(), used: false, revoked: false });
     return token;
+  }
+
+  private count(userId: string, kind: 'grants' | 'codeGrants'): void {
+    const counts = this.grantsByUser.get(userId) ?? { grants: 0, codeGrants: 0 };
+    counts[kind] += 1;
+    this.grantsByUser.set(userId, counts);
   }
 
   revokeRefreshToken(token: string): void {
@@ -89,7 +101,7 @@ export class TokenAuthority {
 
   private checkClient(clientId: string | undefined, clientSecret: string | undefined): OAuthError | undefined {
     if (!clientId || !clientSecret) return { error: 'invalid_request', error_description: 'client_id and client_secret are required' };
-    if (clientId !== this.options.clientId || clientSecret !== this.options.clientSecret) {
+    if (this.clients.get(clientId) !== clientSecret) {
       return { error: 'invalid_client', error_description: 'client authentication failed' };
     }
     return undefined;
@@ -115,17 +127,18 @@ export class TokenAuthority {
     if (record.clientId !== form.client_id) return { ok: false, body: { error: 'invalid_grant', error_description: 'refresh token was issued to another client' } };
     record.used = true;
     this.refreshGrants += 1;
-    return { ok: true, body: this.tokenResponse(record.userId) };
+    this.count(record.userId, 'grants');
+    return { ok: true, body: this.tokenResponse(record.clientId, record.userId) };
   }
 
-  createAuthorizationCode(clientId: string, redirectUri: string): string {
+  createAuthorizationCode(clientId: string, redirectUri: string, userId: string): string {
     const code = `ac_${randomBytes(18).toString('base64url')}`;
-    this.codes.set(code, { clientId, redirectUri, userId: this.options.userId, expiresAt: this.options.clock.now() + AUTH_CODE_LIFETIME_MS, used: false });
+    this.codes.set(code, { clientId, redirectUri, userId, expiresAt: this.options.clock.now() + AUTH_CODE_LIFETIME_MS, used: false });
     return code;
   }
 
   isKnownClient(clientId: string | undefined): boolean {
-    return clientId === this.options.clientId;
+    return clientId !== undefined && this.clients.has(clientId);
   }
 
   /** RFC 6749 section 4.1.3: codes are single use, short lived and bound to client and redirect_uri. */
@@ -142,30 +155,31 @@ export class TokenAuthority {
     if (record.redirectUri !== form.redirect_uri) return { ok: false, body: { error: 'invalid_grant', error_description: 'redirect_uri does not match the authorization request' } };
     record.used = true;
     this.codeGrants += 1;
-    return { ok: true, body: this.tokenResponse(record.userId) };
+    this.count(record.userId, 'codeGrants');
+    return { ok: true, body: this.tokenResponse(record.clientId, record.userId) };
   }
 
-  private tokenResponse(userId: string): TokenResponse {
+  private tokenResponse(clientId: string, userId: string): TokenResponse {
     const lifetime = this.options.accessTokenLifetimeSeconds;
     const nowSeconds = Math.floor(this.options.clock.now() / 1000);
     return {
-      access_token: this.mint(userId, nowSeconds, nowSeconds + lifetime),
+      access_token: this.mint(clientId, userId, nowSeconds, nowSeconds + lifetime),
       token_type: 'Bearer',
       expires_in: lifetime,
-      refresh_token: this.issueRefreshToken(),
+      refresh_token: this.issueRefreshToken(clientId, userId),
     };
   }
 
-  private mint(userId: string, iat: number, exp: number): string {
+  private mint(clientId: string, userId: string, iat: number, exp: number): string {
     this.seq += 1;
-    const claims: AccessClaims = { sub: userId, iat, exp, seq: this.seq, client_id: this.options.clientId, jti: randomUUID() };
+    const claims: AccessClaims = { sub: userId, iat, exp, seq: this.seq, client_id: clientId, jti: randomUUID() };
     return signJwt(claims, this.secret);
   }
 
   /** A fresh access token outside a grant (tests, the CLI's ready account). */
-  mintAccessToken(lifetimeSeconds = this.options.accessTokenLifetimeSeconds): string {
+  mintAccessToken(clientId: string, userId: string, lifetimeSeconds = this.options.accessTokenLifetimeSeconds): string {
     const nowSeconds = Math.floor(this.options.clock.now() / 1000);
-    return this.mint(this.options.userId, nowSeconds, nowSeconds + lifetimeSeconds);
+    return this.mint(clientId, userId, nowSeconds, nowSeconds + lifetimeSeconds);
   }
 
   /** Valid = our signature, not expired, not revoked. Older tokens stay valid (spec). */
@@ -181,7 +195,7 @@ export class TokenAuthority {
   /** The `x-svc-access-token` header on a successful API response: validity extended slightly. */
   extendAccessToken(claims: AccessClaims): string {
     const nowSeconds = Math.floor(this.options.clock.now() / 1000);
-    return this.mint(claims.sub, nowSeconds, claims.exp + this.options.accessTokenExtensionSeconds);
+    return this.mint(claims.client_id, claims.sub, nowSeconds, claims.exp + this.options.accessTokenExtensionSeconds);
   }
 
   revokeAccessTokens(): void {
