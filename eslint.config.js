@@ -24,7 +24,7 @@ export default tseslint.config(
     files: ['homebridge-ui/public/js/**/*.js'],
     languageOptions: {
       sourceType: 'module',
-      globals: Object.fromEntries(['window', 'document', 'localStorage', 'setTimeout', 'clearTimeout', 'structuredClone', 'CSS', 'HTMLButtonElement', 'HTMLSelectElement', 'Event', 'Node', 'URL', 'Blob'].map((name) => [name, 'readonly'])),
+      globals: Object.fromEntries(['window', 'document', 'localStorage', 'setTimeout', 'clearTimeout', 'structuredClone', 'CSS', 'HTMLButtonElement', 'HTMLSelectElement', 'Event', 'Node', 'URL', 'Blob', 'fetch', 'navigator', 'Intl'].map((name) => [name, 'readonly'])),
     },
   },
 );

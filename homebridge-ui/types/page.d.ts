@@ -39,9 +39,16 @@ export interface DeviceEntry {
   [key: string]: unknown;
 }
 
+/**
+ * Words the settings server or the plugin's status sends for the page to show: a catalog key with its
+ * params and the English sentence (for a code the page does not know), or, from older status files,
+ * a plain sentence.
+ */
+export type UiMessage = string | { code: string; params?: Record<string, unknown>; text?: string };
+
 /** What the settings server answers after signing in, linking or unlinking. */
 export interface LinkAnswer {
-  message: string;
+  message: UiMessage;
   ok?: boolean;
   url?: string;
   left?: LeftRegistration[];

@@ -5,6 +5,8 @@
 import { account, block, changeConfig, getPath, pushConfig, setPath } from './config-block.js';
 import { $, busy, el, say } from './dom.js';
 import { problemSolved } from './field-problems.js';
+import { t, tNodes } from './i18n.js';
+import { showMessage } from './messages.js';
 import { fillReach } from './reach-view.js';
 import { call, hb } from './requests.js';
 
@@ -30,7 +32,7 @@ export function fillAccountForm() {
   for (const node of secrets()) {
     const saved = getPath(current, node.dataset.secret ?? '');
     node.value = '';
-    node.placeholder = typeof saved === 'string' && saved !== '' ? 'Saved (leave empty to keep it)' : 'Not set';
+    node.placeholder = t(typeof saved === 'string' && saved !== '' ? 'account.secretSaved' : 'account.secretNotSet');
   }
   redirectUri().value = localStorage.getItem(REDIRECT_KEY) || DEFAULT_REDIRECT;
   fillReach();
@@ -75,8 +77,8 @@ export function wireAccountForm() {
  * @param {() => Promise<void>} refresh
  */
 async function linked(answer, refresh) {
-  say('account-result', answer.message, 'ok');
-  hb().toast.success('Account linked', 'Lock Access');
+  say('account-result', showMessage(answer.message), 'ok');
+  hb().toast.success(t('account.link.linkedToast'), 'Lock Access');
   await refresh();
 }
 
@@ -88,10 +90,10 @@ export function wireAccountActions(refresh) {
     /** @type {LinkAnswer | undefined} */
     const answer = await call('/oauth/start', { account: account(), redirectUri: redirect }, 'account-result');
     if (!answer?.url) return;
-    const link = el('a', { href: answer.url, target: '_blank', rel: 'noopener', id: 'oauth-url', text: 'Sign in to Lock Access' });
-    $('oauth-link').replaceChildren('If no new tab opened: ', link, '. Then paste the address you end up on below.');
+    const link = el('a', { href: answer.url, target: '_blank', rel: 'noopener', id: 'oauth-url', text: t('account.link.signIn') });
+    $('oauth-link').replaceChildren(...tNodes('account.link.noNewTab', {}, { link }));
     window.open(answer.url, '_blank', 'noopener');
-    say('account-result', 'Allow access on the Lock Access page, then paste the address you end up on.', 'info');
+    say('account-result', t('account.link.allowAccess'), 'info');
   }));
 
   $('oauth-finish').addEventListener('click', (event) => busy(event.currentTarget, async () => {
@@ -113,10 +115,10 @@ export function wireAccountActions(refresh) {
   }));
 
   $('test-connection').addEventListener('click', (event) => busy(event.currentTarget, async () => {
-    say('account-result', 'Testing…', 'info');
+    say('account-result', t('account.testing'), 'info');
     /** @type {LinkAnswer | undefined} */
     const answer = await call('/test-connection', { account: account() }, 'account-result');
-    if (answer) say('account-result', answer.message, answer.ok ? 'ok' : 'error');
+    if (answer) say('account-result', showMessage(answer.message), answer.ok ? 'ok' : 'error');
   }));
 
   wireUnlink(refresh);
@@ -124,7 +126,7 @@ export function wireAccountActions(refresh) {
   $('save').addEventListener('click', (event) => busy(event.currentTarget, async () => {
     if (!await pushConfig('account-result')) return;
     await hb().savePluginConfig();
-    hb().toast.success('Settings saved. Restart Homebridge to apply them.', 'Lock Access');
+    hb().toast.success(t('account.savedToast'), 'Lock Access');
     fillAccountForm();
   }));
 }
@@ -139,27 +141,27 @@ function wireUnlink(refresh) {
   const button = /** @type {HTMLButtonElement} */ ($('unlink'));
   button.addEventListener('click', () => {
     if (!armed) {
-      button.textContent = 'Click again to unlink';
+      button.textContent = t('account.unlinkConfirm');
       armed = setTimeout(() => {
         armed = undefined;
-        button.textContent = 'Unlink account';
+        button.textContent = t('account.unlink');
       }, 5000);
       return;
     }
     clearTimeout(armed);
     armed = undefined;
-    button.textContent = 'Unlink account';
+    button.textContent = t('account.unlink');
     void busy(button, async () => {
-      say('account-result', 'Deleting the webhook registrations and the stored tokens…', 'info');
+      say('account-result', t('account.unlinking'), 'info');
       /** @type {LinkAnswer | undefined} */
       const answer = await call('/unlink', { account: account() }, 'account-result');
       if (!answer) return;
       // Registrations the unlink could not delete are named, each with its reason.
       const left = answer.left ?? [];
-      say('account-result', answer.message, left.length > 0 ? 'error' : 'ok');
+      say('account-result', showMessage(answer.message), left.length > 0 ? 'error' : 'ok');
       if (left.length > 0) {
         $('account-result').append(el('ul', { class: 'mb-0 ps-3', id: 'unlink-left' },
-          ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: `${row.scope}: ${row.error}` }))));
+          ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: t('account.unlinkLeft', { scope: showMessage(row.scope), error: showMessage(row.error) }) }))));
       }
       await refresh();
     });

@@ -1,7 +1,10 @@
 // @ts-check
 // Whether events arrive, from the plugin's delivery check: a banner above everything while they
 // are not arriving (what was found and checked, and what to do), and one line in the Status card.
-import { $, when } from './dom.js';
+import { $ } from './dom.js';
+import { when } from './format.js';
+import { t } from './i18n.js';
+import { showMessage } from './messages.js';
 
 /** @typedef {import('../../types/page.js').UiStatus} UiStatus */
 /** @typedef {NonNullable<NonNullable<UiStatus['plugin']>['delivery']>} Delivery */
@@ -12,11 +15,12 @@ import { $, when } from './dom.js';
  * @param {boolean} running
  */
 function line(delivery, running) {
-  if (!delivery) return running ? 'Not checked: the delivery check is off (webhook.deliveryCheckMinutes is 0).' : 'Not checked yet.';
-  const next = delivery.nextCheckAt ? ` Next check ${when(delivery.nextCheckAt)}.` : '';
-  if (delivery.state === 'arriving') return `Yes (checked ${when(delivery.lastCheck?.at ?? delivery.since)}).${next}`;
-  if (delivery.state === 'unknown') return `Not known yet: the plugin checks after ${delivery.checkEveryMinutes} minutes without any event.${next}`;
-  return `No, since ${when(delivery.since)}.${next}`;
+  if (!delivery) return running ? t('delivery.off') : t('common.notCheckedYet');
+  const next = delivery.nextCheckAt ? [t('common.nextCheck', { when: when(delivery.nextCheckAt) })] : [];
+  const found = delivery.state === 'arriving'
+    ? t('delivery.arriving', { when: when(delivery.lastCheck?.at ?? delivery.since) })
+    : delivery.state === 'unknown' ? t('delivery.unknown', { count: delivery.checkEveryMinutes }) : t('delivery.notArriving', { when: when(delivery.since) });
+  return [found, ...next].join(' ');
 }
 
 /**
@@ -24,11 +28,11 @@ function line(delivery, running) {
  * @param {Delivery} delivery
  */
 function bannerText(delivery) {
-  const heard = delivery.lastHeardAt ? `Nothing has come in since ${when(delivery.lastHeardAt)}.` : 'Nothing has come in since the plugin started.';
-  const found = delivery.lastCheck?.message ? ` ${delivery.lastCheck.message}` : '';
-  const checked = delivery.checked ? ` Checked: ${delivery.checked.registrations}; ${delivery.checked.selfCheck}.` : '';
-  const next = delivery.nextCheckAt ? ` The plugin checks again ${when(delivery.nextCheckAt)}.` : '';
-  return `${heard}${found}${checked}${next}`;
+  const sentences = [delivery.lastHeardAt ? t('banner.heardAt', { when: when(delivery.lastHeardAt) }) : t('banner.heardNever')];
+  if (delivery.lastCheck?.message) sentences.push(showMessage(delivery.lastCheck.message));
+  if (delivery.checked) sentences.push(t('banner.checked', { registrations: showMessage(delivery.checked.registrations), selfCheck: showMessage(delivery.checked.selfCheck) }));
+  if (delivery.nextCheckAt) sentences.push(t('banner.next', { when: when(delivery.nextCheckAt) }));
+  return sentences.join(' ');
 }
 
 /** @param {UiStatus} status */

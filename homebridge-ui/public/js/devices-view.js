@@ -4,6 +4,7 @@
 // config block's `locks` and `doorbells` entries.
 import { account, block, changeConfig, entryFor } from './config-block.js';
 import { $, busy, el, inputOf, say } from './dom.js';
+import { t } from './i18n.js';
 import { call } from './requests.js';
 
 /** @typedef {import('../../types/page.js').DeviceKind} DeviceKind */
@@ -43,7 +44,7 @@ async function changeDevice(kind, id, key, value, event) {
     if (value === undefined || value === '' || value === false) Reflect.deleteProperty(entry, key);
     else entry[key] = value;
   }, 'devices-result', inputOf(event));
-  if (accepted && turn === resultTurn) say('devices-result', 'Changed: click "Save settings" (or Save below), then restart Homebridge.', 'info');
+  if (accepted && turn === resultTurn) say('devices-result', t('devices.changed'), 'info');
 }
 
 /** @returns {DeviceRow[]} */
@@ -81,9 +82,9 @@ function guardInput(id, key, words, max, value, title) {
   return el('label', { class: 'd-block mt-1', title },
     `${words} `,
     el('input', { type: 'number', min: 0, max, class: 'form-control form-control-sm d-inline-block la-seconds', 'data-option': key,
-      value: typeof value === 'number' ? value : '', placeholder: 'off',
+      value: typeof value === 'number' ? value : '', placeholder: t('devices.off'),
       onchange: (e) => changeDevice('lock', id, key, inputOf(e).value === '' || inputOf(e).value === '0' ? undefined : Number(inputOf(e).value), e) }),
-    ' s');
+    ` ${t('devices.seconds')}`);
 }
 
 /** @param {DeviceRow} d */
@@ -93,20 +94,20 @@ function optionsCell(d) {
     return el('div', {},
       el('label', { class: 'form-check-label d-block' },
         el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensor', checked: entry.doorSensor === true,
-          onchange: (e) => changeDevice('lock', d.id, 'doorSensor', inputOf(e).checked, e) }), 'Door sensor'),
-      el('label', { class: 'form-check-label d-block', title: 'For a lock already in HomeKit on its own: no lock here, only its door sensor, batteries and person triggers' },
+          onchange: (e) => changeDevice('lock', d.id, 'doorSensor', inputOf(e).checked, e) }), t('devices.doorSensor')),
+      el('label', { class: 'form-check-label d-block', title: t('devices.doorSensorOnlyTitle') },
         el('input', { type: 'checkbox', class: 'form-check-input me-1', 'data-option': 'doorSensorOnly', checked: entry.doorSensorOnly === true,
-          onchange: (e) => changeDevice('lock', d.id, 'doorSensorOnly', inputOf(e).checked, e) }), 'Door sensor only'),
-      guardInput(d.id, 'autoLockSeconds', 'Auto-lock after', 3600, entry.autoLockSeconds, 'Lock again once it is unlocked and the door closed this long (needs the door sensor)'),
-      guardInput(d.id, 'leftOpenSeconds', 'Left open alert after', 86400, entry.leftOpenSeconds, 'A "Left Open" sensor trips when the door has been open this long'),
-      guardInput(d.id, 'leftUnlockedSeconds', 'Left unlocked alert after', 86400, entry.leftUnlockedSeconds, 'A "Left Unlocked" sensor trips when the lock has been unlocked this long'));
+          onchange: (e) => changeDevice('lock', d.id, 'doorSensorOnly', inputOf(e).checked, e) }), t('devices.doorSensorOnly')),
+      guardInput(d.id, 'autoLockSeconds', t('devices.autoLock'), 3600, entry.autoLockSeconds, t('devices.autoLockTitle')),
+      guardInput(d.id, 'leftOpenSeconds', t('devices.leftOpen'), 86400, entry.leftOpenSeconds, t('devices.leftOpenTitle')),
+      guardInput(d.id, 'leftUnlockedSeconds', t('devices.leftUnlocked'), 86400, entry.leftUnlockedSeconds, t('devices.leftUnlockedTitle')));
   }
   return el('label', {},
-    'Motion stays on for ',
+    `${t('devices.motionFor')} `,
     el('input', { type: 'number', min: 1, max: 3600, class: 'form-control form-control-sm d-inline-block la-seconds', 'data-option': 'motionTimeoutSeconds',
       value: entry.motionTimeoutSeconds ?? '', placeholder: '30',
       onchange: (e) => changeDevice('doorbell', d.id, 'motionTimeoutSeconds', inputOf(e).value === '' ? undefined : Number(inputOf(e).value), e) }),
-    ' s');
+    ` ${t('devices.seconds')}`);
 }
 
 /** @param {DeviceRow} d */
@@ -114,13 +115,13 @@ function deviceRow(d) {
   const entry = entryFor(block(), d.kind, d.id, false) ?? { id: d.id };
   const label = d.serviceName ?? d.id;
   return el('tr', { 'data-kind': d.kind, 'data-id': d.id },
-    el('td', {}, el('div', { text: `${d.kind === 'lock' ? 'Lock' : 'Doorbell'}${d.serviceName ? `: ${d.serviceName}` : ''}` }), el('div', { class: 'text-muted', text: d.id })),
+    el('td', {}, el('div', { text: d.serviceName ? t(d.kind === 'lock' ? 'devices.lockNamed' : 'devices.doorbellNamed', { name: d.serviceName }) : t(d.kind === 'lock' ? 'devices.lock' : 'devices.doorbell') }), el('div', { class: 'text-muted', text: d.id })),
     el('td', {}, el('input', { type: 'text', class: 'form-control form-control-sm', 'data-option': 'name', value: entry.name ?? '', placeholder: label,
-      'aria-label': `Name in Home for ${label}`,
+      'aria-label': t('devices.nameFor', { name: label }),
       onchange: (e) => changeDevice(d.kind, d.id, 'name', inputOf(e).value.trim(), e) })),
     el('td', {}, optionsCell(d)),
-    el('td', {}, el('input', { type: 'checkbox', class: 'form-check-input', 'data-option': 'hidden', checked: entry.hidden === true, title: 'Leave this device out of HomeKit',
-      'aria-label': `Hide ${label} from HomeKit`,
+    el('td', {}, el('input', { type: 'checkbox', class: 'form-check-input', 'data-option': 'hidden', checked: entry.hidden === true, title: t('devices.hideTitle'),
+      'aria-label': t('devices.hideFor', { name: label }),
       onchange: (e) => changeDevice(d.kind, d.id, 'hidden', inputOf(e).checked, e) })));
 }
 
@@ -141,7 +142,7 @@ export function wireDevices() {
     const answer = await call('/discover', { account: account() }, 'devices-result');
     if (!answer) return;
     discovered = answer;
-    say('devices-result', `Found ${answer.locks.length} lock(s) and ${answer.doorbells.length} doorbell(s).`, 'ok');
+    say('devices-result', t('devices.found', { locks: t('devices.foundLocks', { count: answer.locks.length }), doorbells: t('devices.foundDoorbells', { count: answer.doorbells.length }) }), 'ok');
     renderDevices();
   }));
 }

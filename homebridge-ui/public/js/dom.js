@@ -42,16 +42,6 @@ export function el(tag, attrs, ...children) {
 }
 
 /**
- * A moment as local date and time, or "never".
- * @param {number | undefined | null} epochMs
- */
-export function when(epochMs) {
-  if (epochMs === undefined || epochMs === null) return 'never';
-  const date = new Date(epochMs);
-  return Number.isNaN(date.getTime()) ? 'never' : date.toLocaleString();
-}
-
-/**
  * Puts a message into a result box (a role="status" element, so screen readers announce it).
  * @param {string} target id of the box
  * @param {string} message

@@ -2,7 +2,9 @@
 // The Event log card: the plugin's last events in plain words, filtered by person, with the
 // motion still image and a player for doorbell recordings (hls.js, vendored at build time).
 import { account } from './config-block.js';
-import { $, busy, el, when } from './dom.js';
+import { $, busy, el } from './dom.js';
+import { when } from './format.js';
+import { t } from './i18n.js';
 import { call } from './requests.js';
 
 /** @typedef {import('../../types/page.js').EventLogEntry} EventLogEntry */
@@ -16,11 +18,20 @@ function personFilter() {
   return /** @type {HTMLSelectElement} */ ($('events-person'));
 }
 
+/**
+ * What happened, in the page's language.
+ * @param {EventLogEntry} e
+ */
+function eventWords(e) {
+  return e.text;
+}
+
 /** @param {EventLogEntry} e */
 function whatCell(e) {
-  const what = el('td', {}, el('div', { text: e.text }));
+  const text = eventWords(e);
+  const what = el('td', {}, el('div', { text }));
   if (e.imageUrl) {
-    const img = el('img', { src: e.imageUrl, alt: `Still image: ${e.text}`, class: 'la-still mt-1' });
+    const img = el('img', { src: e.imageUrl, alt: t('events.stillAlt', { what: text }), class: 'la-still mt-1' });
     // The service sends the same still as SecureURL (https) and Url (http); the plugin keeps the
     // https one. If it does not load (e.g. a certificate problem), try the plain address once.
     img.addEventListener('error', () => {
@@ -37,10 +48,10 @@ export function renderEvents(all) {
   const person = personFilter().value;
   const entries = person === '' ? all : all.filter((e) => e.userId === person);
   $('events-empty').hidden = entries.length > 0;
-  $('events-empty').textContent = all.length > 0 ? 'No events of this person in the log.' : 'No events yet.';
+  $('events-empty').textContent = t(all.length > 0 ? 'events.noneForPerson' : 'events.none');
   $('events').querySelector('tbody')?.replaceChildren(...entries.map((e) => {
     const action = e.deviceKind === 'doorbell' && e.dvrId
-      ? el('button', { type: 'button', class: 'btn btn-sm btn-outline-primary', 'data-dvr': e.dvrId, text: 'Play recording',
+      ? el('button', { type: 'button', class: 'btn btn-sm btn-outline-primary', 'data-dvr': e.dvrId, text: t('events.play'),
         onclick: (event) => busy(event.currentTarget, () => play(e)) })
       : undefined;
     return el('tr', { 'data-kind': e.kind, 'data-device': `${e.deviceKind}:${e.deviceId}`, 'data-user': e.userId },
@@ -56,7 +67,7 @@ async function play(entry) {
   const status = $('player-status');
   const video = /** @type {HTMLVideoElement} */ ($('player'));
   $('player-box').hidden = false;
-  status.textContent = `Looking up the recording of ${entry.deviceName}…`;
+  status.textContent = t('events.lookingUp', { device: entry.deviceName });
   /** @type {{ url: string } | undefined} */
   const answer = await call('/video', { account: account(), doorbellId: entry.deviceId, dvrId: entry.dvrId }, 'player-status');
   if (!answer) return;
@@ -66,7 +77,7 @@ async function play(entry) {
   }
   video.dataset.source = answer.url;
   video.onloadeddata = () => {
-    status.textContent = `Playing the recording of ${entry.deviceName} (${when(entry.at)}).`;
+    status.textContent = t('events.playing', { device: entry.deviceName, when: when(entry.at) });
     status.dataset.state = 'playing';
   };
   status.dataset.state = 'loading';
@@ -75,7 +86,7 @@ async function play(entry) {
     hls = new Hls();
     hls.on(Hls.Events.ERROR, (_event, data) => {
       if (data.fatal) {
-        status.textContent = `The recording could not be played (${data.details}).`;
+        status.textContent = t('events.playFailed', { details: data.details });
         status.dataset.state = 'error';
       }
     });
@@ -84,7 +95,7 @@ async function play(entry) {
   } else if (video.canPlayType('application/vnd.apple.mpegurl')) {
     video.src = answer.url;
   } else {
-    status.textContent = 'This browser cannot play recordings.';
+    status.textContent = t('events.cannotPlay');
     return;
   }
   video.play().catch(() => undefined);

@@ -3,6 +3,8 @@
 // (marked aria-invalid and described by the message), and in the card's result box. A mark stays
 // while its field still shows the refused value: it goes when that field's next change is accepted.
 import { $, el, say } from './dom.js';
+import { t } from './i18n.js';
+import { showMessage } from './messages.js';
 
 /** @typedef {import('../../types/page.js').ConfigBlock} ConfigBlock */
 /** @typedef {import('../../types/page.js').FieldProblem} FieldProblem */
@@ -74,8 +76,8 @@ export function showProblems(problems, draft, resultBox) {
     control.classList.add('is-invalid');
     // After the label that wraps an inline control, so the message is not read as part of its name.
     const anchor = control.closest('label') ?? control;
-    anchor.after(el('div', { class: 'invalid-feedback d-block la-problem', id, 'data-problem-for': problem.path.join('.'), text: problem.message }));
+    anchor.after(el('div', { class: 'invalid-feedback d-block la-problem', id, 'data-problem-for': problem.path.join('.'), text: showMessage(problem.message) }));
   }
-  say(resultBox, `Not saved: ${problems.map((p) => p.message).join('; ')}.`, 'error');
+  say(resultBox, t('problems.notSaved', { problems: problems.map((p) => showMessage(p.message)).join('; ') }), 'error');
   $(resultBox).dataset.refused = 'true';
 }

@@ -12,19 +12,24 @@
 // - This file wires the views: start() calls every wire function, refresh() fetches what the cards
 //   show and calls the render functions when an answer changed. A new card adds its markup to
 //   index.html, its <card>-view.js, and one line in start() (and in refresh() if it polls).
+// - Every word goes through t() (i18n.js) with its key in i18n/en.json and the other catalogs:
+//   index.html names keys in data-i18n attributes; dates and numbers go through format.js.
 import { loadBlock } from './config-block.js';
 import { fillAccountForm, wireAccountActions, wireAccountForm } from './account-view.js';
 import { renderDelivery } from './delivery-view.js';
 import { renderDevices, setPluginDevices, wireDevices } from './devices-view.js';
 import { renderEvents, wireEvents } from './events-view.js';
+import { startLanguage } from './i18n.js';
 import { renderMatter } from './matter-view.js';
 import { renderVideo } from './video-view.js';
 import { renderPeople, setSeenPeople } from './people-view.js';
 import { wireReach } from './reach-view.js';
+import { $ } from './dom.js';
 import { hb, quietly } from './requests.js';
 import { renderKeypadCodes } from './keypad-view.js';
 import { renderStatus } from './status-view.js';
 import { renderSupport, wireSupport } from './support-view.js';
+import { translatePage } from './translate-page.js';
 
 /** @typedef {import('../../types/page.js').UiStatus} UiStatus */
 /** @typedef {import('../../types/page.js').EventLogEntry} EventLogEntry */
@@ -90,6 +95,10 @@ function poll() {
 }
 
 async function start() {
+  // The language first: the page is drawn once, already in it (index.html keeps #la-root hidden).
+  await startLanguage(hb());
+  const root = $('la-root');
+  translatePage(root);
   await loadBlock();
   fillAccountForm();
   wireAccountForm();
@@ -101,13 +110,10 @@ async function start() {
   renderSupport([]);
   renderDevices();
   renderPeople();
+  root.hidden = false;
   await refresh();
   poll();
 }
-
-// The Homebridge UI puts index.html into a document of its own that names no language; every word
-// of this page is English, so screen readers are told so (WCAG 3.1.1).
-document.documentElement.lang = 'en';
 
 if ('homebridge' in window) {
   hb().addEventListener('ready', () => {

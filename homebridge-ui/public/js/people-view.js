@@ -2,7 +2,9 @@
 // The People card: everyone the event log names, each with an "Automation trigger" switch written
 // to the config block's `people`. The event log's person filter offers the same people.
 import { block, changeConfig } from './config-block.js';
-import { $, el, inputOf, say, when } from './dom.js';
+import { $, el, inputOf, say } from './dom.js';
+import { when } from './format.js';
+import { t } from './i18n.js';
 
 /** @typedef {import('../../types/page.js').PersonSeen} PersonSeen */
 /** @typedef {import('../../types/page.js').ConfigBlock} ConfigBlock */
@@ -46,7 +48,7 @@ async function setTrigger(person, on, control) {
     if (people.length === 0) Reflect.deleteProperty(draft, 'people');
     else draft.people = people;
   }, 'people-result', control);
-  if (accepted) say('people-result', `${on ? 'Trigger on' : 'Trigger off'} for ${person.name || person.userId}: click "Save settings", then restart Homebridge.`, 'info');
+  if (accepted) say('people-result', t(on ? 'people.triggerOn' : 'people.triggerOff', { name: person.name || person.userId }), 'info');
 }
 
 export function renderPeople() {
@@ -60,14 +62,14 @@ export function renderPeople() {
     const label = p.name || p.userId;
     return el('tr', { 'data-user': p.userId },
       el('td', {}, el('div', { text: label }), el('div', { class: 'text-muted', text: p.userId })),
-      el('td', { class: 'text-nowrap', text: p.lastSeen === undefined ? 'not in the event log' : when(p.lastSeen) }),
+      el('td', { class: 'text-nowrap', text: p.lastSeen === undefined ? t('people.notInLog') : when(p.lastSeen) }),
       el('td', {}, el('div', { class: 'form-check form-switch mb-0' },
         el('input', { type: 'checkbox', role: 'switch', class: 'form-check-input', id: `trigger-${p.userId}`, 'data-trigger': p.userId,
-          checked: configured.has(p.userId), 'aria-label': `Automation trigger for ${label}`,
+          checked: configured.has(p.userId), 'aria-label': t('people.triggerFor', { name: label }),
           onchange: (e) => setTrigger(p, inputOf(e).checked, inputOf(e)) }))));
   }));
   const select = /** @type {HTMLSelectElement} */ ($('events-person'));
   const chosen = select.value;
-  select.replaceChildren(el('option', { value: '', text: 'everyone' }), ...people.map((p) => el('option', { value: p.userId, text: p.name || p.userId })));
+  select.replaceChildren(el('option', { value: '', text: t('events.everyone') }), ...people.map((p) => el('option', { value: p.userId, text: p.name || p.userId })));
   select.value = people.some((p) => p.userId === chosen) ? chosen : '';
 }

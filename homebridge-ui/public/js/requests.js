@@ -1,6 +1,7 @@
 // @ts-check
 // Talking to the settings server (homebridge-ui/server.js) through the Homebridge UI.
 import { say } from './dom.js';
+import { errorMessage } from './messages.js';
 
 /** The Homebridge UI's helper object, injected into this frame by @homebridge/plugin-ui-utils. */
 export function hb() {
@@ -8,8 +9,9 @@ export function hb() {
 }
 
 /**
- * Asks the settings server. A refusal is shown in words (in `resultBox`, else as a toast) and
- * yields undefined, so callers only handle the answer.
+ * Asks the settings server. A refusal is shown in words (in `resultBox`, else as a toast; in the
+ * page's language when the server gives its code) and yields undefined, so callers only handle
+ * the answer.
  * @template T
  * @param {string} path
  * @param {unknown} body
@@ -20,7 +22,7 @@ export async function call(path, body, resultBox) {
   try {
     return /** @type {T} */ (await hb().request(path, body));
   } catch (error) {
-    const message = error instanceof Error ? error.message : typeof error === 'object' && error && 'message' in error ? String(error.message) : String(error);
+    const message = errorMessage(error);
     if (resultBox) say(resultBox, message, 'error');
     else hb().toast.error(message, 'Lock Access');
     return undefined;

@@ -3,51 +3,45 @@
 // tunnel's state), the public address self-check, the webhook listener's counters, why callbacks
 // were refused, the registrations and the last callback per device. Everything comes from the
 // plugin's status file through the settings server.
-import { $, el, when } from './dom.js';
+import { $, el } from './dom.js';
+import { duration, timeOfDay, when } from './format.js';
+import { t } from './i18n.js';
+import { showMessage } from './messages.js';
 
 /** @typedef {import('../../types/page.js').UiStatus} UiStatus */
 /** @typedef {NonNullable<UiStatus['plugin']>} PluginStatus */
 
-/** @type {Record<string, [string, string]>} */
-const LINK_WORDS = {
-  linked: ['Linked', 'bg-success'],
-  unlinked: ['Not linked', 'bg-secondary'],
-  reauthorizationNeeded: ['Link again', 'bg-danger'],
-  notConfigured: ['Not configured', 'bg-secondary'],
-};
+/** The badge colour per link state; the words are the catalog's status.link.<state>. @type {Record<string, string>} */
+const LINK_COLOURS = { linked: 'bg-success', unlinked: 'bg-secondary', reauthorizationNeeded: 'bg-danger', notConfigured: 'bg-secondary' };
 
-/** Why callbacks were refused, in words; the cause to fix comes first. @type {Record<string, string>} */
-const REJECTION_WORDS = {
-  'stale-timestamp': 'Signature time too far off (check this machine\'s clock)',
-  'bad-signature': 'Signature does not match the API key',
-  'bad-token': 'Wrong webhook token (old registration?)',
-  'missing-token': 'No webhook token',
-  'missing-signature': 'No signature',
-  'malformed-signature': 'Unreadable signature',
-};
+/** Why callbacks were refused (status.rejection.<reason>); the cause to fix comes first in each. */
+const REJECTIONS = new Set(['stale-timestamp', 'bad-signature', 'bad-token', 'missing-token', 'missing-signature', 'malformed-signature']);
 
-/** @param {number} ms how far this machine's clock is ahead (positive) of the service's */
-function offsetWords(ms) {
-  const minutes = Math.round(Math.abs(ms) / 60000);
-  const size = minutes >= 120 ? `${Math.round(minutes / 60)} hours` : minutes >= 1 ? `${minutes} min` : `${Math.round(Math.abs(ms) / 1000)} s`;
-  return `${size} ${ms >= 0 ? 'ahead of' : 'behind'}`;
+const TUNNEL_STATES = new Set(['connecting', 'connected', 'reconnecting', 'failed', 'closed']);
+const REGISTRATION_STATES = new Set(['pending', 'registering', 'registered', 'failed', 'deleting']);
+
+/**
+ * The words of `state` under `prefix` when the catalog has them, else the state as it came.
+ * @param {string} prefix
+ * @param {Set<string>} known
+ * @param {string} state
+ */
+function stateWords(prefix, known, state) {
+  return known.has(state) ? t(`${prefix}.${state}`) : state;
 }
 
 /** @param {PluginStatus['selfCheck']} check */
 function selfCheckLine(check) {
-  if (!check) return 'Not checked yet.';
-  const words = check.state === 'ok' ? 'OK' : check.state === 'failed' ? 'Failed' : 'Checking';
-  const url = check.url && !check.message.includes(check.url) ? ` (${check.url})` : '';
-  const at = check.checkedAt ? `, ${when(check.checkedAt)}` : '';
+  if (!check) return t('common.notCheckedYet');
+  const state = t(check.state === 'ok' ? 'status.selfCheck.ok' : check.state === 'failed' ? 'status.selfCheck.failed' : 'status.selfCheck.checking');
+  const said = showMessage(check.message);
+  const message = check.url && !said.includes(check.url) ? t('status.selfCheck.messageUrl', { message: said, url: check.url }) : said;
+  const sentences = [check.checkedAt ? t('status.selfCheck.resultAt', { state, message, when: when(check.checkedAt) }) : t('status.selfCheck.result', { state, message })];
   // It repeats every hour (sooner after a failure): when it last passed says how long it has worked.
-  const passed = check.state !== 'ok' && check.lastPassedAt ? ` Last passed ${when(check.lastPassedAt)}.` : check.state === 'ok' ? '' : ' It has not passed yet.';
-  const next = check.nextAt ? ` Next check ${when(check.nextAt)}.` : '';
-  return el('span', { class: check.state === 'ok' ? 'text-success' : check.state === 'failed' ? 'text-danger' : '', 'data-state': check.state },
-    `${words}: ${check.message}${url}${at}.${passed}${next}`);
+  if (check.state !== 'ok') sentences.push(check.lastPassedAt ? t('status.selfCheck.lastPassed', { when: when(check.lastPassedAt) }) : t('status.selfCheck.neverPassed'));
+  if (check.nextAt) sentences.push(t('common.nextCheck', { when: when(check.nextAt) }));
+  return el('span', { class: check.state === 'ok' ? 'text-success' : check.state === 'failed' ? 'text-danger' : '', 'data-state': check.state }, sentences.join(' '));
 }
-
-/** @type {Record<string, string>} */
-const TUNNEL_WORDS = { connecting: 'connecting', connected: 'connected', reconnecting: 'reconnecting', failed: 'not connected', closed: 'closed' };
 
 /**
  * Where the service calls the plugin: its own address, or the ngrok tunnel and its state (with the
@@ -55,32 +49,49 @@ const TUNNEL_WORDS = { connecting: 'connecting', connected: 'connected', reconne
  * @param {PluginStatus['publicAddress']} address
  */
 function publicAddressLine(address) {
-  if (!address) return 'Not known yet.';
-  if (address.via === 'config') return address.url ?? 'Not set.';
+  if (!address) return t('common.notKnownYet');
+  if (address.via === 'config') return address.url ?? t('status.address.notSet');
   const tunnel = address.tunnel;
   const ok = tunnel?.state === 'connected';
-  const words = `ngrok tunnel, ${TUNNEL_WORDS[tunnel?.state ?? 'connecting'] ?? tunnel?.state}`;
-  return el('span', { class: ok ? 'text-success' : tunnel?.state === 'failed' ? 'text-danger' : '', 'data-state': tunnel?.state ?? 'connecting' },
-    `${address.url ? `${address.url} (${words})` : words}${ok || !tunnel ? '' : `: ${tunnel.message}`}${tunnel?.nextTryAt ? ` Next try ${when(tunnel.nextTryAt)}.` : ''}`);
+  const state = tunnel?.state ?? 'connecting';
+  const line = t('status.tunnel.line', { state: stateWords('status.tunnel', TUNNEL_STATES, state) });
+  const where = address.url ? t('status.tunnel.withUrl', { url: address.url, tunnel: line }) : line;
+  const sentences = [ok || !tunnel ? where : t('status.tunnel.problem', { tunnel: where, message: showMessage(tunnel.message) })];
+  if (tunnel?.nextTryAt) sentences.push(t('status.tunnel.nextTry', { when: when(tunnel.nextTryAt) }));
+  return el('span', { class: ok ? 'text-success' : tunnel?.state === 'failed' ? 'text-danger' : '', 'data-state': state }, sentences.join(' '));
 }
 
 /**
  * @param {PluginStatus['receiver'] | undefined} receiver
  */
 function renderReceiver(receiver) {
-  $('receiver').textContent = !receiver
-    ? 'Not started yet.'
-    : `${receiver.listening ? `Listening${receiver.listenAddress ? ` on ${receiver.listenAddress}` : ''}` : 'Not listening'}; ${receiver.accepted} accepted, ${receiver.duplicates} duplicates dropped.`;
+  if (!receiver) $('receiver').textContent = t('status.receiver.notStarted');
+  else {
+    const counts = { accepted: receiver.accepted, duplicates: receiver.duplicates };
+    $('receiver').textContent = !receiver.listening
+      ? t('status.receiver.notListening', counts)
+      : receiver.listenAddress ? t('status.receiver.listeningOn', { ...counts, address: receiver.listenAddress }) : t('status.receiver.listening', counts);
+  }
   const rejected = Object.entries(receiver?.rejected ?? {});
   const lastRejection = receiver?.lastRejection;
   $('rejected').replaceChildren(
     rejected.length === 0
-      ? 'None.'
-      : el('ul', { class: 'mb-0 ps-3' }, ...rejected.map(([reason, count]) => el('li', { 'data-reason': reason, text: `${REJECTION_WORDS[reason] ?? reason}: ${count}` }))),
+      ? t('status.rejected.none')
+      : el('ul', { class: 'mb-0 ps-3' }, ...rejected.map(([reason, count]) => el('li', { 'data-reason': reason,
+        text: t('status.rejected.count', { reason: stateWords('status.rejection', REJECTIONS, reason), count }) }))),
     ...(lastRejection?.clockOffsetMs === undefined
       ? []
-      : [el('div', { class: 'text-danger', id: 'clock-offset', text: `This machine's clock is ${offsetWords(lastRejection.clockOffsetMs)} the service's (${when(lastRejection.at)}): callbacks are refused and lost. Set up time sync (NTP) on this machine.` })]),
+      : [el('div', { class: 'text-danger', id: 'clock-offset',
+        text: t(lastRejection.clockOffsetMs >= 0 ? 'status.clock.ahead' : 'status.clock.behind', { offset: duration(lastRejection.clockOffsetMs), when: when(lastRejection.at) }) })]),
   );
+}
+
+/**
+ * @param {'lock' | 'doorbell'} kind
+ * @param {string} name
+ */
+function deviceWords(kind, name) {
+  return t(kind === 'lock' ? 'common.lockNamed' : 'common.doorbellNamed', { name });
 }
 
 /**
@@ -91,39 +102,38 @@ function renderTables(plugin, names) {
   const regs = plugin?.registrations ?? [];
   $('registrations').querySelector('tbody')?.replaceChildren(
     ...(regs.length === 0
-      ? [el('tr', {}, el('td', { colspan: 4, class: 'text-muted', text: 'None yet.' }))]
+      ? [el('tr', {}, el('td', { colspan: 4, class: 'text-muted', text: t('status.registrations.none') }))]
       : regs.map((r) => el('tr', { 'data-kind': r.kind, 'data-id': r.id },
-        el('td', { text: r.kind === 'user' ? 'Your account (user)' : `${r.kind === 'lock' ? 'Lock' : 'Doorbell'} ${r.name ?? names.get(`${r.kind}:${r.id}`) ?? r.id}` }),
-        el('td', { class: r.state === 'registered' ? 'text-success' : r.state === 'failed' ? 'text-danger' : '', text: r.state }),
-        el('td', { text: r.lastSuccessAt ? when(Date.parse(r.lastSuccessAt)) : 'never' }),
-        el('td', { class: 'text-danger', text: r.lastError ?? '' })))),
+        el('td', { text: r.kind === 'user' ? t('status.registrations.user') : deviceWords(r.kind, r.name ?? names.get(`${r.kind}:${r.id}`) ?? r.id) }),
+        el('td', { class: r.state === 'registered' ? 'text-success' : r.state === 'failed' ? 'text-danger' : '', 'data-state': r.state,
+          text: stateWords('status.registrationState', REGISTRATION_STATES, r.state) }),
+        el('td', { text: when(r.lastSuccessAt) }),
+        el('td', { class: 'text-danger', text: showMessage(r.lastError) })))),
   );
   const last = Object.values(plugin?.receiver?.lastCallbacks ?? {});
   $('last-callbacks').querySelector('tbody')?.replaceChildren(
     ...(last.length === 0
-      ? [el('tr', {}, el('td', { colspan: 2, class: 'text-muted', text: 'No callback received yet.' }))]
+      ? [el('tr', {}, el('td', { colspan: 2, class: 'text-muted', text: t('status.lastCallbacks.none') }))]
       : last.map((c) => el('tr', { 'data-device': `${c.deviceKind}:${c.deviceId}` },
-        el('td', { text: c.deviceKind === 'user' ? 'Your account' : names.get(`${c.deviceKind}:${c.deviceId}`) ?? `${c.deviceKind} ${c.deviceId}` }),
-        el('td', { text: when(c.at) })))),
+        el('td', { text: c.deviceKind === 'user' ? t('status.lastCallbacks.user') : names.get(`${c.deviceKind}:${c.deviceId}`) ?? deviceWords(c.deviceKind, c.deviceId) }),
+        el('td', { 'data-at': c.at, text: when(c.at) })))),
   );
 }
 
 /** @param {UiStatus} status */
 export function renderStatus(status) {
-  const [words, colour] = LINK_WORDS[status.link.state] ?? [status.link.state, 'bg-secondary'];
+  const state = status.link.state;
   const badge = $('link-badge');
-  badge.textContent = words;
-  badge.className = `badge ${colour}`;
-  badge.dataset.state = status.link.state;
-  $('link-message').textContent = status.link.message;
+  badge.textContent = state in LINK_COLOURS ? t(`status.link.${state}`) : state;
+  badge.className = `badge ${LINK_COLOURS[state] ?? 'bg-secondary'}`;
+  badge.dataset.state = state;
+  $('link-message').textContent = showMessage(status.link.message);
 
   const plugin = status.plugin;
   $('plugin-running').textContent = !plugin
-    ? 'The plugin has not run yet: save the settings and restart Homebridge.'
-    : status.pluginRunning
-      ? `The plugin is running (status from ${when(plugin.updatedAt)}).`
-      : `The plugin is not running; this is its status from ${when(plugin.updatedAt)}.`;
-  $('status-updated').textContent = `Refreshed ${new Date().toLocaleTimeString()}`;
+    ? t('status.plugin.neverRan')
+    : t(status.pluginRunning ? 'status.plugin.running' : 'status.plugin.notRunning', { when: when(plugin.updatedAt) });
+  $('status-updated').textContent = t('status.refreshed', { time: timeOfDay(new Date()) });
   $('public-address').replaceChildren(publicAddressLine(plugin?.publicAddress));
   $('self-check').replaceChildren(selfCheckLine(plugin?.selfCheck));
   renderReceiver(plugin?.receiver);

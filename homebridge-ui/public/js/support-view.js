@@ -4,6 +4,8 @@
 // attach to a bug report (the server takes every secret out before it answers).
 import { $, busy, el, say } from './dom.js';
 import { account } from './config-block.js';
+import { t } from './i18n.js';
+import { showMessage } from './messages.js';
 import { call } from './requests.js';
 
 /** @typedef {import('../../types/page.js').DeviceStatus} DeviceStatus */
@@ -25,17 +27,17 @@ export function renderSupport(devices) {
   select.replaceChildren(...locks.map((d) => el('option', { value: d.id, text: `${d.name} (${d.id})` })));
   if (locks.some((d) => d.id === chosen)) select.value = chosen;
   /** @type {HTMLButtonElement} */ ($('test-event')).disabled = locks.length === 0;
-  if (locks.length === 0) say('test-event-result', 'No lock yet: the plugin lists its locks here once it runs.', 'info');
+  if (locks.length === 0) say('test-event-result', t('support.noLock'), 'info');
 }
 
 async function sendTestEvent() {
   const lockId = /** @type {HTMLSelectElement} */ ($('test-event-lock')).value;
   if (!lockId) return;
-  say('test-event-result', 'Asking the service…', 'info');
+  say('test-event-result', t('support.asking'), 'info');
   /** @type {{ lockId: string; startedAt: number } | undefined} */
   const started = await call('/test-event/start', { account: account(), lockId }, 'test-event-result');
   if (!started) return;
-  say('test-event-result', 'Waiting for the service to call back…', 'info');
+  say('test-event-result', t('support.waiting'), 'info');
   for (;;) {
     await pause(ASK_EVERY_MS);
     /** @type {TestEventVerdict | undefined} */
@@ -43,7 +45,7 @@ async function sendTestEvent() {
     if (!verdict) return;
     if (verdict.state === 'waiting') continue;
     const box = $('test-event-result');
-    say('test-event-result', verdict.message, verdict.state === 'passed' ? 'ok' : 'error');
+    say('test-event-result', showMessage(verdict.message), verdict.state === 'passed' ? 'ok' : 'error');
     box.dataset.state = verdict.state;
     return;
   }
@@ -58,7 +60,7 @@ async function downloadDiagnostics() {
   document.body.append(link);
   link.click();
   link.remove();
-  say('diagnostics-result', 'Saved. It holds no key, secret, token, keypad code, e-mail address or phone number: attach it to your bug report.', 'ok');
+  say('diagnostics-result', t('support.diagnosticsSaved'), 'ok');
 }
 
 export function wireSupport() {

@@ -2,6 +2,8 @@
 // The Doorbell video card: whether video works and which ffmpeg the plugin uses, from the plugin's
 // status file. (Its fields are data-field controls, written back by the account view's form wiring.)
 import { $ } from './dom.js';
+import { t } from './i18n.js';
+import { showMessage } from './messages.js';
 
 /** @typedef {import('../../types/page.js').UiStatus} UiStatus */
 
@@ -10,12 +12,14 @@ export function renderVideo(status) {
   const video = status.pluginRunning ? status.plugin?.video : undefined;
   /** @type {[string, string, string, string]} */
   let shown;
-  if (video === undefined) shown = ['Unknown', 'bg-secondary', 'unknown', 'Start the plugin to see whether doorbell video works.'];
-  else if (video.state === 'checking') shown = ['Checking', 'bg-secondary', 'checking', 'The plugin is checking ffmpeg.'];
+  if (video === undefined) shown = [t('video.unknown'), 'bg-secondary', 'unknown', t('video.unknownMessage')];
+  else if (video.state === 'checking') shown = [t('video.checking'), 'bg-secondary', 'checking', t('video.checkingMessage')];
   else if (video.state === 'ready') {
-    const secure = video.secureVideo ? 'recordings also become HomeKit Secure Video clips' : 'HomeKit Secure Video is off';
-    shown = ['Works', 'bg-success', 'ready', `Video works with ffmpeg ${video.ffmpegVersion ?? ''} (${video.ffmpegPath ?? 'ffmpeg'}, H.264 by ${video.h264Encoder ?? '?'}): the camera view plays a recording for ${String(video.replayMinutes)} minutes after it arrives; ${secure}.`];
-  } else shown = ['Off', 'bg-warning text-dark', 'unavailable', `Video is off: ${video.problem ?? 'ffmpeg cannot be used'}. The camera shows the latest still picture. Install ffmpeg or set its path below, then restart Homebridge.`];
+    const secure = t(video.secureVideo ? 'video.secureOn' : 'video.secureOff');
+    shown = [t('video.works'), 'bg-success', 'ready', t('video.worksMessage', {
+      version: video.ffmpegVersion ?? '', path: video.ffmpegPath ?? 'ffmpeg', encoder: video.h264Encoder ?? '?', count: video.replayMinutes, secure,
+    })];
+  } else shown = [t('video.off'), 'bg-warning text-dark', 'unavailable', t('video.offMessage', { problem: video.problem ? showMessage(video.problem) : t('video.ffmpegUnusable') })];
   const [words, colour, state, message] = shown;
   const badge = $('video-badge');
   badge.textContent = words;

@@ -1,0 +1,49 @@
+// @ts-check
+// What the settings server and the plugin's status send for the page to show: a message code with
+// params, worded here in the page's language ({code, params, text}); `text` (English) only for a
+// code this page does not know. Older status files hold plain sentences: those show as they are.
+import { t } from './i18n.js';
+
+/** @typedef {import('../../types/page.js').UiMessage} UiMessage */
+
+/**
+ * Whether a value is a message with a code.
+ * @param {unknown} value
+ * @returns {value is { code: string; params?: Record<string, unknown>; text?: string }}
+ */
+function isCoded(value) {
+  return typeof value === 'object' && value !== null && typeof (/** @type {{ code?: unknown }} */ (value)).code === 'string';
+}
+
+/**
+ * A message's words in the page's language.
+ * @param {UiMessage | null | undefined} message
+ * @returns {string}
+ */
+export function showMessage(message) {
+  if (message === undefined || message === null) return '';
+  if (typeof message === 'string') return message;
+  if (!isCoded(message)) return String(message);
+  /** @type {import('./i18n.js').Params} */
+  const params = {};
+  for (const [name, value] of Object.entries(message.params ?? {})) {
+    if (typeof value === 'number' || typeof value === 'string') params[name] = value;
+    else if (isCoded(value)) params[name] = showMessage(value);
+    else if (value !== undefined && value !== null) params[name] = String(value);
+  }
+  const worded = t(message.code, params);
+  return worded === message.code && typeof message.text === 'string' ? message.text : worded;
+}
+
+/**
+ * The words of a failed request: a refusal of the settings server carries its message (coded in
+ * its `error` data when the server gives a code), anything else its error text.
+ * @param {unknown} error
+ */
+export function errorMessage(error) {
+  if (typeof error !== 'object' || error === null) return String(error);
+  const data = /** @type {{ error?: unknown; message?: unknown }} */ (error);
+  if (isCoded(data.error)) return showMessage({ text: typeof data.message === 'string' ? data.message : undefined, ...data.error });
+  if (isCoded(data)) return showMessage(data);
+  return typeof data.message === 'string' ? data.message : String(error);
+}
