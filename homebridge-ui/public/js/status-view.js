@@ -17,18 +17,9 @@ const LINK_COLOURS = { linked: 'bg-success', unlinked: 'bg-secondary', reauthori
 /** Why callbacks were refused (status.rejection.<reason>); the cause to fix comes first in each. */
 const REJECTIONS = new Set(['stale-timestamp', 'bad-signature', 'bad-token', 'missing-token', 'missing-signature', 'malformed-signature']);
 
+/** States with words in the catalog (status.tunnel.<state>, status.registrationState.<state>); another shows as it came. */
 const TUNNEL_STATES = new Set(['connecting', 'connected', 'reconnecting', 'failed', 'closed']);
 const REGISTRATION_STATES = new Set(['pending', 'registering', 'registered', 'failed', 'deleting']);
-
-/**
- * The words of `state` under `prefix` when the catalog has them, else the state as it came.
- * @param {string} prefix
- * @param {Set<string>} known
- * @param {string} state
- */
-function stateWords(prefix, known, state) {
-  return known.has(state) ? t(`${prefix}.${state}`) : state;
-}
 
 /** @param {PluginStatus['selfCheck']} check */
 function selfCheckLine(check) {
@@ -54,7 +45,7 @@ function publicAddressLine(address) {
   const tunnel = address.tunnel;
   const ok = tunnel?.state === 'connected';
   const state = tunnel?.state ?? 'connecting';
-  const line = t('status.tunnel.line', { state: stateWords('status.tunnel', TUNNEL_STATES, state) });
+  const line = t('status.tunnel.line', { state: TUNNEL_STATES.has(state) ? t(`status.tunnel.${state}`) : state });
   const where = address.url ? t('status.tunnel.withUrl', { url: address.url, tunnel: line }) : line;
   const sentences = [ok || !tunnel ? where : t('status.tunnel.problem', { tunnel: where, message: showMessage(tunnel.message) })];
   if (tunnel?.nextTryAt) sentences.push(t('status.tunnel.nextTry', { when: when(tunnel.nextTryAt) }));
@@ -78,7 +69,7 @@ function renderReceiver(receiver) {
     rejected.length === 0
       ? t('status.rejected.none')
       : el('ul', { class: 'mb-0 ps-3' }, ...rejected.map(([reason, count]) => el('li', { 'data-reason': reason,
-        text: t('status.rejected.count', { reason: stateWords('status.rejection', REJECTIONS, reason), count }) }))),
+        text: t('status.rejected.count', { reason: REJECTIONS.has(reason) ? t(`status.rejection.${reason}`) : reason, count }) }))),
     ...(lastRejection?.clockOffsetMs === undefined
       ? []
       : [el('div', { class: 'text-danger', id: 'clock-offset',
@@ -106,7 +97,7 @@ function renderTables(plugin, names) {
       : regs.map((r) => el('tr', { 'data-kind': r.kind, 'data-id': r.id },
         el('td', { text: r.kind === 'user' ? t('status.registrations.user') : deviceWords(r.kind, r.name ?? names.get(`${r.kind}:${r.id}`) ?? r.id) }),
         el('td', { class: r.state === 'registered' ? 'text-success' : r.state === 'failed' ? 'text-danger' : '', 'data-state': r.state,
-          text: stateWords('status.registrationState', REGISTRATION_STATES, r.state) }),
+          text: REGISTRATION_STATES.has(r.state) ? t(`status.registrationState.${r.state}`) : r.state }),
         el('td', { text: when(r.lastSuccessAt) }),
         el('td', { class: 'text-danger', text: showMessage(r.lastError) })))),
   );
