@@ -13,6 +13,7 @@ import type { DeviceStatus } from '../../src/status/status.js';
 import type { LeftRegistration } from '../../src/settings-ui/account-link.js';
 import type { TestEventVerdict } from '../../src/settings-ui/test-event-verdict.js';
 import type { KeypadCode } from '../../src/status/keypad-codes.js';
+import type { UiMessage as CodedMessage } from '../../src/util/ui-message.js';
 
 export type { EventLogEntry, FieldProblem, FoundDevices, LeftRegistration, MatterPairingInfo, PersonSeen, UiStatus, DeviceStatus, TestEventVerdict, KeypadCode };
 
@@ -44,7 +45,7 @@ export interface DeviceEntry {
  * params and the English sentence (for a code the page does not know), or, from older status files,
  * a plain sentence.
  */
-export type UiMessage = string | { code: string; params?: Record<string, unknown>; text?: string };
+export type UiMessage = string | CodedMessage;
 
 /** What the settings server answers after signing in, linking or unlinking. */
 export interface LinkAnswer {

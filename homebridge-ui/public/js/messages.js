@@ -23,16 +23,23 @@ function isCoded(value) {
 export function showMessage(message) {
   if (message === undefined || message === null) return '';
   if (typeof message === 'string') return message;
-  if (!isCoded(message)) return String(message);
+  return isCoded(message) ? worded(message) : String(message);
+}
+
+/**
+ * @param {{ code: string; params?: Record<string, unknown>; text?: string }} message
+ * @returns {string}
+ */
+function worded(message) {
   /** @type {import('./i18n.js').Params} */
   const params = {};
   for (const [name, value] of Object.entries(message.params ?? {})) {
     if (typeof value === 'number' || typeof value === 'string') params[name] = value;
-    else if (isCoded(value)) params[name] = showMessage(value);
+    else if (isCoded(value)) params[name] = worded(value);
     else if (value !== undefined && value !== null) params[name] = String(value);
   }
-  const worded = t(message.code, params);
-  return worded === message.code && typeof message.text === 'string' ? message.text : worded;
+  const words = t(message.code, params);
+  return words === message.code && typeof message.text === 'string' ? message.text : words;
 }
 
 /**
@@ -43,7 +50,8 @@ export function showMessage(message) {
 export function errorMessage(error) {
   if (typeof error !== 'object' || error === null) return String(error);
   const data = /** @type {{ error?: unknown; message?: unknown }} */ (error);
-  if (isCoded(data.error)) return showMessage({ text: typeof data.message === 'string' ? data.message : undefined, ...data.error });
-  if (isCoded(data)) return showMessage(data);
-  return typeof data.message === 'string' ? data.message : String(error);
+  const text = typeof data.message === 'string' ? data.message : undefined;
+  if (isCoded(data.error)) return worded({ ...data.error, text: data.error.text ?? text });
+  if (isCoded(data)) return worded(data);
+  return text ?? String(error);
 }
