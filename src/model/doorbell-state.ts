@@ -3,7 +3,7 @@
 import { z } from 'zod/v3';
 
 import { MAX_RING_AGE_MS } from '../settings.js';
-import { order, orderingTime, repairMarks, type DeliveryContext } from './event-time.js';
+import { deviceTime, order, repairMarks, type DeliveryContext } from './event-time.js';
 import { describeEvent } from './event-words.js';
 import type { DoorbellEvent } from './events.js';
 import { recentEventSchema, RECENT_EVENTS, type RecentEvent } from './lock-state.js';
@@ -24,7 +24,8 @@ export const doorbellStateSchema = z.object({
     .nullable(),
   /** The newest recording; `availableAt`: when its videoavailable arrived (absent in state saved by earlier versions). */
   lastVideo: z.object({ dvrId: z.string(), cause: z.string(), startTime: z.number().optional(), availableAt: z.number().optional() }).nullable(),
-  lastAt: z.object({ press: z.number().optional(), motion: z.number().optional() }),
+  /** Ordering marks per aspect; `video` is absent in state saved by earlier versions, which ordered by the raw `startTime`. */
+  lastAt: z.object({ press: z.number().optional(), motion: z.number().optional(), video: z.number().optional() }),
   recent: z.array(recentEventSchema),
 });
 
@@ -55,15 +56,26 @@ export interface DoorbellReduction {
   text: string;
 }
 
-/** Age of a press or motion: by the event's own time where the payload has one (bounded by the signature), else by the signature time. */
+/** Age of a press or motion: by the event's own time where the payload has one (a jumped clock's as the signature time), else by the signature time. */
 export function eventAge(event: DoorbellEvent, context: DeliveryContext): number {
-  return context.receivedAt - (orderingTime(event.at, context) ?? context.signedAt);
+  return context.receivedAt - (deviceTime(event.at, context) ?? context.signedAt);
 }
 
-/** Ordering marks in the future (saved by older versions) become now. */
+/** The time a recording is ordered by: when it started, else the event's time. */
+function recordingTime(event: Extract<DoorbellEvent, { kind: 'videoAvailable' }>): number | undefined {
+  return event.startTime ?? event.at;
+}
+
+/**
+ * Ordering marks in the future become now. Earlier versions ordered recordings by the raw
+ * `startTime` of the newest one, which a doorbell clock a year ahead left in the future: it
+ * becomes the recordings' mark first, so it is repaired like the others.
+ */
 export function repairDoorbellMarks(state: DoorbellState, now: number): DoorbellState {
-  const lastAt = repairMarks(state.lastAt, now);
-  return lastAt === undefined ? state : { ...state, lastAt };
+  const legacyVideo = state.lastAt.video === undefined ? state.lastVideo?.startTime : undefined;
+  const marks = legacyVideo === undefined ? state.lastAt : { ...state.lastAt, video: legacyVideo };
+  const lastAt = repairMarks(marks, now) ?? marks;
+  return lastAt === state.lastAt ? state : { ...state, lastAt };
 }
 
 function remember(state: DoorbellState, entry: RecentEvent): RecentEvent[] {
@@ -113,13 +125,12 @@ export function reduceDoorbell(state: DoorbellState, event: DoorbellEvent, conte
       };
     }
     case 'videoAvailable': {
-      const last = state.lastVideo;
-      if (last?.dvrId === event.dvrId) return { state: { ...state, recent: note(false) }, ring: false, motion: false, text };
-      if (last?.startTime !== undefined && event.startTime !== undefined && event.startTime < last.startTime) {
-        return { state: { ...state, recent: note(false) }, ring: false, motion: false, text };
-      }
+      if (state.lastVideo?.dvrId === event.dvrId) return { state: { ...state, recent: note(false) }, ring: false, motion: false, text };
+      const ordering = order(recordingTime(event), state.lastAt.video, context);
+      if (ordering.stale) return { state: { ...state, recent: note(false) }, ring: false, motion: false, text };
       const lastVideo = { dvrId: event.dvrId, cause: event.cause, startTime: event.startTime, availableAt: context.receivedAt };
-      return { state: { ...state, lastVideo, recent: note(true) }, ring: false, motion: false, recording: true, text };
+      const lastAt = ordering.mark === undefined ? state.lastAt : { ...state.lastAt, video: ordering.mark };
+      return { state: { ...state, lastVideo, lastAt, recent: note(true) }, ring: false, motion: false, recording: true, text };
     }
   }
 }

@@ -1,7 +1,8 @@
 // Event times are evidence, not truth. Two clocks stamp a lock's events, the lock's own and the
-// service's; a lock's clock can run ahead or be reset. Each clock keeps its own order; across clocks a
-// lock time is read through how far that lock runs ahead, and saved marks in the future are brought
-// back to the present.
+// service's; a lock's or a doorbell's clock can run ahead or be reset. Each clock keeps its own order;
+// a device time further ahead of the signature than its tolerance is a jumped clock and counts as the
+// signature's time; across clocks a lock time is read through how far that lock runs ahead, and saved
+// marks in the future are brought back to the present.
 import { DEFAULT_TOLERANCE_SECONDS } from '../settings.js';
 
 /** What the receiver knows about one delivery, all in epoch milliseconds. */
@@ -23,10 +24,10 @@ export const DEFAULT_TOLERANCE_MS = DEFAULT_TOLERANCE_SECONDS * 1000;
 export const EVENT_TIME_SLACK_MS = 2_000;
 
 /**
- * The time an event of one clock with no learnt lead (the service's, a doorbell's) is ordered by:
- * its own, unless it lies more than two seconds after the signature's `t`. No honest event happened
- * after the service sent it, so such a time counts as "now" (the signature's `t`) and can neither
- * freeze the state nor hide the next real event.
+ * The time a service-stamped event is ordered by: its own, unless it lies more than two seconds
+ * after the signature's `t`. The service stamps and signs with one clock and no honest event
+ * happened after the service sent it, so such a time counts as "now" (the signature's `t`) and can
+ * neither freeze the state nor hide the next real event.
  */
 export function orderingTime(at: number | undefined, context: DeliveryContext): number | undefined {
   if (at === undefined) return undefined;
@@ -35,6 +36,11 @@ export function orderingTime(at: number | undefined, context: DeliveryContext): 
 
 function beyondSignature(at: number, context: DeliveryContext): boolean {
   return at > context.signedAt + EVENT_TIME_SLACK_MS;
+}
+
+/** A device's clock jumped: its time lies further ahead of `t` than the signature tolerance. */
+function aheadBeyondTolerance(at: number, context: DeliveryContext): boolean {
+  return at - context.signedAt > (context.toleranceMs ?? DEFAULT_TOLERANCE_MS);
 }
 
 /** Older than the last applied event of its aspect; an event without a time is never older. */
@@ -51,14 +57,26 @@ export interface Ordering {
 }
 
 /**
- * The ordering rule for one aspect of a device with one clock (a doorbell's press and motion): an
- * event older than the last applied one changes nothing. Without a time: arrival order, the mark stays. A time
- * more than two seconds after the signature's `t` counts as now: the event applies, and the mark
- * moves to `t` unless it is already later ("now" is never older than what applied).
+ * The time an event stamped by a device's own clock (a doorbell's press, motion or recording start)
+ * counts as: its own, unless it lies further ahead of the signature's `t` than the signature
+ * tolerance. That clock jumped (a year off, a unit slip), so its time means nothing and counts as `t`:
+ * the same rule as a lock's jumped clock.
+ */
+export function deviceTime(at: number | undefined, context: DeliveryContext): number | undefined {
+  if (at === undefined) return undefined;
+  return aheadBeyondTolerance(at, context) ? context.signedAt : at;
+}
+
+/**
+ * The ordering rule for one aspect of a device with one clock of its own (a doorbell's presses,
+ * motion and recordings): an event older than the last applied one changes nothing. Without a
+ * time: arrival order, the mark stays. A jumped clock's time (beyond `t` plus the tolerance) counts
+ * as now: the event applies, and the mark moves to `t` unless it is already later ("now" is never
+ * older than what applied), so one bad clock never freezes the events after it.
  */
 export function order(at: number | undefined, mark: number | undefined, context: DeliveryContext): Ordering {
   if (at === undefined) return { stale: false, mark };
-  if (beyondSignature(at, context)) return { stale: false, mark: Math.max(mark ?? context.signedAt, context.signedAt) };
+  if (aheadBeyondTolerance(at, context)) return { stale: false, mark: Math.max(mark ?? context.signedAt, context.signedAt) };
   if (isOlder(at, mark)) return { stale: true, mark };
   return { stale: false, mark: at };
 }
@@ -98,11 +116,9 @@ export interface Stamp {
   clock: StampClock;
 }
 
-const toleranceOf = (context: DeliveryContext) => context.toleranceMs ?? DEFAULT_TOLERANCE_MS;
-
 /** A lock stamp further ahead of `t` than the signature tolerance: the lock's clock jumped, its time means nothing. */
 export function clockJumped(stamp: Stamp, context: DeliveryContext): boolean {
-  return stamp.clock === 'lock' && stamp.at !== undefined && stamp.at - context.signedAt > toleranceOf(context);
+  return stamp.clock === 'lock' && stamp.at !== undefined && aheadBeyondTolerance(stamp.at, context);
 }
 
 /**

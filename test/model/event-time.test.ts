@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { EVENT_TIME_SLACK_MS, isOlder, learnLead, order, orderingTime, orderTwoClocks, repairMarks, serviceTime } from '../../src/model/event-time.js';
+import { deviceTime, EVENT_TIME_SLACK_MS, isOlder, learnLead, order, orderingTime, orderTwoClocks, repairMarks, serviceTime } from '../../src/model/event-time.js';
 
 const T = 1_767_225_600_000;
 const TOL = 300_000;
@@ -35,6 +35,23 @@ describe('"an event time is evidence, not truth": later than the signature\'s t 
         if (at <= signedAt + EVENT_TIME_SLACK_MS) expect(time).toBe(at);
       }),
     );
+  });
+});
+
+describe('a device\'s own clock (a doorbell\'s): a time beyond the signature\'s t plus its tolerance counts as t', () => {
+  it('a time up to t plus the tolerance is kept as it is, a fast clock included', () => {
+    expect(deviceTime(T - 5_000, ctx)).toBe(T - 5_000);
+    expect(deviceTime(T + 30_000, ctx)).toBe(T + 30_000);
+    expect(deviceTime(T + TOL, ctx)).toBe(T + TOL);
+  });
+
+  it('a later time (a clock a year off, a unit slip) is the signature\'s t; the tolerance is the one the signature was checked with', () => {
+    expect(deviceTime(T + TOL + 1, ctx)).toBe(T);
+    expect(deviceTime(T + 365 * 86_400_000, ctx)).toBe(T);
+    expect(deviceTime(T * 1000, ctx)).toBe(T);
+    expect(deviceTime(T + 240_000, { ...ctx, toleranceMs: 60_000 })).toBe(T);
+    expect(deviceTime(T + 240_000, { receivedAt: T, signedAt: T })).toBe(T + 240_000);
+    expect(deviceTime(undefined, ctx)).toBeUndefined();
   });
 });
 
@@ -84,6 +101,12 @@ describe('the ordering rule for one aspect', () => {
     expect(order(T - 10, T - 5, ctx)).toEqual({ stale: true, mark: T - 5 });
     expect(order(T - 5, T - 5, ctx)).toEqual({ stale: false, mark: T - 5 });
     expect(order(T - 1, T - 5, ctx)).toEqual({ stale: false, mark: T - 1 });
+  });
+
+  it('a time ahead of t within the tolerance (a fast device clock) is its own: it becomes the mark and orders the next one', () => {
+    const fast = order(T + 30_000, T - 900, ctx);
+    expect(fast).toEqual({ stale: false, mark: T + 30_000 });
+    expect(order(T + 25_000, fast.mark, { ...ctx, signedAt: T + 1_000 }).stale).toBe(true);
   });
 
   it('a time beyond t plus the tolerance applies as now: the mark moves to t, never backwards', () => {
