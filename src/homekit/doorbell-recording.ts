@@ -136,6 +136,10 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.CANCELLED);
     }
     this.ready = undefined;
+    // The hub took the clip: the motion-window timer guarded only that, and left running it would
+    // clear a recording that becomes ready while this send is still under way.
+    clearTimeout(this.triggerTimer);
+    this.triggerTimer = undefined;
     const stop = new AbortController();
     this.current = stop;
     const abort = (): void => {

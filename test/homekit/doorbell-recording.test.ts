@@ -43,7 +43,7 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
     vi.useRealTimers();
   });
 
-  async function setup(options: { secureVideo?: boolean; check?: FfmpegCheck; lookup?: () => Promise<string>; motionTimeoutSeconds?: number } = {}) {
+  async function setup(options: { secureVideo?: boolean; check?: FfmpegCheck; lookup?: (doorbellId: string, dvrId: string) => Promise<string>; motionTimeoutSeconds?: number } = {}) {
     const captured = captureLog();
     const video = new VideoRoom({
       config: { replayMinutes: 60, secureVideo: options.secureVideo ?? true },
@@ -138,6 +138,39 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
     expect(captured.text('warn')).toContain('the Secure Video clip was not sent: the recording could not be looked up (GET https://api.example.com answered 404).');
     expect(captured.text()).not.toContain('SECRET');
     expect(trigger.value).toBe(false);
+  });
+
+  it('a recording that becomes available while the hub still fetches the previous one is offered next, however long that send takes', async () => {
+    const asked: string[] = [];
+    let failSend: (error: Error) => void = () => undefined;
+    const lookup = (_doorbellId: string, dvrId: string) => {
+      asked.push(dvrId);
+      // The first clip's send outlasts the motion window (its lookup is still under way); then it fails.
+      return asked.length === 1 ? new Promise<string>((_resolve, reject) => (failSend = reject)) : Promise.reject(new Error('answered 404'));
+    };
+    const { accessory, doorbell } = await setup({ lookup, motionTimeoutSeconds: 20 });
+    const recorder = recorderOf(accessory);
+    recorder.updateRecordingConfiguration(selected(api));
+    recorder.updateRecordingActive(true);
+    vi.useFakeTimers();
+    const trigger = service(accessory, S.MotionSensor, RECORDING_SUBTYPE).getCharacteristic(C.MotionDetected);
+    doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-1', cause: 'motion' }, fresh);
+    const first = recorder.handleRecordingStreamRequest(1).next().catch((e: unknown) => e);
+    await vi.waitFor(() => {
+      expect(asked).toEqual(['dvr-1']);
+    });
+    doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-2', cause: 'motion' }, { receivedAt: NOW + 5_000, signedAt: NOW + 5_000 });
+    vi.advanceTimersByTime(60_000);
+    // On until the send ends, and the second recording still waits.
+    expect(trigger.value).toBe(true);
+    failSend(new Error('answered 503'));
+    expect(await first).toBeInstanceOf(api.hap.HDSProtocolError);
+    expect(trigger.value).toBe(false);
+    // The waiting recording is announced again a moment later, and the hub's next request gets it.
+    vi.advanceTimersByTime(1_000);
+    expect(trigger.value).toBe(true);
+    await recorder.handleRecordingStreamRequest(2).next().catch((e: unknown) => e);
+    expect(asked).toEqual(['dvr-1', 'dvr-2']);
   });
 
   it('the hub\'s selected configuration becomes ffmpeg\'s format; audio only when recording audio is on', () => {
