@@ -55,7 +55,12 @@ export function configSchema() {
       publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
         pattern: new RegExp(PUBLIC_URL_PATTERN),
         message: 'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
-      }).optional(),
+      })
+        .superRefine((value, context) => {
+          const problem = publicPathProblem(value);
+          if (problem !== undefined) context.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+        })
+        .optional(),
       listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
       listenPort: z.number({ message: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
       toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
@@ -195,20 +200,72 @@ export function peopleOf(config: Pick<LockAccessConfig, 'people'>): { userId: st
   return result;
 }
 
-/** The path prefix the listener serves under: the path of webhook.publicUrl without a trailing slash. */
-export function listenerPrefix(publicUrl: string): string {
-  const path = new URL(publicUrl).pathname.replace(/\/+$/, '');
-  return path === '/' ? '' : path;
+/** An escape of a character the path cannot hold as itself: `/`, `?`, `#`, `%`. */
+const ENCODED_DELIMITER = /%(2f|3f|23|25)/i;
+
+/**
+ * What is wrong with the path of a webhook.publicUrl, if anything. The listener routes under the
+ * decoded path (the framework decodes each request's path before matching it), so an escaped `/`,
+ * `?`, `#` or `%` would route as another path than the one the service calls, and a `%` that starts
+ * no escape cannot be decoded at all.
+ */
+function publicPathProblem(publicUrl: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(publicUrl).pathname;
+  } catch {
+    return undefined;
+  }
+  const escape = ENCODED_DELIMITER.exec(path);
+  if (escape !== null) {
+    return `webhook.publicUrl has ${escape[0]} in its path, an escaped / ? # or %: the plugin cannot route callbacks under such a path. Choose a path without it, such as https://home.example.net/lock-access (letters of any language and spaces are fine)`;
+  }
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return 'webhook.publicUrl has a % in its path that does not start an escape such as %20: write the path as it is meant to read (letters of any language and spaces are fine), such as https://home.example.net/lock-access';
+  }
+  return undefined;
 }
 
-/** The listener's prefix for a webhook config: none when a tunnel stands alone (the tunnel is the listener's only). */
+/** The path of webhook.publicUrl as the service calls it (percent-encoded), without a trailing slash. */
+export function publicPathPrefix(publicUrl: string): string {
+  return new URL(publicUrl).pathname.replace(/\/+$/, '');
+}
+
+/**
+ * The path prefix the listener routes under: the public path decoded, as the framework decodes each
+ * request's path before it matches a route (`/Haust%C3%BCr` routes as `/Haustür`).
+ */
+export function listenerPrefix(publicUrl: string): string {
+  return decodeURIComponent(publicPathPrefix(publicUrl));
+}
+
+/** The listener's route prefix for a webhook config: none when a tunnel stands alone (the tunnel is the listener's only). */
 export function webhookPrefix(webhook: Pick<WebhookConfig, 'publicUrl'>): string {
   return webhook.publicUrl === undefined ? '' : listenerPrefix(webhook.publicUrl);
 }
 
+/** The same prefix percent-encoded, for an address (the tunnel's, the listener's own). */
+export function webhookPathPrefix(webhook: Pick<WebhookConfig, 'publicUrl'>): string {
+  return webhook.publicUrl === undefined ? '' : publicPathPrefix(webhook.publicUrl);
+}
+
+/** Characters an address cannot carry as they are: anything outside printable ASCII, and those a path escapes. */
+const NEEDS_ENCODING = /[^\x21-\x7e]|["<>`{}]/;
+
+/**
+ * The public address as registered: as configured when it needs no encoding (so an upgrade registers
+ * the same address), else percent-encoded (`/Haustür` as `/Haust%C3%BCr`, a space as `%20`).
+ */
+export function registeredBase(publicUrl: string): string {
+  const text = NEEDS_ENCODING.test(publicUrl) ? new URL(publicUrl).href : publicUrl;
+  return text.replace(/\/+$/, '');
+}
+
 /** Callback URLs registered with the service: the public address plus /lock/ID, /doorbell/ID, /user. */
 export function callbackUrls(publicUrl: string) {
-  const base = publicUrl.replace(/\/+$/, '');
+  const base = registeredBase(publicUrl);
   return {
     lock: (lockId: string) => `${base}/lock/${encodeURIComponent(lockId)}`,
     doorbell: (doorbellId: string) => `${base}/doorbell/${encodeURIComponent(doorbellId)}`,

@@ -177,6 +177,37 @@ describe('config: webhook.publicUrl takes no query string or fragment', () => {
   });
 });
 
+describe('config: a webhook.publicUrl path with letters of any language or a space', () => {
+  it.each([
+    ['https://home.example.net/Haustür', '/Haustür', 'https://home.example.net/Haust%C3%BCr'],
+    ['https://home.example.net/lock access/', '/lock access', 'https://home.example.net/lock%20access'],
+    ['https://home.example.net/Haust%C3%BCr', '/Haustür', 'https://home.example.net/Haust%C3%BCr'],
+  ])('%s is accepted, routed under %s and registered as %s', (publicUrl, prefix, registered) => {
+    expect(checkConfig({ ...complete, webhook: { publicUrl } }).ok).toBe(true);
+    expect(listenerPrefix(publicUrl)).toBe(prefix);
+    expect(callbackUrls(publicUrl).lock('L1')).toBe(`${registered}/lock/L1`);
+    expect(callbackUrls(publicUrl).health()).toBe(`${registered}/health`);
+  });
+
+  it('an address that needs no encoding is registered exactly as configured (an upgrade registers nothing new)', () => {
+    expect(callbackUrls('https://Home.Example.net:8443/Lock-Access').user()).toBe('https://Home.Example.net:8443/Lock-Access/user');
+  });
+
+  it.each(['%2F', '%2f', '%3F', '%23', '%25'])('an escaped / ? # or %% (%s) in the path is refused, saying what to fix', (escape) => {
+    const check = checkConfig({ ...complete, webhook: { publicUrl: `https://home.example.net/a${escape}b` } });
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.problems).toEqual([`webhook.publicUrl has ${escape} in its path, an escaped / ? # or %: the plugin cannot route callbacks under such a path. Choose a path without it, such as https://home.example.net/lock-access (letters of any language and spaces are fine)`]);
+  });
+
+  it('a % that starts no escape is refused, saying what to fix', () => {
+    const check = checkConfig({ ...complete, webhook: { publicUrl: 'https://home.example.net/100%off' } });
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.problems.join()).toMatch(/webhook\.publicUrl has a % in its path that does not start an escape such as %20/);
+  });
+});
+
 describe('config: the guard options of a lock', () => {
   it('autoLockSeconds 0..3600 and leftOpenSeconds / leftUnlockedSeconds 0 (off) or 10..86400 are taken', () => {
     const check = checkConfig({ ...complete, locks: [{ id: 'L1', doorSensor: true, autoLockSeconds: 30, leftOpenSeconds: 300, leftUnlockedSeconds: 0 }] });

@@ -7,7 +7,7 @@
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 
-import { webhookPrefix } from '../config.js';
+import { webhookPathPrefix, webhookPrefix } from '../config.js';
 import type { DeviceEvent } from '../model/events.js';
 import { CALLBACK_TOKEN_HEADER, MAX_CALLBACK_BYTES, SIGNATURE_HEADER } from '../settings.js';
 import { errorText } from '../util/error-text.js';
@@ -265,7 +265,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : listenPort;
   const scheme = options.webhook.tlsCertFile !== undefined && options.webhook.tlsKeyFile !== undefined && options.webhook.tlsCertFile !== '' && options.webhook.tlsKeyFile !== '' ? 'https' : 'http';
-  const url = `${scheme}://${formatHost(listenHost)}:${port}${webhookPrefix(options.webhook)}`;
+  const url = `${scheme}://${formatHost(listenHost)}:${port}${webhookPathPrefix(options.webhook)}`;
   const stopWatching = scheme === 'https' ? watchTls(app.server, options.webhook, options.log, options.tlsWatchIntervalMs) : () => undefined;
   let closing: Promise<void> | undefined;
   return {

@@ -6,7 +6,7 @@
 import { NgrokAdapter } from '../cloud/tunnel/ngrok-adapter.js';
 import { loopbackFor, type SessionEvents, type TunnelAdapter } from '../cloud/tunnel/tunnel-adapter.js';
 import { TunnelKeeper, type TunnelState } from '../cloud/tunnel/tunnel-keeper.js';
-import { webhookPrefix, type TunnelConfig, type WebhookConfig } from '../config.js';
+import { webhookPathPrefix, type TunnelConfig, type WebhookConfig } from '../config.js';
 import type { PublicAddressStatus } from '../status/status.js';
 import type { Logger } from '../util/logger.js';
 import { withoutCredentials } from '../util/redact-url.js';
@@ -69,7 +69,7 @@ export class Reach {
     this.keeper = new TunnelKeeper({
       adapter: (this.deps.adapter ?? realAdapter)(tunnel, session),
       target: { host: loopbackFor(webhook.listenHost), port, https },
-      prefix: webhookPrefix(webhook),
+      prefix: webhookPathPrefix(webhook),
       domain: tunnel.domain,
       log,
       onAddress: (url) => {
