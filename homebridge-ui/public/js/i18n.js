@@ -5,7 +5,7 @@
 // missing from the chosen catalog takes English's text and English plural rules, for that key only.
 
 /** The catalogs this page ships, named by the Homebridge UI's own language codes. */
-export const LANGUAGES = /** @type {const} */ (['en']);
+export const LANGUAGES = /** @type {const} */ (['en', 'de', 'fr', 'es', 'it', 'nl']);
 /** Right-to-left languages among the Homebridge UI's (none shipped yet). */
 const RIGHT_TO_LEFT = new Set(['he']);
 /** An older Homebridge UI ignores requests it does not know, so its answer is not awaited forever. */
