@@ -72,6 +72,9 @@ export class DedupeStore {
    * never replaced before they are, so a short disk fault costs no key.
    */
   private readonly unread = new Set<string>();
+  /** Saves fail (said once); unsaved keys were dropped for the size bound (said once). Until a save succeeds. */
+  private failing = false;
+  private droppedUnsaved = false;
 
   constructor(private readonly options: DedupeOptions) {
     this.now = options.now ?? Date.now;
@@ -83,7 +86,11 @@ export class DedupeStore {
       // A fixed delay after the first change, not a quiet spell: keys must reach the disk soon.
       quietMs: debounceMs,
       maxDelayMs: debounceMs,
-      onError: (error) => this.options.log?.warn(`The duplicate filter could not be saved (${errorText(error, 'unknown error')}).`),
+      // Once per fault: a full disk fails every save, every few seconds under a flood.
+      onError: (error) => {
+        if (!this.failing) this.options.log?.warn(`The duplicate filter could not be saved (${errorText(error, 'unknown error')}); it keeps working and tries again with the next callbacks.`);
+        this.failing = true;
+      },
     });
   }
 
@@ -189,6 +196,7 @@ export class DedupeStore {
     this.pendingKeys.push(key);
     this.pendingExpiries.push(now + this.ttlMs);
     this.trim();
+    this.boundPending();
     this.saver.touch();
     return true;
   }
@@ -224,6 +232,8 @@ export class DedupeStore {
         await storage.remove(DEDUPE_JOURNAL);
         this.journalLines = 0;
         this.compactNext = false;
+        this.failing = false;
+        this.droppedUnsaved = false;
         return;
       }
       if (keys.length === 0) return;
@@ -231,6 +241,8 @@ export class DedupeStore {
       await storage.append(DEDUPE_JOURNAL, `${this.journalTorn ? '\n' : ''}${keys.map((key, i) => `${JSON.stringify([key, expiries[i]])}\n`).join('')}`);
       this.journalTorn = false;
       this.journalLines += keys.length;
+      this.failing = false;
+      this.droppedUnsaved = false;
     } catch (error) {
       // Tried again with the next save; a half-written append may have left a torn line.
       this.pendingKeys = keys.concat(this.pendingKeys);
@@ -238,6 +250,30 @@ export class DedupeStore {
       this.journalTorn = true;
       throw error;
     }
+  }
+
+  /**
+   * While saves keep failing (a full disk) the unsaved keys would grow with every callback: past
+   * twice the size bound, those memory no longer holds (expired, dropped for the bound, set again
+   * since) are let go, which leaves at most the newest maxKeys. Amortised: it runs once per maxKeys
+   * new keys at most.
+   */
+  private boundPending(): void {
+    if (this.pendingKeys.length <= 2 * this.maxKeys) return;
+    const keys: string[] = [];
+    const expiries: number[] = [];
+    this.pendingKeys.forEach((key, i) => {
+      const expiresAt = this.pendingExpiries[i] ?? 0;
+      if (this.seen.get(key) !== expiresAt) return;
+      keys.push(key);
+      expiries.push(expiresAt);
+    });
+    this.pendingKeys = keys;
+    this.pendingExpiries = expiries;
+    // A flood between two good saves lets go of the same keys, with nothing lost to say.
+    if (!this.failing || this.droppedUnsaved) return;
+    this.droppedUnsaved = true;
+    this.options.log?.warn(`The duplicate filter still cannot be saved: of the keys not saved yet it keeps the newest ${this.maxKeys} and drops older ones; after a restart a retry of one of those older events could apply twice. Free disk space in Homebridge's storage folder.`);
   }
 
   private remember(key: string, expiresAt: number): void {
