@@ -1,7 +1,8 @@
 // HomeKit Secure Video on the doorbell camera, on HAP's own objects: the recording services and the
 // trigger sensor exist exactly when Secure Video is on and ffmpeg works; a new recording turns the
 // trigger on until the motion timeout; a request without a clip, or whose lookup fails, ends with
-// HAP's protocol error (no stack trace in the log). The clip itself is sent in the e2e test
+// HAP's protocol error (no stack trace in the log); the hub's choices that HAP saved come back after
+// a restart on both HAP versions (Homebridge 1 too). The clip itself is sent in the e2e test
 // (test/e2e/secure-video.test.ts) through a real ffmpeg and a hub-side Data Stream client.
 import type { API, CameraController, CameraRecordingConfiguration, PlatformAccessory } from 'homebridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,8 +12,10 @@ import { RECORDING_SUBTYPE, recordingFormat } from '../../src/homekit/doorbell-r
 import type { DoorbellDevice } from '../../src/model/doorbell-device.js';
 import type { FfmpegCheck } from '../../src/video/ffmpeg-check.js';
 import { VideoRoom } from '../../src/video/video-room.js';
+import { selectedRecordingConfiguration } from '../harness/data-stream.js';
+import { HUB_720P } from '../harness/secure-video-hub.js';
 import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
-import { serveDoorbell } from './serve-device.js';
+import { restartServed, serveDoorbell } from './serve-device.js';
 
 const NOW = 1_700_000_000_000;
 const fresh = { receivedAt: NOW, signedAt: NOW };
@@ -28,9 +31,17 @@ interface Recorder {
   updateRecordingActive(active: boolean): void;
 }
 
+/** HAP's camera controller, with the two calls its controller storage makes across a restart. */
+type SavingController = CameraController & { serialize(): unknown; deserialize(saved: unknown): void };
+
+function cameraController(accessory: PlatformAccessory): SavingController {
+  const controller = (accessory._associatedHAPAccessory as unknown as { activeCameraController?: SavingController }).activeCameraController;
+  if (!controller) throw new Error('no camera controller');
+  return controller;
+}
+
 function recorderOf(accessory: PlatformAccessory): Recorder {
-  const controller = (accessory._associatedHAPAccessory as unknown as { activeCameraController?: CameraController }).activeCameraController;
-  const delegate = controller?.recordingManagement?.delegate;
+  const delegate = cameraController(accessory).recordingManagement?.delegate;
   if (!delegate) throw new Error('no recording delegate');
   return delegate;
 }
@@ -43,7 +54,7 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
     vi.useRealTimers();
   });
 
-  async function setup(options: { secureVideo?: boolean; check?: FfmpegCheck; lookup?: (doorbellId: string, dvrId: string) => Promise<string>; motionTimeoutSeconds?: number } = {}) {
+  async function setup(options: { secureVideo?: boolean; check?: FfmpegCheck; lookup?: (doorbellId: string, dvrId: string) => Promise<string>; motionTimeoutSeconds?: number; accessory?: PlatformAccessory } = {}) {
     const captured = captureLog();
     const video = new VideoRoom({
       config: { replayMinutes: 60, secureVideo: options.secureVideo ?? true },
@@ -51,7 +62,7 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
       lookup: options.lookup ?? (() => Promise.reject(new Error('no lookup in this test'))),
       check: () => Promise.resolve(options.check ?? usable),
     });
-    const accessory = newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
+    const accessory = options.accessory ?? newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
     const doorbell = serveDoorbell({ api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')), now: () => NOW, video }, accessory, {
       kind: 'doorbell',
       id: 'D1',
@@ -171,6 +182,30 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
     expect(trigger.value).toBe(true);
     await recorder.handleRecordingStreamRequest(2).next().catch((e: unknown) => e);
     expect(asked).toEqual(['dvr-1', 'dvr-2']);
+  });
+
+  it('after a restart HAP hands the hub\'s saved choices back: a new recording turns the trigger on and the hub\'s request gets the clip, with no set-up again', async () => {
+    const asked: string[] = [];
+    const lookup = (_doorbellId: string, dvrId: string) => {
+      asked.push(dvrId);
+      return Promise.reject(new Error('answered 404'));
+    };
+    const first = await setup({ lookup });
+    // The hub's set-up, through HAP's own characteristics as a hub writes them.
+    const management = service(first.accessory, S.CameraRecordingManagement);
+    management.getCharacteristic(C.SelectedCameraRecordingConfiguration).setValue(selectedRecordingConfiguration(HUB_720P));
+    management.getCharacteristic(C.Active).setValue(1);
+    const saved = cameraController(first.accessory).serialize();
+    first.doorbell.dispose();
+    // The restart: the cached accessory, a new doorbell, and the camera given what HAP saved (as its
+    // controller storage does once the bridge has loaded it from disk).
+    const { accessory, doorbell, captured } = await setup({ lookup, accessory: restartServed(api, first.accessory) });
+    cameraController(accessory).deserialize(saved);
+    doorbell.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-after', cause: 'motion' }, fresh);
+    expect(service(accessory, S.MotionSensor, RECORDING_SUBTYPE).getCharacteristic(C.MotionDetected).value).toBe(true);
+    await recorderOf(accessory).handleRecordingStreamRequest(1).next().catch((e: unknown) => e);
+    expect(asked).toEqual(['dvr-after']);
+    expect(captured.text()).not.toMatch(/has not chosen a recording format/);
   });
 
   it('the hub\'s selected configuration becomes ffmpeg\'s format; audio only when recording audio is on', () => {
