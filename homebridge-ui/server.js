@@ -7,6 +7,7 @@ import { configProblems } from '../dist/settings-ui/config-check.js';
 import { readMatterPairing } from '../dist/settings-ui/matter-pairing.js';
 import { peopleSeen } from '../dist/status/people-seen.js';
 import { SettingsUiBackend } from '../dist/settings-ui/settings-ui-backend.js';
+import { serverMessage } from '../dist/settings-ui/server-messages.js';
 import { UiError } from '../dist/settings-ui/ui-error.js';
 import { errorText } from '../dist/util/error-text.js';
 
@@ -71,18 +72,26 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     this.ready();
   }
 
-  /** Every failure reaches the page as a RequestError with words for the user, never a stack trace. */
+  /**
+   * Every failure reaches the page as a RequestError with words for the user, never a stack trace:
+   * its message is the English sentence, its data the message code and params the page words.
+   */
   handle(path, fn) {
     this.onRequest(path, async (body) => {
       try {
         return await fn(body ?? {});
       } catch (error) {
-        if (error instanceof UiError) throw new RequestError(error.message, { path });
+        if (error instanceof UiError) throw refusal(path, error.uiMessage);
         console.error(`${prefix} ${path} failed: ${errorText(error)}`);
-        throw new RequestError(`Something went wrong (${errorText(error, 'unknown error')}). The Homebridge UI log has details.`, { path });
+        throw refusal(path, serverMessage('server.unexpected', { reason: errorText(error, 'unknown error') }));
       }
     });
   }
+}
+
+/** A refusal the page shows: `{code, params, text}` in the error's data, the sentence as its message. */
+function refusal(path, message) {
+  return new RequestError(message.text, { path, ...message });
 }
 
 (() => new LockAccessUiServer())();

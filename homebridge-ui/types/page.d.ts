@@ -50,6 +50,8 @@ export type UiMessage = string | CodedMessage;
 /** What the settings server answers after signing in, linking or unlinking. */
 export interface LinkAnswer {
   message: UiMessage;
+  /** After an unlink: what was left behind, each its own message. */
+  notes?: UiMessage[];
   ok?: boolean;
   url?: string;
   left?: LeftRegistration[];

@@ -5,6 +5,7 @@ import { z } from 'zod/v3';
 
 import { PLATFORM_NAME } from '../settings.js';
 import { readHomebridgeConfig } from './homebridge-config.js';
+import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
 /** The account fields a request may carry (unsaved edits); blanks fall back to the saved config. */
@@ -34,14 +35,7 @@ export interface Account {
   accessToken?: string;
 }
 
-const REQUIRED: readonly (keyof Account)[] = ['apiKey', 'clientId', 'clientSecret', 'baseUrl', 'authUrl'];
-const FIELD_WORDS: Record<string, string> = {
-  apiKey: 'API key',
-  clientId: 'client id',
-  clientSecret: 'client secret',
-  baseUrl: 'API address (baseUrl)',
-  authUrl: 'authorization address (authUrl)',
-};
+const REQUIRED = ['apiKey', 'clientId', 'clientSecret', 'baseUrl', 'authUrl'] as const;
 
 /** A trimmed string, or undefined for anything blank or not a string (page input is untrusted). */
 export function nonEmpty(value: unknown): string | undefined {
@@ -69,13 +63,12 @@ export function resolveAccount(input: unknown, saved: Record<string, unknown>): 
   const savedWebhook = (typeof saved.webhook === 'object' && saved.webhook !== null ? saved.webhook : {}) as Record<string, unknown>;
   const pick = (key: keyof AccountInput): string | undefined =>
     nonEmpty(edits[key]) ?? nonEmpty(key === 'publicUrl' ? savedWebhook.publicUrl : saved[key]);
-  const missing = REQUIRED.filter((key) => pick(key) === undefined);
-  if (missing.length > 0) {
-    throw new UiError(`Enter the ${missing.map((key) => FIELD_WORDS[key] ?? key).join(', ')} first.`);
-  }
+  // The first field missing is named: its own sentence translates whole, and the next is named once it is filled in.
+  const missing = REQUIRED.find((key) => pick(key) === undefined);
+  if (missing !== undefined) throw new UiError(serverMessage(`server.account.missing.${missing}`));
   for (const key of ['baseUrl', 'authUrl'] as const) {
     const value = pick(key) ?? '';
-    if (!/^https?:\/\//i.test(value)) throw new UiError(`The ${FIELD_WORDS[key] ?? key} must be a full address starting with https://`);
+    if (!/^https?:\/\//i.test(value)) throw new UiError(serverMessage(`server.account.notAddress.${key}`));
   }
   const account: Account = {
     apiKey: pick('apiKey') ?? '',

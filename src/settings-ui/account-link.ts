@@ -10,24 +10,28 @@ import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
 import type { AuthorizationGrant } from './oauth-code-flow.js';
 import type { TokenManager } from '../cloud/tokens/token-manager.js';
+import type { UiMessage } from '../util/ui-message.js';
+import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
 export interface LinkAnswer {
   linked: true;
-  message: string;
+  message: UiMessage;
 }
 
 /** A registration unlink could not delete, in words the page shows. */
 export interface LeftRegistration {
   kind: RegistrationStatus['kind'];
   id: string;
-  /** e.g. "lock LOCK-1", "the user registration". */
+  /** e.g. "lock LOCK-1", "the user registration" (English, as the log says it). */
   scope: string;
   error: string;
 }
 
 export interface UnlinkAnswer {
-  message: string;
+  /** The outcome; `notes` add what was left behind, each its own message. */
+  message: UiMessage;
+  notes: UiMessage[];
   left: LeftRegistration[];
   /** False when the tombstone could not be written (the message says what to do). */
   saved: boolean;
@@ -42,11 +46,11 @@ export class AccountLink {
       try {
         await tokens.exchangeAuthorizationCode({ code: grant.code, redirectUri: grant.redirectUri });
       } catch (error) {
-        throw new UiError(`Linking failed: ${errorText(error)}`);
+        throw new UiError(serverMessage('server.link.failed', { reason: errorText(error) }));
       }
       refuseUnsaved(tokens);
     });
-    return { linked: true, message: 'Linked. The plugin uses this link from now on; restart Homebridge if it was waiting for one.' };
+    return { linked: true, message: serverMessage('server.link.linked') };
   }
 
   /** Links with a refresh token pasted into the page (spent once, through the shared token store). */
@@ -55,16 +59,19 @@ export class AccountLink {
       try {
         await tokens.linkWithRefreshToken(token);
       } catch (error) {
-        throw new UiError(`Linking failed: ${errorText(error)}`);
+        throw new UiError(serverMessage('server.link.failed', { reason: errorText(error) }));
       }
       refuseUnsaved(tokens);
-      if (tokens.state !== 'linked') throw new UiError(`Linking failed: ${tokens.status().message ?? 'the service did not accept the refresh token'}`);
+      if (tokens.state !== 'linked') {
+        const why = tokens.status().message;
+        throw new UiError(why === undefined ? serverMessage('server.link.tokenRefused') : serverMessage('server.link.failed', { reason: why }));
+      }
     });
-    return { linked: true, message: 'Linked with the refresh token. Do not keep a copy of it: it has been used and replaced.' };
+    return { linked: true, message: serverMessage('server.link.linkedWithToken') };
   }
 
   /** GET /users/me through the shared token store: never spends a refresh token the plugin then lacks. */
-  test(account: Account): Promise<{ ok: boolean; message: string }> {
+  test(account: Account): Promise<{ ok: boolean; message: UiMessage }> {
     return this.session.withTokens(account, (tokens) => tokens.testConnection());
   }
 
@@ -90,18 +97,15 @@ export class AccountLink {
       return unlinkAccount(tokens, registrar, this.session.log);
     });
     const left = result.left.map(leftRow);
-    let note = result.listError !== undefined ? ` The list of webhooks could not be updated (${result.listError}).` : '';
+    const notes: UiMessage[] = [];
+    if (result.listError !== undefined) notes.push(serverMessage('server.unlink.listNotUpdated', { reason: result.listError }));
     if (left.length > 0) {
-      note += ` ${left.length} webhook registration(s) could not be deleted: ${left.map((row) => `${row.scope} (${row.error})`).join('; ')}. They are deleted after the next link; until then the service may keep sending to them.`;
+      notes.push(serverMessage('server.unlink.left', { count: left.length, registrations: left.map((row) => `${row.scope} (${row.error})`).join('; ') }));
     }
     if (result.tokensNotSaved !== undefined) {
-      return {
-        message: `Unlinked for now, but the token file could not be written (${result.tokensNotSaved}): after a restart the stored tokens would be used again. Free disk space or fix the folder's permissions, then unlink again.${note}`,
-        left,
-        saved: false,
-      };
+      return { message: serverMessage('server.unlink.notSaved', { reason: result.tokensNotSaved }), notes, left, saved: false };
     }
-    return { message: `Unlinked: the stored tokens were deleted.${note}`, left, saved: true };
+    return { message: serverMessage('server.unlink.done'), notes, left, saved: true };
   }
 }
 
@@ -112,11 +116,7 @@ export class AccountLink {
 function refuseUnsaved(tokens: TokenManager): void {
   const status = tokens.status();
   if (status.problem !== 'notSaved') return;
-  throw new UiError(
-    `Not linked yet: the service issued new tokens, but the token file could not be written (${status.notSavedReason ?? 'unknown error'}). ` +
-      'The settings server keeps the tokens and keeps trying to save them, also after you close this page; the plugin takes them over once they are saved. ' +
-      'Free disk space or fix the permissions of the plugin\'s storage folder, and do not restart Homebridge or the Homebridge UI until its log says the tokens of the new link are saved.',
-  );
+  throw new UiError(serverMessage('server.link.notSaved', { reason: status.notSavedReason ?? 'unknown error' }));
 }
 
 function leftRow(row: RegistrationStatus): LeftRegistration {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod/v3';
 
 import { errorText } from '../util/error-text.js';
+import { messageCatalog, type UiMessage } from '../util/ui-message.js';
 import { PLATFORM_NAME } from '../settings.js';
 import { readHomebridgeConfig } from './homebridge-config.js';
 
@@ -52,8 +53,29 @@ export interface MatterPairingInfo {
   controllers?: string[];
   testedControllers: typeof TESTED_CONTROLLERS;
   /** One sentence for the user: what is on, or what to do. */
-  message: string;
+  message: UiMessage;
 }
+
+/** The bridge the plugin runs on is named in each sentence, so each has a code per bridge. */
+export const MATTER_MESSAGES = {
+  'matter.configUnreadable': 'Homebridge\'s config.json could not be read ({reason}).',
+  'matter.off.main': 'Matter is off for the Homebridge bridge: turn it on in Homebridge 2\'s bridge settings (Matter) to reach Google Home, Alexa and other Matter apps.',
+  'matter.off.child': 'Matter is off for this plugin\'s child bridge: turn it on in Homebridge 2\'s bridge settings (Matter) to reach Google Home, Alexa and other Matter apps.',
+  'matter.pluginOff.main': 'Matter is on for the Homebridge bridge, but Lock Access keeps its devices HomeKit-only ("Also publish to Matter" is off).',
+  'matter.pluginOff.child': 'Matter is on for this plugin\'s child bridge, but Lock Access keeps its devices HomeKit-only ("Also publish to Matter" is off).',
+  'matter.noUsername': 'Matter is on, but the bridge has no username in config.json.',
+  'matter.noCode.main': 'Matter is on for the Homebridge bridge; Homebridge has not made a pairing code yet: restart Homebridge, then open this page again.',
+  'matter.noCode.child': 'Matter is on for this plugin\'s child bridge; Homebridge has not made a pairing code yet: restart Homebridge, then open this page again.',
+  'matter.pairingUnreadable': 'Matter is on, but Homebridge\'s Matter pairing file could not be read.',
+  'matter.pairedWith.main': 'Matter is on for the Homebridge bridge and paired with {controllers}.',
+  'matter.pairedWith.child': 'Matter is on for this plugin\'s child bridge and paired with {controllers}.',
+  'matter.pairedApps.main': { one: 'Matter is on for the Homebridge bridge and paired with {count} Matter app.', other: 'Matter is on for the Homebridge bridge and paired with {count} Matter apps.' },
+  'matter.pairedApps.child': { one: 'Matter is on for this plugin\'s child bridge and paired with {count} Matter app.', other: 'Matter is on for this plugin\'s child bridge and paired with {count} Matter apps.' },
+  'matter.ready.main': 'Matter is on for the Homebridge bridge: pair it in Google Home, Alexa or another Matter app with the code below.',
+  'matter.ready.child': 'Matter is on for this plugin\'s child bridge: pair it in Google Home, Alexa or another Matter app with the code below.',
+} as const;
+
+const say = messageCatalog(MATTER_MESSAGES);
 
 /** Where Homebridge keeps a bridge's Matter pairing data. */
 export function commissioningFile(storagePath: string, username: string): string {
@@ -66,31 +88,31 @@ export async function readMatterPairing(options: { storagePath: string; configPa
   try {
     config = configSchema.parse(await readHomebridgeConfig(options.configPath));
   } catch (error) {
-    return { ...base, bridge: 'main', bridgeMatter: false, pluginMatter: true, active: false, message: `Homebridge's config.json could not be read (${errorText(error)}).` };
+    return { ...base, bridge: 'main', bridgeMatter: false, pluginMatter: true, active: false, message: say('matter.configUnreadable', { reason: errorText(error) }) };
   }
   const block = config.platforms?.find((p) => p.platform === PLATFORM_NAME);
   const child = block?._bridge;
   const bridge = child ?? config.bridge;
-  const where = child ? 'this plugin\'s child bridge' : 'the Homebridge bridge';
+  const where = child ? 'child' : 'main';
   const matter = bridge?.matter;
   const bridgeMatter = matter !== undefined && matter.enabled !== false && matter.externalsOnly !== true;
   const pluginMatter = block?.matter !== false;
   const info = { ...base, bridge: child ? ('child' as const) : ('main' as const), bridgeMatter, pluginMatter, active: bridgeMatter && pluginMatter };
   if (!bridgeMatter) {
-    return { ...info, message: `Matter is off for ${where}: turn it on in Homebridge 2's bridge settings (Matter) to reach Google Home, Alexa and other Matter apps.` };
+    return { ...info, message: say(`matter.off.${where}`) };
   }
   if (!pluginMatter) {
-    return { ...info, message: `Matter is on for ${where}, but Lock Access keeps its devices HomeKit-only ("Also publish to Matter" is off).` };
+    return { ...info, message: say(`matter.pluginOff.${where}`) };
   }
-  if (!bridge) return { ...info, message: 'Matter is on, but the bridge has no username in config.json.' };
+  if (!bridge) return { ...info, message: say('matter.noUsername') };
   let raw: string;
   try {
     raw = await readFile(commissioningFile(options.storagePath, bridge.username), 'utf8');
   } catch {
-    return { ...info, message: `Matter is on for ${where}; Homebridge has not made a pairing code yet: restart Homebridge, then open this page again.` };
+    return { ...info, message: say(`matter.noCode.${where}`) };
   }
   const parsed = commissioningSchema.safeParse(safeJson(raw));
-  if (!parsed.success) return { ...info, message: 'Matter is on, but Homebridge\'s Matter pairing file could not be read.' };
+  if (!parsed.success) return { ...info, message: say('matter.pairingUnreadable') };
   const data = parsed.data;
   const controllers = (data.fabrics ?? []).flatMap((f) => (f.label === undefined || f.label === '' ? [] : [f.label]));
   const commissioned = data.commissioned ?? (data.fabricCount ?? 0) > 0;
@@ -100,9 +122,11 @@ export async function readMatterPairing(options: { storagePath: string; configPa
     ...(data.qrCode === undefined ? {} : { qrCode: data.qrCode }),
     commissioned,
     controllers,
-    message: commissioned
-      ? `Matter is on for ${where} and paired with ${controllers.length > 0 ? controllers.join(', ') : `${data.fabricCount ?? 1} Matter app(s)`}.`
-      : `Matter is on for ${where}: pair it in Google Home, Alexa or another Matter app with the code below.`,
+    message: !commissioned
+      ? say(`matter.ready.${where}`)
+      : controllers.length > 0
+        ? say(`matter.pairedWith.${where}`, { controllers: controllers.join(', ') })
+        : say(`matter.pairedApps.${where}`, { count: data.fabricCount ?? 1 }),
   };
 }
 

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { nonEmpty, type Account } from './account-input.js';
+import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
 /** How long a started authorization may take before its `state` is forgotten. */
@@ -70,7 +71,7 @@ export class AuthorizationCodeFlow {
   start(account: Pick<Account, 'authUrl' | 'clientId'>, redirectUriInput: unknown): { url: string } {
     const redirectUri = nonEmpty(redirectUriInput);
     if (!redirectUri || !/^https?:\/\/[^/]/i.test(redirectUri)) {
-      throw new UiError('Enter the redirect address registered for your client id (a full https:// address).');
+      throw new UiError(serverMessage('server.oauth.redirectMissing'));
     }
     this.forgetExpired();
     const state = randomBytes(32).toString('base64url');
@@ -86,25 +87,24 @@ export class AuthorizationCodeFlow {
   /** Step 2 (RFC 6749 4.1.2): the address the service sent the browser to, checked against step 1. */
   redeem(pastedInput: unknown): AuthorizationGrant {
     const pasted = nonEmpty(pastedInput);
-    if (!pasted) throw new UiError('Paste the whole address your browser showed after you allowed access.');
+    if (!pasted) throw new UiError(serverMessage('server.oauth.pasteAddress'));
     const answer = parseRedirect(pasted);
     this.forgetExpired();
     const pending = answer.state === undefined ? undefined : this.pending.get(answer.state);
     if (!answer.state || !pending) {
-      throw new UiError('That address does not answer the sign-in started here (its state does not match, or it is older than 15 minutes). Click "Sign in to Lock Access" again and paste the new address.');
+      throw new UiError(serverMessage('server.oauth.stateMismatch'));
     }
     // One use only, whatever happens next.
     this.pending.delete(answer.state);
     if (answer.error) {
-      throw new UiError(
-        answer.error === 'access_denied'
-          ? 'Access was not allowed on the Lock Access page. Start again and choose Allow.'
-          : `The Lock Access sign-in answered "${answer.error}"${answer.errorDescription ? ` (${answer.errorDescription})` : ''}. Start again.`,
-      );
+      if (answer.error === 'access_denied') throw new UiError(serverMessage('server.oauth.denied'));
+      throw new UiError(answer.errorDescription
+        ? serverMessage('server.oauth.errorDescribed', { error: answer.error, description: answer.errorDescription })
+        : serverMessage('server.oauth.error', { error: answer.error }));
     }
-    if (!answer.code) throw new UiError('The pasted address has no code in it: copy the whole address from the browser\'s address bar.');
+    if (!answer.code) throw new UiError(serverMessage('server.oauth.noCode'));
     if (answer.base && !sameRedirectBase(answer.base, pending.redirectUri)) {
-      throw new UiError('The pasted address is not the redirect address this sign-in used. Copy it from the tab that opened after you allowed access.');
+      throw new UiError(serverMessage('server.oauth.otherRedirect'));
     }
     return { code: answer.code, redirectUri: pending.redirectUri };
   }

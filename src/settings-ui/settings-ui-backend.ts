@@ -6,6 +6,7 @@
 import type { VideoEvent } from '../cloud/video.js';
 import { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
+import type { UiMessage } from '../util/ui-message.js';
 import { nonEmpty, readSavedPlatform, resolveAccount, type Account } from './account-input.js';
 import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.js';
 import { CloudSession, type ClientFactory } from './cloud-session.js';
@@ -16,6 +17,7 @@ import { collectDiagnostics } from './diagnostics-file.js';
 import { SettingsViews, type FoundDevices, type UiStatus } from './settings-views.js';
 import { TestEvents, type TestEventStart } from './test-event.js';
 import type { TestEventVerdict } from './test-event-verdict.js';
+import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
 export interface BackendOptions {
@@ -52,7 +54,7 @@ export class SettingsUiBackend {
   /** "Send a test event", step 1: the service is asked for the lock's status. */
   async startTestEvent(input: { account?: unknown; lockId?: unknown }): Promise<TestEventStart> {
     const lockId = nonEmpty(input.lockId);
-    if (!lockId) throw new UiError('Choose a lock for the test event.');
+    if (!lockId) throw new UiError(serverMessage('server.testEvent.chooseLock'));
     const account = await this.account(input.account);
     return this.tests.start(account, lockId);
   }
@@ -61,7 +63,7 @@ export class SettingsUiBackend {
   async testEventResult(input: { account?: unknown; lockId?: unknown; startedAt?: unknown }): Promise<TestEventVerdict> {
     const lockId = nonEmpty(input.lockId);
     const startedAt = typeof input.startedAt === 'number' ? input.startedAt : Number.NaN;
-    if (!lockId || !Number.isFinite(startedAt)) throw new UiError('Send a test event first.');
+    if (!lockId || !Number.isFinite(startedAt)) throw new UiError(serverMessage('server.testEvent.sendFirst'));
     const account = await this.account(input.account);
     return this.tests.verdict(account, { lockId, startedAt });
   }
@@ -90,13 +92,13 @@ export class SettingsUiBackend {
   /** Links with a refresh token pasted into the page (spent once, through the shared token store). */
   async linkWithRefreshToken(input: { account?: unknown; refreshToken?: unknown }): Promise<LinkAnswer> {
     const token = nonEmpty(input.refreshToken);
-    if (!token) throw new UiError('Paste a refresh token first.');
+    if (!token) throw new UiError(serverMessage('server.link.pasteToken'));
     const account = await this.account(input.account);
     return this.link.withRefreshToken(account, token);
   }
 
   /** GET /users/me through the shared token store: never spends a refresh token the plugin then lacks. */
-  async testConnection(input: { account?: unknown }): Promise<{ ok: boolean; message: string }> {
+  async testConnection(input: { account?: unknown }): Promise<{ ok: boolean; message: UiMessage }> {
     const account = await this.account(input.account);
     return this.link.test(account);
   }
@@ -125,7 +127,7 @@ export class SettingsUiBackend {
   async video(input: { account?: unknown; doorbellId?: unknown; dvrId?: unknown }): Promise<VideoEvent> {
     const doorbellId = nonEmpty(input.doorbellId);
     const dvrId = nonEmpty(input.dvrId);
-    if (!doorbellId || !dvrId) throw new UiError('This event has no recording.');
+    if (!doorbellId || !dvrId) throw new UiError(serverMessage('server.video.noRecording'));
     const account = await this.account(input.account);
     return this.views.video(account, doorbellId, dvrId);
   }

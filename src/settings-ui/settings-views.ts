@@ -11,6 +11,9 @@ import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
 import { readEventLog, type EventLogEntry } from '../status/event-log.js';
 import { readStatus, type Status } from '../status/status.js';
+import { messageOfSentence } from '../cloud/tokens/link-messages.js';
+import type { UiMessage } from '../util/ui-message.js';
+import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
 /** The plugin rewrites status.json at least this often while it runs; older means "not running". */
@@ -19,7 +22,7 @@ export const STATUS_STALE_MS = 10 * 60 * 1000;
 export interface UiLinkStatus {
   /** 'checkSettings': the token service refused the client id or secret (the refresh token is kept). */
   state: LinkState | 'checkSettings';
-  message: string;
+  message: UiMessage;
 }
 
 export interface UiStatus {
@@ -41,6 +44,12 @@ export function isPluginRunning(status: Status, now: number): boolean {
   return status.pid === undefined || processAlive(status.pid);
 }
 
+/** The token file's sentence for its link state as a message; a plain one for a state without. */
+function storedLinkMessage(record: { state: LinkState; message?: string | undefined }): UiMessage {
+  if (record.message !== undefined) return messageOfSentence(record.message);
+  return serverMessage(record.state === 'linked' ? 'server.linkState.linked' : 'server.linkState.relink');
+}
+
 export class SettingsViews {
   constructor(
     private readonly session: CloudSession,
@@ -55,10 +64,10 @@ export class SettingsViews {
       const record = await new TokenStore(storage).read();
       link =
         record && record.state !== 'unlinked'
-          ? { state: record.settingsProblem !== undefined ? 'checkSettings' : record.state, message: record.message ?? (record.state === 'linked' ? 'Linked.' : 'Link the account again.') }
-          : { state: 'unlinked', message: record ? 'Unlinked: link your Lock Access account below to resume.' : 'Not linked yet: link your Lock Access account below.' };
+          ? { state: record.settingsProblem !== undefined ? 'checkSettings' : record.state, message: storedLinkMessage(record) }
+          : { state: 'unlinked', message: serverMessage(record ? 'server.linkState.unlinked' : 'server.linkState.neverLinked') };
     } catch (error) {
-      link = { state: 'reauthorizationNeeded', message: `The stored tokens cannot be read (${errorText(error)}). Link the account again.` };
+      link = { state: 'reauthorizationNeeded', message: serverMessage('server.linkState.unreadable', { reason: errorText(error) }) };
     }
     const plugin = await readStatus(storage);
     return { link, plugin, pluginRunning: plugin !== undefined && isPluginRunning(plugin, this.now()) };
@@ -75,7 +84,7 @@ export class SettingsViews {
       try {
         return await lookupVideo(await this.session.client(account, tokens), doorbellId, dvrId);
       } catch (error) {
-        throw new UiError(`The recording could not be found: ${errorText(error)}`);
+        throw new UiError(serverMessage('server.video.notFound', { reason: errorText(error) }));
       }
     });
   }
@@ -88,7 +97,7 @@ export class SettingsViews {
         const plain = (list: { id: string; name: string | undefined }[]) => list.map((d) => (d.name === undefined ? { id: d.id } : { id: d.id, name: d.name }));
         return { locks: plain(found.locks), doorbells: plain(found.doorbells) };
       } catch (error) {
-        throw new UiError(`Could not list your devices: ${errorText(error)}`);
+        throw new UiError(serverMessage('server.devices.notListed', { reason: errorText(error) }));
       }
     });
   }

@@ -3,14 +3,46 @@
 // to the public address. Pure: the status, the lock, when the request was made and the time now.
 import type { Status } from '../status/status.js';
 import { withoutCredentials } from '../util/redact-url.js';
+import { messageCatalog, type UiMessage } from '../util/ui-message.js';
 
 /** How long a test event waits for its callback before it says nothing arrived. */
 export const TEST_EVENT_TIMEOUT_MS = 30_000;
 
+export const TEST_EVENT_MESSAGES = {
+  'testEvent.passed': 'The test event came back through {url} in {seconds} s with a good signature: the whole way from the service to HomeKit works.',
+  'testEvent.refused.signature': 'A callback arrived, but its signature did not match: the API key in the plugin settings differs from the one the service signs with. Copy the API key again and restart Homebridge.',
+  'testEvent.refused.clock': 'A callback arrived, but its time was too far off: this machine\'s clock (or the service\'s) is wrong. Turn on time sync (NTP) on the Homebridge machine.',
+  'testEvent.refused.clockSeconds': {
+    one: 'A callback arrived, but its time was {count} second off: this machine\'s clock (or the service\'s) is wrong. Turn on time sync (NTP) on the Homebridge machine.',
+    other: 'A callback arrived, but its time was {count} seconds off: this machine\'s clock (or the service\'s) is wrong. Turn on time sync (NTP) on the Homebridge machine.',
+  },
+  'testEvent.refused.clockMinutes': {
+    one: 'A callback arrived, but its time was {count} minute off: this machine\'s clock (or the service\'s) is wrong. Turn on time sync (NTP) on the Homebridge machine.',
+    other: 'A callback arrived, but its time was {count} minutes off: this machine\'s clock (or the service\'s) is wrong. Turn on time sync (NTP) on the Homebridge machine.',
+  },
+  'testEvent.refused.token': 'A callback arrived, but the webhook token did not match: an old registration is in use. Restart Homebridge so the webhooks are registered again.',
+  'testEvent.refused.other': 'A callback arrived, but the listener refused it ({reason}). Download the diagnostics and attach them to a bug report.',
+  'testEvent.otherPath': 'A request arrived at {path}, not at {expected}: your proxy or tunnel changes the path. Forward the path as it is (keep {prefix}).',
+  'testEvent.waiting': 'Waiting for the service to call back…',
+  'testEvent.nothing': {
+    one: 'Nothing arrived within {count} second: the service cannot reach {url}. Check that your tunnel or proxy is running and forwards to this plugin\'s listener.',
+    other: 'Nothing arrived within {count} seconds: the service cannot reach {url}. Check that your tunnel or proxy is running and forwards to this plugin\'s listener.',
+  },
+  'testEvent.nothingAt': {
+    one: 'Nothing arrived within {count} second: the service cannot reach {url}. Check that your tunnel or proxy is running and forwards to this plugin\'s listener ({listener}).',
+    other: 'Nothing arrived within {count} seconds: the service cannot reach {url}. Check that your tunnel or proxy is running and forwards to this plugin\'s listener ({listener}).',
+  },
+  'testEvent.tunnelDown': 'The ngrok tunnel is not connected, so the service cannot reach the plugin: {reason}',
+  'testEvent.tunnelConnecting': 'The ngrok tunnel is not connected, so the service cannot reach the plugin: it is still connecting.',
+  'testEvent.noAddress': 'Enter the public webhook address (or set up the ngrok tunnel) first, save, and restart Homebridge.',
+} as const;
+
+const say = messageCatalog(TEST_EVENT_MESSAGES);
+
 export type TestEventVerdict =
-  | { state: 'waiting'; message: string }
-  | { state: 'passed'; message: string; tookMs: number }
-  | { state: 'refused' | 'otherPath' | 'nothing'; message: string };
+  | { state: 'waiting'; message: UiMessage }
+  | { state: 'passed'; message: UiMessage; tookMs: number }
+  | { state: 'refused' | 'otherPath' | 'nothing'; message: UiMessage };
 
 export interface TestEventQuestion {
   lockId: string;
@@ -22,25 +54,23 @@ export interface TestEventQuestion {
   timeoutMs?: number;
 }
 
-function seconds(ms: number): string {
-  const s = Math.abs(ms) / 1000;
-  return s >= 90 ? `${Math.round(s / 60)} minutes` : `${Math.round(s)} seconds`;
-}
-
 /** What a refusal reason means for the user, in one sentence they can act on. */
-function refusalWords(reason: string, clockOffsetMs: number | undefined): string {
+function refusal(reason: string, clockOffsetMs: number | undefined): UiMessage {
   switch (reason) {
     case 'bad-signature':
     case 'missing-signature':
-      return 'its signature did not match: the API key in the plugin settings differs from the one the service signs with. Copy the API key again and restart Homebridge.';
+      return say('testEvent.refused.signature');
     case 'stale-timestamp':
-    case 'future-timestamp':
-      return `its time was ${clockOffsetMs === undefined ? 'too far' : seconds(clockOffsetMs)} off: this machine's clock (or the service's) is wrong. Turn on time sync (NTP) on the Homebridge machine.`;
+    case 'future-timestamp': {
+      if (clockOffsetMs === undefined) return say('testEvent.refused.clock');
+      const s = Math.abs(clockOffsetMs) / 1000;
+      return s >= 90 ? say('testEvent.refused.clockMinutes', { count: Math.round(s / 60) }) : say('testEvent.refused.clockSeconds', { count: Math.round(s) });
+    }
     case 'bad-token':
     case 'missing-token':
-      return 'the webhook token did not match: an old registration is in use. Restart Homebridge so the webhooks are registered again.';
+      return say('testEvent.refused.token');
     default:
-      return `the listener refused it (${reason}). Download the diagnostics and attach them to a bug report.`;
+      return say('testEvent.refused.other', { reason });
   }
 }
 
@@ -49,15 +79,15 @@ function refusalWords(reason: string, clockOffsetMs: number | undefined): string
  * ngrok tunnel's, or webhook.publicUrl as it started with), from its status file; before the plugin
  * has said, the address on the page. Words for the user when there is none.
  */
-export function testEventAddress(status: Status | undefined, pagePublicUrl: string | undefined): { url: string } | { problem: string } {
+export function testEventAddress(status: Status | undefined, pagePublicUrl: string | undefined): { url: string } | { problem: UiMessage } {
   const address = status?.publicAddress;
   if (address?.url !== undefined) return { url: address.url };
   if (address?.via === 'ngrok') {
-    const why = address.tunnel?.message ?? 'it is still connecting.';
-    return { problem: `The ngrok tunnel is not connected, so the service cannot reach the plugin: ${why}` };
+    const why = address.tunnel?.message;
+    return { problem: why === undefined ? say('testEvent.tunnelConnecting') : say('testEvent.tunnelDown', { reason: why }) };
   }
   if (pagePublicUrl !== undefined) return { url: pagePublicUrl };
-  return { problem: 'Enter the public webhook address (or set up the ngrok tunnel) first, save, and restart Homebridge.' };
+  return { problem: say('testEvent.noAddress') };
 }
 
 /** Reads the outcome of a test event for `lockId` from the plugin's status file. */
@@ -69,27 +99,19 @@ export function judgeTestEvent(status: Status | undefined, question: TestEventQu
   const arrived = receiver?.lastCallbacks[`lock:${lockId}`];
   if (arrived !== undefined && arrived.at >= startedAt) {
     const tookMs = Math.max(0, arrived.at - startedAt);
-    return {
-      state: 'passed',
-      tookMs,
-      message: `The test event came back through ${where} in ${(tookMs / 1000).toFixed(1)} s with a good signature: the whole way from the service to HomeKit works.`,
-    };
+    return { state: 'passed', tookMs, message: say('testEvent.passed', { url: where, seconds: Math.round(tookMs / 100) / 10 }) };
   }
   const refused = receiver?.lastRejection;
   if (refused !== undefined && refused.at >= startedAt && (refused.device === undefined || refused.device === `lock:${lockId}`)) {
-    return { state: 'refused', message: `A callback arrived, but ${refusalWords(refused.reason, refused.clockOffsetMs)}` };
+    return { state: 'refused', message: refusal(refused.reason, refused.clockOffsetMs) };
   }
   const stray = receiver?.lastUnknownPath;
   if (stray !== undefined && stray.at >= startedAt) {
-    const expected = `${new URL(question.publicUrl).pathname.replace(/\/+$/, '')}/lock/${lockId}`;
-    return {
-      state: 'otherPath',
-      message: `A request arrived at ${stray.path}, not at ${expected}: your proxy or tunnel changes the path. Forward the path as it is (keep ${new URL(question.publicUrl).pathname.replace(/\/+$/, '') || '/'}).`,
-    };
+    const prefix = new URL(question.publicUrl).pathname.replace(/\/+$/, '');
+    return { state: 'otherPath', message: say('testEvent.otherPath', { path: stray.path, expected: `${prefix}/lock/${lockId}`, prefix: prefix || '/' }) };
   }
-  if (now - startedAt < timeoutMs) return { state: 'waiting', message: 'Waiting for the service to call back…' };
-  return {
-    state: 'nothing',
-    message: `Nothing arrived within ${seconds(timeoutMs)}: the service cannot reach ${where}. Check that your tunnel or proxy is running and forwards to this plugin's listener${status?.receiver.listenAddress ? ` (${status.receiver.listenAddress})` : ''}.`,
-  };
+  if (now - startedAt < timeoutMs) return { state: 'waiting', message: say('testEvent.waiting') };
+  const count = Math.round(timeoutMs / 1000);
+  const listener = status?.receiver.listenAddress;
+  return { state: 'nothing', message: listener ? say('testEvent.nothingAt', { count, url: where, listener }) : say('testEvent.nothing', { count, url: where }) };
 }

@@ -9,6 +9,7 @@ import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
 import { judgeTestEvent, testEventAddress, type TestEventVerdict } from './test-event-verdict.js';
+import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
 export interface TestEventStart {
@@ -35,8 +36,8 @@ export class TestEvents {
         await operateLock(await this.session.client(account, tokens), lockId, 'status');
       });
     } catch (error) {
-      const message = `The service did not take the request (${errorText(error)}), so no test event was sent.`;
-      await recordTestEvent(this.session.storage, { lockId, startedAt, state: 'requestFailed', message }).catch(() => undefined);
+      const message = serverMessage('server.testEvent.notTaken', { reason: errorText(error) });
+      await recordTestEvent(this.session.storage, { lockId, startedAt, state: 'requestFailed', message: message.text }).catch(() => undefined);
       throw new UiError(message);
     }
     return { lockId, startedAt };
@@ -49,7 +50,7 @@ export class TestEvents {
     if ('problem' in address) throw new UiError(address.problem);
     const verdict = judgeTestEvent(status, { ...start, now: this.now(), publicUrl: address.url, ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }) });
     if (verdict.state !== 'waiting') {
-      await recordTestEvent(this.session.storage, { ...start, state: verdict.state, message: verdict.message, ...(verdict.state === 'passed' ? { tookMs: verdict.tookMs } : {}) }).catch(() => undefined);
+      await recordTestEvent(this.session.storage, { ...start, state: verdict.state, message: verdict.message.text, ...(verdict.state === 'passed' ? { tookMs: verdict.tookMs } : {}) }).catch(() => undefined);
     }
     return verdict;
   }

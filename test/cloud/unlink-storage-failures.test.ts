@@ -140,10 +140,12 @@ describe('storage failures in unlink and token writes never reject unhandled', (
     storage.broken.add(LEDGER);
     const answer = await new AccountLink(session).unlink(account);
     expect(answer.saved).toBe(false);
-    expect(answer.message).toContain('could not be written');
-    expect(answer.message).toContain('unlink again');
+    expect(answer.message.code).toBe('server.unlink.notSaved');
+    expect(answer.message.text).toContain('could not be written');
+    expect(answer.message.text).toContain('unlink again');
     // The ledger was unwritable too: the answer says the list could not be updated.
-    expect(answer.message).toContain('The list of webhooks could not be updated');
+    expect(answer.notes.map((note) => note.code)).toContain('server.unlink.listNotUpdated');
+    expect(answer.notes.map((note) => note.text).join(' ')).toContain('The list of webhooks could not be updated');
   });
 
   it('token writes from a timer (keep-alive, header token save, expiry refresh) with the disk failing: logged, never thrown', async () => {

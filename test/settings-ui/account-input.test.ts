@@ -27,9 +27,19 @@ describe('README "Settings UI" > Account: which account a request of the page me
     expect(account).toMatchObject({ clientId: 'edited-client', clientSecret: 'saved-secret', apiKey: 'saved-key', publicUrl: 'https://other.example.net/x' });
   });
 
-  it('names every missing field in plain words', () => {
-    expect(() => resolveAccount({}, {})).toThrow('Enter the API key, client id, client secret, API address (baseUrl), authorization address (authUrl) first.');
-    expect(() => resolveAccount({ apiKey: 'k' }, { clientId: 'c', clientSecret: 's', baseUrl: 'https://a' })).toThrow('Enter the authorization address (authUrl) first.');
+  it('names the first missing field in plain words, a message code of its own per field', () => {
+    const refusal = (input: unknown, saved: Record<string, unknown>) => {
+      try {
+        resolveAccount(input, saved);
+      } catch (error) {
+        return error instanceof UiError ? error.uiMessage : undefined;
+      }
+      return undefined;
+    };
+    expect(refusal({}, {})).toEqual({ code: 'server.account.missing.apiKey', params: {}, text: 'Enter the API key first.' });
+    expect(refusal({ apiKey: 'k' }, { clientSecret: 's' })).toEqual({ code: 'server.account.missing.clientId', params: {}, text: 'Enter the client id first.' });
+    expect(refusal({ apiKey: 'k' }, { clientId: 'c', clientSecret: 's', baseUrl: 'https://a' })).toEqual({ code: 'server.account.missing.authUrl', params: {}, text: 'Enter the authorization address (authUrl) first.' });
+    expect(refusal({ baseUrl: 'api.example.com' }, SAVED)).toMatchObject({ code: 'server.account.notAddress.baseUrl', params: {} });
   });
 
   it('refuses addresses that are not http(s)', () => {

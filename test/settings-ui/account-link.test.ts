@@ -65,7 +65,7 @@ describe('README "Link your account": link, test and unlink from the settings pa
 
   it('unlink deletes every webhook registration at the service, then the tokens', async () => {
     await linkAndRegister();
-    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [], saved: true });
+    expect(await link.unlink(account)).toEqual({ message: { code: 'server.unlink.done', params: {}, text: 'Unlinked: the stored tokens were deleted.' }, notes: [], left: [], saved: true });
     expect(sim.registrations()).toEqual([]);
     const record = await new TokenStore(storage).read();
     expect(record).toMatchObject({ state: 'unlinked' });
@@ -96,12 +96,15 @@ describe('README "Link your account": link, test and unlink from the settings pa
     sim.revokeRefreshToken(record.refreshToken);
     const answer = await link.unlink(account);
     expect(answer.left.map((row) => row.scope).sort()).toEqual(['doorbell DOORBELL-FRONT', 'lock LOCK-FRONT-DOOR', 'the account (user webhook)']);
-    expect(answer.message).toMatch(/^Unlinked: the stored tokens were deleted\. 3 webhook registration\(s\) could not be deleted: .*lock LOCK-FRONT-DOOR \(.+\).*deleted after the next link/);
+    expect(answer.message.code).toBe('server.unlink.done');
+    expect(answer.notes).toHaveLength(1);
+    expect(answer.notes[0]).toMatchObject({ code: 'server.unlink.left', params: { count: 3 } });
+    expect(answer.notes[0]?.text).toMatch(/^3 webhook registrations could not be deleted: .*lock LOCK-FRONT-DOOR \(.+\).*deleted after the next link/);
     expect(sim.registrations()).toHaveLength(3);
     expect(await store.read()).toMatchObject({ state: 'unlinked' });
   });
 
   it('without any link and nothing registered, unlink says only that the tokens are gone', async () => {
-    expect(await link.unlink(account)).toEqual({ message: 'Unlinked: the stored tokens were deleted.', left: [], saved: true });
+    expect(await link.unlink(account)).toEqual({ message: { code: 'server.unlink.done', params: {}, text: 'Unlinked: the stored tokens were deleted.' }, notes: [], left: [], saved: true });
   });
 });

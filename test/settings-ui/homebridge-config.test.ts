@@ -62,7 +62,8 @@ describe('reading Homebridge\'s config.json while the Homebridge UI saves it', (
     const save = await saveUnderWay();
     setTimeout(() => void save.finish(), 30);
     const [matter, platform] = await Promise.all([readMatterPairing({ storagePath: dir, configPath }), readSavedPlatform(configPath)]);
-    expect(matter.message).toMatch(/keeps its devices HomeKit-only/);
+    expect(matter.message).toMatchObject({ code: 'matter.pluginOff.main', params: {} });
+    expect(matter.message.text).toMatch(/keeps its devices HomeKit-only/);
     expect(platform).toMatchObject({ platform: 'LockAccess', apiKey: 'saved-key' });
   });
 });

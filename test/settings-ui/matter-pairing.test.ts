@@ -43,7 +43,8 @@ describe('the settings UI shows whether Matter is on and how to pair', () => {
     await commissioning(MAIN.username, COMMISSIONING);
     const info = await read();
     expect(info).toMatchObject({ bridge: 'main', bridgeMatter: true, pluginMatter: true, active: true, manualPairingCode: '2149-324-5966', qrCode: 'MT:-24J04QI14YNCP3IM10', commissioned: false });
-    expect(info.message).toMatch(/pair it in Google Home, Alexa or another Matter app with the code below/);
+    expect(info.message).toMatchObject({ code: 'matter.ready.main', params: {} });
+    expect(info.message.text).toMatch(/pair it in Google Home, Alexa or another Matter app with the code below/);
     // The UI never needs the raw passcode: the code and the QR payload carry it.
     expect(JSON.stringify(info)).not.toContain('75315796');
   });
@@ -54,7 +55,8 @@ describe('the settings UI shows whether Matter is on and how to pair', () => {
     await commissioning(child.username, { ...COMMISSIONING, manualPairingCode: '1111-222-3333' });
     const info = await read();
     expect(info).toMatchObject({ bridge: 'child', active: true, manualPairingCode: '1111-222-3333' });
-    expect(info.message).toMatch(/child bridge/);
+    expect(info.message).toMatchObject({ code: 'matter.ready.child', params: {} });
+    expect(info.message.text).toMatch(/child bridge/);
   });
 
   it('paired: says so, with the labels the Matter apps gave themselves', async () => {
@@ -62,7 +64,7 @@ describe('the settings UI shows whether Matter is on and how to pair', () => {
     await commissioning(MAIN.username, { ...COMMISSIONING, commissioned: true, fabricCount: 1, fabrics: [{ fabricIndex: 1, label: 'Google Home' }] });
     const info = await read();
     expect(info).toMatchObject({ commissioned: true, controllers: ['Google Home'] });
-    expect(info.message).toMatch(/paired with Google Home/);
+    expect(info.message).toEqual({ code: 'matter.pairedWith.main', params: { controllers: 'Google Home' }, text: 'Matter is on for the Homebridge bridge and paired with Google Home.' });
   });
 
   it('Matter off for the bridge (no matter block, enabled false, or externals only): off, and what to do', async () => {
@@ -70,7 +72,7 @@ describe('the settings UI shows whether Matter is on and how to pair', () => {
       await config({ bridge: { ...MAIN, ...(matter === undefined ? {} : { matter }) }, platforms: [{ platform: 'LockAccess' }] });
       const info = await read();
       expect(info).toMatchObject({ bridgeMatter: false, active: false });
-      expect(info.message).toMatch(/Matter is off for the Homebridge bridge: turn it on/);
+      expect(info.message.text).toMatch(/Matter is off for the Homebridge bridge: turn it on/);
     }
   });
 
@@ -78,18 +80,18 @@ describe('the settings UI shows whether Matter is on and how to pair', () => {
     await config({ bridge: { ...MAIN, matter: {} }, platforms: [{ platform: 'LockAccess', matter: false }] });
     const info = await read();
     expect(info).toMatchObject({ bridgeMatter: true, pluginMatter: false, active: false });
-    expect(info.message).toMatch(/keeps its devices HomeKit-only/);
+    expect(info.message.text).toMatch(/keeps its devices HomeKit-only/);
   });
 
   it('no pairing file yet, a broken one, or no readable config: a sentence, never a throw', async () => {
     await config({ bridge: { ...MAIN, matter: {} }, platforms: [{ platform: 'LockAccess' }] });
-    expect((await read()).message).toMatch(/has not made a pairing code yet: restart Homebridge/);
+    expect((await read()).message.text).toMatch(/has not made a pairing code yet: restart Homebridge/);
     await commissioning(MAIN.username, 'not json');
     const file = commissioningFile(storagePath, MAIN.username);
     await writeFile(file, '{ broken');
-    expect((await read()).message).toMatch(/pairing file could not be read/);
+    expect((await read()).message.text).toMatch(/pairing file could not be read/);
     await writeFile(configPath, '{ broken');
-    expect((await read()).message).toMatch(/config\.json could not be read/);
+    expect((await read()).message.text).toMatch(/config\.json could not be read/);
   });
 
   it('says which Matter apps were tried and which were not', async () => {

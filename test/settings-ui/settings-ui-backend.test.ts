@@ -112,7 +112,7 @@ describe('README "Link your account": the settings server links by OAuth 2.0 aut
     now = started.startedAt + 29_999;
     expect(await backend.testEventResult({ ...started })).toMatchObject({ state: 'waiting' });
     now = started.startedAt + 30_000;
-    expect((await backend.testEventResult({ ...started })).message).toMatch(/^Nothing arrived within 30 seconds: the service cannot reach http:\/\/127\.0\.0\.1:9\/lock-access\./);
+    expect((await backend.testEventResult({ ...started })).message.text).toMatch(/^Nothing arrived within 30 seconds: the service cannot reach http:\/\/127\.0\.0\.1:9\/lock-access\./);
 
     const brief = new SettingsUiBackend({
       storagePath: dir, configPath: join(dir, 'config.json'), log: quiet, now: () => now, testEventTimeoutMs: 2_000,
@@ -122,11 +122,11 @@ describe('README "Link your account": the settings server links by OAuth 2.0 aut
     now = again.startedAt + 1_999;
     expect(await brief.testEventResult({ ...again })).toMatchObject({ state: 'waiting' });
     now = again.startedAt + 2_000;
-    expect(await brief.testEventResult({ ...again })).toMatchObject({ state: 'nothing', message: expect.stringMatching(/^Nothing arrived within 2 seconds: /) as unknown });
+    expect(await brief.testEventResult({ ...again })).toMatchObject({ state: 'nothing', message: { code: 'testEvent.nothing', params: { count: 2 }, text: expect.stringMatching(/^Nothing arrived within 2 seconds: /) as unknown } });
   });
 
   it('names the missing account fields instead of calling the service', async () => {
     await writeFile(join(dir, 'config.json'), JSON.stringify({ platforms: [{ platform: 'LockAccess' }] }));
-    await expect(backend.testConnection({})).rejects.toThrow(/Enter the API key, client id, client secret/);
+    await expect(backend.testConnection({})).rejects.toMatchObject({ message: 'Enter the API key first.', uiMessage: { code: 'server.account.missing.apiKey', params: {} } });
   });
 });

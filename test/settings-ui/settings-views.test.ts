@@ -52,7 +52,7 @@ describe('README "Settings UI": status and event log read from the files the plu
 
   it('before anything ran: not linked, no snapshot, not running', async () => {
     expect(await views.status()).toEqual({
-      link: { state: 'unlinked', message: 'Not linked yet: link your Lock Access account below.' },
+      link: { state: 'unlinked', message: { code: 'server.linkState.neverLinked', params: {}, text: 'Not linked yet: link your Lock Access account below.' } },
       plugin: undefined,
       pluginRunning: false,
     });
@@ -63,7 +63,8 @@ describe('README "Settings UI": status and event log read from the files the plu
     await writeFile(storage.file('tokens.json'), '{not json');
     const status = await views.status();
     expect(status.link.state).toBe('reauthorizationNeeded');
-    expect(status.link.message).toMatch(/^The stored tokens cannot be read \(.+\)\. Link the account again\.$/);
+    expect(status.link.message.code).toBe('server.linkState.unreadable');
+    expect(status.link.message.text).toMatch(/^The stored tokens cannot be read \(.+\)\. Link the account again\.$/);
   });
 
   it('shows the plugin\'s snapshot (rejection counts included) and that its writer runs', async () => {

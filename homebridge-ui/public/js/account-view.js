@@ -158,7 +158,7 @@ function wireUnlink(refresh) {
       if (!answer) return;
       // Registrations the unlink could not delete are named, each with its reason.
       const left = answer.left ?? [];
-      say('account-result', showMessage(answer.message), left.length > 0 ? 'error' : 'ok');
+      say('account-result', [answer.message, ...(answer.notes ?? [])].map(showMessage).join(' '), left.length > 0 ? 'error' : 'ok');
       if (left.length > 0) {
         $('account-result').append(el('ul', { class: 'mb-0 ps-3', id: 'unlink-left' },
           ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: t('account.unlinkLeft', { scope: showMessage(row.scope), error: showMessage(row.error) }) }))));

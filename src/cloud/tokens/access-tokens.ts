@@ -6,6 +6,7 @@ import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
 import { describeNetworkError } from '../http/network-error.js';
 import { safeErrorText } from '../http/safe-error-text.js';
+import { LINK_MESSAGES } from './link-messages.js';
 import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
 import { decodeJwtTimes } from '../http/oauth.js';
 import { type MachineState, step } from './token-machine.js';
@@ -94,11 +95,11 @@ export class AccessTokens {
           session.adopt(undefined);
           return;
         }
-        const message = fresh.refreshTokenLost === 'uncertain'
-          ? 'The service no longer accepts the access token, and the last refresh token may have been used without the answer reaching the plugin.'
+        const message = LINK_MESSAGES[fresh.refreshTokenLost === 'uncertain'
+          ? 'link.accessLost.uncertain'
           : fresh.refreshToken === undefined
-            ? 'The service no longer accepts the access token and there is no refresh token left.'
-            : 'The service no longer accepts the access token and the renewal did not help.';
+            ? 'link.accessLost.noRefreshToken'
+            : 'link.accessLost.renewalFailed'];
         const next: TokenRecord = { ...fresh, state: 'reauthorizationNeeded', message };
         delete next.accessToken;
         delete next.accessTokenExpiresAt;

@@ -4,7 +4,9 @@
 // settings page's test of the link, the same GET /users/me asked once.
 import { doublingDelay } from '../../util/backoff.js';
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
+import { LEGACY_MESSAGE_CODE, type UiMessage } from '../../util/ui-message.js';
 import { safeErrorText } from '../http/safe-error-text.js';
+import { linkMessage, messageOfSentence } from './link-messages.js';
 import type { AccessTokens, TokenCheck } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
 import { REAUTHORIZATION_ADVICE, type TokenSession } from './token-session.js';
@@ -61,29 +63,36 @@ export function timerDelay(dueAt: number, now: number, minMs = 1000): number {
 const FIRST_CHECK_DELAY_MS = 10_000;
 
 /** GET /users/me with the current access token; spends the refresh token only if that token is rejected. */
-export async function testConnection(parts: { check: TokenCheck; access: AccessTokens; onHeaderToken(token: string, sentWith?: string): void }): Promise<{ ok: boolean; message: string }> {
+export async function testConnection(parts: { check: TokenCheck; access: AccessTokens; onHeaderToken(token: string, sentWith?: string): void }): Promise<{ ok: boolean; message: UiMessage }> {
   const { check, access } = parts;
   let token: string;
   try {
     token = await access.get();
   } catch (error) {
-    return { ok: false, message: safeErrorText(error) };
+    return { ok: false, message: failedTest(error) };
   }
   let result = await check.check(token);
   if (result.kind === 'unauthorized') {
     try {
       token = await access.afterUnauthorized(token);
     } catch (error) {
-      return { ok: false, message: safeErrorText(error) };
+      return { ok: false, message: failedTest(error) };
     }
     result = await check.check(token);
   }
   if (result.kind === 'ok') {
     parts.onHeaderToken(result.headerToken ?? token, token);
-    return { ok: true, message: 'Connected: the Lock Access service accepted the access token.' };
+    return { ok: true, message: linkMessage('link.test.ok') };
   }
-  if (result.kind === 'unauthorized') return { ok: false, message: `The service refused the access token. ${REAUTHORIZATION_ADVICE}` };
-  return { ok: false, message: `Could not reach the Lock Access service (${result.detail}). Try again later.` };
+  if (result.kind === 'unauthorized') return { ok: false, message: linkMessage('link.test.refused') };
+  return { ok: false, message: linkMessage('link.test.unreachable', { reason: result.detail }) };
+}
+
+/** No token to test with: the link's own sentence when it is one, else what went wrong. */
+function failedTest(error: unknown): UiMessage {
+  const sentence = safeErrorText(error);
+  const known = messageOfSentence(sentence);
+  return known.code === LEGACY_MESSAGE_CODE ? linkMessage('link.test.failed', { reason: sentence }) : known;
 }
 
 export interface KeepAliveOptions {

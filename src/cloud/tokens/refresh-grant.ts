@@ -4,6 +4,7 @@
 // Beside it the other grant, the authorization code's, which the settings UI's link flow makes.
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
+import { LINK_MESSAGES } from './link-messages.js';
 import type { TokenCheck } from './access-tokens.js';
 import { decodeJwtTimes, expiryOf, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from '../http/oauth.js';
 import { type GrantFailure, step } from './token-machine.js';
@@ -12,7 +13,7 @@ import { newLinkRecord, type Seeds } from './token-writes.js';
 import { NOT_LINKED_MESSAGE, type RefreshReason, type TokenSession, UNCERTAIN_MESSAGE } from './token-session.js';
 import type { TokenRecord } from '../../storage/token-file.js';
 
-const REFUSED_MESSAGE = 'The Lock Access service refused the stored refresh token (it is used, expired or revoked).';
+const REFUSED_MESSAGE = LINK_MESSAGES['link.refused'];
 
 /** The advice part of a client-error message (the log line adds its own lead). */
 function settingsText(error: Error): string {

@@ -16,6 +16,7 @@ import type { Storage } from '../../storage.js';
 import { TokenStore } from '../../storage/token-file.js';
 import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
+import type { UiMessage } from '../../util/ui-message.js';
 import { RequestRejectedError } from '../http/errors.js';
 import { nodeFetch } from '../http/node-fetch.js';
 import { safeErrorText } from '../http/safe-error-text.js';
@@ -206,7 +207,7 @@ export class TokenManager {
   }
 
   /** GET /users/me with the current access token; spends the refresh token only if that token is rejected. */
-  testConnection(): Promise<{ ok: boolean; message: string }> {
+  testConnection(): Promise<{ ok: boolean; message: UiMessage }> {
     return testConnection({ check: this.check, access: this.access, onHeaderToken: (token, sentWith) => { this.noteResponseToken(token, sentWith); } });
   }
 

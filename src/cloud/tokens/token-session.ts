@@ -6,6 +6,7 @@
 // sentences the token jobs show users.
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from '../http/safe-error-text.js';
+import { LINK_MESSAGES, linkMessage } from './link-messages.js';
 import { acceptsHeaderToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, nothingKnown } from './token-knowledge.js';
 import { type CurrentToken, type LinkState, type MachineState, step } from './token-machine.js';
 import { type TokenRecord, type TokenStore } from '../../storage/token-file.js';
@@ -36,24 +37,22 @@ export interface TokenStatus {
 // The sentences the token jobs show users, in one place: the README quotes the advice, and the
 // same situation must read the same wherever it is noticed.
 /** The fixed part of the log line when the user must link again (documented in the README). */
-export const REAUTHORIZATION_ADVICE =
-  'Open the plugin settings in the Homebridge UI and link your Lock Access account again (or paste a new refresh token there). Until then HomeKit shows the last known state.';
+// Their English words are the templates of their message codes (link-messages.ts).
+export const REAUTHORIZATION_ADVICE = LINK_MESSAGES['link.advice'];
 
-export const NOT_LINKED_MESSAGE = 'Lock Access is not linked to an account: open the plugin settings in the Homebridge UI and link your account (or enter a refresh token).';
+export const NOT_LINKED_MESSAGE = LINK_MESSAGES['link.notLinked'];
 
 /** Start-up after an unlink (the tombstone): why nothing links, although tokens may still be in the config. */
-export const UNLINKED_AT_START_MESSAGE =
-  'Lock Access is unlinked (in the plugin settings, or because the account was deleted) and stays idle: tokens still in the plugin settings are not used again. Link the account in the plugin settings (or enter a new refresh token) to resume.';
+export const UNLINKED_AT_START_MESSAGE = LINK_MESSAGES['link.unlinkedAtStart'];
 
-export const UNCERTAIN_MESSAGE =
-  'A token renewal got no usable answer (or Homebridge stopped while it ran). The service may have replaced the refresh token without the plugin receiving the new one, so the old one will never be sent again. The plugin keeps using the current access token, which stays valid, and keeps it alive every day.';
+export const UNCERTAIN_MESSAGE = LINK_MESSAGES['link.uncertain'];
 
 /** What callers are told once the link is lost for good. */
-export const RELINK_MESSAGE = `Lock Access needs you to link your account again. ${REAUTHORIZATION_ADVICE}`;
+export const RELINK_MESSAGE = LINK_MESSAGES['link.relink'];
 
 /** Storage faults right after a grant: the new tokens are in use but not on disk yet. */
 export function notSavedMessage(reason: string): string {
-  return `The renewed tokens are in use but not saved yet (${reason}). The plugin keeps retrying the save; free disk space or fix the folder's permissions, and do not restart Homebridge until a later line says the tokens are saved.`;
+  return linkMessage('link.notSaved', { reason }).text;
 }
 
 export class TokenSession {

@@ -44,7 +44,7 @@ describe('a wrong client secret never costs the refresh token', () => {
     const views = new SettingsViews(new CloudSession({ storage, createClient: () => { throw new Error('not used'); }, log: bed.log, now: Date.now }), Date.now);
     const page = await views.status();
     expect(page.link.state).toBe('checkSettings');
-    expect(page.link.message).toContain('clientSecret');
+    expect(page.link.message.text).toContain('clientSecret');
 
     // The user fixes the secret and restarts.
     const fixed = bed.manager({ seeds: { refreshToken: seed } });

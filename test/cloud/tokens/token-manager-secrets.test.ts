@@ -72,7 +72,7 @@ describe('"no API key, client secret, token or webhook token appears in any log 
     await capture(() => tokens.refreshNow());
     sim.faults.failNext(1, 503, '/users/me');
     await capture(() => tokens.refreshNow());
-    messages.push((await tokens.testConnection()).message);
+    messages.push(JSON.stringify((await tokens.testConnection()).message));
     sim.revokeAccessTokens();
     await capture(() => client.request('GET', '/users/me'));
     sim.faults.rateLimitNext(1, 3);
@@ -91,7 +91,7 @@ describe('"no API key, client secret, token or webhook token appears in any log 
     sim.revokeAccessTokens();
     await capture(() => client.request('GET', '/users/me'));
     await capture(() => client.request('GET', '/users/me'));
-    messages.push((await tokens.testConnection()).message);
+    messages.push(JSON.stringify((await tokens.testConnection()).message));
     await capture(() => tokens.linkWithRefreshToken('rt_this-one-was-never-issued-by-the-service'));
     secrets.add('rt_this-one-was-never-issued-by-the-service');
     await capture(() => tokens.exchangeAuthorizationCode({ code: 'ac_made-up-authorization-code-value', redirectUri: 'http://127.0.0.1:1/cb' }));

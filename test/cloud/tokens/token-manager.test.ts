@@ -157,7 +157,7 @@ describe('the settings UI links the account and tests the connection', () => {
     sim.faults.failNext(1, 503, '/users/me');
     const result = await m.testConnection();
     expect(result.ok).toBe(false);
-    expect(result.message).toBe('Could not reach the Lock Access service (the service answered 503). Try again later.');
+    expect(result.message).toEqual({ code: 'link.test.unreachable', params: { reason: 'the service answered 503' }, text: 'Could not reach the Lock Access service (the service answered 503). Try again later.' });
     expect(m.state).toBe('linked');
   });
 });
@@ -175,7 +175,7 @@ describe('unlink deletes the tokens, and the unlink survives restarts', () => {
     expect(record?.accessToken).toBeUndefined();
     expect(record?.pendingAccessToken).toBeUndefined();
     await expect(m.getAccessToken()).rejects.toBeInstanceOf(NotLinkedError);
-    expect(await m.testConnection()).toMatchObject({ ok: false });
+    expect(await m.testConnection()).toMatchObject({ ok: false, message: { code: 'link.notLinked', params: {} } });
   });
 
   it('a refresh token still in config.json neither links again nor is sent after a restart', async () => {
