@@ -7,8 +7,11 @@
 //     follows the routed events, and the devices of config and the last run are served at once;
 //   watchers: the setup against the account, the token file, the self-check, the delivery watch.
 // A later stage follows what an earlier one announces; none waits for the service. Each part says
-// in which step it stops (util/shutdown.ts).
+// in which step it stops (util/shutdown.ts). Before any of it, the storage's instance lock: a second
+// LockAccess block on the same storage runs nothing.
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from '../matter/matter-on-bridge.js';
+import { claimInstance } from '../storage/instance-lock.js';
+import { Storage } from '../storage.js';
 import { linkStage, openFiles, type Files, type Link, type PluginContext } from './link-stage.js';
 import { listenerStage, type Listener } from './listener-stage.js';
 import { viewsStage, type MatterViews, type Views } from './views-stage.js';
@@ -28,6 +31,7 @@ export interface RunningPlugin {
 export async function startPlugin(context: PluginContext): Promise<RunningPlugin | undefined> {
   // Read after each await: Homebridge may shut down while a stage is being built.
   const stopping = () => context.shutdown.stopping;
+  if (!await claimStorage(context)) return undefined;
   const matterViews = await loadMatter(context);
   const files = await openFiles(context);
   if (stopping()) return undefined;
@@ -40,6 +44,22 @@ export async function startPlugin(context: PluginContext): Promise<RunningPlugin
   context.log.info(`Started: ${plural(listener.registry.lockIds().length, 'lock')} and ${plural(listener.registry.doorbellIds().length, 'doorbell')} served`);
   const watchers = await watchersStage(context, files, link, listener, views);
   return { files, link, listener, views, watchers };
+}
+
+/**
+ * Takes the storage's instance lock, released when the plugin stops. False when another block's
+ * process holds it: this block then opens no listener, sends nothing and publishes nothing.
+ */
+async function claimStorage({ api, log, shutdown }: PluginContext): Promise<boolean> {
+  const storage = Storage.under(api.user.storagePath());
+  const claim = await claimInstance(storage);
+  if (claim.held) {
+    shutdown.on('flush', () => claim.release());
+    return true;
+  }
+  log.error(`Another Lock Access block already runs on this storage (${storage.dir}, process ${String(claim.pid)}), so this block does nothing: `
+    + 'one block serves several accounts. Move this block\'s account into "accounts" of that block (Several homes or accounts in the README) and remove this block.');
+  return false;
 }
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
