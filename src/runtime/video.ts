@@ -7,7 +7,7 @@ import type { LockAccessConfig } from '../config.js';
 import type { StatusPublisher } from '../status/status-publisher.js';
 import type { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
-import { LEDGER_FILE } from '../video/child-ledger.js';
+import { CHILD_LEDGER_FILE } from '../video/child-ledger.js';
 import { VideoRoom } from '../video/video-room.js';
 
 export function startVideo(config: LockAccessConfig, log: Logger, client: ApiClient, publisher: StatusPublisher, storage: Storage): VideoRoom {
@@ -15,7 +15,7 @@ export function startVideo(config: LockAccessConfig, log: Logger, client: ApiCli
     config: config.video,
     log,
     lookup: async (doorbellId, dvrId) => (await lookupVideo(client, doorbellId, dvrId)).url,
-    ledger: { read: () => storage.readText(LEDGER_FILE), write: (value) => storage.write(LEDGER_FILE, value) },
+    ledger: { read: () => storage.readText(CHILD_LEDGER_FILE), write: (value) => storage.write(CHILD_LEDGER_FILE, value) },
     onStatus: (video) => {
       publisher.update({ video });
     },

@@ -6,7 +6,7 @@ import { startupDevices } from '../cloud/device-set.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import type { matterView } from '../matter/matter-view.js';
 import type { DeviceView } from '../model/device-registry.js';
-import { DeviceStatus } from '../status/device-status.js';
+import { DeviceStatusView } from '../status/device-status.js';
 import { Storage } from '../storage.js';
 import type { VideoRoom } from '../video/video-room.js';
 import type { Link, PluginContext } from './link-stage.js';
@@ -23,7 +23,7 @@ export interface Views {
   readonly homekit: AccessoryRegistry;
   /** Matter's endpoints; undefined on a bridge without Matter. */
   readonly matter: DeviceView | undefined;
-  readonly status: DeviceStatus;
+  readonly status: DeviceStatusView;
 }
 
 /**
@@ -39,7 +39,7 @@ export function viewsStage(context: PluginContext, link: Link, listener: Listene
   const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video, pluginName, platformName, cached: context.cachedAccessories });
   // Matter shows the same device set as HomeKit, synced after it.
   const matter = matterViews === undefined ? undefined : matterViews({ api, log, registry, cached: context.cachedMatter, wanted: config.matter, pluginName, platformName });
-  const status = new DeviceStatus(registry, link.publisher);
+  const status = new DeviceStatusView(registry, link.publisher);
   for (const view of [homekit, matter, status]) if (view !== undefined) registry.attach(view);
   // The event log and the status file's last callbacks follow each routed event.
   listener.router.routed.follow((routed) => {

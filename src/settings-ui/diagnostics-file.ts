@@ -2,16 +2,15 @@
 // the saved config, then hands it to the pure builder, which takes every secret out. Every secret
 // value known here (keys, tokens, the webhook token) is named to the builder, so none survives
 // even where it would appear in an unexpected place.
+import { LEDGER_FILE } from '../cloud/registrations/registration-ledger.js';
+import { WEBHOOK_SECRET_FILE } from '../cloud/registrations/webhook-secret.js';
 import { EVENT_LOG_FILE } from '../status/event-log.js';
 import { buildDiagnostics } from '../status/diagnostics.js';
 import { STATUS_FILE } from '../status/status.js';
 import { SUPPORT_FILE } from '../status/support-record.js';
 import type { Storage } from '../storage.js';
+import { TOKENS_FILE } from '../storage/token-file.js';
 import { pluginVersion } from '../util/plugin-version.js';
-
-const TOKENS_FILE = 'tokens.json';
-const WEBHOOK_SECRET_FILE = 'webhook-secret.json';
-const LEDGER_FILE = 'webhooks.json';
 
 async function readJson(storage: Storage, name: string): Promise<unknown> {
   try {

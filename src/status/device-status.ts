@@ -4,7 +4,7 @@ import type { DeviceRegistry, DeviceView } from '../model/device-registry.js';
 import type { LockDevice } from '../model/lock-device.js';
 import type { StatusPublisher } from './status-publisher.js';
 
-export class DeviceStatus implements DeviceView {
+export class DeviceStatusView implements DeviceView {
   /** What stops following each lock, by the lock the registry holds. */
   private readonly following = new Map<LockDevice, () => void>();
 

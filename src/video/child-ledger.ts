@@ -13,7 +13,7 @@ import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 
 /** The ledger's file in the plugin's folder (written with mode 0600 like the others). */
-export const LEDGER_FILE = 'ffmpeg-children.json';
+export const CHILD_LEDGER_FILE = 'ffmpeg-children.json';
 
 const entrySchema = z.object({ pid: z.number().int().positive(), start: z.string().min(1), name: z.string().min(1) });
 const ledgerSchema = z.object({ children: z.array(entrySchema) });

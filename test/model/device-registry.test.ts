@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { DeviceRegistry, type DeviceView } from '../../src/model/device-registry.js';
-import { DeviceStatus } from '../../src/status/device-status.js';
+import { DeviceStatusView } from '../../src/status/device-status.js';
 import type { LockEvent } from '../../src/model/events.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
 import type { DeviceEntry } from '../../src/model/device-entry.js';
@@ -29,7 +29,7 @@ function setup(failCommands = false) {
     operate: () => (failCommands ? Promise.reject(new Error('the bridge is busy')) : Promise.resolve()),
   });
   // The status file's device list follows the registry as a view: each publish here names the locks then offline.
-  registry.attach(new DeviceStatus(registry, { devices: (shown) => published.push(shown.lockIds().filter((id) => shown.lock(id)?.state.online === false).join()) }));
+  registry.attach(new DeviceStatusView(registry, { devices: (shown) => published.push(shown.lockIds().filter((id) => shown.lock(id)?.state.online === false).join()) }));
   registry.sync([A, B], true);
   published.length = 0;
   return { registry, records, captured, published, lock: (id: string) => registry.lock(id) ?? (() => { throw new Error(`no lock ${id}`); })() };

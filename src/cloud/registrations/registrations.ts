@@ -238,11 +238,6 @@ export class WebhookRegistrar {
       if (plan.actions.length > 0) await ledger.flush();
       report.authorizationLost = run.abort !== undefined && isAuthProblem(run.abort);
       report.skipped = run.abort instanceof UnlinkInProgress || run.abort instanceof Stopped;
-      const allCurrent = desired.every((item) => {
-        const entry = ledger.get(item.key);
-        return entry?.state === 'registered' && entry.tokenFingerprint === this.secret.fingerprint;
-      });
-      if (allCurrent && report.failed.length === 0) await this.secret.retirePrevious();
       logOutcome(report, this.log);
     } catch (error) {
       // Storage trouble: nothing was lost at the service, try again later.

@@ -14,17 +14,12 @@ import type { Logger } from '../../util/logger.js';
 
 export const WEBHOOK_SECRET_FILE = 'webhook-secret.json';
 
-/** Once every registration carries the new token, the previous one is still accepted this long (callbacks queued by the service). */
-export const PREVIOUS_TOKEN_GRACE_MS = 10 * 60 * 1000;
-
 const tokenText = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
 
 const secretFileSchema = z.object({
   token: tokenText,
   generation: z.number().int().min(1),
   createdAt: z.string(),
-  previousToken: tokenText.optional(),
-  previousValidUntil: z.number().optional(),
 });
 
 type SecretFile = z.infer<typeof secretFileSchema>;
@@ -172,50 +167,9 @@ export class WebhookSecret {
     return tokenFingerprint(this.known.token);
   }
 
-  /**
-   * Constant-time check of a callback's header value: the current token, or after a rotation the
-   * previous one until every registration was re-sent (plus a grace period).
-   */
+  /** Constant-time check of a callback's header value against the token. */
   accepts(headerValue: string | undefined): boolean {
-    if (headerValue === undefined) return false;
-    if (this.state === undefined) return false;
-    if (sameText(headerValue, this.state.token)) return true;
-    const { previousToken, previousValidUntil } = this.state;
-    if (previousToken === undefined) return false;
-    if (previousValidUntil !== undefined && this.now() > previousValidUntil) return false;
-    return sameText(headerValue, previousToken);
-  }
-
-  /** True while a previous token is still accepted (registrations with it may remain at the service). */
-  get hasPrevious(): boolean {
-    return this.state?.previousToken !== undefined && this.state.previousValidUntil === undefined;
-  }
-
-  /**
-   * Called by the registrar once every registration carries the current token: the previous token is
-   * accepted for a short grace period more, then never again.
-   */
-  async retirePrevious(): Promise<void> {
-    if (!this.hasPrevious) return;
-    const next: SecretFile = { ...this.known, previousValidUntil: this.now() + PREVIOUS_TOKEN_GRACE_MS };
-    await this.storage.write(WEBHOOK_SECRET_FILE, next);
-    this.state = next;
-  }
-
-  /**
-   * Replaces the token (new generation). The new token is stored before it is used; the caller then
-   * runs a reconcile, which re-sends every registration because the generation changed.
-   */
-  async rotate(): Promise<void> {
-    const current = this.known;
-    const next: SecretFile = {
-      token: newToken(),
-      generation: current.generation + 1,
-      createdAt: new Date(this.now()).toISOString(),
-      // Accepted with no end until the registrar has re-sent every registration (retirePrevious).
-      previousToken: current.token,
-    };
-    await this.storage.write(WEBHOOK_SECRET_FILE, next);
-    this.state = next;
+    if (headerValue === undefined || this.state === undefined) return false;
+    return sameText(headerValue, this.state.token);
   }
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -7,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/cloud/http/api.js';
 import { LEDGER_FILE, type LedgerEntry } from '../../../src/cloud/registrations/registration-ledger.js';
 import { WebhookRegistrar, type WantedHooks } from '../../../src/cloud/registrations/registrations.js';
-import { WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
+import { WEBHOOK_SECRET_FILE, WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
 import { type CloudFixture, startCloudFixture } from '../cloud-fixture.js';
 import { until } from '../../harness/until.js';
 
@@ -64,8 +65,9 @@ describe('a crash in the middle of reconciliation converges on the next start', 
     expect(scopes()).toEqual(['L0', 'L1', 'L2']);
 
     // New wish: L1 and L2 go, L3 and L4 come, and the token changed so L0 is re-sent.
-    const secret = await WebhookSecret.load(fx.storage);
-    await secret.rotate();
+    // A damaged token file: the next load makes a new token.
+    await writeFile(fx.storage.file(WEBHOOK_SECRET_FILE), '{"token":');
+    await WebhookSecret.load(fx.storage);
     const wanted: WantedHooks = { locks: ['L0', 'L3', 'L4'], doorbells: [], user: false };
     const dying = dyingClient(fx.client, 2);
     const crashed = await make(dying.client);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { PREVIOUS_TOKEN_GRACE_MS, tokenFingerprint, WEBHOOK_SECRET_FILE, WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
+import { tokenFingerprint, WEBHOOK_SECRET_FILE, WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
 import { Storage } from '../../../src/storage.js';
 import { recordingLog } from '../../callbacks/helpers.js';
 
@@ -30,22 +30,12 @@ describe('the webhook token ("a random 32-byte secret kept in storage")', () => 
     expect(other.token).not.toBe(first.token);
   });
 
-  it('rotate: new token, next generation, stored before use; the old one is accepted until retired, then for a grace period', async () => {
-    let now = 1_000;
-    const secret = await WebhookSecret.load(storage, { now: () => now });
-    const old = secret.token;
-    await secret.rotate();
-    expect(secret.generation).toBe(2);
-    expect(secret.token).not.toBe(old);
-    expect(JSON.parse(await readFile(join(dir, WEBHOOK_SECRET_FILE), 'utf8'))).toMatchObject({ token: secret.token, generation: 2 });
+  it('accepts the stored token only: not another token, not a missing or empty header', async () => {
+    const secret = await WebhookSecret.load(storage);
+    const other = await WebhookSecret.load(new Storage(join(dir, 'other')));
+    expect(JSON.parse(await readFile(join(dir, WEBHOOK_SECRET_FILE), 'utf8'))).toMatchObject({ token: secret.token, generation: 1 });
     expect(secret.accepts(secret.token)).toBe(true);
-    now += 24 * 60 * 60 * 1000;
-    expect(secret.accepts(old)).toBe(true);
-    await secret.retirePrevious();
-    now += PREVIOUS_TOKEN_GRACE_MS - 1;
-    expect(secret.accepts(old)).toBe(true);
-    now += 2;
-    expect(secret.accepts(old)).toBe(false);
+    expect(secret.accepts(other.token)).toBe(false);
     expect(secret.accepts(undefined)).toBe(false);
     expect(secret.accepts('')).toBe(false);
   });
