@@ -83,7 +83,7 @@ export async function startCopiedStream(room: VideoRoom, output: Socket, target:
     relay.splice();
     let hold: FfmpegRun;
     try {
-      hold = room.spawn(liveArgs({ kind: 'still' }, { ...target, width: plan.width, height: plan.height }, encoder, undefined, relay.port), { ...options, label: `${options.label} (last frame)`, stdin: 'pipe' });
+      hold = room.spawn(liveArgs({ kind: 'still' }, { ...target, width: plan.width, height: plan.height }, encoder, relay.port), { ...options, label: `${options.label} (last frame)`, stdin: 'pipe' });
     } catch (error) {
       finish(failedHold(errorText(error)));
       return;

@@ -1,11 +1,12 @@
-// ffmpeg's arguments for one camera-view stream: a recording (its HLS playlist, read by ffmpeg
-// itself) or a still picture (piped in), encoded as H.264 at or below what the controller asked for,
-// its last frame held until the viewer closes, sent as SRTP exactly as the controller negotiated.
+// ffmpeg's arguments for one camera-view stream: a recording (its HLS playlist) or a still picture
+// (piped in), encoded as H.264 at or below what the controller asked for, its last frame held until
+// the viewer closes. ffmpeg sends plain RTP to a relay of the plugin on this machine, which protects
+// it as SRTP with the controller's keys (rtp-relay.ts): the keys never stand in ffmpeg's command
+// line, which every local user can read.
 //
 // A recording whose H.264 already fits what the viewer asked for is copied instead (copyArgs): the
-// hold is a filter, which copied video cannot pass through, so the copy is sent as plain RTP to the
-// plugin's relay, and its last frame, kept as a picture, is then held by a second ffmpeg (a still,
-// sent to the same relay), which makes one stream of the two.
+// hold is a filter, which copied video cannot pass through, so its last frame, kept as a picture,
+// is then held by a second ffmpeg (a still, sent to the same relay), which makes one stream of the two.
 import { h264Level, h264Profile } from './h264-names.js';
 import { SRTP_TAG_LENGTH } from './srtp.js';
 
@@ -31,14 +32,10 @@ export interface LiveTarget {
   level: number;
 }
 
-/** Where and how the controller wants the sound: its audio port and keys, our audio SSRC, the codec it selected. */
+/** How the controller wants the sound: the codec it selected, and the local port of the sound's relay (which protects it, and drops it while muted). */
 export interface LiveAudioTarget {
   /** The ffmpeg encoder of the selected codec (see audioEncoderFor). */
   encoder: string;
-  port: number;
-  srtpKey: Buffer;
-  srtpSalt: Buffer;
-  ssrc: number;
   payloadType: number;
   /** Hz */
   sampleRate: number;
@@ -47,8 +44,7 @@ export interface LiveAudioTarget {
   bitrate: number;
   /** ms of sound in each packet */
   packetTime: number;
-  /** When set, plain RTP to this local port of the sound's relay (which protects it, and drops it while muted), not SRTP straight to the viewer. */
-  relayPort?: number;
+  relayPort: number;
 }
 
 export type LiveSource =
@@ -59,17 +55,6 @@ export type LiveSource =
 
 /** Below this the picture is not worth looking at; HomeKit asks for more anyway. */
 const MIN_BITRATE = 100;
-
-/** The scheme://host:port of the SRTP output; an IPv6 address in brackets. */
-function srtpAddress(target: LiveTarget, port = target.port, size = target.mtu): string {
-  const host = target.ipv6 ? `[${target.address}]` : target.address;
-  return `srtp://${host}:${port}?rtcpport=${port}&pkt_size=${size}`;
-}
-
-/** The SRTP options of one output: its payload type, SSRC and the controller's keys. */
-function srtpOptions(payloadType: number, ssrc: number, key: Buffer, salt: Buffer): string[] {
-  return ['-payload_type', String(payloadType), '-ssrc', String(ssrc), '-srtp_out_suite', 'AES_CM_128_HMAC_SHA1_80', '-srtp_out_params', Buffer.concat([key, salt]).toString('base64')];
-}
 
 /**
  * The ffmpeg encoder that makes the codec the controller selected, or undefined when this ffmpeg
@@ -92,8 +77,8 @@ function relayOutput(target: LiveTarget, relayPort: number): string[] {
   return ['-f', 'rtp', '-payload_type', String(target.payloadType), `rtp://127.0.0.1:${relayPort}?rtcpport=${relayPort}&pkt_size=${target.mtu - SRTP_TAG_LENGTH}`];
 }
 
-/** The second output: the clip's first sound track, encoded as selected, to the controller's audio port. */
-export function audioOutput(target: LiveTarget, audio: LiveAudioTarget): string[] {
+/** The second output: the clip's first sound track, encoded as selected, to the sound's relay. */
+export function audioOutput(audio: LiveAudioTarget): string[] {
   const codec =
     audio.encoder === 'libopus'
       ? ['-c:a', 'libopus', '-application', 'lowdelay', '-frame_duration', String(OPUS_FRAME_MS.filter((ms) => ms <= audio.packetTime).at(-1) ?? 20)]
@@ -106,9 +91,8 @@ export function audioOutput(target: LiveTarget, audio: LiveAudioTarget): string[
     '-ac', String(Math.max(1, audio.channels)),
     '-b:a', `${Math.max(8, audio.bitrate)}k`,
     '-f', 'rtp',
-    ...(audio.relayPort === undefined
-      ? [...srtpOptions(audio.payloadType, audio.ssrc, audio.srtpKey, audio.srtpSalt), srtpAddress(target, audio.port, AUDIO_PACKET_SIZE)]
-      : ['-payload_type', String(audio.payloadType), `rtp://127.0.0.1:${audio.relayPort}?rtcpport=${audio.relayPort}&pkt_size=${AUDIO_PACKET_SIZE - SRTP_TAG_LENGTH}`]),
+    '-payload_type', String(audio.payloadType),
+    `rtp://127.0.0.1:${audio.relayPort}?rtcpport=${audio.relayPort}&pkt_size=${AUDIO_PACKET_SIZE - SRTP_TAG_LENGTH}`,
   ];
 }
 
@@ -142,7 +126,7 @@ function encoding(target: LiveTarget, encoder: string): string[] {
  * The sound is an output of its own, so it never holds back the video, and it simply ends with the
  * clip while the last frame is held.
  */
-export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, audio?: LiveAudioTarget, relayPort?: number): string[] {
+export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, relayPort: number, audio?: LiveAudioTarget): string[] {
   const input =
     source.kind === 'recording'
       ? ['-re', '-i', source.playlist]
@@ -155,8 +139,8 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
     '-an', '-sn', '-dn',
     '-vf', filters(target),
     ...encoding(target, encoder),
-    ...(relayPort === undefined ? ['-f', 'rtp', ...srtpOptions(target.payloadType, target.ssrc, target.srtpKey, target.srtpSalt), srtpAddress(target)] : relayOutput(target, relayPort)),
-    ...(audio !== undefined && source.kind === 'recording' ? audioOutput(target, audio) : []),
+    ...relayOutput(target, relayPort),
+    ...(audio !== undefined && source.kind === 'recording' ? audioOutput(audio) : []),
   ];
 }
 
@@ -183,6 +167,6 @@ export function copyArgs(playlist: string, target: LiveTarget, relayPort: number
     '-c:v', 'mjpeg', '-q:v', '2', '-pix_fmt', 'yuvj420p',
     '-update', '1',
     '-f', 'image2', '-y', lastFrame,
-    ...(audio === undefined ? [] : audioOutput(target, audio)),
+    ...(audio === undefined ? [] : audioOutput(audio)),
   ];
 }

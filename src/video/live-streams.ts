@@ -1,25 +1,23 @@
 // The camera view's streams: prepared (a UDP port of ours where the viewer's RTCP reports arrive,
-// and our SSRC), started, stopped. An encoded stream is one ffmpeg that sends SRTP straight to the
-// viewer; a copied clip goes through the relay (copied-stream.ts). A stream also ends when its
-// ffmpeg ends by itself (the clip cannot be read, a crash) or when the viewer falls silent (no
-// report for a moment: it went away without a stop); `ended` says so, so the view can tell HomeKit.
-// ffmpeg reads the playlist; the plugin holds at most one packet of the video at a time.
+// and our SSRC), started, stopped. ffmpeg sends plain RTP to relays of ours, which send it on to the
+// viewer as SRTP from that port (so the viewer's keys never stand in ffmpeg's command line): an
+// encoded stream is one ffmpeg (encoded-stream.ts), a copied clip two in turn (copied-stream.ts).
+// A stream also ends when its ffmpeg ends by itself (the clip cannot be read, a crash) or when the
+// viewer falls silent (viewer-watch.ts); `ended` says so, so the view can tell HomeKit. A second
+// start of one stream replaces the first: its ffmpeg and its watch end before the new one begins.
 import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
-import { liveArgs, type LiveAudioTarget, type LiveSource, type LiveTarget } from './live-args.js';
+import type { LiveAudioTarget, LiveSource, LiveTarget } from './live-args.js';
 import { startCopiedStream, type CopyPlan, type StreamRun } from './copied-stream.js';
+import { startEncodedStream } from './encoded-stream.js';
 import { describeExit } from './ffmpeg-processes.js';
 import { RtpRelay } from './rtp-relay.js';
+import { ViewerWatch } from './viewer-watch.js';
 import type { VideoRoom } from './video-room.js';
 
-/** Before its first report, a viewer has this long (a phone on a slow network). */
-export const FIRST_REPORT_GRACE_MS = 5_000;
-/** After that, this much silence means the viewer is gone (it reports every half second or so). */
-export const SILENT_VIEWER_MS = 1_500;
-const WATCH_EVERY_MS = 250;
 /** Error lines of one stream's ffmpeg that reach the log (the rest only end up in its exit line). */
 const LOGGED_ERROR_LINES = 3;
 /** ffmpeg warnings that say nothing to a user (a JPEG still's full-range colours). */
@@ -38,8 +36,8 @@ export interface LiveViewer {
   audio: { port: number; srtpKey: Buffer; srtpSalt: Buffer };
 }
 
-/** The sound the viewer selected, with the encoder that makes it (our SSRC and its port and keys come from the session). */
-export type LiveAudioSelection = Omit<LiveAudioTarget, 'port' | 'srtpKey' | 'srtpSalt' | 'ssrc'>;
+/** The sound the viewer selected, with the encoder that makes it (its relay comes from the session). */
+export type LiveAudioSelection = Omit<LiveAudioTarget, 'relayPort'>;
 
 /** What the viewer selected when it started the stream. */
 export type LiveSelection = Omit<LiveTarget, 'address' | 'ipv6' | 'port' | 'srtpKey' | 'srtpSalt' | 'ssrc'> & { rtcpInterval: number };
@@ -55,11 +53,11 @@ interface Session {
   ssrc: number;
   socket: Socket;
   port: number;
-  heardAt?: number;
-  startedAt?: number;
+  /** Counts the starts of this stream: a start that finds a later one begun gives way to it. */
+  starts: number;
   run?: StreamRun;
   soundRelay?: RtpRelay;
-  watch?: NodeJS.Timeout;
+  watch?: ViewerWatch;
   /** For the doorbell's log ("camera view: ..."), whose lines carry the doorbell's name. */
   label: string;
   name: string;
@@ -86,9 +84,9 @@ export class LiveStreams {
     const label = 'camera view';
     await this.stop(sessionId);
     const socket = createSocket(viewer.ipv6 ? 'udp6' : 'udp4');
-    const session: Session = { viewer, ssrc: randomInt(1, 2 ** 31), socket, port: 0, label, name };
-    socket.on('message', () => {
-      session.heardAt = this.now();
+    const session: Session = { viewer, ssrc: randomInt(1, 2 ** 31), socket, port: 0, starts: 0, label, name };
+    socket.on('message', (packet, from) => {
+      session.watch?.heard(packet, from);
     });
     socket.on('error', (error) => {
       this.log.debug(`${label}: the return port failed (${errorText(error)}).`);
@@ -108,24 +106,29 @@ export class LiveStreams {
   /**
    * Starts ffmpeg for a prepared session: a recording that fits is copied (`copy` says from where
    * its last frame is kept), anything else encoded. Rejects when ffmpeg cannot be started (the
-   * caller refuses the stream).
+   * caller refuses the stream). A stream already started is ended first.
    */
   async start(sessionId: string, selection: LiveSelection, input: LiveInput, audio?: LiveAudioSelection, copy?: CopyFacts): Promise<void> {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error('the stream was not prepared');
+    const turn = ++session.starts;
+    await this.retire(session);
+    // The viewer closed, or started once more, while this start waited.
+    const current = (): boolean => this.sessions.get(sessionId) === session && session.starts === turn;
+    if (!current()) return;
     const { viewer } = session;
     const target: LiveTarget = { ...selection, address: viewer.address, ipv6: viewer.ipv6, port: viewer.port, srtpKey: viewer.srtpKey, srtpSalt: viewer.srtpSalt, ssrc: session.ssrc };
     let sound: LiveAudioTarget | undefined;
     if (audio !== undefined) {
       // The sound goes through a relay of its own, so that a mute can hold it back.
       const relay = await RtpRelay.open(session.socket, { address: viewer.address, ...viewer.audio, ssrc: session.ssrc + 1, payloadType: audio.payloadType, clockRate: audio.encoder === 'libopus' ? OPUS_CLOCK : audio.sampleRate });
-      relay.muted = this.muted;
-      session.soundRelay = relay;
-      if (this.sessions.get(sessionId) !== session) {
+      if (!current()) {
         relay.close();
         return;
       }
-      sound = { ...audio, ...viewer.audio, ssrc: session.ssrc + 1, relayPort: relay.port };
+      relay.muted = this.muted;
+      session.soundRelay = relay;
+      sound = { ...audio, relayPort: relay.port };
     }
     const encoder = this.room.ffmpeg?.h264Encoder ?? 'libx264';
     let logged = 0;
@@ -138,39 +141,28 @@ export class LiveStreams {
     let run: StreamRun;
     if (input.kind === 'recording' && copy !== undefined) {
       run = await startCopiedStream(this.room, session.socket, target, { playlist: input.playlist, ...copy, ...(sound === undefined ? {} : { audio: sound }) }, encoder, options);
-      if (this.sessions.get(sessionId) !== session) {
-        // The viewer closed while the relay opened.
-        await run.stop();
-        return;
-      }
     } else {
       const source: LiveSource = input.kind === 'recording' ? { kind: 'recording', playlist: input.playlist } : { kind: 'still' };
-      const encoded = this.room.spawn(liveArgs(source, target, encoder, sound), { ...options, stdin: input.kind === 'still' ? 'pipe' : 'ignore' });
-      if (input.kind === 'still' && encoded.stdin) {
-        // A viewer gone before the picture was read: ffmpeg closed its input, nothing to do.
-        encoded.stdin.on('error', () => undefined);
-        encoded.stdin.end(input.image);
-      }
-      run = encoded;
+      run = await startEncodedStream(this.room, session.socket, target, source, encoder, options, input.kind === 'still' ? input.image : undefined, sound);
+    }
+    if (!current()) {
+      // The viewer closed, or started again, while the relay opened.
+      await run.stop();
+      return;
     }
     session.run = run;
-    session.startedAt = this.now();
     void run.exited.then((exit) => {
-      if (this.sessions.get(sessionId) !== session || exit.stopped) return;
+      if (this.sessions.get(sessionId) !== session || session.run !== run || exit.stopped) return;
       this.log.warn(`${session.label} ended: ${describeExit(exit)}.`);
       void this.close(sessionId, session);
       this.ended(sessionId);
     });
-    const silence = Math.max(SILENT_VIEWER_MS, 3 * selection.rtcpInterval * 1000);
-    session.watch = setInterval(() => {
-      const now = this.now();
-      const quiet = session.heardAt === undefined ? now - (session.startedAt ?? now) > FIRST_REPORT_GRACE_MS : now - session.heardAt > silence;
-      if (!quiet || this.sessions.get(sessionId) !== session) return;
+    session.watch = new ViewerWatch(viewer, selection.rtcpInterval, () => {
+      if (!current()) return;
       this.log.info(`${session.label}: the viewer went away without closing the stream; it is ended.`);
       void this.close(sessionId, session);
       this.ended(sessionId);
-    }, WATCH_EVERY_MS);
-    session.watch.unref();
+    }, this.now);
   }
 
   /** Ends a stream (the viewer closed it); resolves once its ffmpeg has exited. */
@@ -193,13 +185,22 @@ export class LiveStreams {
 
   private close(sessionId: string, session: Session): Promise<unknown> {
     if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
-    if (session.watch) clearInterval(session.watch);
-    session.soundRelay?.close();
     try {
       session.socket.close();
     } catch {
       // Already closed.
     }
-    return session.run?.stop() ?? Promise.resolve();
+    return this.retire(session);
+  }
+
+  /** Ends what a start of the session began: its watch, its sound's relay, its ffmpeg. */
+  private async retire(session: Session): Promise<void> {
+    session.watch?.stop();
+    session.watch = undefined;
+    session.soundRelay?.close();
+    session.soundRelay = undefined;
+    const run = session.run;
+    session.run = undefined;
+    await run?.stop();
   }
 }
