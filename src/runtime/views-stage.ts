@@ -1,13 +1,14 @@
 // The views stage: everything that follows the device registry attaches to it as an equal (HomeKit's
 // accessories, Matter's endpoints, the status file's device list) and the event log follows the
 // routed events; then the devices of config and the last run are served at once.
-import { fetchImage } from '../cloud/image-fetch.js';
+import { imageFetcher } from '../cloud/image-fetch.js';
 import { startupDevices } from '../cloud/device-set.js';
 import { AccessoryRegistry } from '../homekit/accessory-registry.js';
 import type { matterView } from '../matter/matter-view.js';
 import type { DeviceView } from '../model/device-registry.js';
 import { DeviceStatusView } from '../status/device-status.js';
 import { Storage } from '../storage.js';
+import { httpAllowedBy } from '../util/fetch-trust.js';
 import type { VideoRoom } from '../video/video-room.js';
 import type { Link, PluginContext } from './link-stage.js';
 import type { Listener } from './listener-stage.js';
@@ -36,6 +37,7 @@ export function viewsStage(context: PluginContext, link: Link, listener: Listene
   const video = startVideo(config, log, link.client, link.publisher, Storage.under(api.user.storagePath()));
   // At once: every ffmpeg gets its SIGTERM before Homebridge's own exit can come.
   shutdown.on('halt', () => video.stop());
+  const fetchImage = imageFetcher(httpAllowedBy(config.baseUrl));
   const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video, pluginName, platformName, cached: context.cachedAccessories });
   // Matter shows the same device set as HomeKit, synced after it.
   const matter = matterViews === undefined ? undefined : matterViews({ api, log, registry, cached: context.cachedMatter, wanted: config.matter, pluginName, platformName });

@@ -4,7 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { ImageFetchError } from '../../src/cloud/image-fetch.js';
-import { fetchImage, imageFetcher, MAX_SNAPSHOT_BYTES } from '../../src/cloud/image-fetch.js';
+import { imageFetcher, MAX_SNAPSHOT_BYTES } from '../../src/cloud/image-fetch.js';
+
+/** Beside a plain-http service address (the simulator's), plain http stills are fetched. */
+const fetchImage = imageFetcher(true);
 
 describe('the motion still is downloaded with a size cap', () => {
   let server: Server;
@@ -64,7 +67,51 @@ describe('the motion still is downloaded with a size cap', () => {
   });
 
   it('the whole download has one deadline', async () => {
-    const error = await imageFetcher(200)(`${base}/hang.jpg`).catch((error: unknown) => error);
+    const error = await imageFetcher(true, 200)(`${base}/hang.jpg`).catch((error: unknown) => error);
     expect(error).toMatchObject({ transient: true, message: 'the image server did not answer within 0.2 s' });
+  });
+});
+
+describe('where a still may come from', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  async function serve(host: string, handler: (url: string, respond: (status: number, headers?: Record<string, string>, body?: Buffer) => void) => void): Promise<{ base: string; seen: string[] }> {
+    const seen: string[] = [];
+    const server = createServer((request, response) => {
+      seen.push(request.url ?? '');
+      handler(request.url ?? '', (status, headers = {}, body) => response.writeHead(status, headers).end(body));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
+    return { base: `http://${host}:${(server.address() as AddressInfo).port}`, seen };
+  }
+
+  it('a redirect to another host (an address in the home network) is not followed: that host sees no request', async () => {
+    const inside = await serve('127.0.0.2', (_url, respond) => {
+      respond(200, { 'content-type': 'image/jpeg' }, Buffer.from('router-page'));
+    });
+    const outside = await serve('127.0.0.1', (url, respond) => {
+      if (url === '/away.jpg') respond(302, { location: `${inside.base}/admin?token=abc` });
+      else if (url === '/near.jpg') respond(301, { location: '/here.jpg' });
+      else respond(200, { 'content-type': 'image/jpeg' }, Buffer.from('jpeg-bytes'));
+    });
+    await expect(fetchImage(`${outside.base}/away.jpg`)).rejects.toMatchObject({ transient: false, message: 'the image server redirected to another host' });
+    expect(inside.seen).toEqual([]);
+    // On the same host (and port) a redirect is still followed.
+    expect((await fetchImage(`${outside.base}/near.jpg`)).toString()).toBe('jpeg-bytes');
+  });
+
+  it('beside an https service address, a plain http still is refused unfetched', async () => {
+    const plain = await serve('127.0.0.1', (_url, respond) => {
+      respond(200, { 'content-type': 'image/jpeg' }, Buffer.from('jpeg-bytes'));
+    });
+    await expect(imageFetcher(false)(`${plain.base}/still.jpg`)).rejects.toMatchObject({ transient: false, message: expect.stringMatching(/plain http/) as unknown });
+    expect(plain.seen).toEqual([]);
   });
 });

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { fetchImage, ImageFetchError } from '../../src/cloud/image-fetch.js';
+import { ImageFetchError, imageFetcher } from '../../src/cloud/image-fetch.js';
+
+const fetchImage = imageFetcher(true);
 import { placeholder, PREFETCH_DELAY_MS, SnapshotCache, STILL_RETRY_DELAYS_MS } from '../../src/homekit/snapshot-cache.js';
 
 describe('snapshot cache (latest still, or a bundled placeholder)', () => {
