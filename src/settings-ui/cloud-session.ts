@@ -9,7 +9,7 @@ import type { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
 import type { Account } from './account-input.js';
 
-/** Builds the API client (src/cloud/http-client.ts in production) on a token manager. */
+/** Builds the API client (src/cloud/http/http-client.ts in production) on a token manager. */
 export type ClientFactory = (account: { baseUrl: string; apiKey: string }, tokens: TokenManager, log: Logger) => ApiClient | Promise<ApiClient>;
 
 export interface CloudSessionOptions {

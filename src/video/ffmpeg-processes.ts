@@ -51,7 +51,7 @@ export interface SpawnOptions {
   onErrorLine?: (line: string) => void;
 }
 
-/** What ties each child to Homebridge's life beyond its own stop (none by default, for tests). */
+/** What ties each child to Homebridge's life beyond its own stop: always given, so no caller gets unguarded children by forgetting it. */
 export interface ChildTies {
   guard: OrphanGuard;
   ledger?: ChildLedger;
@@ -70,7 +70,7 @@ export class FfmpegProcesses {
   constructor(
     private readonly path: string,
     private readonly log: Logger,
-    private readonly ties: ChildTies = { guard: 'none' },
+    private readonly ties: ChildTies,
   ) {
     // Homebridge ends the process after its shutdown; whatever still runs then is killed with it.
     process.on('exit', this.killAll);

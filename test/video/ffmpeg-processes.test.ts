@@ -38,7 +38,10 @@ afterEach(async () => {
   await Promise.all(owners.splice(0).map((owner) => owner.stopAll()));
 });
 
-function owner(body: string, ties?: ChildTies) {
+/** A child here needs no tie to this test process beyond its own stop, unless a test asks for one. */
+const UNTIED: ChildTies = { guard: 'none' };
+
+function owner(body: string, ties: ChildTies = UNTIED) {
   const log = keptLog();
   const processes = new FfmpegProcesses(script(body), log, ties);
   owners.push(processes);
@@ -103,7 +106,7 @@ describe('every ffmpeg is a child the plugin owns', () => {
   });
 
   it('a program that cannot be started ends the run with a reason, never a throw', async () => {
-    const processes = new FfmpegProcesses('/nonexistent/ffmpeg', keptLog());
+    const processes = new FfmpegProcesses('/nonexistent/ffmpeg', keptLog(), UNTIED);
     owners.push(processes);
     const exit = await processes.spawn([], { label: 'x' }).exited;
     expect(describeExit(exit)).toMatch(/^ffmpeg could not be started \(.*ENOENT/);
