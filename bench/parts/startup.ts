@@ -2,6 +2,7 @@
 // registered with a simulator that answers every call after 50 ms, and how many API calls it took.
 import { startHomebridge, freePort } from '../../test/harness/homebridge.js';
 import { startSimulator } from '../../test/sim/index.js';
+import { testFfmpeg } from '../../test/video/ffmpeg-binary.js';
 import { addFleetToSim, oursPlatform, pluginOverride, waitForRegistrations } from '../lib/env.js';
 import { fleet } from '../lib/fleet.js';
 import { round } from '../lib/stats.js';
@@ -16,7 +17,8 @@ export async function runStartup(options: RunOptions): Promise<PartResult> {
   addFleetToSim(sim, f);
   const port = await freePort();
   // Defaults a user gets: discovery and the start-up status refresh are on.
-  const platform = oursPlatform(sim, port, f, { discoverDevices: true, refreshStateOnStart: true });
+  // A user with ffmpeg (doorbell video on), as the Homebridge images have it.
+  const platform = oursPlatform(sim, port, f, { discoverDevices: true, refreshStateOnStart: true, video: { ffmpegPath: testFfmpeg() } });
   const spawnedAt = performance.now();
   const hb = await startHomebridge({ platforms: [platform], ...pluginOverride() });
   try {

@@ -5,7 +5,8 @@
 //   listener: the device registry and the webhook listener whose events apply to it;
 //   views: HomeKit, Matter and the status file's device list attach to the registry, the event log
 //     follows the routed events, and the devices of config and the last run are served at once;
-//   watchers: the setup against the account, the token file, the self-check, the delivery watch.
+//   watchers: the setup against the account, the token file, the self-check, the delivery watch;
+//     doorbell video checks ffmpeg once the first setup has run.
 // A later stage follows what an earlier one announces; none waits for the service. Each part says
 // in which step it stops (util/shutdown.ts). Before any of it, the storage's instance lock: a second
 // LockAccess block on the same storage runs nothing.
@@ -14,6 +15,7 @@ import { claimInstance } from '../storage/instance-lock.js';
 import { Storage } from '../storage.js';
 import { linkStage, openFiles, type Files, type Link, type PluginContext } from './link-stage.js';
 import { listenerStage, type Listener } from './listener-stage.js';
+import { VideoCheckGate } from './video.js';
 import { viewsStage, type MatterViews, type Views } from './views-stage.js';
 import { watchersStage, type Watchers } from './watchers-stage.js';
 
@@ -39,10 +41,13 @@ export async function startPlugin(context: PluginContext): Promise<RunningPlugin
   if (stopping()) return undefined;
   const listener = await listenerStage(context, files, link);
   if (stopping()) return undefined;
-  const views = viewsStage(context, link, listener, matterViews);
+  const videoCheck = new VideoCheckGate();
+  const views = viewsStage(context, link, listener, matterViews, videoCheck.opened);
   // From here HomeKit reads answer from the devices, no longer from the accessory cache.
   context.log.info(`Started: ${plural(listener.registry.lockIds().length, 'lock')} and ${plural(listener.registry.doorbellIds().length, 'doorbell')} served`);
   const watchers = await watchersStage(context, files, link, listener, views);
+  // The first setup is under way (or there is none): the ffmpeg check waits for it.
+  videoCheck.openAfter(watchers.setup.settled(), context.shutdown);
   return { files, link, listener, views, watchers };
 }
 

@@ -31,10 +31,10 @@ export interface Views {
  * Synchronous on purpose: it runs in the same turn as the listener's start, so no callback is
  * delivered before its device is served.
  */
-export function viewsStage(context: PluginContext, link: Link, listener: Listener, matterViews: MatterViews | undefined): Views {
+export function viewsStage(context: PluginContext, link: Link, listener: Listener, matterViews: MatterViews | undefined, videoCheckAfter: Promise<void>): Views {
   const { api, log, config, pluginName, platformName, shutdown } = context;
   const { registry } = listener;
-  const video = startVideo(config, log, link.client, link.publisher, Storage.under(api.user.storagePath()));
+  const video = startVideo(config, log, link.client, link.publisher, Storage.under(api.user.storagePath()), videoCheckAfter);
   // At once: every ffmpeg gets its SIGTERM before Homebridge's own exit can come.
   shutdown.on('halt', () => video.stop());
   const fetchImage = imageFetcher(httpAllowedBy(config.baseUrl));

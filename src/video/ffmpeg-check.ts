@@ -55,12 +55,11 @@ export async function checkFfmpeg(configuredPath: string | undefined, ask: AskFf
   }
   if (version === undefined) return fail(`${path} is not ffmpeg (its -version does not say "ffmpeg version")`);
   try {
-    const [encoders, demuxers, muxers, protocols] = await Promise.all([
-      ask(path, ['-encoders']).then(capabilityNames),
-      ask(path, ['-demuxers']).then(capabilityNames),
-      ask(path, ['-muxers']).then(capabilityNames),
-      ask(path, ['-protocols']).then(protocolNames),
-    ]);
+    // One question at a time: on a small machine four ffmpeg at once take every core from the rest of start-up.
+    const encoders = capabilityNames(await ask(path, ['-encoders']));
+    const demuxers = capabilityNames(await ask(path, ['-demuxers']));
+    const muxers = capabilityNames(await ask(path, ['-muxers']));
+    const protocols = protocolNames(await ask(path, ['-protocols']));
     const h264Encoder = H264_ENCODERS.find((name) => encoders.has(name));
     if (h264Encoder === undefined) return fail(`ffmpeg ${version} at ${path} has no H.264 encoder (libx264 or a hardware one)`);
     if (!demuxers.has('hls')) return fail(`ffmpeg ${version} at ${path} cannot read HLS playlists (no hls demuxer)`);

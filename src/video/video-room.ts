@@ -47,6 +47,11 @@ export interface VideoRoomOptions {
   guard?: () => Promise<OrphanGuard>;
   /** Where copied views keep their clip's last frame (the system's temporary folder unless a test says). */
   scratchBase?: string;
+  /**
+   * The check (and the cameras it lets set up) waits for this: at start the calls to the service go
+   * first. At once without it.
+   */
+  checkAfter?: Promise<unknown>;
 }
 
 /** For the debug line: what ends ffmpeg should Homebridge die without a shutdown. */
@@ -73,7 +78,15 @@ export class VideoRoom {
     this.ledger = options.ledger && new ChildLedger(options.ledger, options.log);
     // The sweep is done before any child of this run can start.
     const sweep = Promise.all([this.ledger?.sweep(), sweepViewScratch(this.scratchBase)]);
-    this.ready = Promise.all([(options.check ?? checkFfmpeg)(options.config.ffmpegPath), (options.guard ?? checkOrphanGuard)(), sweep]).then(([check, guard]) => this.adopt(check, guard));
+    this.ready = Promise.resolve(options.checkAfter).then(async () => {
+      // Homebridge shut down before the check began: nothing to start.
+      if (this.stopped) return undefined;
+      // The processes are asked one after the other, each after the last has ended.
+      const check = await (options.check ?? checkFfmpeg)(options.config.ffmpegPath);
+      const guard = await (options.guard ?? checkOrphanGuard)();
+      await sweep;
+      return this.adopt(check, guard);
+    });
   }
 
   private get scratchBase(): string {

@@ -48,6 +48,31 @@ describe('ffmpeg is checked once at start: version, an H.264 encoder, the HLS de
     expect(check.info.encoders.has('aac')).toBe(true);
   });
 
+  it('asks ffmpeg one question at a time (a small machine keeps its other cores for the rest of start-up)', async () => {
+    let running = 0;
+    let most = 0;
+    const asked: string[] = [];
+    const answers: Record<string, string> = {
+      '-version': 'ffmpeg version 6.1 Copyright (c) the FFmpeg developers\n',
+      '-encoders': 'Encoders:\n ------\n V....D libx264              H.264\n',
+      '-demuxers': 'File formats:\n --\n D  hls             Apple HTTP Live Streaming\n',
+      '-muxers': 'File formats:\n --\n  E mp4             MP4\n',
+      '-protocols': 'Supported file protocols:\nInput:\n  file\nOutput:\n  srtp\n',
+    };
+    const check = await checkFfmpeg('/opt/ffmpeg', async (_path, args) => {
+      const question = args[0] ?? '';
+      asked.push(question);
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+      return answers[question] ?? '';
+    });
+    expect(check.ok).toBe(true);
+    expect(asked).toEqual(['-version', '-encoders', '-demuxers', '-muxers', '-protocols']);
+    expect(most).toBe(1);
+  });
+
   it('a configured path with no program: named, and the warning says to correct video.ffmpegPath', async () => {
     const check = await checkFfmpeg('/nonexistent/bin/ffmpeg');
     expect(problemOf(check)).toBe('no program at /nonexistent/bin/ffmpeg');

@@ -33,6 +33,47 @@ describe('the video room', () => {
     expect(() => room.spawn([], { label: 'x' })).toThrow(VideoUnavailableError);
   });
 
+  it('with checkAfter, ffmpeg is asked nothing until it settles; then the check runs and the room is ready', async () => {
+    let open: () => void = () => undefined;
+    const after = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let checks = 0;
+    const room = new VideoRoom({
+      config,
+      log: keptLog(),
+      lookup: () => Promise.resolve(''),
+      checkAfter: after,
+      guard: () => Promise.resolve('none'),
+      check: (path) => {
+        checks += 1;
+        return Promise.resolve({ ok: true, info: { path: path ?? 'ffmpeg', version: '6.1', h264Encoder: 'libx264', encoders: new Set(['libx264']), muxers: new Set<string>(), demuxers: new Set(['hls']), protocols: new Set(['srtp']) } });
+      },
+    });
+    // A turn of the event loop: the room's own steps before the gate have had their chance.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(checks).toBe(0);
+    expect(room.status().state).toBe('checking');
+    open();
+    expect((await room.ready)?.version).toBe('6.1');
+    expect(checks).toBe(1);
+    expect(room.status().state).toBe('ready');
+    await room.stop();
+  });
+
+  it('stopped before checkAfter settles: no check at all, and ready still resolves', async () => {
+    let open: () => void = () => undefined;
+    const after = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let checks = 0;
+    const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.resolve(''), checkAfter: after, check: () => { checks += 1; return Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }); } });
+    await room.stop();
+    open();
+    expect(await room.ready).toBeUndefined();
+    expect(checks).toBe(0);
+  });
+
   it('a failed lookup says so without the address it may carry', async () => {
     const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')), check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }) });
     await expect(room.playlist('D1', '9')).rejects.toThrow('the recording could not be looked up (GET https://api.example.com answered 500)');
