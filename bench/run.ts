@@ -5,6 +5,7 @@
 //   tsx bench/run.ts --quick              small counts and a 1-minute soak, for development
 //   tsx bench/run.ts --only latency,memory
 //   BENCH_SOAK_MINUTES=30 tsx bench/run.ts
+//   tsx bench/run.ts soak30               one part by name (`npm run bench -- soak30`: the 30-minute soak)
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -17,6 +18,7 @@ import { runLatency } from './parts/latency.js';
 import { runMatter } from './parts/matter.js';
 import { runMemory } from './parts/memory.js';
 import { runSoak } from './parts/soak.js';
+import { runSoak30 } from './parts/soak30.js';
 import { runStartup } from './parts/startup.js';
 import { runThroughput } from './parts/throughput.js';
 import { runSecureVideo } from './parts/secure-video.js';
@@ -42,8 +44,11 @@ const PARTS: [string, Part][] = [
   ['securevideo', (o) => runSecureVideo(o)],
   // Last: its own simulator and Homebridge processes, with a Matter controller in this process.
   ['matter', (o) => runMatter(o)],
+  // Half an hour on its own: memory flat, no ffmpeg left, final states right. Only when named.
+  ['soak30', (o) => runSoak30(o)],
 ];
 const BACKGROUND = new Set(['fakeclock']);
+const ONLY_WHEN_NAMED = new Set(['soak30']);
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null; soakMinutes: number | undefined } {
   let quick = false;
@@ -57,9 +62,10 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[] | null; soa
     else if (arg === '--soak-minutes') soakMinutes = Number(argv[++i]);
     else if (arg.startsWith('--soak-minutes=')) soakMinutes = Number(arg.slice(15));
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(`usage: tsx bench/run.ts [--quick] [--only ${PARTS.map(([n]) => n).join(',')}] [--soak-minutes N]\n`);
+      process.stdout.write(`usage: tsx bench/run.ts [--quick] [--only ${PARTS.map(([n]) => n).join(',')}] [--soak-minutes N] [part ...]\n`);
       process.exit(0);
-    } else throw new Error(`unknown argument ${arg}`);
+    } else if (PARTS.some(([n]) => n === arg)) only = [...(only ?? []), arg];
+    else throw new Error(`unknown argument ${arg}`);
   }
   const unknown = only?.filter((name) => !PARTS.some(([n]) => n === name)) ?? [];
   if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(', ')}; parts: ${PARTS.map(([n]) => n).join(', ')}`);
@@ -107,7 +113,7 @@ async function main(): Promise<void> {
   const background: Promise<void>[] = [];
   try {
     for (const [name, run] of PARTS) {
-      if (args.only && !args.only.includes(name)) continue;
+      if (args.only ? !args.only.includes(name) : ONLY_WHEN_NAMED.has(name)) continue;
       log(`--- ${name}${BACKGROUND.has(name) ? ' (in the background)' : ''}`);
       const running = run(options, env);
       if (BACKGROUND.has(name)) background.push(settle(name, running));
