@@ -25,6 +25,8 @@ export type AccountInput = z.infer<typeof accountInputSchema>;
 
 /** A complete account: every field the cloud calls need, addresses without a trailing slash. */
 export interface Account {
+  /** Which account of the block (`main` when absent): it says where the tokens are kept. */
+  id?: string;
   apiKey: string;
   clientId: string;
   clientSecret: string;

@@ -7,6 +7,7 @@ import { describeScope } from '../cloud/registrations/registration-requests.js';
 import { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
 import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';
+import { accountPublicUrl, MAIN_ACCOUNT_ID } from './account-choice.js';
 import type { CloudSession } from './cloud-session.js';
 import type { AuthorizationGrant } from './oauth-code-flow.js';
 import type { TokenManager } from '../cloud/tokens/token-manager.js';
@@ -84,13 +85,14 @@ export class AccountLink {
   async unlink(account: Account): Promise<UnlinkAnswer> {
     const result = await this.session.withTokens(account, async (tokens) => {
       // Deleting registrations needs no token: a file that cannot be read is not read again here.
-      const secret = await WebhookSecret.load(this.session.storage);
+      const storage = this.session.storageOf(account);
+      const secret = await WebhookSecret.load(storage);
       secret.stop();
       const registrar = new WebhookRegistrar({
         client: await this.session.client(account, tokens),
-        storage: this.session.storage,
+        storage,
         clientId: account.clientId,
-        publicUrl: () => account.publicUrl ?? '',
+        publicUrl: () => accountPublicUrl(account.publicUrl, account.id ?? MAIN_ACCOUNT_ID) ?? '',
         secret,
         log: this.session.log,
       });

@@ -8,6 +8,7 @@ import { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
 import type { Account } from './account-input.js';
+import { accountStorage, MAIN_ACCOUNT_ID } from './account-choice.js';
 
 /** Builds the API client (src/cloud/http/http-client.ts in production) on a token manager. */
 export type ClientFactory = (account: { baseUrl: string; apiKey: string }, tokens: TokenManager, log: Logger) => ApiClient | Promise<ApiClient>;
@@ -38,6 +39,11 @@ export class CloudSession {
 
   get storage(): Storage {
     return this.options.storage;
+  }
+
+  /** Where `account` keeps its tokens, webhook token and ledger: `accounts/<id>/` for an extra account. */
+  storageOf(account: Account): Storage {
+    return accountStorage(this.options.storage, account.id ?? MAIN_ACCOUNT_ID);
   }
 
   get log(): Logger {
@@ -83,7 +89,7 @@ export class CloudSession {
     if (account.refreshToken) seeds.refreshToken = account.refreshToken;
     if (account.accessToken) seeds.accessToken = account.accessToken;
     const options: ConstructorParameters<typeof TokenManager>[0] = {
-      storage: this.options.storage,
+      storage: this.storageOf(account),
       authUrl: account.authUrl,
       baseUrl: account.baseUrl,
       apiKey: account.apiKey,

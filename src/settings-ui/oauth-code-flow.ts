@@ -1,10 +1,12 @@
 // The OAuth 2.0 authorization-code flow of the settings page (RFC 6749 4.1), without I/O: step 1
-// makes the sign-in address with a random `state`, step 2 checks what the user pasted back against
-// it. A state lives in this process only, for 15 minutes, and is used once whatever happens.
+// makes the sign-in address with a `state` of the account's id and a random nonce, step 2 checks
+// what the user pasted back against it, so the code is exchanged for the account that started the
+// sign-in. A state lives in this process only, for 15 minutes, and is used once whatever happens.
 import { randomBytes } from 'node:crypto';
 
 import { nonEmpty, type Account } from './account-input.js';
 import { serverMessage } from './server-messages.js';
+import { MAIN_ACCOUNT_ID } from './account-choice.js';
 import { UiError } from './ui-error.js';
 
 /** How long a started authorization may take before its `state` is forgotten. */
@@ -19,10 +21,11 @@ export interface RedirectAnswer {
   base?: string;
 }
 
-/** A code the service issued, and the redirect address it must be redeemed with. */
+/** A code the service issued, the redirect address it must be redeemed with, and the account that asked. */
 export interface AuthorizationGrant {
   code: string;
   redirectUri: string;
+  accountId: string;
 }
 
 /** Reads the code (or the refusal) out of what the user pasted: the whole address, or just its query. */
@@ -62,20 +65,22 @@ function sameRedirectBase(a: string, b: string): boolean {
 }
 
 export class AuthorizationCodeFlow {
-  /** state -> redirect URI and start time. */
-  private readonly pending = new Map<string, { redirectUri: string; startedAt: number }>();
+  /** state -> redirect URI, account and start time. */
+  private readonly pending = new Map<string, { redirectUri: string; accountId: string; startedAt: number }>();
 
   constructor(private readonly now: () => number) {}
 
   /** Step 1 (RFC 6749 4.1.1): the address the user opens. */
-  start(account: Pick<Account, 'authUrl' | 'clientId'>, redirectUriInput: unknown): { url: string } {
+  start(account: Pick<Account, 'authUrl' | 'clientId' | 'id'>, redirectUriInput: unknown): { url: string } {
     const redirectUri = nonEmpty(redirectUriInput);
     if (!redirectUri || !/^https?:\/\/[^/]/i.test(redirectUri)) {
       throw new UiError(serverMessage('server.oauth.redirectMissing'));
     }
     this.forgetExpired();
-    const state = randomBytes(32).toString('base64url');
-    this.pending.set(state, { redirectUri, startedAt: this.now() });
+    // The account id first (no dot in an id), then the nonce that makes the state unguessable.
+    const accountId = account.id ?? MAIN_ACCOUNT_ID;
+    const state = `${accountId}.${randomBytes(32).toString('base64url')}`;
+    this.pending.set(state, { redirectUri, accountId, startedAt: this.now() });
     const url = new URL(`${account.authUrl}/authorization`);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('client_id', account.clientId);
@@ -106,7 +111,15 @@ export class AuthorizationCodeFlow {
     if (answer.base && !sameRedirectBase(answer.base, pending.redirectUri)) {
       throw new UiError(serverMessage('server.oauth.otherRedirect'));
     }
-    return { code: answer.code, redirectUri: pending.redirectUri };
+    return { code: answer.code, redirectUri: pending.redirectUri, accountId: pending.accountId };
+  }
+
+  /** The account a pasted address answers for, without spending its state (undefined: no sign-in started here). */
+  accountOf(pastedInput: unknown): string | undefined {
+    const pasted = nonEmpty(pastedInput);
+    const state = pasted === undefined ? undefined : parseRedirect(pasted).state;
+    this.forgetExpired();
+    return state === undefined ? undefined : this.pending.get(state)?.accountId;
   }
 
   private forgetExpired(): void {

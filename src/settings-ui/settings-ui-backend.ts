@@ -1,13 +1,15 @@
 // What the settings UI's server (homebridge-ui/server.js) does, typed and testable without the
 // Homebridge UI: one method per request of the page. It checks the page's input and hands each job
-// to its own file: account-input (which account), oauth-code-flow and account-link (link, test,
+// to its own file: account-input and account-choice (which account; `accountId` names an entry of
+// `accounts`, the main account when absent), oauth-code-flow and account-link (link, test,
 // unlink), settings-views (status, events, recordings, devices). Every answer is safe to show in a
 // browser: no API key, client secret, token or callback token ever leaves these modules.
 import type { VideoEvent } from '../cloud/video.js';
 import { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
 import type { UiMessage } from '../util/ui-message.js';
-import { nonEmpty, readSavedPlatform, resolveAccount, type Account } from './account-input.js';
+import { nonEmpty, readSavedPlatform } from './account-input.js';
+import { accountIdOf, resolveAccountById, type ChosenAccount } from './account-choice.js';
 import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.js';
 import { CloudSession, type ClientFactory } from './cloud-session.js';
 import type { EventLogEntry } from '../status/event-log.js';
@@ -32,6 +34,16 @@ export interface BackendOptions {
   testEventTimeoutMs?: number;
 }
 
+/**
+ * Which account a request is about: `accountId` (an entry of `accounts`, or `main` when absent),
+ * `account` the block's unsaved fields, `entry` the entry's own unsaved fields (key, client, name).
+ */
+export interface AccountRequest {
+  account?: unknown;
+  accountId?: unknown;
+  entry?: unknown;
+}
+
 export class SettingsUiBackend {
   private readonly flow: AuthorizationCodeFlow;
   private readonly link: AccountLink;
@@ -52,19 +64,19 @@ export class SettingsUiBackend {
   }
 
   /** "Send a test event", step 1: the service is asked for the lock's status. */
-  async startTestEvent(input: { account?: unknown; lockId?: unknown }): Promise<TestEventStart> {
+  async startTestEvent(input: AccountRequest & { lockId?: unknown }): Promise<TestEventStart> {
     const lockId = nonEmpty(input.lockId);
     if (!lockId) throw new UiError(serverMessage('server.testEvent.chooseLock'));
-    const account = await this.account(input.account);
+    const account = await this.account(input);
     return this.tests.start(account, lockId);
   }
 
   /** Step 2, asked until it is final: what came of it, in one sentence. */
-  async testEventResult(input: { account?: unknown; lockId?: unknown; startedAt?: unknown }): Promise<TestEventVerdict> {
+  async testEventResult(input: AccountRequest & { lockId?: unknown; startedAt?: unknown }): Promise<TestEventVerdict> {
     const lockId = nonEmpty(input.lockId);
     const startedAt = typeof input.startedAt === 'number' ? input.startedAt : Number.NaN;
     if (!lockId || !Number.isFinite(startedAt)) throw new UiError(serverMessage('server.testEvent.sendFirst'));
-    const account = await this.account(input.account);
+    const account = await this.account(input);
     return this.tests.verdict(account, { lockId, startedAt });
   }
 
@@ -75,37 +87,41 @@ export class SettingsUiBackend {
   }
 
   /** Step 1 of the OAuth authorization-code flow: the address the user opens. */
-  async startAuthorization(input: { account?: unknown; redirectUri?: unknown }): Promise<{ url: string }> {
-    const account = await this.account(input.account);
+  async startAuthorization(input: AccountRequest & { redirectUri?: unknown }): Promise<{ url: string }> {
+    const account = await this.account(input);
     return this.flow.start(account, input.redirectUri);
   }
 
-  /** Step 2: the user pasted the address the service sent the browser to; exchange its code. */
-  async finishAuthorization(input: { account?: unknown; redirectUrl?: unknown }): Promise<LinkAnswer> {
+  /**
+   * Step 2: the user pasted the address the service sent the browser to; its code is exchanged with
+   * the client of the account its `state` names, and the tokens go to that account's storage only.
+   */
+  async finishAuthorization(input: AccountRequest & { redirectUrl?: unknown }): Promise<LinkAnswer> {
     // The account fields first: a missing one is named while the sign-in's one-time state is still
     // unspent, so the same pasted address links once the field is filled in.
-    const account = await this.account(input.account);
+    const account = await this.account({ ...input, accountId: this.flow.accountOf(input.redirectUrl) ?? input.accountId });
     const grant = this.flow.redeem(input.redirectUrl);
+    if (grant.accountId !== account.id) throw new UiError(serverMessage('server.oauth.otherAccount'));
     return this.link.redeem(account, grant);
   }
 
   /** Links with a refresh token pasted into the page (spent once, through the shared token store). */
-  async linkWithRefreshToken(input: { account?: unknown; refreshToken?: unknown }): Promise<LinkAnswer> {
+  async linkWithRefreshToken(input: AccountRequest & { refreshToken?: unknown }): Promise<LinkAnswer> {
     const token = nonEmpty(input.refreshToken);
     if (!token) throw new UiError(serverMessage('server.link.pasteToken'));
-    const account = await this.account(input.account);
+    const account = await this.account(input);
     return this.link.withRefreshToken(account, token);
   }
 
   /** GET /users/me through the shared token store: never spends a refresh token the plugin then lacks. */
-  async testConnection(input: { account?: unknown }): Promise<{ ok: boolean; message: UiMessage }> {
-    const account = await this.account(input.account);
+  async testConnection(input: AccountRequest): Promise<{ ok: boolean; message: UiMessage }> {
+    const account = await this.account(input);
     return this.link.test(account);
   }
 
   /** Deletes every webhook registration, then the tokens. */
-  async unlink(input: { account?: unknown }): Promise<UnlinkAnswer> {
-    const account = await this.account(input.account);
+  async unlink(input: AccountRequest): Promise<UnlinkAnswer> {
+    const account = await this.account(input);
     return this.link.unlink(account);
   }
 
@@ -124,17 +140,17 @@ export class SettingsUiBackend {
   }
 
   /** The recording's playlist address for the page's player. */
-  async video(input: { account?: unknown; doorbellId?: unknown; dvrId?: unknown }): Promise<VideoEvent> {
+  async video(input: AccountRequest & { doorbellId?: unknown; dvrId?: unknown }): Promise<VideoEvent> {
     const doorbellId = nonEmpty(input.doorbellId);
     const dvrId = nonEmpty(input.dvrId);
     if (!doorbellId || !dvrId) throw new UiError(serverMessage('server.video.noRecording'));
-    const account = await this.account(input.account);
+    const account = await this.account(input);
     return this.views.video(account, doorbellId, dvrId);
   }
 
   /** Asks the service for the account's locks and doorbells. */
-  async discover(input: { account?: unknown }): Promise<FoundDevices> {
-    const account = await this.account(input.account);
+  async discover(input: AccountRequest): Promise<FoundDevices> {
+    const account = await this.account(input);
     return this.views.discover(account);
   }
 
@@ -155,8 +171,8 @@ export class SettingsUiBackend {
     }
   }
 
-  /** Unsaved edits from the page win over the saved config; what is still missing is named. */
-  private async account(input: unknown): Promise<Account> {
-    return resolveAccount(input, await readSavedPlatform(this.options.configPath));
+  /** The account the request names; unsaved edits from the page win over the saved config; what is still missing is named. */
+  private async account(input: AccountRequest): Promise<ChosenAccount> {
+    return resolveAccountById(accountIdOf(input.accountId), input.account, input.entry, await readSavedPlatform(this.options.configPath));
   }
 }

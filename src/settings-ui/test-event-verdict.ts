@@ -4,6 +4,7 @@
 import type { Status } from '../status/status.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { messageCatalog, type UiMessage } from '../util/ui-message.js';
+import { accountPublicUrl, MAIN_ACCOUNT_ID } from './account-choice.js';
 
 /** How long a test event waits for its callback before it says nothing arrived. */
 export const TEST_EVENT_TIMEOUT_MS = 30_000;
@@ -50,6 +51,8 @@ export interface TestEventQuestion {
   startedAt: number;
   now: number;
   publicUrl: string;
+  /** The account whose path the callback comes to (`/a/<id>/lock/…`); the main account when absent. */
+  accountId?: string;
   /** How long to wait before "nothing arrived"; TEST_EVENT_TIMEOUT_MS unless the settings server was given less. */
   timeoutMs?: number;
 }
@@ -94,7 +97,9 @@ export function testEventAddress(status: Status | undefined, pagePublicUrl: stri
 export function judgeTestEvent(status: Status | undefined, question: TestEventQuestion): TestEventVerdict {
   const { lockId, startedAt, now } = question;
   const timeoutMs = question.timeoutMs ?? TEST_EVENT_TIMEOUT_MS;
-  const where = withoutCredentials(question.publicUrl);
+  // The account's own path: the main account's callbacks come to the address, another's to `/a/<id>` under it.
+  const accountUrl = accountPublicUrl(question.publicUrl, question.accountId ?? MAIN_ACCOUNT_ID) ?? question.publicUrl;
+  const where = withoutCredentials(accountUrl);
   const receiver = status?.receiver;
   const arrived = receiver?.lastCallbacks[`lock:${lockId}`];
   if (arrived !== undefined && arrived.at >= startedAt) {
@@ -108,7 +113,8 @@ export function judgeTestEvent(status: Status | undefined, question: TestEventQu
   const stray = receiver?.lastUnknownPath;
   if (stray !== undefined && stray.at >= startedAt) {
     const prefix = new URL(question.publicUrl).pathname.replace(/\/+$/, '');
-    return { state: 'otherPath', message: say('testEvent.otherPath', { path: stray.path, expected: `${prefix}/lock/${lockId}`, prefix: prefix || '/' }) };
+    const expected = `${new URL(accountUrl).pathname.replace(/\/+$/, '')}/lock/${lockId}`;
+    return { state: 'otherPath', message: say('testEvent.otherPath', { path: stray.path, expected, prefix: prefix || '/' }) };
   }
   if (now - startedAt < timeoutMs) return { state: 'waiting', message: say('testEvent.waiting') };
   const count = Math.round(timeoutMs / 1000);

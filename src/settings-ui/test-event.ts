@@ -48,7 +48,7 @@ export class TestEvents {
     const status = await readStatus(this.session.storage);
     const address = testEventAddress(status, account.publicUrl);
     if ('problem' in address) throw new UiError(address.problem);
-    const verdict = judgeTestEvent(status, { ...start, now: this.now(), publicUrl: address.url, ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }) });
+    const verdict = judgeTestEvent(status, { ...start, now: this.now(), publicUrl: address.url, ...(account.id === undefined ? {} : { accountId: account.id }), ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }) });
     if (verdict.state !== 'waiting') {
       await recordTestEvent(this.session.storage, { ...start, state: verdict.state, message: verdict.message.text, ...(verdict.state === 'passed' ? { tookMs: verdict.tookMs } : {}) }).catch(() => undefined);
     }

@@ -27,12 +27,14 @@ describe('README "Link your account": parsing the pasted redirect address (RFC 6
 });
 
 describe('README "Link your account": the state of a sign-in is random, kept 15 minutes and used once', () => {
-  it('the sign-in address carries response_type=code, client_id, redirect_uri and a fresh 32-byte state', () => {
+  it('the sign-in address carries response_type=code, client_id, redirect_uri and a state of the account id and a fresh 32-byte nonce', () => {
     const flow = new AuthorizationCodeFlow(() => 0);
     const url = new URL(flow.start(ACCOUNT, REDIRECT).url);
     expect(`${url.origin}${url.pathname}`).toBe('https://auth.example.com/authorization');
     expect(Object.fromEntries(url.searchParams)).toMatchObject({ response_type: 'code', client_id: 'client-1', redirect_uri: REDIRECT });
-    expect(Buffer.from(url.searchParams.get('state') ?? '', 'base64url')).toHaveLength(32);
+    const [accountId, nonce] = (url.searchParams.get('state') ?? '').split('.');
+    expect(accountId).toBe('main');
+    expect(Buffer.from(nonce ?? '', 'base64url')).toHaveLength(32);
     expect(new URL(flow.start(ACCOUNT, REDIRECT).url).searchParams.get('state')).not.toBe(url.searchParams.get('state'));
   });
 
@@ -46,7 +48,7 @@ describe('README "Link your account": the state of a sign-in is random, kept 15 
   it('redeems the code of a matching state with the redirect address of step 1, once', () => {
     const flow = new AuthorizationCodeFlow(() => 0);
     const { back } = started(flow);
-    expect(flow.redeem(back('code=c-1'))).toEqual({ code: 'c-1', redirectUri: REDIRECT });
+    expect(flow.redeem(back('code=c-1'))).toEqual({ code: 'c-1', redirectUri: REDIRECT, accountId: 'main' });
     expect(() => flow.redeem(back('code=c-1'))).toThrow(/does not answer the sign-in started here/);
   });
 
@@ -86,7 +88,7 @@ describe('README "Link your account": the state of a sign-in is random, kept 15 
   it('a bare query or a trailing slash still matches the redirect address of step 1', () => {
     const flow = new AuthorizationCodeFlow(() => 0);
     const bare = started(flow);
-    expect(flow.redeem(`?code=c-2&state=${bare.state}`)).toEqual({ code: 'c-2', redirectUri: REDIRECT });
+    expect(flow.redeem(`?code=c-2&state=${bare.state}`)).toEqual({ code: 'c-2', redirectUri: REDIRECT, accountId: 'main' });
     const slash = started(flow);
     expect(flow.redeem(`${REDIRECT}/?code=c-3&state=${slash.state}`).code).toBe('c-3');
   });
