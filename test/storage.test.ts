@@ -68,5 +68,6 @@ describe('storage: atomic JSON files under <storagePath>/lock-access/', () => {
     expect(lastN).toBeGreaterThan(0);
     // Leftover temp files are allowed; the real file is always whole.
     expect((await readdir(dir)).includes('state.json')).toBe(true);
-  });
+    // Six node processes started one after another: seconds on a loaded machine.
+  }, 120_000);
 });

@@ -83,7 +83,7 @@ describe('a link from the settings page whose tokens cannot be written', () => {
     await vi.waitFor(async () => {
       await vi.advanceTimersByTimeAsync(SAVE_RETRY_FIRST_MS);
       expect(closing.ended()).toBe(true);
-    }, { timeout: 10_000, interval: 10 });
+    }, { timeout: 30_000, interval: 10 });
   }
 
   /** The page closes: the process may end only when this resolves. */
