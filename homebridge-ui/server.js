@@ -13,18 +13,12 @@ import { errorText } from '../dist/util/error-text.js';
 
 const prefix = '[Lock Access settings]';
 
-// Only the project's own browser tests set this: a test event that gets no answer then says so after
-// this many milliseconds instead of the product's 30 s. Anything but a positive whole number is ignored.
-const testEventWait = Number(process.env.LOCK_ACCESS_TEST_EVENT_TIMEOUT_MS);
-const testEventTimeoutMs = Number.isSafeInteger(testEventWait) && testEventWait > 0 ? testEventWait : undefined;
-
 class LockAccessUiServer extends HomebridgePluginUiServer {
   constructor() {
     super();
     this.backend = new SettingsUiBackend({
       storagePath: this.homebridgeStoragePath,
       configPath: this.homebridgeConfigPath,
-      ...(testEventTimeoutMs === undefined ? {} : { testEventTimeoutMs }),
       // The plugin's own API client, loaded when first needed (unlink, recordings, device list).
       createClient: async (account, tokens, log) => {
         const { CloudHttpClient } = await import('../dist/cloud/http/http-client.js');
