@@ -26,6 +26,8 @@ export interface CallbackContext {
   dedupeKey?: string;
   eventType?: string;
   event?: string;
+  /** The extra account whose path it came on (`/a/<id>/…`); undefined on the main account's paths. */
+  account?: string;
 }
 
 /** The parts of an HTTP request the pipeline reads. */

@@ -27,10 +27,21 @@ export interface ReceiverOptions {
    * unknown kind: each proves that the way in works), with its device key (`lock:ID`, `user`).
    */
   onVerified?: (key: string, stats: ReceiverStats) => void;
+  /**
+   * The extra account an `/a/<id>/…` path names, while it is enabled and linked: its callbacks are
+   * checked with its own key and header secret. Undefined (and no function): that path is 404.
+   */
+  accounts?: (id: string) => AccountGate | undefined;
   /** The socket limits; LISTENER_LIMITS unless a test needs them shorter. */
   limits?: ListenerLimits;
   /** How often the TLS certificate and key files are looked at for a renewal (ms). */
   tlsWatchIntervalMs?: number;
+}
+
+/** What verifies an extra account's callbacks: its API key and its header secret. */
+export interface AccountGate {
+  readonly apiKey: string;
+  readonly callbackToken: () => string | undefined;
 }
 
 export interface ListenerLimits {

@@ -15,7 +15,7 @@ import type { Logger } from '../util/logger.js';
 import { limitBodyTime } from './body-deadline.js';
 import { accept } from './accept.js';
 import type { AcceptEnv, CallbackContext, Verdict } from './accept.js';
-import { LISTENER_LIMITS, type ReceiverOptions } from './listener-options.js';
+import { type AccountGate, LISTENER_LIMITS, type ReceiverOptions } from './listener-options.js';
 import { printable } from './log-safe.js';
 import type { CallbackRoute } from './callback-kinds.js';
 import { ReceiverTally } from './receiver-tally.js';
@@ -77,10 +77,21 @@ export function buildReceiverApp(options: ReceiverOptions): ReceiverApp {
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_CALLBACK_BYTES }, (_request, body, parsed) => {
       parsed(null, body);
     });
+    // An extra account's routes answer only while it is enabled: otherwise 404 before the body is read.
+    const knownAccount = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+      if (options.accounts?.((request.params as { account?: string }).account ?? '') === undefined) {
+        reply.callNotFound();
+        return;
+      }
+      done();
+    };
     for (const method of ['POST', 'PUT'] as const) {
       scope.route({ method, url: `${prefix}/lock/:id`, handler: handle('lock') });
       scope.route({ method, url: `${prefix}/doorbell/:id`, handler: handle('doorbell') });
       scope.route({ method, url: `${prefix}/user`, handler: handle('user') });
+      scope.route({ method, url: `${prefix}/a/:account/lock/:id`, onRequest: knownAccount, handler: handle('lock') });
+      scope.route({ method, url: `${prefix}/a/:account/doorbell/:id`, onRequest: knownAccount, handler: handle('doorbell') });
+      scope.route({ method, url: `${prefix}/a/:account/user`, onRequest: knownAccount, handler: handle('user') });
     }
     done();
   });
@@ -174,6 +185,19 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     sinkReady: options.isReady ?? (() => true),
     dedupe: options.dedupe,
   };
+  // An extra account's callbacks are verified with its own key and header secret, never another's.
+  const accountEnvs = new WeakMap<AccountGate, AcceptEnv>();
+  const envOf = (account: string | undefined): AcceptEnv | undefined => {
+    if (account === undefined) return env;
+    const gate = options.accounts?.(account);
+    if (gate === undefined) return undefined;
+    let known = accountEnvs.get(gate);
+    if (known === undefined) {
+      known = { ...env, apiKey: gate.apiKey, storedToken: gate.callbackToken };
+      accountEnvs.set(gate, known);
+    }
+    return known;
+  };
   /** Claims an accepted one-shot event's key: the store's check-and-set has the last word, the verdict says what then. */
   const record = (verdict: Verdict): Verdict => {
     // State reports carry no claim: they are never remembered.
@@ -212,9 +236,12 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
   // A plain (not async) handler that sends and returns nothing, so Fastify never sends twice.
   return (route: CallbackRoute) => (request: FastifyRequest, reply: FastifyReply): void => {
     const receivedAt = now();
-    const pathId = route === 'user' ? undefined : (request.params as { id?: string }).id;
+    const params = request.params as { id?: string; account?: string };
+    const pathId = route === 'user' ? undefined : params.id;
+    const accountEnv = envOf(params.account);
     // `/lock/` matches the route with an empty id; it names no device, so it is not a route of ours.
-    if (pathId === '') {
+    // An account disabled or unlinked since the request arrived is no route of ours either.
+    if (pathId === '' || accountEnv === undefined) {
       reply.callNotFound();
       return;
     }
@@ -225,7 +252,7 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
       signature: request.headers[SIGNATURE_HEADER],
       token: request.headers[CALLBACK_TOKEN_HEADER],
       receivedAt,
-    }, env));
+    }, accountEnv));
     tally.note(route, verdict, pathId);
     sendVerdict(reply, verdict);
     if (verdict.kind === 'rejected') {
@@ -236,6 +263,7 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     if (verdict.kind !== 'accepted') return;
     // The reply has been handed to the socket; HomeKit updates come after it.
     if (waiting.length === 0) setImmediate(deliverWaiting);
+    if (params.account !== undefined) verdict.context.account = params.account;
     waiting.push({ route, events: verdict.events, context: verdict.context });
   };
 }
