@@ -37,7 +37,10 @@ export interface RoutedEvent {
 }
 
 /** What an event means beyond its device: someone (`userId`) added to or removed from a lock by the user webhook, the account deleted. */
-export type AccountChange = { kind: 'membership'; lockId: string; change: 'added' | 'removed'; userId: string | undefined } | { kind: 'deleted' };
+export type AccountChange = ({ kind: 'membership'; lockId: string; change: 'added' | 'removed'; userId: string | undefined } | { kind: 'deleted' }) & {
+  /** The extra account whose path the callback came on; undefined for the main account. */
+  account?: string | undefined;
+};
 
 export class EventRouter {
   /** Heard before the devices apply the event: a lock that left the account is gone when its event is logged. */
@@ -51,12 +54,12 @@ export class EventRouter {
     private readonly log: Logger,
   ) {}
 
-  /** Called once the receiver has acknowledged a callback. */
-  route(events: readonly DeviceEvent[], context: DeliveryContext): void {
+  /** Called once the receiver has acknowledged a callback; `account`: the extra account whose path it came on. */
+  route(events: readonly DeviceEvent[], context: DeliveryContext, account?: string): void {
     for (const event of events) {
       if (isLockEvent(event)) {
         if (event.kind === 'membership' && event.viaUserHook && (event.change === 'added' || event.change === 'removed')) {
-          this.accountChanged.emit({ kind: 'membership', lockId: event.lockId, change: event.change, userId: event.user.userId });
+          this.accountChanged.emit({ kind: 'membership', lockId: event.lockId, change: event.change, userId: event.user.userId, ...(account === undefined ? {} : { account }) });
         }
         const lock = this.devices.lock(event.lockId);
         const own = lock?.apply(event, context);
@@ -67,7 +70,7 @@ export class EventRouter {
         this.deliver('doorbell', event.doorbellId, doorbell !== undefined, event, context);
       } else {
         this.announce('account', 'account', 'Account', event, context);
-        this.accountChanged.emit({ kind: 'deleted' });
+        this.accountChanged.emit(account === undefined ? { kind: 'deleted' } : { kind: 'deleted', account });
       }
     }
   }

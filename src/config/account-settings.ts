@@ -20,8 +20,8 @@ export interface AccountSettings {
   readonly accessToken: string | undefined;
   readonly userWebhook: boolean;
   readonly discoverDevices: boolean;
-  readonly locks: readonly z.infer<Devices['lock']>[];
-  readonly doorbells: readonly z.infer<Devices['doorbell']>[];
+  readonly locks: z.infer<Devices['lock']>[];
+  readonly doorbells: z.infer<Devices['doorbell']>[];
 }
 
 /** The parts of the block's config the accounts are made of. */
@@ -33,8 +33,8 @@ export interface AccountSource {
   readonly accessToken?: string | undefined;
   readonly userWebhook: boolean;
   readonly discoverDevices: boolean;
-  readonly locks: readonly z.infer<Devices['lock']>[];
-  readonly doorbells: readonly z.infer<Devices['doorbell']>[];
+  readonly locks: z.infer<Devices['lock']>[];
+  readonly doorbells: z.infer<Devices['doorbell']>[];
   readonly accounts: readonly AccountEntry[];
 }
 

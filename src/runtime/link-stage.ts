@@ -2,13 +2,16 @@
 // the webhook token, the public address, link and unlink). Nothing here waits for the service.
 import type { API, MatterAccessory, PlatformAccessory } from 'homebridge';
 
+import { accountUnit, type AccountUnit } from '../accounts/account-unit.js';
 import { DedupeStore } from '../callbacks/dedupe.js';
-import { CloudHttpClient } from '../cloud/http/http-client.js';
-import { LinkControl } from '../cloud/link-control.js';
-import { WebhookRegistrar } from '../cloud/registrations/registrations.js';
-import { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
-import { TokenManager } from '../cloud/tokens/token-manager.js';
+import type { CloudHttpClient } from '../cloud/http/http-client.js';
+import type { LinkControl, LinkReporter } from '../cloud/link-control.js';
+import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
+import type { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
+import type { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { LockAccessConfig } from '../config.js';
+import { accountSettings } from '../config/account-settings.js';
+import { AccountStatusReporter } from '../status/account-status.js';
 import { moveContextToRecords } from '../storage/context-migration.js';
 import { DeviceRecords } from '../storage/device-records.js';
 import { EventLog } from '../status/event-log.js';
@@ -56,6 +59,12 @@ export interface Link {
   readonly control: LinkControl;
   /** A setup run against the account is wanted (`true`: with the first run's checks again). */
   readonly setupWanted: Signal<[asFirstRun: boolean]>;
+  /** The main account (the fields above are its parts). */
+  readonly main: AccountUnit;
+  /** The enabled extra accounts, in config order. */
+  readonly extras: readonly AccountUnit[];
+  /** A registration run's report, per account (only with extra accounts). */
+  readonly reported: Signal<[account: string, report: ReconcileReport]>;
 }
 
 /** The status file, the event log, the devices' saved state and the duplicate store, read before anything is served. */
@@ -71,52 +80,58 @@ export async function openFiles({ api, log, cachedAccessories, shutdown }: Plugi
 }
 
 export async function linkStage({ config, log, shutdown }: PluginContext, files: Files): Promise<Link> {
-  const tokens = new TokenManager({
+  const [mainSettings, ...extraSettings] = accountSettings(config);
+  if (mainSettings === undefined) throw new Error('the main account is always first');
+  let publisher: StatusPublisher | undefined;
+  // With several accounts, each registration run tells whether a handover to that account is complete.
+  const reported = new Signal<[account: string, report: ReconcileReport]>();
+  const several = config.accounts.length > 0;
+  const unitDeps = (id: string) => ({
+    config,
     storage: files.storage,
-    authUrl: config.authUrl,
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    clientId: config.clientId,
-    clientSecret: config.clientSecret,
-    seeds: { refreshToken: config.refreshToken, accessToken: config.accessToken },
     log,
+    shutdown,
+    publicUrl: () => address.publicUrl,
+    ...(several ? { onReport: (report: ReconcileReport) => {
+      reported.emit(id, report);
+    } } : {}),
   });
-  const client = new CloudHttpClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, tokens, log });
-  const secret = await WebhookSecret.load(files.storage, { log });
-  const publisher = new StatusPublisher({
-    status: files.status,
-    eventLog: files.eventLog,
-    linkMessage: () => tokens.status().message,
-    linkProblem: () => tokens.status().problem,
+  const main = await accountUnit(mainSettings, {
+    ...unitDeps(mainSettings.id),
+    status: (tokens) => (publisher = new StatusPublisher({
+      status: files.status,
+      eventLog: files.eventLog,
+      linkMessage: () => tokens.status().message,
+      linkProblem: () => tokens.status().problem,
+    })),
   });
-  const setupWanted = new Signal<[asFirstRun: boolean]>();
-  // A token that could be read only later, or was replaced: every registration is sent again at
-  // once, so callbacks do not carry an old token until the daily refresh.
-  secret.onChange(() => {
-    setupWanted.emit(false);
-  });
+  if (publisher === undefined) throw new Error('the main account made its status publisher');
+  const shown = publisher;
   const address = new Reach({
     webhook: config.webhook,
     log,
     publish: (publicAddress) => {
-      publisher.update({ publicAddress });
+      shown.update({ publicAddress });
     },
-  });
-  const control = new LinkControl({
-    log,
-    status: publisher,
-    newRegistrar: () => new WebhookRegistrar({ client, storage: files.storage, clientId: config.clientId, publicUrl: () => address.publicUrl, secret, log }),
-    tokens,
-    converge: (asFirstRun) => {
-      setupWanted.emit(asFirstRun);
-    },
-  });
-  shutdown.on('halt', () => {
-    tokens.stop();
-    control.stop();
-    secret.stop();
   });
   // The tunnel closes with Homebridge; callbacks in flight through it are answered first.
   shutdown.on('halt', () => address.stop());
-  return { tokens, client, secret, publisher, address, control, setupWanted };
+  const extras: AccountUnit[] = [];
+  for (const settings of extraSettings) {
+    const reporter = new AccountStatusReporter(files.status, settings.id, settings.name);
+    extras.push(await accountUnit(settings, { ...unitDeps(settings.id), status: (tokens) => extraLinkReporter(reporter, tokens) }));
+  }
+  const { tokens, client, secret, control, setupWanted } = main;
+  return { tokens, client, secret, publisher: shown, address, control, setupWanted, main, extras, reported };
+}
+
+/** An extra account's link in the status file's `accounts` section (its registrations are in its own ledger). */
+function extraLinkReporter(reporter: AccountStatusReporter, tokens: TokenManager): LinkReporter {
+  return {
+    link: (state) => {
+      const status = tokens.status();
+      reporter.link(state, status.message, status.problem === 'settings' ? 'settings' : undefined);
+    },
+    registrations: () => undefined,
+  };
 }

@@ -8,6 +8,7 @@ import { describeCommandFailure } from '../cloud/command-failure.js';
 import { operateLock } from '../cloud/remote-operate.js';
 import { peopleOf } from '../config.js';
 import { DeviceRegistry } from '../model/device-registry.js';
+import { AccountDevices } from './account-devices.js';
 import { systemClock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import { Signal } from '../util/signal.js';
@@ -24,31 +25,37 @@ export interface Listener {
   readonly instanceNonce: string;
   /** A callback passed the signature and header checks: its device key (`lock:ID`, `user`). */
   readonly heard: Signal<[key: string]>;
+  /** Which account holds and owns each device, and which accounts' paths are open. */
+  readonly accounts: AccountDevices;
 }
 
 export async function listenerStage(context: PluginContext, files: Files, link: Link): Promise<Listener> {
   const { config, shutdown } = context;
+  // Read only once the registry exists: commands go with the client of the device's owner.
+  const late: { accounts?: AccountDevices } = {};
   const registry = new DeviceRegistry({
     log: files.eventLines,
     clock: systemClock,
     records: files.records,
     people: peopleOf(config),
-    operate: (lockId, action) => operateLock(link.client, lockId, action),
+    operate: (lockId, action) => operateLock(late.accounts?.clientFor('lock', lockId) ?? link.client, lockId, action),
     describeCommandFailure,
   });
+  const accounts = await AccountDevices.open({ main: link.main, extras: link.extras, registry, storage: files.storage, log: files.eventLines });
+  late.accounts = accounts;
   const router = new EventRouter(registry, files.eventLines);
   const heard = new Signal<[key: string]>();
   const instanceNonce = randomBytes(16).toString('hex');
-  const receiver = await listen(context, files, link, { router, heard, instanceNonce });
+  const receiver = await listen(context, files, link, { router, heard, instanceNonce, accounts });
   // After the listener closed, so the events of a callback answered 200 still reach the views and the files.
   shutdown.on('release', () => {
     registry.disposeAll();
     files.eventLines.flush();
   });
-  return { registry, router, receiver, instanceNonce, heard };
+  return { registry, router, receiver, instanceNonce, heard, accounts };
 }
 
-async function listen({ config, log, shutdown }: PluginContext, files: Files, link: Link, parts: Pick<Listener, 'router' | 'heard' | 'instanceNonce'>): Promise<Receiver | undefined> {
+async function listen({ config, log, shutdown }: PluginContext, files: Files, link: Link, parts: Pick<Listener, 'router' | 'heard' | 'instanceNonce' | 'accounts'>): Promise<Receiver | undefined> {
   const { publisher, control, address } = link;
   const where = `${config.webhook.listenHost}:${config.webhook.listenPort}`;
   // Of the counters the status file shows, a verified callback can change only the duplicates.
@@ -61,9 +68,15 @@ async function listen({ config, log, shutdown }: PluginContext, files: Files, li
       instanceNonce: parts.instanceNonce,
       dedupe: files.dedupe,
       log,
-      // Unlinked: events are dropped.
+      // Each account's path is verified with that account's key and header secret alone.
+      ...(link.extras.length === 0 ? {} : { accounts: (id: string) => parts.accounts.gate(id) }),
+      // Unlinked: events are dropped. An extra account's path applies its own devices' events only.
       onEvents: (events, context) => {
-        if (!control.idle) parts.router.route(events, context);
+        if (context.account === undefined) {
+          if (!control.idle) parts.router.route(parts.accounts.ownEvents(events, undefined), context);
+          return;
+        }
+        if (parts.accounts.linked(context.account)) parts.router.route(parts.accounts.ownEvents(events, context.account), context, context.account);
       },
       // Counters, and refusals, reach the status file within seconds.
       onRejected: (stats) => {

@@ -48,6 +48,8 @@ export function viewsStage(context: PluginContext, link: Link, listener: Listene
     link.publisher.record(routed);
   });
   // Serve what we know at once: configured devices plus those cached from the last run.
-  registry.sync(startupDevices(config, registry.remembered()), !config.discoverDevices);
+  const { holdings } = listener.accounts;
+  if (holdings === undefined) registry.sync(startupDevices(config, registry.remembered()), !config.discoverDevices);
+  else for (const unit of [link.main, ...link.extras]) holdings.report(unit.account.id, startupDevices(unit.account, holdings.remembered(unit.account.id)), !unit.account.discoverDevices);
   return { video, homekit, matter, status };
 }

@@ -5,11 +5,13 @@
 import { unwatchFile, watchFile } from 'node:fs';
 
 import { AccountSetup } from '../cloud/account-setup.js';
+import { MAIN_ACCOUNT_ID } from '../config.js';
 import { selfCheckOnce } from '../cloud/startup-checks.js';
 import { TOKENS_FILE } from '../storage/token-file.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
 import { errorText } from '../util/error-text.js';
 import { watchDelivery, type Delivery } from './delivery.js';
+import { accountScope, extraAccountChanged, startExtraAccounts, unlinkAccount } from './extra-accounts.js';
 import type { Files, Link, PluginContext } from './link-stage.js';
 import type { Listener } from './listener-stage.js';
 import type { Views } from './views-stage.js';
@@ -48,7 +50,7 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
     config,
     log,
     client: link.client,
-    registry: listener.registry,
+    registry: accountScope(listener.accounts, listener, MAIN_ACCOUNT_ID),
     status: publisher,
     isIdle: () => control.idle,
     isStopped: () => shutdown.stopping,
@@ -60,9 +62,29 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
   link.setupWanted.follow((asFirstRun) => {
     setup.request(asFirstRun);
   });
+  // Filled once the main account's tokens have started: an extra account is compared with it.
+  let extraSetups: ReadonlyMap<string, AccountSetup> = new Map();
+  const setupOf = (account: string | undefined) => (account === undefined || account === MAIN_ACCOUNT_ID ? setup : extraSetups.get(account));
+  // A new owner registers the device; once it has, the old owner runs to delete its own registration.
+  listener.accounts.ownerChanged.follow((_key, from, to) => {
+    if (to !== undefined) setupOf(to)?.request();
+    else setupOf(from)?.request();
+  });
+  link.reported.follow((account, report) => {
+    listener.accounts.holdings?.registered(account, [...report.registered, ...report.unchanged]);
+  });
   listener.router.accountChanged.follow((change) => {
+    if (change.account !== undefined) {
+      extraAccountChanged(change, extraSetups, listener.accounts);
+      return;
+    }
     if (change.kind === 'membership') {
       setup.membershipChanged(change.lockId, change.change, change.userId);
+      return;
+    }
+    // The main account's shared devices are handed over before its registrations go.
+    if (listener.accounts.holdings !== undefined) {
+      void unlinkAccount(link.main, listener.accounts, 'the Lock Access account was deleted');
       return;
     }
     // Nobody awaits this: a failure (the token file could not be deleted) is logged, never left unhandled.
@@ -70,7 +92,8 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
       log.error(`Lock Access could not finish unlinking (${errorText(error)}); unlink it again in the plugin settings.`);
     });
   });
-  await startTokens(context, files, link, setup);
+  await startTokens(context, files, link, setup, listener.accounts.holdings);
+  extraSetups = await startExtraAccounts(context, files, listener, link);
   // After the tokens: the watch's first look at the way in asks the service only once linked. An
   // address announced before this needs nothing here: the first setup run registers and checks
   // whatever address there is then.
@@ -99,9 +122,10 @@ function followAddress({ shutdown }: PluginContext, { address, control, publishe
 }
 
 /** Tokens, then the setup now and every few hours; a link made in the settings UI is picked up from the token file. */
-async function startTokens({ shutdown }: PluginContext, files: Files, { tokens, control, publisher }: Link, setup: AccountSetup): Promise<void> {
+async function startTokens({ shutdown }: PluginContext, files: Files, { tokens, control, publisher }: Link, setup: AccountSetup, holdings: Listener['accounts']['holdings']): Promise<void> {
   tokens.onStateChange((state) => {
     control.onLinkState(state);
+    holdings?.relink();
   });
   // A setting to fix or tokens not saved yet change the message, not the state.
   tokens.onStatusChange(() => {

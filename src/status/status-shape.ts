@@ -3,6 +3,8 @@
 // never a secret.
 import { z } from 'zod/v3';
 
+import { accountsStatusSchema } from './account-status.js';
+
 /**
  * The file's schema, made when the file is read or written and dropped after: it is some 140 zod
  * objects, and the plugin writes the file only now and then, so keeping them would cost memory all
@@ -146,6 +148,8 @@ export function statusSchema() {
     receiver: receiverStatusSchema,
     devices: z.array(deviceStatusSchema),
     video: videoStatusSchema.optional(),
+    /** The extra accounts, by id (status/account-status.ts). */
+    accounts: accountsStatusSchema().optional(),
   });
   return statusSchema;
 }

@@ -1,0 +1,94 @@
+// Several accounts behind one listener, in process: the real HomebridgeAPI, the simulator with a
+// main account and a "Cabin" account that share one lock.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { API, PlatformAccessory } from 'homebridge';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { HomebridgeAPI } from '../../node_modules/homebridge/dist/api.js';
+import { checkConfig } from '../../src/config.js';
+import { startPlugin, type PluginContext } from '../../src/runtime/start-plugin.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from '../../src/settings.js';
+import { Shutdown } from '../../src/util/shutdown.js';
+import { freePort } from '../harness/homebridge.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { simPlatformConfig } from '../sim/plugin-config.js';
+import { captureLog } from '../homekit/hap-env.js';
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
+describe('several accounts behind one listener', () => {
+  let sim: Simulator;
+  let dir: string;
+  let port: number;
+  const shutdowns: Shutdown[] = [];
+
+  beforeEach(async () => {
+    sim = await startSimulator({
+      accounts: [{ id: 'cabin', name: 'Cabin' }],
+      locks: [{ id: 'L1', name: 'Front Door' }, { id: 'L2', name: 'Cabin Door', accounts: ['cabin'] }, { id: 'SHARED', name: 'Shed', accounts: ['main', 'cabin'] }],
+    });
+    dir = await mkdtemp(join(tmpdir(), 'several-accounts-'));
+    port = await freePort();
+  });
+  afterEach(async () => {
+    await Promise.all(shutdowns.splice(0).map((shutdown) => shutdown.run()));
+    await sim.close();
+    await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+  });
+
+  function homebridge(accounts: unknown[]) {
+    const api = new HomebridgeAPI() as unknown as API;
+    Object.defineProperty(api, 'user', { value: { storagePath: () => dir } });
+    const registered: PlatformAccessory[] = [];
+    api.registerPlatformAccessories = (_plugin, _platform, accessories) => {
+      registered.push(...accessories);
+    };
+    const webhook = { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 0 };
+    const check = checkConfig(simPlatformConfig(sim, port, { webhook, userWebhook: false, refreshStateOnStart: false, accounts }));
+    if (!check.ok) throw new Error('the test config should be valid');
+    const captured = captureLog();
+    const shutdown = new Shutdown();
+    shutdowns.push(shutdown);
+    const context: PluginContext = { api, log: captured.log, config: check.config, cachedAccessories: [], cachedMatter: [], pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown };
+    return { context, registered, captured };
+  }
+
+  const cabinEntry = () => {
+    const cabin = sim.accountOf('cabin');
+    return { id: 'cabin', name: 'Cabin', apiKey: cabin.apiKey, clientId: cabin.clientId, clientSecret: cabin.clientSecret, refreshToken: cabin.refreshToken };
+  };
+
+  it('each account registers its own devices on its own path; a shared lock is one accessory with one registration (the owner\'s); each account\'s callbacks reach its devices', async () => {
+    const hb = homebridge([cabinEntry()]);
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => sim.registrations().length === 3);
+    const urls = sim.registrations().map((r) => [r.scope, r.url.replace(`http://127.0.0.1:${port}`, ''), r.owner === sim.account.userId ? 'main' : 'cabin']).sort();
+    expect(urls).toEqual([
+      ['L1', '/lock-access/lock/L1', 'main'],
+      ['L2', '/lock-access/a/cabin/lock/L2', 'cabin'],
+      ['SHARED', '/lock-access/lock/SHARED', 'main'],
+    ]);
+    // One accessory per device.
+    await waitFor(() => hb.registered.length >= 3);
+    expect(hb.registered.map((a) => a.displayName).sort()).toEqual(['Cabin Door', 'Front Door', 'Shed']);
+    expect(new Set(hb.registered.map((a) => a.UUID)).size).toBe(3);
+    // Cabin's tokens in its own folder, and none in the main account's file.
+    const folder = await stat(join(dir, 'lock-access', 'accounts', 'cabin'));
+    expect(folder.mode & 0o777).toBe(0o700);
+    const file = await stat(join(dir, 'lock-access', 'accounts', 'cabin', 'tokens.json'));
+    expect(file.mode & 0o777).toBe(0o600);
+    // The callback for Cabin's lock comes on Cabin's path, signed with Cabin's key.
+    await sim.fire('lock', { lockId: 'L2', account: 'cabin' });
+    await sim.idle();
+    await waitFor(() => running.listener.registry.lock('L2')?.state.lock === 'locked');
+    expect(running.files.status.status.accounts?.cabin).toMatchObject({ name: 'Cabin', link: { state: 'linked' } });
+    expect(hb.captured.text()).not.toMatch(/re-authori[sz]ation/i);
+  });
+});
