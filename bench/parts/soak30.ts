@@ -105,15 +105,24 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
     const readMemory = async (minute: number) => {
       const psMiB = round((await rssKiB(pid)) / 1024, 1);
       const rss = await settledRssMiB(pid, { waitMs: 0, samples: 3, gapMs: 200, pressure: true });
-      // The line this signal prints, not one of an earlier reading.
-      const from = hb.logs.length;
-      process.kill(pid, 'SIGTTOU');
-      let line: string | undefined;
-      for (let wait = 0; line === undefined; wait += 1) {
-        line = hb.logs.slice(from).find((l) => l.includes('bench-memory {'));
-        if (wait > 200) throw new Error('the process did not tell its memory');
-        if (line === undefined) await sleep(50);
-      }
+      // The line this signal prints, read from the output itself (the harness keeps only the last lines).
+      const line = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          hb.child.stdout?.off('data', onData);
+          reject(new Error('the process did not tell its memory'));
+        }, 60_000);
+        let text = '';
+        const onData = (chunk: Buffer | string) => {
+          text += chunk.toString();
+          const found = text.split('\n').find((l) => l.includes('bench-memory {') && l.trimEnd().endsWith('}'));
+          if (found === undefined) return;
+          clearTimeout(timer);
+          hb.child.stdout?.off('data', onData);
+          resolve(found);
+        };
+        hb.child.stdout?.on('data', onData);
+        process.kill(pid, 'SIGTTOU');
+      });
       const heapUsed = (JSON.parse(line.slice(line.indexOf('{'))) as { heapUsed: number }).heapUsed;
       memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: round(heapUsed / 1024 / 1024, 2) });
       options.log(`soak30: minute ${minute}: RSS ${psMiB} MiB as ps shows it, ${rss.mib} MiB and JS heap ${fmt(heapUsed / 1024 / 1024, 2)} MiB after a memory-pressure collection`);
