@@ -1,0 +1,82 @@
+// The devices of several accounts in one registry: one account's report sweeps none of another's,
+// a shared device has one owner, and when the owner stops holding it the next holder takes over and its new
+// owner is asked to register.
+import { describe, expect, it } from 'vitest';
+
+import { DeviceHoldings, type HeldRegistry } from '../../src/accounts/device-holdings.js';
+import { lockEntry, type DeviceEntry } from '../../src/model/device-entry.js';
+import type { DeviceOwnersFile } from '../../src/storage/device-owners.js';
+
+function fakeRegistry(): HeldRegistry & { devices: Map<string, DeviceEntry> } {
+  const devices = new Map<string, DeviceEntry>();
+  return {
+    devices,
+    remembered: () => [...devices.values()],
+    sync: (wanted, sweep) => {
+      const keep = new Set(wanted.map((d) => d.id));
+      for (const d of wanted) devices.set(d.id, d);
+      if (sweep) for (const id of [...devices.keys()]) if (!keep.has(id)) devices.delete(id);
+    },
+    remove: (_kind, id) => devices.delete(id),
+    lockIds: () => [...devices.keys()],
+    doorbellIds: () => [],
+  };
+}
+
+const noFile = { get: () => undefined, set: () => undefined } as unknown as DeviceOwnersFile;
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+function holdingsOf(linked: Set<string>, listed: Record<string, { id: string; hidden: boolean; account?: string }[]> = {}) {
+  const registry = fakeRegistry();
+  const changes: [string, string | undefined, string | undefined][] = [];
+  const holdings = new DeviceHoldings({
+    registry,
+    order: ['main', 'cabin'],
+    listed: (account) => ({ locks: listed[account] ?? [], doorbells: [] }),
+    linked: (account) => linked.has(account),
+    owners: noFile,
+    log: quiet,
+    ownerChanged: (key, from, to) => changes.push([key, from, to]),
+  });
+  return { registry, holdings, changes };
+}
+
+describe('device holdings of several accounts', () => {
+  it('one account\'s complete report sweeps none of another account\'s devices', () => {
+    const { registry, holdings } = holdingsOf(new Set(['main', 'cabin']));
+    holdings.report('main', [lockEntry('L1', 'Front')], true);
+    holdings.report('cabin', [lockEntry('L2', 'Cabin')], true);
+    holdings.report('main', [lockEntry('L1', 'Front')], true);
+    expect([...registry.devices.keys()].sort()).toEqual(['L1', 'L2']);
+    expect(holdings.owned('main', 'lock')).toEqual(['L1']);
+    expect(holdings.owned('cabin', 'lock')).toEqual(['L2']);
+  });
+
+  it('a shared lock is one device with one owner (the first holder), and hidden in any entry hides it', () => {
+    const { registry, holdings } = holdingsOf(new Set(['main', 'cabin']));
+    holdings.report('main', [lockEntry('S', 'Shed')], true);
+    holdings.report('cabin', [lockEntry('S', 'Shed')], true);
+    expect([...registry.devices.keys()]).toEqual(['S']);
+    expect(holdings.ownerOf('lock', 'S')).toBe('main');
+    expect(holdings.owned('cabin', 'lock')).toEqual([]);
+    const hidden = holdingsOf(new Set(['main', 'cabin']), { cabin: [{ id: 'S', hidden: true }] });
+    hidden.holdings.report('main', [lockEntry('S', 'Shed')], true);
+    hidden.holdings.report('cabin', [], true);
+    expect([...hidden.registry.devices.keys()]).toEqual([]);
+  });
+
+  it('handover: when the owner stops holding the lock, the next holder owns it and is asked to register it', () => {
+    const linked = new Set(['main', 'cabin']);
+    const { holdings, changes } = holdingsOf(linked);
+    holdings.report('main', [lockEntry('S', 'Shed')], true);
+    holdings.report('cabin', [lockEntry('S', 'Shed')], true);
+    changes.length = 0;
+    // The main account's own user was removed from the lock: it no longer holds it.
+    holdings.remove('main', 'lock', 'S');
+    expect(holdings.ownerOf('lock', 'S')).toBe('cabin');
+    expect(changes).toEqual([['lock:S', 'main', 'cabin']]);
+    expect(holdings.owned('cabin', 'lock')).toEqual(['S']);
+    holdings.registered('cabin', ['lock:S']);
+    expect(holdings.owned('main', 'lock')).toEqual([]);
+  });
+});
