@@ -12,7 +12,7 @@ import { showMessage } from './messages.js';
 /** @typedef {NonNullable<UiStatus['plugin']>} PluginStatus */
 
 /** The badge colour per link state; the words are the catalog's status.link.<state>. @type {Record<string, string>} */
-const LINK_COLOURS = { linked: 'bg-success', unlinked: 'bg-secondary', reauthorizationNeeded: 'bg-danger', notConfigured: 'bg-secondary' };
+const LINK_COLOURS = { linked: 'bg-success', unlinked: 'bg-secondary', reauthorizationNeeded: 'bg-danger', notConfigured: 'bg-secondary', checkSettings: 'bg-danger' };
 
 /** Why callbacks were refused (status.rejection.<reason>); the cause to fix comes first in each. */
 const REJECTIONS = new Set(['stale-timestamp', 'bad-signature', 'bad-token', 'missing-token', 'missing-signature', 'malformed-signature']);
