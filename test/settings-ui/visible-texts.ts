@@ -62,19 +62,22 @@ export function leftToTranslate(text: string, setAside: readonly string[]): stri
     .replace(/\S*\d\S*/g, ' ')
     .replace(/\b[A-Z][A-Z0-9_-]+\b/g, ' ')
     .replace(/\b[a-z]+[A-Z]\w*\b/g, ' ')
-    .replace(/\b\w+(\.\w+)+\b/g, ' ');
+    .replace(/[\w-]+(\.[\w-]+)+/g, ' ');
   return /\p{L}/u.test(left) ? left.replace(/\s+/g, ' ').trim() : '';
 }
 
 /**
- * Sentences the plugin sent as plain words (no message code): what an older status file holds.
- * The page can only show them as they are, so they are set aside; a coded message is not.
+ * Sentences the plugin sent as plain words (no message code): what an older status file holds, and
+ * the words of event-log entries the plugin wrote before it stored them structured. The page can
+ * only show them as they are, so they are set aside; a coded message is not.
  */
 export function plainSentences(answer: unknown): string[] {
   const found: string[] = [];
   const walk = (value: unknown) => {
     if (typeof value === 'string') {
       if (value.trim().split(/\s+/).length >= 3) found.push(value);
+    } else if (value && typeof value === 'object' && 'deviceName' in value && 'text' in value && typeof value.text === 'string' && !('how' in value)) {
+      found.push(value.text);
     } else if (Array.isArray(value)) value.forEach(walk);
     else if (value && typeof value === 'object' && typeof (value as { code?: unknown }).code !== 'string') Object.values(value).forEach(walk);
   };
