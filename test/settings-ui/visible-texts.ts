@@ -52,6 +52,8 @@ const PRODUCTS = ['Lock Access', 'Homebridge', 'HomeKit Secure Video', 'HomeKit'
 export function leftToTranslate(text: string, setAside: readonly string[]): string {
   let left = text;
   for (const part of [...setAside].sort((a, b) => b.length - a.length)) left = left.split(part).join(' ');
+  // Dotted names first: a product name inside one (name.ngrok-free.app) would split it.
+  left = left.replace(/[\w-]+(\.[\w-]+)+/g, ' ');
   for (const product of PRODUCTS) left = left.split(product).join(' ');
   left = left
     .replace(/\b[a-z]+:\/\/\S+/gi, ' ')
