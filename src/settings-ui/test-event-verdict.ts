@@ -104,7 +104,8 @@ export function judgeTestEvent(status: Status | undefined, question: TestEventQu
   const arrived = receiver?.lastCallbacks[`lock:${lockId}`];
   if (arrived !== undefined && arrived.at >= startedAt) {
     const tookMs = Math.max(0, arrived.at - startedAt);
-    return { state: 'passed', tookMs, message: say('testEvent.passed', { url: where, seconds: Math.round(tookMs / 100) / 10 }) };
+    // Tenths of a second, never "0 s" for a callback that came within 50 ms.
+    return { state: 'passed', tookMs, message: say('testEvent.passed', { url: where, seconds: Math.max(0.1, Math.round(tookMs / 100) / 10) }) };
   }
   const refused = receiver?.lastRejection;
   if (refused !== undefined && refused.at >= startedAt && (refused.device === undefined || refused.device === `lock:${lockId}`)) {
