@@ -127,7 +127,7 @@ export class DoorbellCamera implements CameraStreamingDelegate {
     const input = await this.input();
     const facts: ClipFacts =
       input.kind === 'recording' && this.video !== undefined
-        ? await probeClip(this.video, input.playlist, Math.min(CHECK_MS, CHECK_BY_MS - (Date.now() - asked)))
+        ? await probeClip(this.video, input.recording.playlist, Math.min(CHECK_MS, CHECK_BY_MS - (Date.now() - asked)))
         : { audio: false, video: undefined, duration: undefined };
     const selection = {
       width: video.width,
@@ -171,22 +171,32 @@ export class DoorbellCamera implements CameraStreamingDelegate {
     };
   }
 
-  /** The newest recording (looked up now) while it is recent enough; else, or when it cannot be looked up in time, the still picture. */
+  /**
+   * The newest recording (looked up now, its playlist fetched and checked) while it is recent
+   * enough; else, or when it cannot be fetched safely in time, the still picture.
+   */
   private async input(): Promise<LiveInput> {
     const room = this.video;
     const recording = room === undefined ? undefined : recentRecording(this.device.state, room.settings.replayMinutes, Date.now());
     if (room !== undefined && recording !== undefined) {
+      const givenUp = new AbortController();
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_resolve, reject) => {
         timer = setTimeout(() => {
+          // A recording opened after this is closed at once.
+          givenUp.abort();
           reject(new Error(`no answer within ${LOOKUP_BUDGET_MS / 1000} s`));
         }, LOOKUP_BUDGET_MS);
       });
+      const opening = room.openRecording(this.device.entry.id, recording.dvrId, givenUp.signal);
       try {
-        const playlist = await Promise.race([room.playlist(this.device.entry.id, recording.dvrId), late]);
+        const opened = await Promise.race([opening, late]);
         this.device.log.info(`the camera view plays the recording of ${new Date(recording.availableAt).toLocaleTimeString()}.`);
-        return { kind: 'recording', playlist };
+        return { kind: 'recording', recording: opened };
       } catch (error) {
+        void opening.then((opened) => {
+          opened.close();
+        }, () => undefined);
         this.device.log.warn(`the camera view shows the still picture: ${errorText(error)}.`);
       } finally {
         clearTimeout(timer);

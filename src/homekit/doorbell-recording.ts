@@ -12,9 +12,9 @@ import { h264Level, h264Profile } from '../video/h264-names.js';
 import type { RecordingFormat } from '../video/recording-args.js';
 import { acquireService } from './services.js';
 
-/** What a recording needs of the video room: ffmpeg children, a fresh playlist address, the encoder. */
+/** What a recording needs of the video room: ffmpeg children, the recording opened for ffmpeg, the encoder. */
 export interface RecordingVideo extends RecordingProcesses {
-  playlist(doorbellId: string, dvrId: string): Promise<string>;
+  openRecording(doorbellId: string, dvrId: string, signal?: AbortSignal): Promise<{ readonly playlist: string; close(): void }>;
   readonly ffmpeg: { h264Encoder: string } | undefined;
 }
 
@@ -149,10 +149,10 @@ export class DoorbellRecording implements CameraRecordingDelegate {
     // A function, not a narrowed property: the hub may close while this generator waits.
     const closed = (): boolean => stop.signal.aborted;
     let sent = 0;
+    let recording: { readonly playlist: string; close(): void } | undefined;
     try {
-      let playlistUrl: string;
       try {
-        playlistUrl = await this.video.playlist(this.device.entry.id, clip.dvrId);
+        recording = await this.video.openRecording(this.device.entry.id, clip.dvrId, stop.signal);
       } catch (error) {
         this.device.log.warn(`the Secure Video clip was not sent: ${errorText(error)}.`);
         throw protocolError(this.api, hap.HDSProtocolSpecificErrorReason.UNEXPECTED_FAILURE);
@@ -162,7 +162,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       const packets = recordingPackets({
         processes: this.video,
         label: `${this.device.name} Secure Video clip`,
-        playlistUrl,
+        playlist: recording.playlist,
         format: recordingFormat(this.api, selected, audioOn),
         encoder,
         signal: stop.signal,
@@ -185,6 +185,7 @@ export class DoorbellRecording implements CameraRecordingDelegate {
       throw error;
     } finally {
       signal?.removeEventListener('abort', abort);
+      recording?.close();
       this.current = undefined;
       this.sent();
     }

@@ -1,9 +1,11 @@
 // Doorbell video's wiring: the video room from the `video` config, the cloud's recording lookup
-// handed to it as a function, its list of running ffmpeg children in the plugin's folder, and its
-// status (does video work, which ffmpeg) in the status file. ffmpeg is checked once start-up's
-// setup against the account has run: the check's processes and the cameras it lets set up would
-// otherwise take the CPU from the token renewal and the registrations.
+// and media fetch (the plugin's trust, plain http only beside a plain-http baseUrl) handed to it,
+// its list of running ffmpeg children in the plugin's folder, and its status (does video work,
+// which ffmpeg) in the status file. ffmpeg is checked once start-up's setup against the account
+// has run: the check's processes and the cameras it lets set up would otherwise take the CPU from
+// the token renewal and the registrations.
 import type { ApiClient } from '../cloud/http/api.js';
+import { mediaAccess } from '../cloud/media-fetch.js';
 import { lookupVideo } from '../cloud/video.js';
 import type { LockAccessConfig } from '../config.js';
 import type { StatusPublisher } from '../status/status-publisher.js';
@@ -19,6 +21,7 @@ export function startVideo(config: LockAccessConfig, log: Logger, client: ApiCli
     checkAfter,
     log,
     lookup: async (doorbellId, dvrId) => (await lookupVideo(client, doorbellId, dvrId)).url,
+    media: mediaAccess(config.baseUrl),
     ledger: { read: () => storage.readText(CHILD_LEDGER_FILE), write: (value) => storage.write(CHILD_LEDGER_FILE, value) },
     onStatus: (video) => {
       publisher.update({ video });

@@ -5,6 +5,7 @@
 // short deadline: the question must never hold back the picture, and no answer in time means no
 // sound and an encoded stream, which always works.
 import type { FfmpegRun } from './ffmpeg-processes.js';
+import { PIPED_PLAYLIST } from './playlist-rewrite.js';
 import type { VideoRoom } from './video-room.js';
 
 export interface ClipVideo {
@@ -55,21 +56,26 @@ export function readProbeLine(line: string, facts: ClipFacts): void {
   };
 }
 
-/** What ffmpeg finds in the playlist within `withinMs`; nothing known when late. Never rejects. */
+/** What ffmpeg finds in the playlist (rewritten to the plugin's HLS relay) within `withinMs`; nothing known when late. Never rejects. */
 export async function probeClip(room: VideoRoom, playlist: string, withinMs: number): Promise<ClipFacts> {
   if (withinMs <= 0) return NOTHING;
   const facts: ClipFacts = { audio: false, video: undefined, duration: undefined };
   let run: FfmpegRun;
   try {
     // No output: ffmpeg opens the input, lists its tracks and ends (with "an output is needed").
-    run = room.spawn(['-loglevel', 'info', '-probesize', '500000', '-analyzeduration', '500000', '-i', playlist], {
+    run = room.spawn(['-loglevel', 'info', '-probesize', '500000', '-analyzeduration', '500000', ...PIPED_PLAYLIST], {
       label: 'recording check',
+      stdin: 'pipe',
       onErrorLine: (line) => {
         readProbeLine(line, facts);
       },
     });
   } catch {
     return NOTHING;
+  }
+  if (run.stdin) {
+    run.stdin.on('error', () => undefined);
+    run.stdin.end(playlist);
   }
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {

@@ -17,6 +17,7 @@ import type { VideoRoom } from './video-room.js';
 export type StreamRun = Pick<FfmpegRun, 'exited' | 'stop'>;
 
 export interface CopyPlan {
+  /** The recording's playlist, rewritten to the plugin's HLS relay: the copy reads it on its standard input. */
   playlist: string;
   /** Seconds into the clip from which frames are kept as its last frame (a frame or two before its end). */
   lastFrameAt: number;
@@ -41,11 +42,16 @@ export async function startCopiedStream(room: VideoRoom, output: Socket, target:
     throw error;
   }
   try {
-    copy = room.spawn(copyArgs(plan.playlist, target, relay.port, lastFrame, plan.lastFrameAt, plan.audio), { ...options, label: `${options.label} (copied)` });
+    copy = room.spawn(copyArgs(target, relay.port, lastFrame, plan.lastFrameAt, plan.audio), { ...options, label: `${options.label} (copied)`, stdin: 'pipe' });
   } catch (error) {
     relay.close();
     await rm(dir, { recursive: true, force: true });
     throw error;
+  }
+  if (copy.stdin) {
+    // A copy that ended before it read the playlist: its exit says why.
+    copy.stdin.on('error', () => undefined);
+    copy.stdin.end(plan.playlist);
   }
   let current: FfmpegRun = copy;
   const state = { stopping: false };

@@ -12,17 +12,20 @@ import type { VideoRoom } from './video-room.js';
 
 const VIDEO_CLOCK = 90_000;
 
-/** Starts the stream; `input` is written to ffmpeg's standard input (the still picture). Throws when ffmpeg cannot be started (nothing is left open then). */
-export async function startEncodedStream(room: VideoRoom, output: Socket, target: LiveTarget, source: LiveSource, encoder: string, options: Omit<SpawnOptions, 'stdin' | 'stdout'>, input?: Buffer, audio?: LiveAudioTarget): Promise<StreamRun> {
+/**
+ * Starts the stream; `input` is written to ffmpeg's standard input (the still picture, or the
+ * recording's relayed playlist). Throws when ffmpeg cannot be started (nothing is left open then).
+ */
+export async function startEncodedStream(room: VideoRoom, output: Socket, target: LiveTarget, source: LiveSource, encoder: string, options: Omit<SpawnOptions, 'stdin' | 'stdout'>, input: Buffer | string, audio?: LiveAudioTarget): Promise<StreamRun> {
   const relay = await RtpRelay.open(output, { address: target.address, port: target.port, srtpKey: target.srtpKey, srtpSalt: target.srtpSalt, ssrc: target.ssrc, payloadType: target.payloadType, clockRate: VIDEO_CLOCK });
   let run;
   try {
-    run = room.spawn(liveArgs(source, target, encoder, relay.port, audio), { ...options, stdin: input === undefined ? 'ignore' : 'pipe' });
+    run = room.spawn(liveArgs(source, target, encoder, relay.port, audio), { ...options, stdin: 'pipe' });
   } catch (error) {
     relay.close();
     throw error;
   }
-  if (input !== undefined && run.stdin) {
+  if (run.stdin) {
     // An ffmpeg gone before it read its input (a viewer that left at once): its exit says why.
     run.stdin.on('error', () => undefined);
     run.stdin.end(input);

@@ -8,6 +8,7 @@
 // hold is a filter, which copied video cannot pass through, so its last frame, kept as a picture,
 // is then held by a second ffmpeg (a still, sent to the same relay), which makes one stream of the two.
 import { h264Level, h264Profile } from './h264-names.js';
+import { PIPED_PLAYLIST } from './playlist-rewrite.js';
 import { SRTP_TAG_LENGTH } from './srtp.js';
 
 /** Where and how the controller wants the video (from its SetupEndpoints and SelectedRTPStreamConfiguration). */
@@ -48,8 +49,8 @@ export interface LiveAudioTarget {
 }
 
 export type LiveSource =
-  /** A recording: ffmpeg reads the playlist and its segments itself, in real time. */
-  | { kind: 'recording'; playlist: string }
+  /** A recording: its playlist (rewritten to the plugin's HLS relay) on standard input, read in real time. */
+  | { kind: 'recording' }
   /** A still picture (JPEG), written to ffmpeg's standard input. */
   | { kind: 'still' };
 
@@ -129,7 +130,7 @@ function encoding(target: LiveTarget, encoder: string): string[] {
 export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, relayPort: number, audio?: LiveAudioTarget): string[] {
   const input =
     source.kind === 'recording'
-      ? ['-re', '-i', source.playlist]
+      ? ['-re', ...PIPED_PLAYLIST]
       : ['-f', 'image2pipe', '-i', 'pipe:0'];
   return [
     '-loglevel', 'warning',
@@ -145,17 +146,17 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
 }
 
 /**
- * A fitting recording copied as it is, from its start, in real time, to the relay. Beside it, the
+ * A fitting recording (its playlist on standard input) copied as it is, from its start, in real time, to the relay. Beside it, the
  * frames from `lastFrameAt` (seconds into the clip) on are written to `lastFrame`, each over the
  * one before: when the clip ends, that file holds its last frame. A JPEG of the best quality: quick
  * to make even on a Raspberry Pi, in the clip's own YUV colours, and the held frame is encoded
  * again anyway. Key frames are written too (a few per clip), so a clip cut short (its later
  * segments missing) still leaves its last key frame to hold.
  */
-export function copyArgs(playlist: string, target: LiveTarget, relayPort: number, lastFrame: string, lastFrameAt: number, audio?: LiveAudioTarget): string[] {
+export function copyArgs(target: LiveTarget, relayPort: number, lastFrame: string, lastFrameAt: number, audio?: LiveAudioTarget): string[] {
   return [
     '-loglevel', 'warning',
-    '-re', '-i', playlist,
+    '-re', ...PIPED_PLAYLIST,
     '-map', '0:v:0',
     '-an', '-sn', '-dn',
     '-c:v', 'copy',

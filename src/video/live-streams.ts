@@ -14,6 +14,7 @@ import type { LiveAudioTarget, LiveSource, LiveTarget } from './live-args.js';
 import { startCopiedStream, type CopyPlan, type StreamRun } from './copied-stream.js';
 import { startEncodedStream } from './encoded-stream.js';
 import { describeExit } from './ffmpeg-processes.js';
+import type { RelayedRecording } from './hls-relay.js';
 import { RtpRelay } from './rtp-relay.js';
 import { ViewerWatch } from './viewer-watch.js';
 import type { VideoRoom } from './video-room.js';
@@ -45,8 +46,8 @@ export type LiveSelection = Omit<LiveTarget, 'address' | 'ipv6' | 'port' | 'srtp
 /** A fitting clip: where its last frame is kept from, and its size. */
 export type CopyFacts = Pick<CopyPlan, 'lastFrameAt' | 'width' | 'height'>;
 
-/** The stream's source: a recording's playlist, or a still picture (JPEG). */
-export type LiveInput = { kind: 'recording'; playlist: string } | { kind: 'still'; image: Buffer };
+/** The stream's source: a recording opened through the HLS relay (the stream closes it when it ends), or a still picture (JPEG). */
+export type LiveInput = { kind: 'recording'; recording: RelayedRecording } | { kind: 'still'; image: Buffer };
 
 interface Session {
   viewer: LiveViewer;
@@ -56,6 +57,8 @@ interface Session {
   /** Counts the starts of this stream: a start that finds a later one begun gives way to it. */
   starts: number;
   run?: StreamRun;
+  /** The recording the running stream reads, closed with it. */
+  recording?: RelayedRecording;
   soundRelay?: RtpRelay;
   watch?: ViewerWatch;
   /** For the doorbell's log ("camera view: ..."), whose lines carry the doorbell's name. */
@@ -110,9 +113,16 @@ export class LiveStreams {
    */
   async start(sessionId: string, selection: LiveSelection, input: LiveInput, audio?: LiveAudioSelection, copy?: CopyFacts): Promise<void> {
     const session = this.sessions.get(sessionId);
-    if (!session) throw new Error('the stream was not prepared');
+    if (!session) {
+      if (input.kind === 'recording') input.recording.close();
+      throw new Error('the stream was not prepared');
+    }
     const turn = ++session.starts;
     await this.retire(session);
+    if (input.kind === 'recording') {
+      if (session.starts === turn) session.recording = input.recording;
+      else input.recording.close();
+    }
     // The viewer closed, or started once more, while this start waited.
     const current = (): boolean => this.sessions.get(sessionId) === session && session.starts === turn;
     if (!current()) return;
@@ -140,10 +150,10 @@ export class LiveStreams {
     };
     let run: StreamRun;
     if (input.kind === 'recording' && copy !== undefined) {
-      run = await startCopiedStream(this.room, session.socket, target, { playlist: input.playlist, ...copy, ...(sound === undefined ? {} : { audio: sound }) }, encoder, options);
+      run = await startCopiedStream(this.room, session.socket, target, { playlist: input.recording.playlist, ...copy, ...(sound === undefined ? {} : { audio: sound }) }, encoder, options);
     } else {
-      const source: LiveSource = input.kind === 'recording' ? { kind: 'recording', playlist: input.playlist } : { kind: 'still' };
-      run = await startEncodedStream(this.room, session.socket, target, source, encoder, options, input.kind === 'still' ? input.image : undefined, sound);
+      const source: LiveSource = { kind: input.kind };
+      run = await startEncodedStream(this.room, session.socket, target, source, encoder, options, input.kind === 'still' ? input.image : input.recording.playlist, sound);
     }
     if (!current()) {
       // The viewer closed, or started again, while the relay opened.
@@ -199,8 +209,10 @@ export class LiveStreams {
     session.watch = undefined;
     session.soundRelay?.close();
     session.soundRelay = undefined;
-    const run = session.run;
+    const { run, recording } = session;
     session.run = undefined;
+    session.recording = undefined;
     await run?.stop();
+    recording?.close();
   }
 }

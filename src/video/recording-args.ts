@@ -1,8 +1,9 @@
 // The ffmpeg arguments that turn a doorbell recording (an HLS playlist) into what HomeKit Secure
 // Video stores: fragmented MP4 on standard output, H.264 at the configuration the home hub selected,
-// a key frame at the start of every fragment, AAC-LC audio only when asked for. The playlist address
-// is an argument, so these arguments are never logged.
+// a key frame at the start of every fragment, AAC-LC audio only when asked for. The playlist
+// (rewritten to the plugin's HLS relay) comes on standard input: no address is an argument.
 import type { H264Level, H264Profile } from './h264-names.js';
+import { PIPED_PLAYLIST } from './playlist-rewrite.js';
 
 /** What the home hub selected, in plain numbers (the HomeKit view translates HAP's configuration). */
 export interface RecordingFormat {
@@ -24,7 +25,7 @@ export const MAX_RECORDING_SECONDS = 180;
 const READ_TIMEOUT_US = 5_000_000;
 
 /** The arguments for one recording; `encoder` is the H.264 encoder the ffmpeg check chose. */
-export function recordingArgs(playlistUrl: string, format: RecordingFormat, encoder = 'libx264'): string[] {
+export function recordingArgs(format: RecordingFormat, encoder = 'libx264'): string[] {
   const fragmentSeconds = Math.max(1, format.fragmentMs / 1000);
   const fps = Math.max(1, Math.round(format.fps));
   const gop = String(Math.max(1, Math.round(fps * fragmentSeconds)));
@@ -71,8 +72,7 @@ export function recordingArgs(playlistUrl: string, format: RecordingFormat, enco
     'error',
     '-rw_timeout',
     String(READ_TIMEOUT_US),
-    '-i',
-    playlistUrl,
+    ...PIPED_PLAYLIST,
     '-map',
     '0:v:0',
     ...audio,

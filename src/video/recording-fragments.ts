@@ -1,8 +1,9 @@
-// One Secure Video recording: ffmpeg reads the clip's playlist and writes fragmented MP4 to a pipe;
+// One Secure Video recording: ffmpeg reads the clip's playlist (rewritten to the plugin's HLS relay,
+// on its standard input) and writes fragmented MP4 to a pipe;
 // the boxes are cut into the initialization segment and ~4-s fragments and handed out as they come.
 // Each packet is held back until the next one arrives, so the last one can be marked last. Whatever
 // ends the recording (the end of the clip, the hub closing, a failure, a stall) ends ffmpeg too.
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 import { describeExit, type FfmpegExit } from './ffmpeg-processes.js';
 import { Mp4FormatError, Mp4Segmenter, type Mp4Segment } from './mp4-boxes.js';
@@ -18,7 +19,7 @@ export interface RecordingPacket {
 
 /** The process owner as a recording needs it: start ffmpeg with a pipe for its output, stop it. */
 export interface RecordingProcesses {
-  spawn(args: readonly string[], options: { label: string; stdout: 'pipe' }): { readonly stdout: Readable | undefined; readonly exited: Promise<FfmpegExit>; stop(): Promise<FfmpegExit> };
+  spawn(args: readonly string[], options: { label: string; stdout: 'pipe'; stdin: 'pipe' }): { readonly stdout: Readable | undefined; readonly stdin: Writable | undefined; readonly exited: Promise<FfmpegExit>; stop(): Promise<FfmpegExit> };
 }
 
 /** A recording that could not be made, or was cut short; `message` is for the log (no address in it). */
@@ -36,7 +37,8 @@ export interface RecordingRun {
   processes: RecordingProcesses;
   /** Words for the log, e.g. "Front Doorbell recording"; never an address. */
   label: string;
-  playlistUrl: string;
+  /** The clip's playlist, rewritten to the plugin's HLS relay. */
+  playlist: string;
   format: RecordingFormat;
   encoder?: string;
   /** Ends the recording (the hub closed the stream); ffmpeg is stopped at once. */
@@ -55,10 +57,15 @@ export interface RecordingRun {
 export async function* recordingPackets(run: RecordingRun): AsyncGenerator<RecordingPacket, void, undefined> {
   let child: ReturnType<RecordingProcesses['spawn']>;
   try {
-    child = run.processes.spawn(recordingArgs(run.playlistUrl, run.format, run.encoder), { label: run.label, stdout: 'pipe' });
+    child = run.processes.spawn(recordingArgs(run.format, run.encoder), { label: run.label, stdout: 'pipe', stdin: 'pipe' });
   } catch (error) {
     // The owner refuses new children (shutting down, no usable ffmpeg); its words hold no address.
     throw new RecordingFailed(error instanceof Error ? error.message : String(error), false);
+  }
+  if (child.stdin) {
+    // An ffmpeg that ended before it read the playlist: its exit says why.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(run.playlist);
   }
   const stop = (): void => {
     void child.stop();

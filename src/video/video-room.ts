@@ -2,8 +2,9 @@
 // once (and what can end its children should Homebridge die, after ending any children and
 // removing any last-frame folders left by the last run), says once when video cannot work, owns
 // every ffmpeg child (FfmpegProcesses), and hands the doorbell views what they need: whether video
-// works, the settings, and a fresh playlist address for a recording (the lookup is the cloud's,
-// handed in, so no view reaches the cloud).
+// works, the settings, and a recording opened for ffmpeg through the plugin's HLS relay (its
+// address looked up afresh and fetched with the plugin's trust; the lookup and the fetch are the
+// cloud's, handed in, so no view reaches the cloud).
 import { tmpdir } from 'node:os';
 
 import { errorText } from '../util/error-text.js';
@@ -12,6 +13,7 @@ import { ChildLedger, type LedgerStore } from './child-ledger.js';
 import { checkFfmpeg, ffmpegWarning, type FfmpegCheck, type FfmpegInfo } from './ffmpeg-check.js';
 import { FfmpegProcesses, type FfmpegRun, type SpawnOptions } from './ffmpeg-processes.js';
 import { hostsOnly } from './ffmpeg-text.js';
+import { HlsRelay, type MediaAccess, type RelayedRecording } from './hls-relay.js';
 import { checkOrphanGuard, type OrphanGuard } from './orphan-guard.js';
 import type { VideoConfig } from './video-config.js';
 import { makeViewScratch, sweepViewScratch } from './view-scratch.js';
@@ -37,6 +39,8 @@ export interface VideoRoomOptions {
   config: VideoConfig;
   log: Logger;
   lookup: PlaylistLookup;
+  /** How recordings are fetched (the plugin's own trust), for ffmpeg through the HLS relay. */
+  media: MediaAccess;
   /** The status changed (the check finished). */
   onStatus?: (status: VideoRoomStatus) => void;
   /** Where the running children are written down, so the next start can end any left behind. */
@@ -73,8 +77,10 @@ export class VideoRoom {
   private processes: FfmpegProcesses | undefined;
   private stopped = false;
   private readonly ledger: ChildLedger | undefined;
+  private readonly relay: HlsRelay;
 
   constructor(private readonly options: VideoRoomOptions) {
+    this.relay = new HlsRelay(options.media, options.log);
     this.ledger = options.ledger && new ChildLedger(options.ledger, options.log);
     // The sweep is done before any child of this run can start.
     const sweep = Promise.all([this.ledger?.sweep(), sweepViewScratch(this.scratchBase)]);
@@ -128,19 +134,30 @@ export class VideoRoom {
     return this.processes.spawn(args, options);
   }
 
-  /** The playlist address of a recording, looked up now. Rejects with words that hold no address. */
-  async playlist(doorbellId: string, dvrId: string): Promise<string> {
+  /**
+   * A recording opened for ffmpeg: its playlist address looked up now, the playlist fetched with
+   * the plugin's trust and rewritten to the relay (close it when its stream ends). Rejects with
+   * words that hold no address; `signal` gives up (the stream could not wait).
+   */
+  async openRecording(doorbellId: string, dvrId: string, signal?: AbortSignal): Promise<RelayedRecording> {
+    let address: string;
     try {
-      return await this.options.lookup(doorbellId, dvrId);
+      address = await this.options.lookup(doorbellId, dvrId);
     } catch (error) {
       throw new Error(`the recording could not be looked up (${hostsOnly(errorText(error)).replace(/\.$/, '')})`);
+    }
+    if (this.stopped) throw new VideoUnavailableError('the plugin is shutting down');
+    try {
+      return await this.relay.open(address, signal);
+    } catch (error) {
+      throw new Error(hostsOnly(errorText(error)).replace(/\.$/, ''));
     }
   }
 
   /** Ends every ffmpeg child and refuses new ones (Homebridge shutdown). */
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.processes?.stopAll();
+    await Promise.all([this.processes?.stopAll(), this.relay.stop()]);
   }
 
   private adopt(check: FfmpegCheck, guard: OrphanGuard): FfmpegInfo | undefined {

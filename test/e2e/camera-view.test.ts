@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { fireAccepted } from '../harness/e2e-session.js';
 import { makeClip } from '../harness/secure-video-hub.js';
-import { alive, FRONT_DOORBELL, SIDE_DOORBELL, VideoBed } from '../harness/video-bed.js';
+import { alive, commandLine, FRONT_DOORBELL, SIDE_DOORBELL, VideoBed } from '../harness/video-bed.js';
 
 const bed = new VideoBed();
 const { eventually, session } = bed;
@@ -71,6 +71,11 @@ describe('the camera view plays what the doorbell has', () => {
     const viewer = await view(first);
     await session.hb?.waitForLog(/Front Doorbell: the camera view plays the recording/);
     await bed.frames(viewer, 30);
+    // No ffmpeg's command line (readable by every local user) holds the signed playlist address, a
+    // segment's address or the viewer's SRTP keys: the plugin relays both.
+    const lines = ffmpegChildren().map(commandLine);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toMatch(/SIM-SECRET-SIGNATURE|signature=|\/hls\/|m3u8|\.ts\b|srtp|inline:/);
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     expect(viewer.frames().changes).toBeGreaterThan(10);
     // The clip is 3 s long: afterwards the stream goes on with its last frame, which does not move.

@@ -7,6 +7,7 @@ import type { DoorbellDevice } from '../../src/model/doorbell-device.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 import { cameraOf, serveDoorbell } from './serve-device.js';
+import { noMedia } from '../video/ffmpeg-binary.js';
 
 describe.each(hapEnvs)('the doorbell camera without a usable ffmpeg on $label', ({ api }) => {
   const made: DoorbellDevice[] = [];
@@ -19,7 +20,7 @@ describe.each(hapEnvs)('the doorbell camera without a usable ffmpeg on $label', 
     const video = new VideoRoom({
       config: { replayMinutes: 60, secureVideo: false },
       log: captured.log,
-      lookup: () => Promise.reject(new Error('no lookup expected')),
+      media: noMedia, lookup: () => Promise.reject(new Error('no lookup expected')),
       check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'no ffmpeg on the PATH' }),
     });
     await video.ready;

@@ -16,6 +16,7 @@ import { selectedRecordingConfiguration } from '../harness/data-stream.js';
 import { HUB_720P } from '../harness/secure-video-hub.js';
 import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
 import { restartServed, serveDoorbell } from './serve-device.js';
+import { noMedia } from '../video/ffmpeg-binary.js';
 
 const NOW = 1_700_000_000_000;
 const fresh = { receivedAt: NOW, signedAt: NOW };
@@ -60,6 +61,7 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
       config: { replayMinutes: 60, secureVideo: options.secureVideo ?? true },
       log: captured.log,
       lookup: options.lookup ?? (() => Promise.reject(new Error('no lookup in this test'))),
+      media: noMedia,
       check: () => Promise.resolve(options.check ?? usable),
     });
     const accessory = options.accessory ?? newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -18,11 +18,16 @@ import type { LiveTarget } from '../../src/video/live-args.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { freeUdpPort } from '../harness/camera-viewer.js';
 import { makeClip } from '../harness/secure-video-hub.js';
-import { keptLog, testFfmpeg } from './ffmpeg-binary.js';
+import { openServed, serveFolder, testRelay, type ServedFolder } from './clip-relay.js';
+import { keptLog, noMedia, testFfmpeg } from './ffmpeg-binary.js';
 
 const FFMPEG = testFfmpeg();
 const work = mkdtempSync(join(tmpdir(), 'la-copied-'));
 let clip: string;
+/** The clip's playlist as the relay hands it to ffmpeg (on standard input). */
+let relayed: string;
+let folder: ServedFolder;
+const relay = testRelay();
 let clipFrames: string[];
 let output: Socket;
 const cleanups: (() => unknown)[] = [];
@@ -52,7 +57,7 @@ function target(port: number, key: Buffer, salt: Buffer): LiveTarget {
 }
 
 async function room(path: string): Promise<VideoRoom> {
-  const made = new VideoRoom({ config: { ffmpegPath: path, replayMinutes: 60, secureVideo: false }, log: keptLog(), lookup: () => Promise.reject(new Error('unused')) });
+  const made = new VideoRoom({ config: { ffmpegPath: path, replayMinutes: 60, secureVideo: false }, log: keptLog(), media: noMedia, lookup: () => Promise.reject(new Error('unused')) });
   expect(await made.ready).toBeDefined();
   cleanups.push(() => made.stop());
   return made;
@@ -69,6 +74,8 @@ const until = async (check: () => boolean, what: string, ms = 10_000) => {
 beforeAll(async () => {
   clip = join(makeClip(FFMPEG, join(work, 'clip'), 2, false), 'index.m3u8');
   clipFrames = checksums(spawnSync(FFMPEG, ['-hide_banner', '-i', clip, '-vf', 'showinfo', '-f', 'null', '-'], { encoding: 'utf8' }).stderr);
+  folder = await serveFolder(dirname(clip));
+  relayed = (await openServed(relay, folder)).playlist;
   output = createSocket('udp4');
   await new Promise<void>((resolve) => output.bind(0, '127.0.0.1', resolve));
 }, 60_000);
@@ -77,7 +84,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await relay.stop();
+  await folder.close();
   output.close();
   rmSync(work, { recursive: true, force: true });
 });
@@ -90,7 +99,7 @@ describe('a copied clip through the relay', () => {
     const videoRoom = await room(FFMPEG);
     // testsrc2 at 15 fps, 2 s: 30 frames; 320x180 fits the 640x360 asked.
     expect(clipFrames).toHaveLength(30);
-    const run: StreamRun = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: clip, lastFrameAt: 2 - 1.5 / 15, width: 320, height: 180 }, 'libx264', { label: 'test view' });
+    const run: StreamRun = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: relayed, lastFrameAt: 2 - 1.5 / 15, width: 320, height: 180 }, 'libx264', { label: 'test view' });
     await until(() => checksums(seen.text()).length >= 30, 'the clip\'s frames');
     expect(checksums(seen.text()).slice(0, 30)).toEqual(clipFrames);
     // The hold: more frames, of one picture that does not move, at the clip's size, no decoding errors across the splice.
@@ -115,7 +124,7 @@ describe('a copied clip through the relay', () => {
     const link = join(work, 'ffmpeg-link');
     symlinkSync(FFMPEG, link);
     const videoRoom = await room(link);
-    const run = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: clip, lastFrameAt: 2 - 1.5 / 15, width: 320, height: 180 }, 'libx264', { label: 'test view' });
+    const run = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: relayed, lastFrameAt: 2 - 1.5 / 15, width: 320, height: 180 }, 'libx264', { label: 'test view' });
     await until(() => checksums(seen.text()).length >= 3, 'the first frames');
     // The program goes away while the copy runs: the hold's start fails.
     unlinkSync(link);
@@ -130,7 +139,7 @@ describe('a copied clip through the relay', () => {
     const salt = randomBytes(14);
     const seen = await viewer(key, salt);
     const videoRoom = await room(FFMPEG);
-    const run = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: clip, lastFrameAt: 60, width: 320, height: 180 }, 'libx264', { label: 'test view' });
+    const run = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: relayed, lastFrameAt: 60, width: 320, height: 180 }, 'libx264', { label: 'test view' });
     await until(() => checksums(seen.text()).length >= 45, 'frames after the clip', 8_000);
     expect(videoRoom.running).toBe(1);
     expect((await run.stop()).stopped).toBe(true);

@@ -26,3 +26,6 @@ export function keptLog(): Logger & { lines: { level: string; text: string }[]; 
   };
   return { lines, info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug'), all: () => lines.map((line) => `${line.level}: ${line.text}`).join('\n') };
 }
+
+/** The media access of a video room whose test fetches no recording. */
+export const noMedia = { fetch: () => Promise.reject(new Error('no recording is fetched in this test')), httpAllowed: true };

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LiveStreams, type LiveSelection, type LiveViewer } from '../../src/video/live-streams.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { commandLine } from '../harness/processes.js';
-import { keptLog, testFfmpeg } from './ffmpeg-binary.js';
+import { keptLog, testFfmpeg, noMedia } from './ffmpeg-binary.js';
 
 const FFMPEG = testFfmpeg();
 const STILL = readFileSync(new URL('../sim/assets/motion.jpg', import.meta.url));
@@ -34,7 +34,7 @@ async function socket(address = '127.0.0.1'): Promise<Socket> {
 
 async function setUp(): Promise<{ room: VideoRoom; streams: LiveStreams; viewer: LiveViewer; seen: Socket; ended: Promise<string> }> {
   const log = keptLog();
-  const room = new VideoRoom({ config: { ffmpegPath: FFMPEG, replayMinutes: 60, secureVideo: false }, log, lookup: () => Promise.reject(new Error('unused')) });
+  const room = new VideoRoom({ config: { ffmpegPath: FFMPEG, replayMinutes: 60, secureVideo: false }, log, media: noMedia, lookup: () => Promise.reject(new Error('unused')) });
   expect(await room.ready).toBeDefined();
   cleanups.push(() => room.stop());
   const seen = await socket();

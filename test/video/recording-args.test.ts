@@ -4,15 +4,16 @@ import { MAX_RECORDING_SECONDS, recordingArgs, type RecordingFormat } from '../.
 import { argAfter, expectFlags } from './arg-after.js';
 
 const format: RecordingFormat = { width: 1280, height: 720, fps: 30, bitrateKbps: 2000, profile: 'main', level: '4.0', fragmentMs: 4000 };
-const URL_ = 'https://media.example/clip/index.m3u8?signature=secret';
 
 describe('ffmpeg arguments for a Secure Video recording', () => {
-  it('reads the playlist as its only input and writes fragmented MP4 to standard output', () => {
-    const args = recordingArgs(URL_, format);
+  it('reads the relayed playlist on standard input (no address in its arguments) and writes fragmented MP4 to standard output', () => {
+    const args = recordingArgs(format);
     expect(args.filter((a) => a === '-i')).toHaveLength(1);
-    expect(argAfter(args, '-i')).toBe(URL_);
+    expect(argAfter(args, '-i')).toBe('pipe:0');
+    expectFlags(args, { '-f': 'hls', '-protocol_whitelist': 'pipe,http,tcp,crypto' });
+    expect(args.join(' ')).not.toMatch(/:\/\//);
     expect(args.at(-1)).toBe('pipe:1');
-    expect(argAfter(args, '-f')).toBe('mp4');
+    expect(args[args.lastIndexOf('-f') + 1]).toBe('mp4');
     expect(argAfter(args, '-movflags')?.split('+').sort()).toEqual(['default_base_moof', 'empty_moov', 'frag_keyframe']);
     // Input options come before the input they apply to.
     expect(args.indexOf('-rw_timeout')).toBeLessThan(args.indexOf('-i'));
@@ -20,25 +21,25 @@ describe('ffmpeg arguments for a Secure Video recording', () => {
   });
 
   it('encodes H.264 at the selected size, rate, bitrate, profile and level', () => {
-    const args = recordingArgs(URL_, { ...format, width: 640, height: 360, fps: 15, bitrateKbps: 800, profile: 'high', level: '3.1' });
+    const args = recordingArgs({ ...format, width: 640, height: 360, fps: 15, bitrateKbps: 800, profile: 'high', level: '3.1' });
     expectFlags(args, { '-c:v': 'libx264', '-profile:v': 'high', '-level:v': '3.1', '-r': '15', '-b:v': '800k', '-maxrate': '800k', '-pix_fmt': 'yuv420p' });
     expect(argAfter(args, '-vf')).toContain('scale=640:360:force_original_aspect_ratio=decrease');
     expect(argAfter(args, '-vf')).toContain('pad=640:360');
   });
 
   it('forces a key frame at every fragment boundary and none between', () => {
-    const args = recordingArgs(URL_, { ...format, fps: 25, fragmentMs: 4000 });
+    const args = recordingArgs({ ...format, fps: 25, fragmentMs: 4000 });
     expectFlags(args, { '-force_key_frames': 'expr:gte(t,n_forced*4)', '-g': '100', '-keyint_min': '100', '-sc_threshold': '0' });
-    const short = recordingArgs(URL_, { ...format, fps: 30, fragmentMs: 2000 });
+    const short = recordingArgs({ ...format, fps: 30, fragmentMs: 2000 });
     expect(argAfter(short, '-force_key_frames')).toBe('expr:gte(t,n_forced*2)');
     expect(argAfter(short, '-g')).toBe('60');
   });
 
   it('leaves audio out unless asked for, and then maps it only if the clip has some', () => {
-    const silent = recordingArgs(URL_, format);
+    const silent = recordingArgs(format);
     expect(silent).toContain('-an');
     expect(silent).not.toContain('-c:a');
-    const withAudio = recordingArgs(URL_, { ...format, audio: { sampleRate: 16_000, channels: 1, bitrateKbps: 32 } });
+    const withAudio = recordingArgs({ ...format, audio: { sampleRate: 16_000, channels: 1, bitrateKbps: 32 } });
     expect(withAudio).not.toContain('-an');
     // The "?" makes the audio map optional: a clip without sound still records.
     expect(withAudio).toContain('0:a:0?');
@@ -46,9 +47,9 @@ describe('ffmpeg arguments for a Secure Video recording', () => {
   });
 
   it('uses the encoder the ffmpeg check chose, with x264 tuning only for libx264', () => {
-    const hardware = recordingArgs(URL_, format, 'h264_v4l2m2m');
+    const hardware = recordingArgs(format, 'h264_v4l2m2m');
     expect(argAfter(hardware, '-c:v')).toBe('h264_v4l2m2m');
     expect(hardware).not.toContain('-preset');
-    expect(recordingArgs(URL_, format)).toContain('-preset');
+    expect(recordingArgs(format)).toContain('-preset');
   });
 });

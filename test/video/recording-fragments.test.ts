@@ -29,10 +29,13 @@ class CannedProcesses implements RecordingProcesses {
   });
   private ended = false;
 
+  readonly input = new PassThrough();
+
   spawn(args: readonly string[]) {
     this.args = args;
     return {
       stdout: this.out,
+      stdin: this.input,
       exited: this.exitPromise,
       stop: () => {
         this.stops++;
@@ -54,7 +57,7 @@ function runOf(processes: CannedProcesses, extra: Partial<RecordingRun> = {}): R
   return {
     processes,
     label: 'Front Doorbell recording',
-    playlistUrl: 'https://media.example/index.m3u8?sig=secret',
+    playlist: '#EXTM3U\n#EXTINF:4,\nhttp://127.0.0.1:9/opaque/0.ts\n#EXT-X-ENDLIST',
     format: { width: 640, height: 360, fps: 15, bitrateKbps: 800, profile: 'main', level: '3.1', fragmentMs: 4000 },
     ...extra,
   };
@@ -94,7 +97,10 @@ describe('a recording as packets', () => {
     expect(error).toBeUndefined();
     expect(packets.map((p) => p.data)).toEqual([INIT, fragment(1), fragment(2), fragment(3)]);
     expect(packets.map((p) => p.isLast)).toEqual([false, false, false, true]);
-    expect(processes.args).toContain('https://media.example/index.m3u8?sig=secret');
+    // The playlist goes in on standard input, never as an argument.
+    expect(processes.args).toContain('pipe:0');
+    expect(processes.args.join(' ')).not.toContain('opaque');
+    expect(String(processes.input.read())).toMatch(/^#EXTM3U\n.*opaque\/0\.ts/s);
   });
 
   it('a clip that fails before any fragment ends with RecordingFailed, saying why, after the initialization segment only', async () => {

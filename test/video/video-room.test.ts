@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { systemProcesses } from '../../src/video/child-ledger.js';
 import { VideoRoom, VideoUnavailableError } from '../../src/video/video-room.js';
 import { running } from '../harness/video-bed.js';
-import { keptLog, testFfmpeg } from './ffmpeg-binary.js';
+import { keptLog, testFfmpeg, noMedia } from './ffmpeg-binary.js';
 
 const config = { replayMinutes: 60, secureVideo: true };
 
@@ -15,7 +15,7 @@ describe('the video room', () => {
   it('with a usable ffmpeg: ready, its path and version in the status, no warning', async () => {
     const log = keptLog();
     const statuses: unknown[] = [];
-    const room = new VideoRoom({ config: { ...config, ffmpegPath: testFfmpeg() }, log, lookup: () => Promise.resolve('https://x/p.m3u8'), onStatus: (status) => statuses.push(status) });
+    const room = new VideoRoom({ config: { ...config, ffmpegPath: testFfmpeg() }, log, media: noMedia, lookup: () => Promise.resolve('https://x/p.m3u8'), onStatus: (status) => statuses.push(status) });
     expect(room.status().state).toBe('checking');
     expect(await room.ready).toBeDefined();
     expect(room.status()).toMatchObject({ state: 'ready', ffmpegPath: testFfmpeg(), h264Encoder: 'libx264', secureVideo: true, replayMinutes: 60 });
@@ -26,7 +26,7 @@ describe('the video room', () => {
 
   it('without ffmpeg: one warning, status unavailable with the reason, and spawn refuses', async () => {
     const log = keptLog();
-    const room = new VideoRoom({ config: { ...config, ffmpegPath: '/nonexistent/ffmpeg' }, log, lookup: () => Promise.resolve('') });
+    const room = new VideoRoom({ config: { ...config, ffmpegPath: '/nonexistent/ffmpeg' }, log, media: noMedia, lookup: () => Promise.resolve('') });
     expect(await room.ready).toBeUndefined();
     expect(log.lines.filter((line) => line.level === 'warn')).toHaveLength(1);
     expect(room.status()).toMatchObject({ state: 'unavailable', problem: 'no program at /nonexistent/ffmpeg' });
@@ -75,8 +75,8 @@ describe('the video room', () => {
   });
 
   it('a failed lookup says so without the address it may carry', async () => {
-    const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')), check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }) });
-    await expect(room.playlist('D1', '9')).rejects.toThrow('the recording could not be looked up (GET https://api.example.com answered 500)');
+    const room = new VideoRoom({ config, log: keptLog(), media: noMedia, lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')), check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }) });
+    await expect(room.openRecording('D1', '9')).rejects.toThrow('the recording could not be looked up (GET https://api.example.com answered 500)');
   });
 
   it('a process the last run left running (in its ledger) is ended before the room is ready, even without ffmpeg', async () => {
@@ -90,7 +90,7 @@ describe('the video room', () => {
       const room = new VideoRoom({
         config: { ...config, ffmpegPath: '/nonexistent/ffmpeg' },
         log,
-        lookup: () => Promise.resolve(''),
+        media: noMedia, lookup: () => Promise.resolve(''),
         ledger: { read: () => Promise.resolve(JSON.stringify({ children: [{ pid, start: facts.start, name: 'sleep' }] })), write: (value) => Promise.resolve(void writes.push(value)) },
         guard: () => Promise.resolve('none'),
       });

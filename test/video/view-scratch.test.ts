@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/util/process-alive.js';
 import { makeViewScratch, sweepViewScratch } from '../../src/video/view-scratch.js';
 import { VideoRoom } from '../../src/video/video-room.js';
-import { keptLog } from './ffmpeg-binary.js';
+import { keptLog, noMedia } from './ffmpeg-binary.js';
 
 const bases: string[] = [];
 function base(): string {
@@ -62,7 +62,7 @@ describe('the last-frame folders of copied camera views', () => {
     const where = base();
     const gone = join(where, `lock-access-view-${endedPid()}-left`);
     mkdirSync(gone);
-    const room = new VideoRoom({ config: { ffmpegPath: '/nonexistent/ffmpeg', replayMinutes: 60, secureVideo: true }, log: keptLog(), lookup: () => Promise.resolve(''), guard: () => Promise.resolve('none'), scratchBase: where });
+    const room = new VideoRoom({ config: { ffmpegPath: '/nonexistent/ffmpeg', replayMinutes: 60, secureVideo: true }, log: keptLog(), media: noMedia, lookup: () => Promise.resolve(''), guard: () => Promise.resolve('none'), scratchBase: where });
     await room.ready;
     expect(existsSync(gone)).toBe(false);
     const made = await room.scratchFolder();
