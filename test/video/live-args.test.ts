@@ -16,7 +16,7 @@ describe('camera-view arguments', () => {
     const args = liveArgs({ kind: 'recording' }, target, 'libx264', RELAY);
     expect(args.at(-1)).toBe('rtp://127.0.0.1:40000?rtcpport=40000&pkt_size=1368');
     expectFlags(args, { '-payload_type': '99' });
-    expect(args.slice(-6, -4)).toEqual(['-f', 'rtp']);
+    expect(args.slice(-5, -3)).toEqual(['-f', 'rtp']);
     const text = args.join(' ');
     for (const secret of [key.toString('base64'), Buffer.concat([key, salt]).toString('base64'), '192.168.1.20', 'srtp']) expect(text).not.toContain(secret);
   });
