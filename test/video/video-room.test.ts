@@ -42,6 +42,7 @@ describe('the video room', () => {
     const room = new VideoRoom({
       config,
       log: keptLog(),
+      media: noMedia,
       lookup: () => Promise.resolve(''),
       checkAfter: after,
       guard: () => Promise.resolve('none'),
@@ -67,7 +68,7 @@ describe('the video room', () => {
       open = resolve;
     });
     let checks = 0;
-    const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.resolve(''), checkAfter: after, check: () => { checks += 1; return Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }); } });
+    const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.resolve(''), media: noMedia, checkAfter: after, check: () => { checks += 1; return Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }); } });
     await room.stop();
     open();
     expect(await room.ready).toBeUndefined();
