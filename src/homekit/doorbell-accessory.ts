@@ -61,8 +61,9 @@ export class DoorbellAccessory {
       this.controller?.forceStopStreamingSession(sessionId);
     });
     const video = deps.video;
-    // Whether the camera records depends on ffmpeg, checked once at start (a fraction of a second):
-    // until that is known the cached services stay as they are, then the camera is set up once.
+    // Whether the camera records depends on ffmpeg, checked once start-up's first setup has run:
+    // until that is known the cached camera services stay as they are, then the camera is set up once.
+    const recordingBefore = device.state.lastVideo?.dvrId;
     if (video?.status().state === 'checking') {
       // The parts that do not depend on ffmpeg are bound at once: HomeKit reads the model's values
       // (the chime) from the start, not the accessory cache's, and a write reaches the model.
@@ -70,9 +71,9 @@ export class DoorbellAccessory {
       void video.ready
         .catch(() => undefined)
         .then(() => {
-          this.setUp();
+          this.setUp(recordingBefore);
         });
-    } else this.setUp();
+    } else this.setUp(recordingBefore);
     this.unsubscribe = device.onChange((change) => {
       this.changed(change);
     });
@@ -85,7 +86,8 @@ export class DoorbellAccessory {
     this.recording?.dispose();
   }
 
-  private setUp(): void {
+  /** `recordingBefore`: the newest recording when the view was made (one a hub may have had already). */
+  private setUp(recordingBefore?: string): void {
     if (this.disposed || this.setUpDone) return;
     const video = this.deps.video;
     if (video?.settings.secureVideo === true && video.ffmpeg !== undefined) this.recording = new DoorbellRecording(this.deps.api, this.accessory, this.device, video);
@@ -93,6 +95,10 @@ export class DoorbellAccessory {
     this.configureCamera();
     this.showMotion(this.device.motion);
     this.setUpDone = true;
+    // A recording that became available while ffmpeg was still being checked is offered now, while
+    // its motion window lasts, instead of being missed by Secure Video.
+    const fresh = this.device.freshRecording;
+    if (this.recording && fresh !== undefined && fresh !== recordingBefore) this.recording.recordingAvailable(fresh);
   }
 
   private changed(change: DoorbellChange): void {

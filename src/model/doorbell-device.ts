@@ -69,6 +69,13 @@ export class DoorbellDevice implements DoorbellFeed {
     return this.entryValue.motionTimeoutSeconds * 1000;
   }
 
+  /** The newest recording's id while it became available less than a motion window ago: still worth offering to a hub. */
+  get freshRecording(): string | undefined {
+    const video = this.current.lastVideo;
+    if (video?.availableAt === undefined) return undefined;
+    return this.deps.clock.now() - video.availableAt < this.motionWindowMs ? video.dvrId : undefined;
+  }
+
   /** Whether a press rings (On unless the user turned it off). */
   get chimeOn(): boolean {
     return this.deps.store.read(CHIME_KEY) !== false;

@@ -77,6 +77,7 @@ export class VideoBed {
       ...(options.env ? { env: options.env } : {}),
     };
     await this.session.start(this.homebridge);
+    await this.videoChecked();
     await this.session.pair(options.doorbells.length + 1, `the bridge and ${options.doorbells.length} doorbell(s)`);
   }
 
@@ -88,6 +89,15 @@ export class VideoBed {
     if (!this.homebridge) throw new Error('the video bed has not started');
     if (env !== undefined) this.homebridge = { ...this.homebridge, env };
     await this.session.restart(this.homebridge);
+    await this.videoChecked();
+  }
+
+  /**
+   * The camera's video and recording services are set up once ffmpeg has been checked, which waits
+   * for start-up's first setup against the service: a test that asks for them waits for its line.
+   */
+  private async videoChecked(): Promise<void> {
+    await this.session.hb?.waitForLog(/Doorbell video (uses ffmpeg|is off)/);
   }
 
   /** The stream-management services of a doorbell's camera. */

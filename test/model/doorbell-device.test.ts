@@ -102,3 +102,17 @@ describe('recordings', () => {
     expect(restarted.device.state.lastVideo).toMatchObject({ dvrId: 'dvr-2', availableAt: T0 + 30_000 });
   });
 });
+
+describe('a fresh recording', () => {
+  it('is the newest recording while it became available less than a motion window ago, across a restart; none before any', () => {
+    const { device, store } = setup();
+    expect(device.freshRecording).toBeUndefined();
+    device.apply({ doorbellId: 'D1', at: undefined, kind: 'videoAvailable', dvrId: 'dvr-1', cause: 'doorbellPress', startTime: T0 - 5_000 }, ctx());
+    expect(device.freshRecording).toBe('dvr-1');
+    vi.advanceTimersByTime(29_999);
+    const restarted = setup({ [DOORBELL_STATE_KEY]: store.read(DOORBELL_STATE_KEY) });
+    expect(restarted.device.freshRecording).toBe('dvr-1');
+    vi.advanceTimersByTime(1);
+    expect(restarted.device.freshRecording).toBeUndefined();
+  });
+});
