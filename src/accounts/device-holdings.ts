@@ -18,7 +18,7 @@ export interface HeldRegistry {
 }
 
 /** One account's entries for its devices, as the config lists them. */
-export interface ListedDevices {
+export interface AccountDeviceLists {
   readonly locks: readonly { id: string; hidden: boolean; account?: string | undefined }[];
   readonly doorbells: readonly { id: string; hidden: boolean; account?: string | undefined }[];
 }
@@ -27,7 +27,7 @@ export interface HoldingsDeps {
   registry: HeldRegistry;
   /** Every account's id in config order, the main account first. */
   order: readonly string[];
-  listed(account: string): ListedDevices;
+  listed(account: string): AccountDeviceLists;
   /** Linked now ("re-authorization needed" counts). */
   linked(account: string): boolean;
   owners: DeviceOwnersFile;

@@ -11,7 +11,7 @@ import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
 import { readEventLog, type EventLogEntry } from '../status/event-log.js';
 import { readStatus, type Status } from '../status/status.js';
-import { messageOfSentence } from '../cloud/tokens/link-messages.js';
+import { messageOfSentence } from '../cloud/link-messages.js';
 import type { UiMessage } from '../util/ui-message.js';
 import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';

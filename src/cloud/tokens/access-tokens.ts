@@ -6,7 +6,7 @@ import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
 import { describeNetworkError } from '../http/network-error.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { LINK_MESSAGES } from './link-messages.js';
+import { LINK_MESSAGES } from '../link-messages.js';
 import { sendServiceRequest, type ServiceEndpoint, serviceUrl } from '../http/service-request.js';
 import { decodeJwtTimes } from '../http/oauth.js';
 import { type MachineState, step } from './token-machine.js';

@@ -6,7 +6,7 @@ import { doublingDelay } from '../../util/backoff.js';
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
 import { LEGACY_MESSAGE_CODE, type UiMessage } from '../../util/ui-message.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { linkMessage, messageOfSentence } from './link-messages.js';
+import { linkMessage, messageOfSentence } from '../link-messages.js';
 import type { AccessTokens, TokenCheck } from './access-tokens.js';
 import type { RefreshGrant } from './refresh-grant.js';
 import { REAUTHORIZATION_ADVICE, type TokenSession } from './token-session.js';

@@ -4,7 +4,7 @@
 // Beside it the other grant, the authorization code's, which the settings UI's link flow makes.
 import { CloudError, NotLinkedError, RefreshRejectedError, RequestRejectedError, TransientError } from '../http/errors.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { LINK_MESSAGES } from './link-messages.js';
+import { LINK_MESSAGES } from '../link-messages.js';
 import type { TokenCheck } from './access-tokens.js';
 import { decodeJwtTimes, expiryOf, grantError, type GrantOutcome, type GrantRequest, postTokenGrant } from '../http/oauth.js';
 import { type GrantFailure, step } from './token-machine.js';

@@ -6,7 +6,7 @@
 // sentences the token jobs show users.
 import type { Logger } from '../../util/logger.js';
 import { safeErrorText } from '../http/safe-error-text.js';
-import { LINK_MESSAGES, linkMessage } from './link-messages.js';
+import { LINK_MESSAGES, linkMessage } from '../link-messages.js';
 import { acceptsHeaderToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, nothingKnown } from './token-knowledge.js';
 import { type CurrentToken, type LinkState, type MachineState, step } from './token-machine.js';
 import { type TokenRecord, type TokenStore } from '../../storage/token-file.js';

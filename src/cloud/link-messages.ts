@@ -2,7 +2,7 @@
 // user's language, the log in English. The token jobs keep a sentence in the token file
 // (`message`); messageOfSentence() turns a known one back into its code, also one an earlier
 // version wrote, and shows any other as it is.
-import { legacyMessage, messageCatalog, type UiMessage } from '../../util/ui-message.js';
+import { legacyMessage, messageCatalog, type UiMessage } from '../util/ui-message.js';
 
 const ADVICE = 'Open the plugin settings in the Homebridge UI and link your Lock Access account again (or paste a new refresh token there). Until then HomeKit shows the last known state.';
 

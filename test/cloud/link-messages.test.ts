@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { LINK_MESSAGES, linkMessage, messageOfSentence } from '../../../src/cloud/tokens/link-messages.js';
-import { NOT_LINKED_MESSAGE, notSavedMessage, RELINK_MESSAGE, UNCERTAIN_MESSAGE } from '../../../src/cloud/tokens/token-session.js';
-import { LEGACY_MESSAGE_CODE } from '../../../src/util/ui-message.js';
+import { LINK_MESSAGES, linkMessage, messageOfSentence } from '../../src/cloud/link-messages.js';
+import { NOT_LINKED_MESSAGE, notSavedMessage, RELINK_MESSAGE, UNCERTAIN_MESSAGE } from '../../src/cloud/tokens/token-session.js';
+import { LEGACY_MESSAGE_CODE } from '../../src/util/ui-message.js';
 
 describe('the link\'s sentences as message codes: the page words the code, the log keeps the English', () => {
   it('the token jobs\' sentences are the templates of their codes', () => {
