@@ -90,10 +90,10 @@ describe('ffmpeg crashes mid-stream', () => {
     // found as soon as it streams, not after the side stream's start, which a loaded machine can
     // hold up longer than that.
     const front = await view('Front Doorbell');
-    await frames(front, 5);
     // The recording's ffmpeg reads HLS (its playlist on standard input); the still's reads a picture.
-    const recordingPid = ffmpegChildren().find((pid) => commandLine(pid).includes('\0hls\0'));
-    if (recordingPid === undefined) throw new Error('no ffmpeg reading the recording');
+    // Taken as soon as it runs: the relay's fetch before it leaves less of the 3 s on a loaded machine.
+    const recordingPid = await eventually(() => Promise.resolve(ffmpegChildren().find((pid) => commandLine(pid).includes('\0hls\0'))), 'the ffmpeg reading the recording');
+    await frames(front, 2);
     process.kill(recordingPid, 'SIGSEGV');
     await session.hb?.waitForLog(/Front Doorbell: camera view ended: ffmpeg was ended by SIGSEGV/);
     await eventually(() => Promise.resolve(ffmpegChildren().length === 1 ? true : undefined), 'only the side stream left');

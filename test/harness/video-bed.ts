@@ -97,7 +97,10 @@ export class VideoBed {
    * for start-up's first setup against the service: a test that asks for them waits for its line.
    */
   private async videoChecked(): Promise<void> {
-    await this.session.hb?.waitForLog(/Doorbell video (uses ffmpeg|is off)/);
+    // The check waits up to 10 s for the setup, then runs its ffmpeg questions one at a time. Its
+    // line is a debug line: beds without debug lines (no recording asked for) go on at once.
+    if (this.homebridge?.debug !== true) return;
+    await this.session.hb?.waitForLog(/Doorbell video (uses ffmpeg|is off)/, 90_000);
   }
 
   /** The stream-management services of a doorbell's camera. */
