@@ -3,12 +3,13 @@
 // it from fighting the first over the listener port and the single-use refresh token. A lock whose
 // process is gone is taken over, so a crash or a killed child bridge never locks the plugin out.
 import { randomUUID } from 'node:crypto';
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
 import { z } from 'zod/v3';
 
 import type { Storage } from '../storage.js';
+import { readLockOwner } from '../util/file-lock.js';
 import { processAlive, processStartTime } from '../util/process-alive.js';
 
 export const INSTANCE_LOCK_FILE = 'instance.lock';
@@ -23,21 +24,7 @@ export type InstanceClaim =
 /** Locks this process holds: a second block in the same process finds its own pid and is refused. */
 const heldHere = new Set<string>();
 
-async function readOwner(path: string): Promise<{ raw: string; owner: Owner | undefined } | undefined> {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const parsed = ownerSchema.safeParse(JSON.parse(raw));
-    return { raw, owner: parsed.success ? parsed.data : undefined };
-  } catch {
-    return { raw, owner: undefined };
-  }
-}
+const readOwner = (path: string): Promise<{ raw: string; owner: Owner | undefined } | undefined> => readLockOwner(path, ownerSchema);
 
 /** Whether the owner still runs the plugin on this storage. */
 async function ownerRuns(owner: Owner | undefined): Promise<boolean> {

@@ -42,7 +42,13 @@ const realSleep = (ms: number): Promise<void> =>
     setTimeout(resolve, ms);
   });
 
-async function readOwner(path: string): Promise<{ raw: string; owner: Owner | undefined } | undefined> {
+const readOwner = (path: string): Promise<{ raw: string; owner: Owner | undefined } | undefined> => readLockOwner(path, ownerSchema);
+
+/**
+ * A lock file's text and its owner as `schema` reads it; undefined when there is no file. A file
+ * that is not the owner's JSON (a half-written one) has no owner, so the caller can judge it stale.
+ */
+export async function readLockOwner<T>(path: string, schema: z.ZodType<T>): Promise<{ raw: string; owner: T | undefined } | undefined> {
   let raw: string;
   try {
     raw = await readFile(path, 'utf8');
@@ -51,7 +57,7 @@ async function readOwner(path: string): Promise<{ raw: string; owner: Owner | un
     throw error;
   }
   try {
-    const parsed = ownerSchema.safeParse(JSON.parse(raw));
+    const parsed = schema.safeParse(JSON.parse(raw));
     return { raw, owner: parsed.success ? parsed.data : undefined };
   } catch {
     // A half-written lock file (the owner died between create and write) has no usable owner.
