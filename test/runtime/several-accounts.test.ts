@@ -16,11 +16,9 @@ import { freePort } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 import { captureLog } from '../homekit/hap-env.js';
+import { until } from '../harness/until.js';
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
+const waitFor = (condition: () => boolean): Promise<void> => until(condition, String(condition));
 
 describe('several accounts behind one listener', () => {
   let sim: Simulator;
