@@ -2,8 +2,6 @@
 // single-flight, keep-alive, its own file lock), HTTP client, header secret, registrar and ledger,
 // and link control. The main account keeps the plugin's own folder and files; an extra account X
 // keeps its own in `lock-access/accounts/X/` (mode 0700), so nothing of one account is another's.
-import { join } from 'node:path';
-
 import { CloudHttpClient } from '../cloud/http/http-client.js';
 import { LinkControl, type LinkReporter, type Registrar } from '../cloud/link-control.js';
 import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
@@ -12,7 +10,8 @@ import { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
 import { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { LockAccessConfig } from '../config.js';
 import type { AccountSettings } from '../config/account-settings.js';
-import { Storage } from '../storage.js';
+import type { Storage } from '../storage.js';
+import { accountStorage } from './account-storage.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
 import type { Shutdown } from '../util/shutdown.js';
 import { Signal } from '../util/signal.js';
@@ -46,15 +45,11 @@ export interface AccountUnitDeps {
   onReport?: (report: ReconcileReport) => void;
 }
 
-/** The account's folder: the plugin's own for the main account, `accounts/<id>/` for an extra one. */
-export function accountStorage(root: Storage, account: Pick<AccountSettings, 'id' | 'main'>): Storage {
-  return account.main ? root : new Storage(join(root.dir, 'accounts', account.id));
-}
 
 export async function accountUnit(account: AccountSettings, deps: AccountUnitDeps): Promise<AccountUnit> {
   const { config, shutdown } = deps;
   const log = account.main ? deps.log : deviceLogger(deps.log, () => `${account.name} (${account.id})`);
-  const storage = accountStorage(deps.storage, account);
+  const storage = accountStorage(deps.storage, account.id);
   const tokens = new TokenManager({
     storage,
     authUrl: config.authUrl,

@@ -2,14 +2,11 @@
 // block's own fields) or an entry of `accounts`, by its id. An entry's API key and client, when it
 // leaves them out, are the block's; its seeds are its own only. Unsaved edits from the page win over
 // the saved config, as for the main account. Each account keeps its tokens in its own folder.
-import { join } from 'node:path';
-
-import { Storage } from '../storage.js';
+import { MAIN_ACCOUNT_ID } from '../config/fields.js';
 import { nonEmpty, resolveAccount, type Account } from './account-input.js';
 import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
-export const MAIN_ACCOUNT_ID = 'main';
 const ACCOUNT_ID = /^[a-z0-9-]{1,32}$/;
 const OWN_FIELDS = ['apiKey', 'clientId', 'clientSecret'] as const;
 
@@ -53,10 +50,6 @@ export function resolveAccountById(id: string, input: unknown, entryInput: unkno
   return { ...account, id, name: nonEmpty(edits.name) ?? nonEmpty(savedEntry?.name) ?? id };
 }
 
-/** Where the account keeps its tokens: the plugin's own folder for the main account, `accounts/<id>/` for another. */
-export function accountStorage(root: Storage, id: string): Storage {
-  return id === MAIN_ACCOUNT_ID ? root : new Storage(join(root.dir, 'accounts', id));
-}
 
 /** The address the account's callbacks come to: the public address, plus `/a/<id>` for another account. */
 export function accountPublicUrl(publicUrl: string | undefined, id: string): string | undefined {

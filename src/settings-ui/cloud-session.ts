@@ -8,7 +8,8 @@ import { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
 import type { Account } from './account-input.js';
-import { accountStorage, MAIN_ACCOUNT_ID } from './account-choice.js';
+import { accountStorage } from '../accounts/account-storage.js';
+import { MAIN_ACCOUNT_ID } from '../config/fields.js';
 
 /** Builds the API client (src/cloud/http/http-client.ts in production) on a token manager. */
 export type ClientFactory = (account: { baseUrl: string; apiKey: string }, tokens: TokenManager, log: Logger) => ApiClient | Promise<ApiClient>;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 
 import { nonEmpty, type Account } from './account-input.js';
 import { serverMessage } from './server-messages.js';
-import { MAIN_ACCOUNT_ID } from './account-choice.js';
+import { MAIN_ACCOUNT_ID } from '../config/fields.js';
 import { UiError } from './ui-error.js';
 
 /** How long a started authorization may take before its `state` is forgotten. */

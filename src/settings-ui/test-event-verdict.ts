@@ -4,7 +4,8 @@
 import type { Status } from '../status/status.js';
 import { withoutCredentials } from '../util/redact-url.js';
 import { messageCatalog, type UiMessage } from '../util/ui-message.js';
-import { accountPublicUrl, MAIN_ACCOUNT_ID } from './account-choice.js';
+import { MAIN_ACCOUNT_ID } from '../config/fields.js';
+import { accountPublicUrl } from './account-choice.js';
 
 /** How long a test event waits for its callback before it says nothing arrived. */
 export const TEST_EVENT_TIMEOUT_MS = 30_000;

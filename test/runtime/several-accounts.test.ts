@@ -1,6 +1,6 @@
 // Several accounts behind one listener, in process: the real HomebridgeAPI, the simulator with a
 // main account and a "Cabin" account that share one lock.
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -82,6 +82,11 @@ describe('several accounts behind one listener', () => {
     expect(folder.mode & 0o777).toBe(0o700);
     const file = await stat(join(dir, 'lock-access', 'accounts', 'cabin', 'tokens.json'));
     expect(file.mode & 0o777).toBe(0o600);
+    // That one file holds Cabin's header secret (the one its registration carries) and its ledger.
+    const cabinFile = JSON.parse(await readFile(join(dir, 'lock-access', 'accounts', 'cabin', 'tokens.json'), 'utf8')) as { headerSecret: { token: string }; registrations: { entries: { id: string }[] } };
+    expect(sim.registrations().find((r) => r.scope === 'L2')?.token).toBe(cabinFile.headerSecret.token);
+    expect(cabinFile.registrations.entries.map((e) => e.id)).toEqual(['L2']);
+    expect((await readdir(join(dir, 'lock-access', 'accounts', 'cabin'))).filter((name) => name.endsWith('.json'))).toEqual(['tokens.json']);
     // The callback for Cabin's lock comes on Cabin's path, signed with Cabin's key.
     await sim.fire('lock', { lockId: 'L2', account: 'cabin' });
     await sim.idle();
