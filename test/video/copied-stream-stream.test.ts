@@ -20,6 +20,7 @@ import { freeUdpPort } from '../harness/camera-viewer.js';
 import { makeClip } from '../harness/secure-video-hub.js';
 import { openServed, serveFolder, testRelay, type ServedFolder } from './clip-relay.js';
 import { keptLog, noMedia, testFfmpeg } from './ffmpeg-binary.js';
+import { until } from '../harness/until.js';
 
 const FFMPEG = testFfmpeg();
 const work = mkdtempSync(join(tmpdir(), 'la-copied-'));
@@ -63,14 +64,6 @@ async function room(path: string): Promise<VideoRoom> {
   return made;
 }
 
-const until = async (check: () => boolean, what: string, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
-
 beforeAll(async () => {
   clip = join(makeClip(FFMPEG, join(work, 'clip'), 2, false), 'index.m3u8');
   clipFrames = checksums(spawnSync(FFMPEG, ['-hide_banner', '-i', clip, '-vf', 'showinfo', '-f', 'null', '-'], { encoding: 'utf8' }).stderr);
@@ -103,16 +96,16 @@ describe('a copied clip through the relay', () => {
     await until(() => checksums(seen.text()).length >= 30, 'the clip\'s frames');
     expect(checksums(seen.text()).slice(0, 30)).toEqual(clipFrames);
     // The hold: more frames, of one picture that does not move, at the clip's size, no decoding errors across the splice.
-    await until(() => checksums(seen.text()).length >= 40, 'held frames', 8_000);
+    await until(() => checksums(seen.text()).length >= 40, 'held frames');
     const settled = changes(seen.text());
-    await until(() => checksums(seen.text()).length >= 55, 'more held frames', 8_000);
+    await until(() => checksums(seen.text()).length >= 55, 'more held frames');
     expect(changes(seen.text()) - settled).toBeLessThanOrEqual(1);
     expect(seen.text()).toMatch(/s:320x180/);
     expect(seen.text()).not.toMatch(/auth(entication)? failed|HMAC mismatch|Invalid data|RTP: PT=.*bad/i);
     expect(videoRoom.running).toBe(1);
-    const stopped = Date.now();
     const exit = await run.stop();
-    expect(Date.now() - stopped).toBeLessThan(2_000);
+    // Ended by the polite stop, not killed when the grace ran out.
+    expect(exit.signal).not.toBe('SIGKILL');
     expect(exit.stopped).toBe(true);
     expect(videoRoom.running).toBe(0);
   });
@@ -140,7 +133,7 @@ describe('a copied clip through the relay', () => {
     const seen = await viewer(key, salt);
     const videoRoom = await room(FFMPEG);
     const run = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: relayed, lastFrameAt: 60, width: 320, height: 180 }, 'libx264', { label: 'test view' });
-    await until(() => checksums(seen.text()).length >= 45, 'frames after the clip', 8_000);
+    await until(() => checksums(seen.text()).length >= 45, 'frames after the clip');
     expect(videoRoom.running).toBe(1);
     expect((await run.stop()).stopped).toBe(true);
     expect(videoRoom.running).toBe(0);

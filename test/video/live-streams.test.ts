@@ -12,6 +12,7 @@ import { LiveStreams, type LiveSelection, type LiveViewer } from '../../src/vide
 import { VideoRoom } from '../../src/video/video-room.js';
 import { commandLine } from '../harness/processes.js';
 import { keptLog, testFfmpeg, noMedia } from './ffmpeg-binary.js';
+import { until } from '../harness/until.js';
 
 const FFMPEG = testFfmpeg();
 const STILL = readFileSync(new URL('../sim/assets/motion.jpg', import.meta.url));
@@ -45,14 +46,6 @@ async function setUp(): Promise<{ room: VideoRoom; streams: LiveStreams; viewer:
   cleanups.push(() => streams.stopAll());
   return { room, streams, viewer, seen, ended };
 }
-
-const until = async (check: () => boolean, what: string, ms = 5_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 /** Resolves with the next datagram the viewer's socket receives. */
 const nextPacket = (seen: Socket) => new Promise<Buffer>((resolve) => seen.once('message', resolve));
