@@ -54,6 +54,7 @@ export const LAYER_RULES: Readonly<Record<string, { only?: readonly string[]; ne
   video: { only: ['video', 'util', 'settings.ts'], why: 'the video room runs ffmpeg for the views: it knows no device, view, cloud or wiring; what it needs (a playlist lookup) is handed in' },
   util: { only: ['util', 'settings.ts'], why: 'small helpers every layer uses: they depend on no layer' },
   storage: { never: ['homekit', 'matter', 'callbacks', 'cloud', 'status', 'runtime', 'settings-ui'], why: 'what the plugin keeps on disk, and how earlier versions kept it: it knows the model\'s shapes, never a view, the service or the wiring' },
+  accounts: { never: ['homekit', 'matter', 'runtime', 'settings-ui'], why: 'an account is a unit of cloud parts (tokens, client, registrar, link) and its share of the devices: the wiring builds it, and it follows no view' },
   'settings-ui': { never: ['runtime'], why: 'the settings server runs in its own process and must not load the running plugin' },
 };
 

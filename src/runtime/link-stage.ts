@@ -2,16 +2,15 @@
 // the webhook token, the public address, link and unlink). Nothing here waits for the service.
 import type { API, MatterAccessory, PlatformAccessory } from 'homebridge';
 
-import { accountUnit, type AccountUnit } from '../accounts/account-unit.js';
+import type { AccountUnit } from '../accounts/account-unit.js';
+import { openAccountUnits } from '../accounts/account-units.js';
 import { DedupeStore } from '../callbacks/dedupe.js';
 import type { CloudHttpClient } from '../cloud/http/http-client.js';
-import type { LinkControl, LinkReporter } from '../cloud/link-control.js';
+import type { LinkControl } from '../cloud/link-control.js';
 import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
 import type { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
 import type { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { LockAccessConfig } from '../config.js';
-import { accountSettings } from '../config/account-settings.js';
-import { AccountStatusReporter } from '../status/account-status.js';
 import { moveContextToRecords } from '../storage/context-migration.js';
 import { DeviceRecords } from '../storage/device-records.js';
 import { EventLog } from '../status/event-log.js';
@@ -23,7 +22,7 @@ import type { Logger } from '../util/logger.js';
 import { pluginVersion } from '../util/plugin-version.js';
 import type { Shutdown } from '../util/shutdown.js';
 import { Signal } from '../util/signal.js';
-import { Reach } from './reach.js';
+import { Reach } from '../cloud/tunnel/reach.js';
 
 /** What Homebridge hands the plugin, and where each part says how it stops. */
 export interface PluginContext {
@@ -80,25 +79,14 @@ export async function openFiles({ api, log, cachedAccessories, shutdown }: Plugi
 }
 
 export async function linkStage({ config, log, shutdown }: PluginContext, files: Files): Promise<Link> {
-  const [mainSettings, ...extraSettings] = accountSettings(config);
-  if (mainSettings === undefined) throw new Error('the main account is always first');
   let publisher: StatusPublisher | undefined;
-  // With several accounts, each registration run tells whether a handover to that account is complete.
-  const reported = new Signal<[account: string, report: ReconcileReport]>();
-  const several = config.accounts.length > 0;
-  const unitDeps = (id: string) => ({
-    config,
+  const units = await openAccountUnits(config, {
     storage: files.storage,
     log,
     shutdown,
     publicUrl: () => address.publicUrl,
-    ...(several ? { onReport: (report: ReconcileReport) => {
-      reported.emit(id, report);
-    } } : {}),
-  });
-  const main = await accountUnit(mainSettings, {
-    ...unitDeps(mainSettings.id),
-    status: (tokens) => (publisher = new StatusPublisher({
+    accountsStatus: files.status,
+    mainStatus: (tokens) => (publisher = new StatusPublisher({
       status: files.status,
       eventLog: files.eventLog,
       linkMessage: () => tokens.status().message,
@@ -116,22 +104,6 @@ export async function linkStage({ config, log, shutdown }: PluginContext, files:
   });
   // The tunnel closes with Homebridge; callbacks in flight through it are answered first.
   shutdown.on('halt', () => address.stop());
-  const extras: AccountUnit[] = [];
-  for (const settings of extraSettings) {
-    const reporter = new AccountStatusReporter(files.status, settings.id, settings.name);
-    extras.push(await accountUnit(settings, { ...unitDeps(settings.id), status: (tokens) => extraLinkReporter(reporter, tokens) }));
-  }
-  const { tokens, client, secret, control, setupWanted } = main;
-  return { tokens, client, secret, publisher: shown, address, control, setupWanted, main, extras, reported };
-}
-
-/** An extra account's link in the status file's `accounts` section (its registrations are in its own ledger). */
-function extraLinkReporter(reporter: AccountStatusReporter, tokens: TokenManager): LinkReporter {
-  return {
-    link: (state) => {
-      const status = tokens.status();
-      reporter.link(state, status.message, status.problem === 'settings' ? 'settings' : undefined);
-    },
-    registrations: () => undefined,
-  };
+  const { tokens, client, secret, control, setupWanted } = units.main;
+  return { ...units, tokens, client, secret, publisher: shown, address, control, setupWanted };
 }

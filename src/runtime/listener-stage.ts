@@ -8,7 +8,7 @@ import { describeCommandFailure } from '../cloud/command-failure.js';
 import { operateLock } from '../cloud/remote-operate.js';
 import { peopleOf } from '../config.js';
 import { DeviceRegistry } from '../model/device-registry.js';
-import { AccountDevices } from './account-devices.js';
+import { AccountDevices } from '../accounts/account-devices.js';
 import { systemClock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import { Signal } from '../util/signal.js';

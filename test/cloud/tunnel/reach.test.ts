@@ -4,15 +4,15 @@
 // a domain) re-registers everything there. The callbacks then reach the listener through it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { WebhookRegistrar } from '../../src/cloud/registrations/registrations.js';
-import { WebhookSecret } from '../../src/cloud/registrations/webhook-secret.js';
-import type { WebhookConfig } from '../../src/config.js';
-import type { PublicAddressStatus } from '../../src/status/status.js';
-import { loopbackFor, type SessionEvents } from '../../src/cloud/tunnel/tunnel-adapter.js';
-import { Reach } from '../../src/runtime/reach.js';
-import { type CloudFixture, startCloudFixture } from '../cloud/cloud-fixture.js';
-import { ScriptedAdapter, type Scripted } from '../cloud/tunnel/scripted-adapter.js';
-import { until } from '../harness/until.js';
+import { WebhookRegistrar } from '../../../src/cloud/registrations/registrations.js';
+import { WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
+import type { WebhookConfig } from '../../../src/config.js';
+import type { PublicAddressStatus } from '../../../src/status/status.js';
+import { loopbackFor, type SessionEvents } from '../../../src/cloud/tunnel/tunnel-adapter.js';
+import { Reach } from '../../../src/cloud/tunnel/reach.js';
+import { type CloudFixture, startCloudFixture } from '../cloud-fixture.js';
+import { ScriptedAdapter, type Scripted } from './scripted-adapter.js';
+import { until } from '../../harness/until.js';
 
 const WANTED = { locks: ['LOCK-1'], doorbells: ['BELL-1'], user: true };
 const AUTHTOKEN = '2abcDEFghiJKLmnoPQRstuVWX_1234567890abcdefghij';

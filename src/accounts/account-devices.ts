@@ -1,8 +1,8 @@
 // Wiring of the extra accounts to the devices: which account's client sends a device's commands
 // (its owner's), which callbacks an account's path may apply (its own devices' only), and when an
 // extra account's path is open (enabled and linked). A block of one account uses none of this.
-import { DeviceHoldings } from '../accounts/device-holdings.js';
-import type { AccountUnit } from '../accounts/account-unit.js';
+import { DeviceHoldings } from './device-holdings.js';
+import type { AccountUnit } from './account-unit.js';
 import type { AccountGate } from '../callbacks/listener-options.js';
 import type { CloudHttpClient } from '../cloud/http/http-client.js';
 import { MAIN_ACCOUNT_ID } from '../config.js';

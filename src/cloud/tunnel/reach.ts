@@ -3,19 +3,25 @@
 // set). The registrar and the self-check read it here; every new address is announced (they
 // follow it) and goes to the status file, without credentials; the tunnel opens once the listener
 // runs and closes at shutdown.
-import { NgrokAdapter } from '../cloud/tunnel/ngrok-adapter.js';
-import { loopbackFor, type SessionEvents, type TunnelAdapter } from '../cloud/tunnel/tunnel-adapter.js';
-import { TunnelKeeper, type TunnelState } from '../cloud/tunnel/tunnel-keeper.js';
-import { webhookPathPrefix, type TunnelConfig, type WebhookConfig } from '../config.js';
-import type { PublicAddressStatus } from '../status/status.js';
-import type { Logger } from '../util/logger.js';
-import { withoutCredentials } from '../util/redact-url.js';
-import { Signal } from '../util/signal.js';
+import { webhookPathPrefix, type TunnelConfig, type WebhookConfig } from '../../config.js';
+import type { Logger } from '../../util/logger.js';
+import { withoutCredentials } from '../../util/redact-url.js';
+import { Signal } from '../../util/signal.js';
+import { NgrokAdapter } from './ngrok-adapter.js';
+import { loopbackFor, type SessionEvents, type TunnelAdapter } from './tunnel-adapter.js';
+import { TunnelKeeper, type TunnelState } from './tunnel-keeper.js';
+
+/** The address in use as the status file shows it (without credentials). */
+export interface ReachRecord {
+  via: 'config' | 'ngrok';
+  url?: string;
+  tunnel?: Pick<TunnelState, 'state' | 'message' | 'since' | 'nextTryAt'>;
+}
 
 export interface ReachDeps {
   webhook: WebhookConfig;
   log: Logger;
-  publish(address: PublicAddressStatus): void;
+  publish(address: ReachRecord): void;
   /** The tunnel's adapter; the real ngrok one unless a test scripts its own. */
   adapter?: (tunnel: TunnelConfig, session: SessionEvents) => TunnelAdapter;
   now?: () => number;

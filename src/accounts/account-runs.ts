@@ -1,0 +1,106 @@
+// Every account while the plugin runs, in config order: the main account, then each extra one. Each
+// runs on its own (account-run.ts); what ties them is here: a device's new owner registers it before
+// its old owner deletes its own registration, an account's user route changes that account alone,
+// and an extra account that is an earlier account's user is disabled before it registers anything.
+import type { AccountSetup, AccountSetupDeps } from '../cloud/account-setup.js';
+import type { AccountChange } from '../callbacks/event-router.js';
+import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
+import { MAIN_ACCOUNT_ID, type LockAccessConfig } from '../config.js';
+import type { DeviceRegistry } from '../model/device-registry.js';
+import { AccountStatusReporter, type AccountsStatusSink } from '../status/account-status.js';
+import { errorText } from '../util/error-text.js';
+import type { Shutdown } from '../util/shutdown.js';
+import type { Signal } from '../util/signal.js';
+import type { AccountDevices } from './account-devices.js';
+import { runAccount } from './account-run.js';
+import type { AccountUnit } from './account-unit.js';
+import { DistinctUsers } from './same-user.js';
+
+/** How long an unlinking account waits for its shared devices' new owners to register them. */
+const HANDOVER_LIMIT_MS = 60_000;
+
+export interface AccountRunsDeps extends Pick<AccountSetupDeps, 'listening' | 'selfCheck'> {
+  config: LockAccessConfig;
+  shutdown: Shutdown;
+  main: AccountUnit;
+  extras: readonly AccountUnit[];
+  accounts: AccountDevices;
+  registry: DeviceRegistry;
+  /** The main account's results: registrations and link in the status file's own fields. */
+  mainStatus: AccountSetupDeps['status'] & { link(state: AccountUnit['tokens']['state']): void };
+  /** Where the extra accounts' section of the status file is kept. */
+  accountsStatus: AccountsStatusSink;
+  /** Notices on the accounts' user routes. */
+  accountChanged: Signal<[AccountChange]>;
+  /** Each registration run's report, per account (with extra accounts only). */
+  reported: Signal<[account: string, report: ReconcileReport]>;
+}
+
+export interface AccountRuns {
+  /** The main account's setup. */
+  readonly main: AccountSetup;
+  /** The setup of an account id (`main` or an extra id). */
+  setupOf(account: string): AccountSetup | undefined;
+}
+
+/**
+ * Unlink (a `lifecycle` notice, or the settings page): the account's shared devices are handed over
+ * first (their new owners register them), then its own registrations go and its tokens.
+ */
+export async function unlinkAccount(unit: AccountUnit, accounts: AccountDevices, reason: string): Promise<void> {
+  await accounts.holdings?.leave(unit.account.id, HANDOVER_LIMIT_MS);
+  await unit.control.unlink(reason).catch((error: unknown) => {
+    unit.log.error(`Lock Access could not finish unlinking (${errorText(error)}); unlink it again in the plugin settings.`);
+  });
+}
+
+/** Starts every account's setup and tokens, the main account first (an extra account is compared with it). */
+export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns> {
+  const { main, extras, accounts } = deps;
+  const setups = new Map<string, AccountSetup>();
+  const setupOf = (account: string) => setups.get(account);
+  // A new owner registers the device; once it has, the old owner runs to delete its own registration.
+  accounts.ownerChanged.follow((_key, from, to) => {
+    const account = to ?? from;
+    if (account !== undefined) setupOf(account)?.request();
+  });
+  deps.reported.follow((account, report) => {
+    accounts.holdings?.registered(account, [...report.registered, ...report.unchanged]);
+  });
+  deps.accountChanged.follow((change) => {
+    const id = change.account ?? MAIN_ACCOUNT_ID;
+    const unit = accounts.unit(id);
+    const setup = setupOf(id);
+    if (unit === undefined || setup === undefined) return;
+    if (change.kind === 'membership') setup.membershipChanged(change.lockId, change.change, change.userId);
+    // Nobody awaits this: a failure is logged, never left unhandled.
+    else void unlinkAccount(unit, accounts, 'the Lock Access account was deleted');
+  });
+  const common = { config: deps.config, shutdown: deps.shutdown, accounts, registry: deps.registry, listening: deps.listening };
+  const mainSetup = await runAccount(main, { ...common, status: deps.mainStatus, selfCheck: deps.selfCheck, showLink: (state) => {
+    deps.mainStatus.link(state);
+  } });
+  setups.set(MAIN_ACCOUNT_ID, mainSetup);
+  const distinct = new DistinctUsers([main, ...extras], (account) => accounts.linked(account));
+  for (const unit of extras) {
+    const id = unit.account.id;
+    const reporter = new AccountStatusReporter(deps.accountsStatus, id, unit.account.name);
+    const disable = (reason: string) => {
+      unit.log.error(`This account is disabled: ${reason}.`);
+      reporter.disabled(reason);
+      accounts.stop(id);
+    };
+    setups.set(id, await runAccount(unit, {
+      ...common,
+      // Its registrations are in its own ledger; the public address is one for all accounts, and the main account's setup checks it.
+      status: { registrations: () => undefined, knownFrom: () => undefined },
+      selfCheck: () => Promise.resolve(),
+      showLink: (state) => {
+        const status = unit.tokens.status();
+        reporter.link(state, status.message, status.problem === 'settings' ? 'settings' : undefined);
+      },
+      mayRun: () => distinct.check(unit, disable),
+    }));
+  }
+  return { main: mainSetup, setupOf };
+}

@@ -1,0 +1,41 @@
+// Whether an extra account is another Lock Access user than every earlier linked account: the same
+// user entered twice would take over the earlier account's registrations (the service keeps them
+// per user), so the later entry is disabled before it registers anything. Asked once it is linked.
+import { AccountUser } from '../cloud/account-user.js';
+import type { AccountUnit } from './account-unit.js';
+
+export class DistinctUsers {
+  private readonly users = new Map<string, AccountUser>();
+  private readonly verdicts = new Map<string, boolean>();
+
+  /** `all`: every account in config order; `linked`: whether one is linked now. */
+  constructor(private readonly all: readonly AccountUnit[], private readonly linked: (account: string) => boolean) {}
+
+  /** False once `unit` is found to be an earlier account's user (`disable` has then been told why). */
+  async check(unit: AccountUnit, disable: (reason: string) => void): Promise<boolean> {
+    const known = this.verdicts.get(unit.account.id);
+    if (known !== undefined) return known;
+    const own = await this.user(unit).id();
+    // Unknown (no answer yet): nothing can be compared; the next run asks again.
+    if (own === undefined) return true;
+    for (const earlier of this.all.slice(0, this.all.indexOf(unit))) {
+      if (!this.linked(earlier.account.id)) continue;
+      if ((await this.user(earlier).id()) !== own) continue;
+      const other = earlier.account.main ? 'the main account' : `account ${earlier.account.name} (${earlier.account.id})`;
+      disable(`it is the same Lock Access user as ${other} (GET /users/me answers the same user), so it is disabled and registers nothing: registering it would take over the registrations of ${other}. Remove this entry, or link it to another Lock Access account`);
+      this.verdicts.set(unit.account.id, false);
+      return false;
+    }
+    this.verdicts.set(unit.account.id, true);
+    return true;
+  }
+
+  private user(unit: AccountUnit): AccountUser {
+    let user = this.users.get(unit.account.id);
+    if (user === undefined) {
+      user = new AccountUser(unit.client);
+      this.users.set(unit.account.id, user);
+    }
+    return user;
+  }
+}
