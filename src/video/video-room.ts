@@ -47,8 +47,6 @@ export interface VideoRoomOptions {
   ledger?: LedgerStore;
   /** For tests: how ffmpeg is checked. */
   check?: (configuredPath: string | undefined) => Promise<FfmpegCheck>;
-  /** For tests: which orphan guard this machine has. */
-  guard?: () => Promise<OrphanGuard>;
   /** Where copied views keep their clip's last frame (the system's temporary folder unless a test says). */
   scratchBase?: string;
   /**
@@ -89,7 +87,7 @@ export class VideoRoom {
       if (this.stopped) return undefined;
       // The processes are asked one after the other, each after the last has ended.
       const check = await (options.check ?? checkFfmpeg)(options.config.ffmpegPath);
-      const guard = await (options.guard ?? checkOrphanGuard)();
+      const guard = await checkOrphanGuard();
       await sweep;
       return this.adopt(check, guard);
     });

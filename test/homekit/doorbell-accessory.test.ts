@@ -216,7 +216,7 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       service(cached, S.Switch, 'chime').getCharacteristic(C.On).value = true;
       let checked: (value: undefined) => void = () => undefined;
       const check = new Promise<undefined>((resolve) => (checked = resolve));
-      const video = new VideoRoom({ config: { replayMinutes: 60, secureVideo: true }, log: captureLog().log, lookup: () => Promise.resolve(''), media: noMedia, check: () => check.then(() => ({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' })), guard: () => Promise.resolve('none') });
+      const video = new VideoRoom({ config: { replayMinutes: 60, secureVideo: true }, log: captureLog().log, lookup: () => Promise.resolve(''), media: noMedia, check: () => check.then(() => ({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' })) });
       const doorbell = serveDoorbell({ api, log: captureLog().log, fetchImage: () => Promise.resolve(placeholderBytes), video }, cached, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
       made.push(doorbell);
       expect(video.status().state).toBe('checking');

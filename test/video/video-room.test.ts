@@ -45,7 +45,6 @@ describe('the video room', () => {
       media: noMedia,
       lookup: () => Promise.resolve(''),
       checkAfter: after,
-      guard: () => Promise.resolve('none'),
       check: (path) => {
         checks += 1;
         return Promise.resolve({ ok: true, info: { path: path ?? 'ffmpeg', version: '6.1', h264Encoder: 'libx264', encoders: new Set(['libx264']), muxers: new Set<string>(), demuxers: new Set(['hls']), protocols: new Set(['srtp']) } });
@@ -93,7 +92,6 @@ describe('the video room', () => {
         log,
         media: noMedia, lookup: () => Promise.resolve(''),
         ledger: { read: () => Promise.resolve(JSON.stringify({ children: [{ pid, start: facts.start, name: 'sleep' }] })), write: (value) => Promise.resolve(void writes.push(value)) },
-        guard: () => Promise.resolve('none'),
       });
       await room.ready;
       expect(writes).toEqual([{ children: [] }]);

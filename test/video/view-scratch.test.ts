@@ -62,7 +62,7 @@ describe('the last-frame folders of copied camera views', () => {
     const where = base();
     const gone = join(where, `lock-access-view-${endedPid()}-left`);
     mkdirSync(gone);
-    const room = new VideoRoom({ config: { ffmpegPath: '/nonexistent/ffmpeg', replayMinutes: 60, secureVideo: true }, log: keptLog(), media: noMedia, lookup: () => Promise.resolve(''), guard: () => Promise.resolve('none'), scratchBase: where });
+    const room = new VideoRoom({ config: { ffmpegPath: '/nonexistent/ffmpeg', replayMinutes: 60, secureVideo: true }, log: keptLog(), media: noMedia, lookup: () => Promise.resolve(''), scratchBase: where });
     await room.ready;
     expect(existsSync(gone)).toBe(false);
     const made = await room.scratchFolder();

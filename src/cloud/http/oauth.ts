@@ -57,8 +57,6 @@ export interface GrantRequest {
   timeoutMs: number;
   fetch: typeof fetch;
   now: () => number;
-  /** Called when response headers arrived, before the body is read (crash tests pause here). */
-  onResponse?: () => Promise<void>;
 }
 
 /** The plugin setting a client error points at, named as in the plugin's config. */
@@ -129,7 +127,6 @@ export async function postTokenGrant(request: GrantRequest): Promise<GrantOutcom
     if (code !== undefined && NOT_SENT_CODES.has(code)) return { kind: 'notSent', detail: describeNetworkError(error) };
     return { kind: 'lost', detail: describeNetworkError(error) };
   }
-  if (request.onResponse) await request.onResponse();
 
   if (response.status === 400 || response.status === 401 || response.status === 403) {
     return classifyRefusal(response.status, await oauthErrorOf(response));

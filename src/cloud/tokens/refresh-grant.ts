@@ -37,19 +37,14 @@ export function grantFailureOf(outcome: Exclude<GrantOutcome, { kind: 'tokens' }
   }
 }
 
-/** Points inside a refresh where the crash tests pause the process (see test/fixtures/token-child.ts). */
-export type RefreshStep = 'markerWritten' | 'responseReceived' | 'responseRead' | 'tokensWritten';
-
 /** Everything a token-endpoint call needs but its fields. */
-export type GrantSettings = Omit<GrantRequest, 'fields' | 'onResponse'>;
+export type GrantSettings = Omit<GrantRequest, 'fields'>;
 
 export interface RefreshGrantOptions {
   grant: GrantSettings;
   check: TokenCheck;
   /** A grant succeeded: failure back-off and expiry warnings start over. */
   onRenewed: () => void;
-  /** Test seam: awaited at each step of a refresh grant. */
-  onStep?: (step: RefreshStep) => Promise<void> | void;
 }
 
 /**
@@ -163,17 +158,10 @@ export class RefreshGrant {
     const marked = await session.store.write({ ...fresh, refreshInFlight: { pid: process.pid, nonce: `${session.now()}-${Math.random()}`, startedAt: session.now() } }, fresh);
     session.stored(marked);
     session.log.debug(`Lock Access: renewing the access token (${reason}).`);
-    const onStep = this.options.onStep;
-    if (onStep) await onStep('markerWritten');
-    const outcome = await postTokenGrant({
-      ...this.options.grant,
-      fields: { grant_type: 'refresh_token', refresh_token: refreshToken },
-      onResponse: onStep ? async () => onStep('responseReceived') : undefined,
-    });
+    const outcome = await postTokenGrant({ ...this.options.grant, fields: { grant_type: 'refresh_token', refresh_token: refreshToken } });
 
     if (outcome.kind === 'tokens') {
       const { tokens, receivedAt } = outcome;
-      if (onStep) await onStep('responseRead');
       const times = decodeJwtTimes(tokens.access_token);
       const expiresAt = expiryOf(times.expiresAt, tokens.expires_in, receivedAt);
       const access = { token: tokens.access_token, issuedAt: times.issuedAt ?? receivedAt, ...(expiresAt !== undefined ? { expiresAt } : {}) };
@@ -185,7 +173,6 @@ export class RefreshGrant {
       // is the only copy there is.
       const written = await session.saver.persist(next, marked);
       session.stored(written);
-      if (onStep) await onStep('tokensWritten');
       session.log.info('Lock Access: access token renewed; the new refresh token is saved.');
       this.options.onRenewed();
       // The machine's second effect: check the new access token before the old one is dropped.

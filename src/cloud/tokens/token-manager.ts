@@ -22,7 +22,7 @@ import { nodeFetch } from '../http/node-fetch.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
 import { KeepAlive, testConnection } from './keep-alive.js';
-import { codeGrant, type GrantSettings, recoverInterrupted, RefreshGrant, type RefreshStep } from './refresh-grant.js';
+import { codeGrant, type GrantSettings, recoverInterrupted, RefreshGrant } from './refresh-grant.js';
 import { initialState, machineFromRecord, step } from './token-machine.js';
 import { type LinkState, TokenSession, type TokenStatus, UNLINKED_AT_START_MESSAGE } from './token-session.js';
 import { newLinkRecord, seedLink, type Seeds, unlinkedRecord } from './token-writes.js';
@@ -41,12 +41,9 @@ export interface TokenManagerOptions {
   /** Timeout of token endpoint and /users/me calls. Default 10 s. */
   timeoutMs?: number;
   lockOptions?: FileLockOptions;
-  /** Test seam: awaited at each step of a refresh grant. */
-  onStep?: (step: RefreshStep) => Promise<void> | void;
 }
 
 // What callers of the manager also need, from the one module they import.
-export type { RefreshStep } from './refresh-grant.js';
 export { REAUTHORIZATION_ADVICE } from './token-session.js';
 export type { LinkState, TokenProblem, TokenStatus } from './token-session.js';
 
@@ -89,7 +86,6 @@ export class TokenManager {
       onRenewed: () => {
         this.keepAlive.clearBackoff();
       },
-      onStep: options.onStep,
     });
     this.access = new AccessTokens(this.session, this.refresh);
     this.keepAlive = new KeepAlive(this.session, { check: this.check, refresh: this.refresh, access: this.access, onHeaderToken });

@@ -7,6 +7,7 @@ import { CloudHttpClient } from '../../../src/cloud/http/http-client.js';
 import { NotLinkedError } from '../../../src/cloud/http/errors.js';
 import type { LinkState } from '../../../src/cloud/tokens/token-manager.js';
 import { LinkControl, type Registrar } from '../../../src/cloud/link-control.js';
+import { SteppedStorage, steppedFetch, type StepHook } from '../../fixtures/refresh-steps.js';
 import { readTokens, tokenTestBed } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();
@@ -138,17 +139,15 @@ describe('an unlink while a token renewal is in flight', () => {
         paused = resolve;
       });
       let armed = false;
-      const plugin = bed.manager({
-        seeds: { refreshToken: sim.issueRefreshToken() },
-        onStep: (step) => {
-          if (!armed || step !== pauseAt) return undefined;
-          armed = false;
-          paused();
-          return new Promise<void>((resolve) => {
-            release = resolve;
-          });
-        },
-      });
+      const hook: StepHook = (step) => {
+        if (!armed || step !== pauseAt) return undefined;
+        armed = false;
+        paused();
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      };
+      const plugin = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() }, fetch: steppedFetch(hook) }, new SteppedStorage(storage.dir, hook));
       await plugin.start();
       plugin.stop();
       const { seen, calls, link, made } = followLink(plugin);

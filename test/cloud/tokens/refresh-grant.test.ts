@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { RefreshRejectedError, TransientError } from '../../../src/cloud/http/errors.js';
+import { SteppedStorage, steppedFetch, type StepHook } from '../../fixtures/refresh-steps.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();
@@ -30,12 +31,10 @@ describe('refresh grant, write-ahead, validation', () => {
   it('every step is written down before the next: the marker before the request, the successor before validation', async () => {
     const { sim, storage } = await bed.boot();
     const seen: { step: string; record: Awaited<ReturnType<typeof readTokens>> }[] = [];
-    const m = bed.manager({
-      seeds: { refreshToken: sim.issueRefreshToken() },
-      onStep: async (step) => {
-        seen.push({ step, record: await readTokens(storage) });
-      },
-    });
+    const hook: StepHook = async (step) => {
+      seen.push({ step, record: await readTokens(storage) });
+    };
+    const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() }, fetch: steppedFetch(hook) }, new SteppedStorage(storage.dir, hook));
     await m.start(); // the seed's grant
     seen.length = 0;
     const before = await readTokens(storage);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TransientError } from '../../../src/cloud/http/errors.js';
 import { TOKENS_FILE } from '../../../src/storage/token-file.js';
 import { SAVE_RETRY_FIRST_MS } from '../../../src/cloud/tokens/token-writes.js';
-import { Storage } from '../../../src/storage.js';
+import { SteppedStorage, type RefreshStep } from '../../fixtures/refresh-steps.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 
 const bed = tokenTestBed();
@@ -17,14 +17,17 @@ function fault(code: string): Error {
   return Object.assign(new Error(`${code}: simulated storage fault, write`), { code });
 }
 
-/** Real storage whose token writes, or whose folder (and so the lock), fail while armed. */
-class FaultyStorage extends Storage {
+/**
+ * Real storage whose token writes, or whose folder (and so the lock), fail while armed; its hook
+ * hears the refresh's steps as its writes show them (test/fixtures/refresh-steps.ts).
+ */
+class FaultyStorage extends SteppedStorage {
   writeFault: string | undefined;
   folderFault: string | undefined;
 
-  override async write(name: string, value: unknown): Promise<void> {
+  protected override async writeNow(name: string, value: unknown, options?: { compact?: boolean }): Promise<void> {
     if (name === TOKENS_FILE && this.writeFault !== undefined) throw fault(this.writeFault);
-    await super.write(name, value);
+    await super.writeNow(name, value, options);
   }
 
   override ensureDir(): Promise<void> {
@@ -40,10 +43,12 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-async function linkedManager(onStep?: (step: string, storage: FaultyStorage) => void) {
+async function linkedManager(onStep: (step: RefreshStep, storage: FaultyStorage) => void = () => undefined) {
   const { sim } = await bed.boot();
-  const storage = new FaultyStorage(`${bed.dir}/faulty`);
-  const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() }, onStep: (step) => onStep?.(step, storage) }, storage);
+  const storage: FaultyStorage = new FaultyStorage(`${bed.dir}/faulty`, (step) => {
+    onStep(step, storage);
+  });
+  const m = bed.manager({ seeds: { refreshToken: sim.issueRefreshToken() } }, storage);
   await m.start();
   const before = (await readTokens(storage))?.refreshToken ?? '';
   return { sim, storage, m, before };
