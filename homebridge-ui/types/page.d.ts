@@ -61,7 +61,5 @@ declare global {
   interface Window {
     /** hls.js (vendor/hls.light.min.js), absent where the vendored file failed to load. */
     Hls?: typeof import('hls.js').default;
-    /** Set only by the project's browser tests, before the page loads: how often it asks for news (ms). */
-    lockAccessPollMs?: unknown;
   }
 }

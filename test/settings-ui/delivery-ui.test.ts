@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyStatus, type DeliveryStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 import { REPO_ROOT } from '../harness/homebridge.js';
-import { axeViolations, browserTestsUnavailable, openSettingsPage, savedPluginBlock, uiTestStorage, type OpenSettingsPage } from './host.js';
+import { askForNews, axeViolations, browserTestsUnavailable, openSettingsPage, savedPluginBlock, uiTestStorage, type OpenSettingsPage } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the delivery UI browser tests: ${unavailable}`);
@@ -84,6 +84,7 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
 
   it('once events arrive again the banner goes, and the Status card says they arrive', async () => {
     await writeStatus({ state: 'arriving', since: Date.now(), checkEveryMinutes: 360, lastHeardAt: Date.now(), nextCheckAt: Date.now() + 360 * 60_000 });
+    await askForNews(frame.page());
     await expect.poll(() => frame.locator('#delivery-banner').isVisible(), { timeout: 30_000 }).toBe(false);
     expect(await frame.locator('#delivery').textContent()).toMatch(/^Yes /);
   }, 60_000);

@@ -178,10 +178,16 @@ export async function openSettingsPage(storagePath: string, pluginsDir: string):
   }
 }
 
-/** Opens Plugins, then "Plugin Config" of this plugin, and returns the custom UI's frame once it is ready. */
+/** How often the settings page asks its server for news (POLL_MS in homebridge-ui/public/js/main.js). */
+const NEWS_EVERY_MS = 3_000;
+
+/**
+ * Opens Plugins, then "Plugin Config" of this plugin, and returns the custom UI's frame once it is
+ * ready. The browser context's clock is Playwright's (time flows as usual), so a test can move the
+ * page to its next ask for news (`askForNews`) instead of waiting out the page's 3 s.
+ */
 export async function openPluginSettings(page: Page, ui: UiHost): Promise<Frame> {
-  // The page asks for news every 500 ms here, not every 3 s: what the plugin does shows sooner.
-  await page.addInitScript(() => { (window as { lockAccessPollMs?: number }).lockAccessPollMs = 500; });
+  await page.clock.install();
   await page.goto(`${ui.url}/plugins`);
   const card = page.locator('app-plugin-card', { hasText: 'homebridge-lock-access' });
   await card.locator('[aria-label="Plugin Actions Dropdown"]').click();
@@ -196,6 +202,17 @@ export async function openPluginSettings(page: Page, ui: UiHost): Promise<Frame>
     throw new Error(`the settings page did not get ready. Homebridge UI log:\n${ui.logs.slice(-30).join('\n')}`, { cause: error });
   }
   return frame;
+}
+
+/**
+ * The settings page asks its server for news now rather than at its next 3 s: the clock of the
+ * page (and of the Homebridge UI around it) jumps ahead by that much, as after a laptop lid was
+ * closed for 3 s. Call it once the news exists on the plugin's side (a request the simulator saw, a
+ * file written), then wait for what the page shows; a jump per wait keeps the Homebridge UI's own
+ * timers (its socket's ping deadline, 45 s) far from due.
+ */
+export async function askForNews(page: Page): Promise<void> {
+  await page.clock.fastForward(NEWS_EVERY_MS);
 }
 
 export interface AxeViolation {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { commissioningFile } from '../../src/settings-ui/matter-pairing.js';
 import { freePort } from '../harness/homebridge.js';
-import { browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { askForNews, browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the Matter settings UI test: ${unavailable}`);
@@ -70,6 +70,7 @@ describe.skipIf(unavailable !== undefined)('the settings page\'s Matter box', ()
       return config.platforms.find((p) => p.platform === 'LockAccess');
     };
     await expect.poll(async () => (await block())?.matter, { timeout: 15_000 }).toBe(false);
+    await askForNews(frame.page());
     await frame.waitForSelector('#matter-badge[data-state="off"]', { timeout: 15_000 });
     expect(await frame.textContent('#matter-message')).toMatch(/keeps its devices HomeKit-only/);
     expect(await frame.isVisible('#matter-pairing')).toBe(false);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { demoDevices } from '../sim/devices.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { askForNews, axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the settings UI browser tests: ${unavailable}`);
@@ -150,6 +150,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
     homebridge = await startHomebridge({ storagePath, platforms: config.platforms, pluginPath: packageDir, env: { UIX_SERVICE_MODE: '1' } });
     await expect.poll(() => sim.registrations().length, { timeout: 90_000, interval: 500 }).toBe(3);
+    await askForNews(page);
     // Registrations and the self-check appear without reloading the page.
     await expect.poll(() => frame.locator('#registrations tbody tr[data-kind]').count(), { timeout: 30_000 }).toBe(3);
     await expect.poll(() => frame.locator('#self-check [data-state]').getAttribute('data-state'), { timeout: 30_000 }).toBe('ok');
@@ -162,6 +163,9 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     await sim.fire('doorbell-press', { doorbellId, dvrId });
     await sim.fire('video-available', { doorbellId, dvrId, cause: 'buttonpush' });
 
+    // The plugin has written the last of them down: the page hears of it at its next ask.
+    await expect.poll(() => readFile(join(storagePath, 'lock-access', 'events.json'), 'utf8').catch(() => ''), { timeout: 30_000 }).toMatch(/videoAvailable/);
+    await askForNews(page);
     const rows = frame.locator('#events tbody tr');
     await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/Recording available/);
     const text = (await rows.allTextContents()).join('\n');

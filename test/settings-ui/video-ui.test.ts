@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { browserTestsUnavailable, openSettingsPage, savedPluginBlock, type OpenSettingsPage, uiTestStorage } from './host.js';
+import { askForNews, browserTestsUnavailable, openSettingsPage, savedPluginBlock, type OpenSettingsPage, uiTestStorage } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the video settings UI test: ${unavailable}`);
@@ -50,6 +50,7 @@ describe.skipIf(unavailable !== undefined)('the settings page\'s Doorbell video 
 
   it('video off: "Off", why, and what to do', async () => {
     await writeFile(join(storagePath, 'lock-access', 'status.json'), status({ state: 'unavailable', problem: 'no ffmpeg on the PATH', secureVideo: true, replayMinutes: 60 }));
+    await askForNews(frame.page());
     await frame.waitForSelector('#video-badge[data-state="unavailable"]', { timeout: 30_000 });
     expect(await frame.textContent('#video-message')).toMatch(/no ffmpeg on the PATH.*still picture.*Install ffmpeg or set its path/);
   });

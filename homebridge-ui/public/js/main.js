@@ -36,9 +36,8 @@ import { translatePage } from './translate-page.js';
 /** @typedef {import('../../types/page.js').MatterPairingInfo} MatterPairingInfo */
 /** @typedef {import('../../types/page.js').PersonSeen} PersonSeen */
 
-// Every 3 s; the project's browser tests set window.lockAccessPollMs (a whole number of ms, at least
-// 100) before the page loads, so a change shows without waiting out the user's pace.
-const POLL_MS = Number.isSafeInteger(window.lockAccessPollMs) && Number(window.lockAccessPollMs) >= 100 ? Number(window.lockAccessPollMs) : 3000;
+/** How often the page asks its server for news. */
+const POLL_MS = 3000;
 
 /** The last answer drawn per server path, so an unchanged answer does not redraw its card. @type {Map<string, string>} */
 const drawn = new Map();
