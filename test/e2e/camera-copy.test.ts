@@ -6,7 +6,7 @@
 // The camera's microphone muted by a controller (HAP's Mute): no sound reaches the viewer until it
 // is unmuted.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { CameraViewer } from '../harness/camera-viewer.js';
+import { ffmpegOnce } from '../harness/clip-cache.js';
 import { makeClip } from '../harness/secure-video-hub.js';
 import { FRONT_DOORBELL, VideoBed } from '../harness/video-bed.js';
 
@@ -31,18 +32,12 @@ function clipChecksums(input: string): string[] {
 
 /** A clip that is not H.264 (MPEG-2 video), as HLS. */
 function mpeg2Clip(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  const made = spawnSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t', '3', '-c:v', 'mpeg2video', '-an', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(dir, 'seg%d.ts'), join(dir, 'index.m3u8')], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
-  if (made.status !== 0) throw new Error(`could not make the MPEG-2 clip: ${made.stderr.toString()}`);
-  return dir;
+  return ffmpegOnce(FFMPEG, dir, (folder) => ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t', '3', '-c:v', 'mpeg2video', '-an', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(folder, 'seg%d.ts'), join(folder, 'index.m3u8')], 'the MPEG-2 clip');
 }
 
 /** A High-profile H.264 clip (320x180 at 15 fps), as HLS. */
 function highClip(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  const made = spawnSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=15', '-t', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-g', '15', '-an', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(dir, 'seg%d.ts'), join(dir, 'index.m3u8')], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
-  if (made.status !== 0) throw new Error(`could not make the High-profile clip: ${made.stderr.toString()}`);
-  return dir;
+  return ffmpegOnce(FFMPEG, dir, (folder) => ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=15', '-t', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-g', '15', '-an', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(folder, 'seg%d.ts'), join(folder, 'index.m3u8')], 'the High-profile clip');
 }
 
 /** The recording becomes the newest, a viewer starts a stream of it; `logsFrom` marks the log lines since. */

@@ -1,12 +1,11 @@
 // What a home hub does before it can record a camera, for the Secure Video tests and the bench:
 // select a recording configuration, turn recording (and its audio) on, and hear the trigger. Also
 // the clips they record: a moving test pattern made as HLS at test time.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import hap from '@homebridge/hap-nodejs';
 
+import { ffmpegOnce } from './clip-cache.js';
 import { selectedRecordingConfiguration, type HubSelection } from './data-stream.js';
 import { characteristicId, type HapAccessoryInfo, type HapController } from './hap.js';
 
@@ -15,18 +14,15 @@ const { Service: S, Characteristic: C } = hap;
 /** The hub's usual choice: 720p at 30 fps, 4-s fragments, AAC-LC at 24 kHz. */
 export const HUB_720P: HubSelection = { width: 1280, height: 720, fps: 30, bitrateKbps: 1000, profile: 1, level: 2, fragmentMs: 4000, sampleRate: 2, audioKbps: 32 };
 
-/** A moving test pattern as HLS (2-s segments) in `dir`: `seconds` long, with a tone when `audio`. */
+/** A moving test pattern as HLS (2-s segments) in `dir`: `seconds` long, with a tone when `audio` (made once, clip-cache.ts). */
 export function makeClip(ffmpeg: string, dir: string, seconds: number, audio: boolean): string {
-  mkdirSync(dir, { recursive: true });
-  const made = spawnSync(ffmpeg, [
+  return ffmpegOnce(ffmpeg, dir, (folder) => [
     '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=15',
     ...(audio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=16000'] : []),
     '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '30',
     ...(audio ? ['-c:a', 'aac', '-b:a', '32k'] : ['-an']),
-    '-f', 'hls', '-hls_time', '2', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(dir, 'seg%d.ts'), join(dir, 'index.m3u8'),
-  ], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
-  if (made.status !== 0) throw new Error(`could not make the test clip: ${made.stderr.toString()}`);
-  return dir;
+    '-f', 'hls', '-hls_time', '2', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(folder, 'seg%d.ts'), join(folder, 'index.m3u8'),
+  ], 'the test clip');
 }
 
 /**
