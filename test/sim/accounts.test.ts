@@ -144,6 +144,35 @@ describe('README The service simulator: several accounts, each with its own key 
     expect(sim.registrations().map((r) => r.account)).toEqual(['main']);
   });
 
+  it('registrationChanges lists each registration made and deleted, in order, with the account that called', async () => {
+    const cabin = sim.accountOf('cabin');
+    const cabinToken = await tokenOf('cabin');
+    await api(sim, cabinToken, 'POST', '/webhook/SHARED', registration(`${receiver.url}/a/cabin/lock/SHARED`, cabin.clientId, allLock), cabin.apiKey);
+    await api(sim, await tokenOf('main'), 'POST', '/webhook/SHARED', registration(`${receiver.url}/lock/SHARED`, sim.account.clientId, allLock));
+    await api(sim, cabinToken, 'DELETE', `/webhook/SHARED/${cabin.clientId}`, undefined, cabin.apiKey);
+    // Deleting what is not registered changes nothing, so it is not listed.
+    await api(sim, cabinToken, 'DELETE', `/webhook/SHARED/${cabin.clientId}`, undefined, cabin.apiKey);
+    expect(sim.registrationChanges()).toEqual([
+      { op: 'register', kind: 'lock', scope: 'SHARED', account: 'cabin', url: `${receiver.url}/a/cabin/lock/SHARED` },
+      { op: 'register', kind: 'lock', scope: 'SHARED', account: 'main', url: `${receiver.url}/lock/SHARED` },
+      { op: 'delete', kind: 'lock', scope: 'SHARED', account: 'cabin' },
+    ]);
+  });
+
+  it('revokeAccount takes one account\'s tokens away (its grant gets invalid_grant, its calls 401); the other account\'s keep working', async () => {
+    const cabin = sim.accountOf('cabin');
+    const cabinToken = await tokenOf('cabin');
+    const mainToken = await tokenOf('main');
+    const cabinRefresh = sim.issueRefreshToken('cabin');
+    sim.revokeAccount('cabin');
+    expect((await api(sim, cabinToken, 'GET', '/users/me', undefined, cabin.apiKey)).status).toBe(401);
+    expect(sim.refreshTokenState(cabinRefresh)).toBe('revoked');
+    expect(await tokenRequest(sim, { grant_type: 'refresh_token', client_id: cabin.clientId, client_secret: cabin.clientSecret, refresh_token: cabinRefresh })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect((await api(sim, mainToken, 'GET', '/users/me')).status).toBe(200);
+    // Tokens issued afterwards work again (the account was linked anew).
+    expect((await api(sim, await tokenOf('cabin'), 'GET', '/users/me', undefined, cabin.apiKey)).status).toBe(200);
+  });
+
   it('simAccountEntry gives the plugin entry: id, name, refresh token and the key and client it does not share', () => {
     const cabin = sim.accountOf('cabin');
     expect(simAccountEntry(sim, 'cabin')).toEqual({ id: 'cabin', name: 'Cabin', refreshToken: cabin.refreshToken, apiKey: cabin.apiKey, clientId: cabin.clientId, clientSecret: cabin.clientSecret });

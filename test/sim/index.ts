@@ -62,6 +62,14 @@ export interface SimRegistration {
   account: string;
 }
 
+export interface SimRegistrationChange {
+  op: 'register' | 'delete';
+  kind: RegistrationKind;
+  scope: string;
+  account: string;
+  url?: string;
+}
+
 export interface Simulator {
   baseUrl: string;
   authUrl: string;
@@ -83,6 +91,8 @@ export interface Simulator {
   revokeRefreshToken(token: string): void;
   refreshTokenState(token: string): RefreshTokenState;
   revokeAccessTokens(): void;
+  /** The account's user takes the integration's access away: every refresh and access token of that account so far is revoked (the next grant gets invalid_grant); other accounts keep theirs. */
+  revokeAccount(accountId: string): void;
   /** A valid access token for the account (the main one by default), as a grant would give, without spending a refresh token. */
   mintAccessToken(lifetimeSeconds?: number, accountId?: string): string;
   addLock(lock: LockInput): void;
@@ -96,6 +106,8 @@ export interface Simulator {
   doorbell(id: string): SimDoorbell | undefined;
   readonly stats: SimStats;
   registrations(): SimRegistration[];
+  /** Every registration made or deleted (by the API; not loseRegistrations), oldest first, with the id of the account that made the call. */
+  registrationChanges(): SimRegistrationChange[];
   /** The service loses every webhook registration, or one account's (callbacks then go nowhere until they are sent again); returns how many it had. */
   loseRegistrations(accountId?: string): number;
   faults: SimFaults;
@@ -176,6 +188,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     revokeRefreshToken: (token) => { core.tokens.revokeRefreshToken(token); },
     refreshTokenState: (token) => core.tokens.refreshTokenState(token),
     revokeAccessTokens: () => { core.tokens.revokeAccessTokens(); },
+    revokeAccount: (accountId) => { core.tokens.revokeUser(core.accounts.require(accountId).userId); },
     mintAccessToken: (seconds, accountId = MAIN_ACCOUNT) => {
       const account = core.accounts.require(accountId);
       return core.tokens.mintAccessToken(account.clientId, account.userId, seconds);
@@ -190,6 +203,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     doorbell: (id) => core.doorbells.get(id),
     get stats() { return core.stats; },
     registrations,
+    registrationChanges: () => core.store.changes.map(({ owner, ...change }) => ({ ...change, account: core.accountOfUser(owner)?.id ?? '' })),
     loseRegistrations: (accountId) => core.store.clear(accountId === undefined ? undefined : core.accounts.require(accountId).userId),
     faults: core.faults,
     imageRequests: (path) => media.count(path),

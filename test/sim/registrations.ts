@@ -52,8 +52,19 @@ export interface Registration extends RegistrationBody {
   updatedAt: number;
 }
 
+/** One change to the registrations, in the order the service made them. */
+export interface RegistrationChange {
+  op: 'register' | 'delete';
+  kind: RegistrationKind;
+  scope: string;
+  owner: string;
+  url?: string;
+}
+
 export class RegistrationStore {
   private readonly byKey = new Map<string, Registration>();
+  /** Every registration made and deleted, oldest first (a handover's order is read from it). */
+  readonly changes: RegistrationChange[] = [];
 
   private static key(kind: RegistrationKind, scope: string, owner: string): string {
     return `${kind}\u0000${scope}\u0000${owner}`;
@@ -63,6 +74,7 @@ export class RegistrationStore {
   upsert(kind: RegistrationKind, scope: string, owner: string, apiKey: string, body: RegistrationBody, at: number): Registration {
     const registration: Registration = { ...body, notificationTypes: [...body.notificationTypes], kind, scope, owner, apiKey, updatedAt: at };
     this.byKey.set(RegistrationStore.key(kind, scope, owner), registration);
+    this.changes.push({ op: 'register', kind, scope, owner, url: body.url });
     return registration;
   }
 
@@ -75,6 +87,7 @@ export class RegistrationStore {
     const key = RegistrationStore.key(kind, scope, owner);
     const existing = this.byKey.get(key);
     if (existing?.clientID !== clientID) return false;
+    this.changes.push({ op: 'delete', kind, scope, owner });
     return this.byKey.delete(key);
   }
 

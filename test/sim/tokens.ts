@@ -56,6 +56,8 @@ export class TokenAuthority {
   private readonly clients = new Map<string, string>();
   private seq = 0;
   private revokedUpTo = 0;
+  /** Per user: access tokens up to this sequence number are revoked (the user took the integration's access away). */
+  private readonly revokedForUser = new Map<string, number>();
   /** Successful refresh grants (the brief's `stats.grants`). */
   refreshGrants = 0;
   codeGrants = 0;
@@ -187,7 +189,7 @@ export class TokenAuthority {
     if (!token) return undefined;
     const claims = verifyJwt(token, this.secret);
     if (!claims) return undefined;
-    if (claims.seq <= this.revokedUpTo) return undefined;
+    if (claims.seq <= this.revokedUpTo || claims.seq <= (this.revokedForUser.get(claims.sub) ?? 0)) return undefined;
     if (this.options.clock.now() >= claims.exp * 1000) return undefined;
     return claims;
   }
@@ -200,5 +202,11 @@ export class TokenAuthority {
 
   revokeAccessTokens(): void {
     this.revokedUpTo = this.seq;
+  }
+
+  /** Every refresh and access token of one user so far is revoked; other users keep theirs. */
+  revokeUser(userId: string): void {
+    for (const record of this.refresh.values()) if (record.userId === userId) record.revoked = true;
+    this.revokedForUser.set(userId, this.seq);
   }
 }
