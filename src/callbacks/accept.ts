@@ -111,7 +111,7 @@ export interface DedupeClaim {
   taken: Duplicate;
 }
 
-function duplicate(lastCallback: LastCallback): Duplicate {
+export function duplicate(lastCallback: LastCallback): Duplicate {
   return { kind: 'duplicate', status: 200, reason: 'duplicate', record: { lastCallback } };
 }
 

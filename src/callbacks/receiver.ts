@@ -13,10 +13,11 @@ import { CALLBACK_TOKEN_HEADER, MAX_CALLBACK_BYTES, SIGNATURE_HEADER } from '../
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { limitBodyTime } from './body-deadline.js';
-import { accept } from './accept.js';
+import { accept, duplicate } from './accept.js';
 import type { AcceptEnv, CallbackContext, Verdict } from './accept.js';
 import { type AccountGate, LISTENER_LIMITS, type ReceiverOptions } from './listener-options.js';
 import { printable } from './log-safe.js';
+import { PathNet } from './path-net.js';
 import type { CallbackRoute } from './callback-kinds.js';
 import { ReceiverTally } from './receiver-tally.js';
 import { sendVerdict } from './verdict-reply.js';
@@ -198,6 +199,8 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     }
     return known;
   };
+  // Only with extra accounts: one event delivered on two accounts' paths counts once.
+  const net = options.accounts === undefined ? undefined : new PathNet();
   /** Claims an accepted one-shot event's key: the store's check-and-set has the last word, the verdict says what then. */
   const record = (verdict: Verdict): Verdict => {
     // State reports carry no claim: they are never remembered.
@@ -245,14 +248,10 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
       reply.callNotFound();
       return;
     }
-    const verdict = record(accept({
-      route,
-      pathId,
-      body: Buffer.isBuffer(request.body) ? request.body : EMPTY,
-      signature: request.headers[SIGNATURE_HEADER],
-      token: request.headers[CALLBACK_TOKEN_HEADER],
-      receivedAt,
-    }, accountEnv));
+    const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    const checked = accept({ route, pathId, body, signature: request.headers[SIGNATURE_HEADER], token: request.headers[CALLBACK_TOKEN_HEADER], receivedAt }, accountEnv);
+    const elsewhere = net !== undefined && pathId !== undefined && checked.kind !== 'rejected' && net.arrived(`${route}/${pathId}`, body, params.account ?? '', receivedAt);
+    const verdict = checked.kind === 'accepted' && elsewhere ? duplicate(checked.record.lastCallback) : record(checked);
     tally.note(route, verdict, pathId);
     sendVerdict(reply, verdict);
     if (verdict.kind === 'rejected') {

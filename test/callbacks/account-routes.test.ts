@@ -107,3 +107,46 @@ describe('an extra account\'s routes', () => {
     }
   });
 });
+
+describe('the duplicate net across paths', () => {
+  /** A press that carries nothing identifying it (no dvrID, no time): the duplicate filter keys it by its `t`. */
+  const bare = { DoorbellID: 'DB-9', EventType: 'buttonpush' };
+  const at = (key: string, token: string | null, body: unknown, seconds: number) => {
+    const raw = Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = { 'x-svc-signature': signatureHeader(key, seconds, raw), 'content-type': 'application/json' };
+    if (token !== null) headers[CALLBACK_TOKEN_HEADER] = token;
+    return { payload: raw, headers };
+  };
+  const t0 = Math.floor(NOW / 1000);
+
+  it('the same bytes for the same device on another account\'s path within 60 s are a duplicate: 200, not applied', async () => {
+    expect((await post('/lock-access/doorbell/DB-9', at(API_KEY, TOKEN, bare, t0))).statusCode).toBe(200);
+    h.clock.now = NOW + 1_000;
+    expect((await post('/lock-access/a/cabin/doorbell/DB-9', at(CABIN_KEY, CABIN_TOKEN, bare, t0 + 1))).statusCode).toBe(200);
+    h.clock.now = NOW + 59_000;
+    expect((await post('/lock-access/a/shared/doorbell/DB-9', at(API_KEY, SHARED_TOKEN, bare, t0 + 59))).statusCode).toBe(200);
+    await afterReplies();
+    expect(h.sunk.map((s) => s.context.account)).toEqual([undefined]);
+    expect(app.receiverStats.duplicates).toBe(2);
+  });
+
+  it('on one path section 6 alone decides: the same identity-less body with a new t applies again', async () => {
+    expect((await post('/lock-access/a/cabin/doorbell/DB-9', at(CABIN_KEY, CABIN_TOKEN, bare, t0))).statusCode).toBe(200);
+    h.clock.now = NOW + 2_000;
+    expect((await post('/lock-access/a/cabin/doorbell/DB-9', at(CABIN_KEY, CABIN_TOKEN, bare, t0 + 2))).statusCode).toBe(200);
+    await afterReplies();
+    expect(h.sunk).toHaveLength(2);
+    expect(app.receiverStats.duplicates).toBe(0);
+  });
+
+  it('after 60 s, or for another device, the same bytes on another path apply', async () => {
+    expect((await post('/lock-access/doorbell/DB-9', at(API_KEY, TOKEN, bare, t0))).statusCode).toBe(200);
+    h.clock.now = NOW + 60_000;
+    expect((await post('/lock-access/a/cabin/doorbell/DB-9', at(CABIN_KEY, CABIN_TOKEN, bare, t0 + 60))).statusCode).toBe(200);
+    const other = { DoorbellID: 'DB-8', EventType: 'buttonpush' };
+    expect((await post('/lock-access/doorbell/DB-8', at(API_KEY, TOKEN, other, t0 + 60))).statusCode).toBe(200);
+    await afterReplies();
+    expect(h.sunk.map((s) => s.context.account)).toEqual([undefined, 'cabin', undefined]);
+    expect(app.receiverStats.duplicates).toBe(0);
+  });
+});
