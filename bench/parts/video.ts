@@ -96,7 +96,8 @@ export async function runVideo(options: RunOptions): Promise<PartResult> {
     await new Promise<void>((resolve) => sink.bind(0, '127.0.0.1', resolve));
     const asked: LiveTarget = { address: '127.0.0.1', ipv6: false, port: 9, srtpKey: Buffer.alloc(16), srtpSalt: Buffer.alloc(14), ssrc: 1, payloadType: 99, mtu: 1378, width: 1280, height: 720, fps: 30, maxBitrate: 2000, profile: 2, level: 2 };
     // The view reads its playlist from the plugin's relay on standard input; here ffmpeg reads the file.
-    const piped = copyArgs(asked, sink.address().port, join(dir, 'last.jpg'), CPU_CLIP_SECONDS - 1.5 / 25);
+    // Port 0: ffmpeg sends from any local port (only the plugin's relay insists on one).
+    const piped = copyArgs(asked, { port: sink.address().port, from: 0, rtcpFrom: 0 }, join(dir, 'last.jpg'), CPU_CLIP_SECONDS - 1.5 / 25);
     const copy = await ffmpegCpuSeconds(ffmpeg, ['-i', playlist, ...piped.slice(piped.indexOf('pipe:0') + 1)]);
     sink.close();
     const transcode = await ffmpegCpuSeconds(ffmpeg, ['-i', playlist, '-map', '0:v:0', '-vf', 'scale=w=640:h=360:force_original_aspect_ratio=decrease,scale=w=trunc(iw/2)*2:h=trunc(ih/2)*2,format=yuv420p,fps=15', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-b:v', '300k', '-f', 'null', '-']);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { errorText } from '../util/error-text.js';
 import type { FfmpegExit, FfmpegRun, SpawnOptions } from './ffmpeg-processes.js';
 import { copyArgs, liveArgs, type LiveAudioTarget, type LiveTarget } from './live-args.js';
-import { RtpRelay } from './rtp-relay.js';
+import { RtpRelay, type RelaySink } from './rtp-relay.js';
 import type { VideoRoom } from './video-room.js';
 
 /** What the stream owner needs of a run: when it ended and how to end it. */
@@ -42,7 +42,7 @@ export async function startCopiedStream(room: VideoRoom, output: Socket, target:
     throw error;
   }
   try {
-    copy = room.spawn(copyArgs(target, relay.port, lastFrame, plan.lastFrameAt, plan.audio), { ...options, label: `${options.label} (copied)`, stdin: 'pipe' });
+    copy = room.spawn(copyArgs(target, await relay.nextSender(), lastFrame, plan.lastFrameAt, plan.audio), { ...options, label: `${options.label} (copied)`, stdin: 'pipe' });
   } catch (error) {
     relay.close();
     await rm(dir, { recursive: true, force: true });
@@ -82,6 +82,13 @@ export async function startCopiedStream(room: VideoRoom, output: Socket, target:
       finish(failedHold(`the clip's last frame was not kept (${errorText(error)})`));
       return;
     }
+    let sink: RelaySink;
+    try {
+      sink = await relay.nextSender();
+    } catch (error) {
+      finish(failedHold(errorText(error)));
+      return;
+    }
     if (stopping()) {
       finish(exit);
       return;
@@ -89,7 +96,7 @@ export async function startCopiedStream(room: VideoRoom, output: Socket, target:
     relay.splice();
     let hold: FfmpegRun;
     try {
-      hold = room.spawn(liveArgs({ kind: 'still' }, { ...target, width: plan.width, height: plan.height }, encoder, relay.port), { ...options, label: `${options.label} (last frame)`, stdin: 'pipe' });
+      hold = room.spawn(liveArgs({ kind: 'still' }, { ...target, width: plan.width, height: plan.height }, encoder, sink), { ...options, label: `${options.label} (last frame)`, stdin: 'pipe' });
     } catch (error) {
       finish(failedHold(errorText(error)));
       return;

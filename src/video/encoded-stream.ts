@@ -20,7 +20,7 @@ export async function startEncodedStream(room: VideoRoom, output: Socket, target
   const relay = await RtpRelay.open(output, { address: target.address, port: target.port, srtpKey: target.srtpKey, srtpSalt: target.srtpSalt, ssrc: target.ssrc, payloadType: target.payloadType, clockRate: VIDEO_CLOCK });
   let run;
   try {
-    run = room.spawn(liveArgs(source, target, encoder, relay.port, audio), { ...options, stdin: 'pipe' });
+    run = room.spawn(liveArgs(source, target, encoder, await relay.nextSender(), audio), { ...options, stdin: 'pipe' });
   } catch (error) {
     relay.close();
     throw error;

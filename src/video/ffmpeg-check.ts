@@ -63,7 +63,10 @@ export async function checkFfmpeg(configuredPath: string | undefined, ask: AskFf
     const h264Encoder = H264_ENCODERS.find((name) => encoders.has(name));
     if (h264Encoder === undefined) return fail(`ffmpeg ${version} at ${path} has no H.264 encoder (libx264 or a hardware one)`);
     if (!demuxers.has('hls')) return fail(`ffmpeg ${version} at ${path} cannot read HLS playlists (no hls demuxer)`);
-    if (!protocols.has('srtp')) return fail(`ffmpeg ${version} at ${path} cannot send SRTP (no srtp protocol)`);
+    // It reads recordings from the plugin's own relay (plain http on this machine) and sends plain
+    // RTP to the plugin, which protects it as SRTP: ffmpeg's own srtp is not needed.
+    if (!protocols.has('http')) return fail(`ffmpeg ${version} at ${path} cannot read recordings (no http protocol)`);
+    if (!protocols.has('rtp')) return fail(`ffmpeg ${version} at ${path} cannot send a live view (no rtp protocol)`);
     return { ok: true, info: { path, version, h264Encoder, encoders, muxers, demuxers, protocols } };
   } catch (error) {
     return fail(`ffmpeg ${version} at ${path} did not list what it can do (${failureWords(error)})`);

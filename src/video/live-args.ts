@@ -9,6 +9,7 @@
 // is then held by a second ffmpeg (a still, sent to the same relay), which makes one stream of the two.
 import { h264Level, h264Profile } from './h264-names.js';
 import { PIPED_PLAYLIST } from './playlist-rewrite.js';
+import type { RelaySink } from './rtp-relay.js';
 import { SRTP_TAG_LENGTH } from './srtp.js';
 
 /** Where and how the controller wants the video (from its SetupEndpoints and SelectedRTPStreamConfiguration). */
@@ -33,7 +34,7 @@ export interface LiveTarget {
   level: number;
 }
 
-/** How the controller wants the sound: the codec it selected, and the local port of the sound's relay (which protects it, and drops it while muted). */
+/** How the controller wants the sound: the codec it selected, and the ports of the sound's relay (which protects it, and drops it while muted). */
 export interface LiveAudioTarget {
   /** The ffmpeg encoder of the selected codec (see audioEncoderFor). */
   encoder: string;
@@ -45,7 +46,7 @@ export interface LiveAudioTarget {
   bitrate: number;
   /** ms of sound in each packet */
   packetTime: number;
-  relayPort: number;
+  relay: RelaySink;
 }
 
 export type LiveSource =
@@ -74,8 +75,13 @@ const OPUS_FRAME_MS = [10, 20, 40, 60] as const;
 const AUDIO_PACKET_SIZE = 188;
 
 /** Plain RTP to the relay on this machine, which protects it for the viewer (and adds the SRTP tag: room left for it). */
-function relayOutput(target: LiveTarget, relayPort: number): string[] {
-  return ['-f', 'rtp', '-payload_type', String(target.payloadType), `rtp://127.0.0.1:${relayPort}?rtcpport=${relayPort}&pkt_size=${target.mtu - SRTP_TAG_LENGTH}`];
+function relayOutput(target: LiveTarget, relay: RelaySink): string[] {
+  return ['-f', 'rtp', '-payload_type', String(target.payloadType), rtpAddress(relay, target.mtu - SRTP_TAG_LENGTH)];
+}
+
+/** The relay's address, with the local ports ffmpeg sends from (the relay takes packets from those only). */
+function rtpAddress(relay: RelaySink, packetSize: number): string {
+  return `rtp://127.0.0.1:${relay.port}?rtcpport=${relay.port}&localrtpport=${relay.from}&localrtcpport=${relay.rtcpFrom}&pkt_size=${packetSize}`;
 }
 
 /** The second output: the clip's first sound track, encoded as selected, to the sound's relay. */
@@ -93,7 +99,7 @@ export function audioOutput(audio: LiveAudioTarget): string[] {
     '-b:a', `${Math.max(8, audio.bitrate)}k`,
     '-f', 'rtp',
     '-payload_type', String(audio.payloadType),
-    `rtp://127.0.0.1:${audio.relayPort}?rtcpport=${audio.relayPort}&pkt_size=${AUDIO_PACKET_SIZE - SRTP_TAG_LENGTH}`,
+    rtpAddress(audio.relay, AUDIO_PACKET_SIZE - SRTP_TAG_LENGTH),
   ];
 }
 
@@ -127,7 +133,7 @@ function encoding(target: LiveTarget, encoder: string): string[] {
  * The sound is an output of its own, so it never holds back the video, and it simply ends with the
  * clip while the last frame is held.
  */
-export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, relayPort: number, audio?: LiveAudioTarget): string[] {
+export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string, relay: RelaySink, audio?: LiveAudioTarget): string[] {
   const input =
     source.kind === 'recording'
       ? ['-re', ...PIPED_PLAYLIST]
@@ -140,7 +146,7 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
     '-an', '-sn', '-dn',
     '-vf', filters(target),
     ...encoding(target, encoder),
-    ...relayOutput(target, relayPort),
+    ...relayOutput(target, relay),
     ...(audio !== undefined && source.kind === 'recording' ? audioOutput(audio) : []),
   ];
 }
@@ -153,14 +159,14 @@ export function liveArgs(source: LiveSource, target: LiveTarget, encoder: string
  * again anyway. Key frames are written too (a few per clip), so a clip cut short (its later
  * segments missing) still leaves its last key frame to hold.
  */
-export function copyArgs(target: LiveTarget, relayPort: number, lastFrame: string, lastFrameAt: number, audio?: LiveAudioTarget): string[] {
+export function copyArgs(target: LiveTarget, relay: RelaySink, lastFrame: string, lastFrameAt: number, audio?: LiveAudioTarget): string[] {
   return [
     '-loglevel', 'warning',
     '-re', ...PIPED_PLAYLIST,
     '-map', '0:v:0',
     '-an', '-sn', '-dn',
     '-c:v', 'copy',
-    ...relayOutput(target, relayPort),
+    ...relayOutput(target, relay),
     '-map', '0:v:0',
     '-an', '-sn', '-dn',
     '-vf', `select=gte(t\\,${Math.max(0, lastFrameAt).toFixed(3)})+eq(pict_type\\,I)`,

@@ -38,7 +38,7 @@ export interface LiveViewer {
 }
 
 /** The sound the viewer selected, with the encoder that makes it (its relay comes from the session). */
-export type LiveAudioSelection = Omit<LiveAudioTarget, 'relayPort'>;
+export type LiveAudioSelection = Omit<LiveAudioTarget, 'relay'>;
 
 /** What the viewer selected when it started the stream. */
 export type LiveSelection = Omit<LiveTarget, 'address' | 'ipv6' | 'port' | 'srtpKey' | 'srtpSalt' | 'ssrc'> & { rtcpInterval: number };
@@ -138,7 +138,7 @@ export class LiveStreams {
       }
       relay.muted = this.muted;
       session.soundRelay = relay;
-      sound = { ...audio, relayPort: relay.port };
+      sound = { ...audio, relay: await relay.nextSender() };
     }
     const encoder = this.room.ffmpeg?.h264Encoder ?? 'libx264';
     let logged = 0;

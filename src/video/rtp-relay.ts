@@ -5,8 +5,10 @@
 // no keystream is used twice), timestamps that go on with the clock. It also sends the viewer a
 // sender report every second, protected as SRTCP. Nothing is buffered beyond the packet in hand.
 // The sound goes through a relay of its own, which drops its packets while the viewer has muted it.
+// It takes packets only from the local port it told the ffmpeg to send from: any program on the
+// machine can send to a loopback port, and none may slip its own pictures into the viewer's stream.
 import { randomInt } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 
 import { rtpHeaderLength, SrtpSender } from './srtp.js';
 
@@ -20,6 +22,13 @@ export interface RelayTarget {
   payloadType: number;
   /** Hz of the RTP clock (90 kHz for video). */
   clockRate: number;
+}
+
+/** Where an ffmpeg sends to the relay: the relay's port, and the local ports it must send its RTP and RTCP from. */
+export interface RelaySink {
+  port: number;
+  from: number;
+  rtcpFrom: number;
 }
 
 const REPORT_EVERY_MS = 1_000;
@@ -43,6 +52,8 @@ export class RtpRelay {
   private octets = 0;
   private reports: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The local port the current ffmpeg sends its RTP from; nothing else is taken. */
+  private sender: number | undefined;
   /** While true, packets are dropped (the viewer muted the camera's microphone). */
   muted = false;
 
@@ -56,8 +67,8 @@ export class RtpRelay {
     this.srtp = new SrtpSender(target.srtpKey, target.srtpSalt);
     this.outIndex = firstSequence - 1;
     this.lastOutTs = randomInt(0, 2 ** 31);
-    input.on('message', (packet) => {
-      this.forward(packet);
+    input.on('message', (packet, from) => {
+      if (this.fromSender(from)) this.forward(packet);
     });
     input.on('error', () => undefined);
   }
@@ -79,9 +90,16 @@ export class RtpRelay {
     return new RtpRelay(input, output, target, options.now ?? Date.now, options.firstSequence ?? randomInt(0, 0x8000));
   }
 
-  /** The local UDP port ffmpeg sends its RTP to. */
-  get port(): number {
-    return this.input.address().port;
+  /**
+   * The ports for the next ffmpeg: free local ports for it to send from (ffmpeg's `localrtpport`
+   * and `localrtcpport`), and from then on only packets from the first are taken. A program that
+   * took the port first makes ffmpeg fail to start: the view ends, nothing foreign is shown.
+   */
+  async nextSender(): Promise<RelaySink> {
+    const [from, rtcpFrom] = await freeLoopbackPorts(2);
+    if (from === undefined || rtcpFrom === undefined) throw new Error('no free local port for ffmpeg');
+    this.sender = from;
+    return { port: this.input.address().port, from, rtcpFrom };
   }
 
   /** Packets sent to the viewer so far. */
@@ -103,6 +121,10 @@ export class RtpRelay {
     } catch {
       // Already closed.
     }
+  }
+
+  private fromSender(from: RemoteInfo): boolean {
+    return from.address === '127.0.0.1' && from.port === this.sender;
   }
 
   private forward(packet: Buffer): void {
@@ -168,6 +190,33 @@ export class RtpRelay {
       this.output.send(packet, this.target.port, this.target.address);
     } catch {
       // The stream's socket closed as it ended: nothing more to send.
+    }
+  }
+}
+
+/** `count` distinct UDP ports free on the loopback right now (bound at once, then let go). */
+async function freeLoopbackPorts(count: number): Promise<number[]> {
+  const sockets = Array.from({ length: count }, () => createSocket('udp4'));
+  try {
+    await Promise.all(
+      sockets.map(
+        (socket) =>
+          new Promise<void>((resolve, reject) => {
+            socket.once('error', reject);
+            socket.bind(0, '127.0.0.1', () => {
+              resolve();
+            });
+          }),
+      ),
+    );
+    return sockets.map((socket) => socket.address().port);
+  } finally {
+    for (const socket of sockets) {
+      try {
+        socket.close();
+      } catch {
+        // Never bound.
+      }
     }
   }
 }

@@ -18,10 +18,11 @@ function script(body: string): string {
 }
 
 /** A fake ffmpeg that answers -version and the lists, without `leave` in them. */
-function fakeFfmpeg(leave: 'libx264' | 'hls' | 'srtp'): string {
+function fakeFfmpeg(leave: 'libx264' | 'hls' | 'http' | 'rtp' | 'nothing'): string {
   const encoders = leave === 'libx264' ? '' : ' V..... libx264  libx264 H.264';
   const demuxers = leave === 'hls' ? '' : ' D  hls,applehttp   Apple HTTP Live Streaming';
-  const protocols = leave === 'srtp' ? '' : '  srtp';
+  // No srtp: the plugin protects the stream itself.
+  const protocols = ['http', 'rtp'].filter((name) => name !== leave).map((name) => `  ${name}`).join('\\n');
   return script(`case "$2" in
   -version) echo "ffmpeg version 9.9-fake Copyright";;
   -encoders) printf 'Encoders:\\n ------\\n${encoders}\\n A..... aac AAC\\n';;
@@ -37,7 +38,7 @@ function problemOf(check: FfmpegCheck): string {
 }
 
 describe('ffmpeg is checked once at start: version, an H.264 encoder, the HLS demuxer', () => {
-  it('the shipped static ffmpeg is usable: version, libx264, hls, srtp', async () => {
+  it('the shipped static ffmpeg is usable: version, libx264, hls, http, rtp', async () => {
     const check = await checkFfmpeg(testFfmpeg());
     expect(check.ok).toBe(true);
     if (!check.ok) return;
@@ -57,7 +58,7 @@ describe('ffmpeg is checked once at start: version, an H.264 encoder, the HLS de
       '-encoders': 'Encoders:\n ------\n V....D libx264              H.264\n',
       '-demuxers': 'File formats:\n --\n D  hls             Apple HTTP Live Streaming\n',
       '-muxers': 'File formats:\n --\n  E mp4             MP4\n',
-      '-protocols': 'Supported file protocols:\nInput:\n  file\nOutput:\n  srtp\n',
+      '-protocols': 'Supported file protocols:\nInput:\n  file\n  http\nOutput:\n  rtp\n',
     };
     const check = await checkFfmpeg('/opt/ffmpeg', async (_path, args) => {
       const question = args[0] ?? '';
@@ -105,8 +106,13 @@ describe('ffmpeg is checked once at start: version, an H.264 encoder, the HLS de
   it.each([
     ['libx264', /no H\.264 encoder/],
     ['hls', /cannot read HLS playlists/],
-    ['srtp', /cannot send SRTP/],
+    ['http', /cannot read recordings \(no http protocol\)/],
+    ['rtp', /cannot send a live view \(no rtp protocol\)/],
   ] as const)('an ffmpeg without %s is unusable', async (leave, words) => {
     expect(problemOf(await checkFfmpeg(fakeFfmpeg(leave)))).toMatch(words);
+  });
+
+  it('an ffmpeg without srtp is usable: the plugin protects the stream itself', async () => {
+    expect((await checkFfmpeg(fakeFfmpeg('nothing'))).ok).toBe(true);
   });
 });

@@ -9,12 +9,13 @@ const key = Buffer.alloc(16, 1);
 const salt = Buffer.alloc(14, 2);
 const target: LiveTarget = { address: '192.168.1.20', ipv6: false, port: 51000, srtpKey: key, srtpSalt: salt, ssrc: 123456, payloadType: 99, mtu: 1378, width: 1280, height: 720, fps: 30, maxBitrate: 299, profile: 1, level: 2 };
 
-const RELAY = 40000;
+const RELAY = { port: 40000, from: 40010, rtcpFrom: 40011 };
 
 describe('camera-view arguments', () => {
   it('plain RTP to the relay on this machine, room left for the SRTP tag; no keys and no viewer address in the arguments', () => {
     const args = liveArgs({ kind: 'recording' }, target, 'libx264', RELAY);
-    expect(args.at(-1)).toBe('rtp://127.0.0.1:40000?rtcpport=40000&pkt_size=1368');
+    // ffmpeg sends from the ports the relay expects: it takes packets from those only.
+    expect(args.at(-1)).toBe('rtp://127.0.0.1:40000?rtcpport=40000&localrtpport=40010&localrtcpport=40011&pkt_size=1368');
     expectFlags(args, { '-payload_type': '99' });
     expect(args.slice(-5, -3)).toEqual(['-f', 'rtp']);
     const text = args.join(' ');
@@ -50,7 +51,7 @@ describe('camera-view arguments', () => {
 describe('camera-view sound', () => {
   const audioKey = Buffer.alloc(16, 3);
   const audioSalt = Buffer.alloc(14, 4);
-  const opus: LiveAudioTarget = { encoder: 'libopus', payloadType: 110, sampleRate: 24_000, channels: 1, bitrate: 24, packetTime: 20, relayPort: 40002 };
+  const opus: LiveAudioTarget = { encoder: 'libopus', payloadType: 110, sampleRate: 24_000, channels: 1, bitrate: 24, packetTime: 20, relay: { port: 40002, from: 40012, rtcpFrom: 40013 } };
   const recording = { kind: 'recording' } as const;
 
   /** The arguments of the second output (after the video's relay address), or [] when there is none. */
@@ -71,7 +72,7 @@ describe('camera-view sound', () => {
       '-frame_duration': '20',
       '-payload_type': '110',
     });
-    expect(sound.at(-1)).toMatch(/^rtp:\/\/127\.0\.0\.1:40002\?rtcpport=40002&pkt_size=\d+$/);
+    expect(sound.at(-1)).toMatch(/^rtp:\/\/127\.0\.0\.1:40002\?rtcpport=40002&localrtpport=40012&localrtcpport=40013&pkt_size=\d+$/);
     expect(sound.join(' ')).not.toMatch(new RegExp(`srtp|${Buffer.concat([audioKey, audioSalt]).toString('base64').replace(/[+/]/g, '.')}`));
     // The video output has no sound.
     const args = liveArgs(recording, target, 'libx264', RELAY, opus);

@@ -16,9 +16,9 @@ const SALT = Buffer.alloc(14, 9);
 const open: Socket[] = [];
 const relays: RtpRelay[] = [];
 
-async function socket(): Promise<Socket> {
+async function socket(port = 0): Promise<Socket> {
   const made = createSocket('udp4');
-  await new Promise<void>((resolve) => made.bind(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => made.bind(port, '127.0.0.1', resolve));
   open.push(made);
   return made;
 }
@@ -56,10 +56,19 @@ function rtp(seq: number, ts: number, payload: string, marker = false): Buffer {
   return Buffer.concat([header, Buffer.from(payload)]);
 }
 
-async function setUp(now: () => number, firstSequence?: number): Promise<{ relay: RtpRelay; send: (packet: Buffer) => void; next: () => Promise<Buffer>; reports: Buffer[] }> {
+interface Bed {
+  relay: RtpRelay;
+  /** Sends from the current "ffmpeg", on the port the relay gave it. */
+  send: (packet: Buffer) => void;
+  /** A new "ffmpeg" takes over, on the ports the relay gives it now; the old one's socket stays open. */
+  newFfmpeg: () => Promise<Socket>;
+  next: () => Promise<Buffer>;
+  reports: Buffer[];
+}
+
+async function setUp(now: () => number, firstSequence?: number): Promise<Bed> {
   const viewer = await socket();
   const output = await socket();
-  const ffmpeg = await socket();
   const queue: Buffer[] = [];
   const waiting: ((packet: Buffer) => void)[] = [];
   const reports: Buffer[] = [];
@@ -76,11 +85,21 @@ async function setUp(now: () => number, firstSequence?: number): Promise<{ relay
   const target: RelayTarget = { address: '127.0.0.1', port: viewer.address().port, srtpKey: KEY, srtpSalt: SALT, ssrc: 0x1234abcd, payloadType: 99, clockRate: 90_000 };
   const relay = await RtpRelay.open(output, target, { now, ...(firstSequence === undefined ? {} : { firstSequence }) });
   relays.push(relay);
+  let ffmpeg: Socket;
+  let relayPort = 0;
+  const newFfmpeg = async () => {
+    const sink = await relay.nextSender();
+    relayPort = sink.port;
+    ffmpeg = await socket(sink.from);
+    return ffmpeg;
+  };
+  await newFfmpeg();
   return {
     relay,
     reports,
+    newFfmpeg,
     send: (packet) => {
-      ffmpeg.send(packet, relay.port, '127.0.0.1');
+      ffmpeg.send(packet, relayPort, '127.0.0.1');
     },
     next: () => new Promise<Buffer>((resolve) => {
       const ready = queue.shift();
@@ -102,7 +121,7 @@ const parse = (packet: Buffer, rollover = 0): Received => ({
 describe('the relay', () => {
   it('one stream across a splice: SSRC and payload type set, numbers continue, the clock continues, payloads intact', async () => {
     let clock = 1_000_000;
-    const { relay, send, next } = await setUp(() => clock);
+    const { relay, send, next, newFfmpeg } = await setUp(() => clock);
     send(rtp(500, 10_000, 'first', false));
     const a = parse(await next());
     send(rtp(501, 13_000, 'second', true));
@@ -116,6 +135,7 @@ describe('the relay', () => {
     // A second ffmpeg, 200 ms later, with numbering of its own.
     clock += 200;
     relay.splice();
+    await newFfmpeg();
     send(rtp(7, 555, 'third'));
     const c = parse(await next());
     expect((c.seq - b.seq) & 0xffff).toBe(1);
@@ -187,5 +207,23 @@ describe('the relay', () => {
     expect(b.payload.toString()).toBe('after');
     expect((b.seq - a.seq) & 0xffff).toBe(1);
     expect((b.ts - a.ts) >>> 0).toBe(12 * 960);
+  });
+
+  it('takes packets only from the port it gave the current ffmpeg: not from another program, not from the ffmpeg before', async () => {
+    const { relay, send, next, newFfmpeg } = await setUp(() => 0);
+    const stranger = await socket();
+    const relayPort = (await relay.nextSender()).port;
+    // nextSender() moved the expected port: take a fresh "ffmpeg" on the newest one.
+    const first = await newFfmpeg();
+    stranger.send(rtp(1, 0, 'stranger'), relayPort, '127.0.0.1');
+    send(rtp(1, 0, 'ffmpeg'));
+    expect(parse(await next()).payload.toString()).toBe('ffmpeg');
+    relay.splice();
+    await newFfmpeg();
+    first.send(rtp(2, 0, 'the old ffmpeg'), relayPort, '127.0.0.1');
+    stranger.send(rtp(2, 0, 'stranger again'), relayPort, '127.0.0.1');
+    send(rtp(50, 0, 'the new ffmpeg'));
+    expect(parse(await next()).payload.toString()).toBe('the new ffmpeg');
+    expect(relay.packets).toBe(2);
   });
 });
