@@ -78,6 +78,8 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
     });
   });
   tokens.onStateChange((state) => {
+    // Linked again after an unlink (the settings page): its devices count again.
+    if (state === 'linked') accounts.holdings?.rejoin(id);
     control.onLinkState(state);
     accounts.holdings?.relink();
   });

@@ -46,7 +46,10 @@ export class DeviceHoldings {
   private readonly owners = new Map<string, string>();
   /** Devices whose new owner has not confirmed its registration yet: their old owner keeps its own. */
   private readonly handingOver = new Map<string, string>();
-  /** Accounts being unlinked: no longer eligible as owners, still holders until their devices are handed over. */
+  /**
+   * Accounts being unlinked, or unlinked: no longer eligible as owners, still holders until their
+   * devices are handed over; their setup's reports change nothing until they are linked again.
+   */
   private readonly leaving = new Set<string>();
   private handedOver: (() => void) | undefined;
 
@@ -59,6 +62,8 @@ export class DeviceHoldings {
 
   /** An account's setup found these devices; `sweep`: its lists are complete, so its others leave. */
   report(account: string, entries: readonly DeviceEntry[], sweep: boolean): void {
+    // A run under way when its account began to leave would bring the devices it released back.
+    if (this.leaving.has(account)) return;
     this.parts.set(account, { entries: [...entries], sweep });
     this.apply();
   }
@@ -96,7 +101,6 @@ export class DeviceHoldings {
       });
     }
     this.handedOver = undefined;
-    this.leaving.delete(account);
     for (const key of this.handingOverFrom(account)) this.handingOver.delete(key);
     this.release(account);
   }
@@ -104,6 +108,11 @@ export class DeviceHoldings {
   /** Link states changed: owners are chosen again. */
   relink(): void {
     this.chooseOwners();
+  }
+
+  /** `account` is linked again after it left: its setup's reports count again. */
+  rejoin(account: string): void {
+    this.leaving.delete(account);
   }
 
   /** `account` has reported its devices at least once. */
@@ -204,7 +213,9 @@ export class DeviceHoldings {
         return (kind === 'lock' ? listed.locks : listed.doorbells).filter((e) => e.id === id && e.account !== undefined).map((e) => e.account as string);
       });
       const before = this.owners.get(key);
-      const owner = ownerOf({ holders, named, stored: before ?? this.deps.owners.get(key)?.owner, linked: (account) => !this.leaving.has(account) && this.deps.linked(account) });
+      const chosen = ownerOf({ holders, named, stored: before ?? this.deps.owners.get(key)?.owner, linked: (account) => !this.leaving.has(account) && this.deps.linked(account) });
+      // A leaving account keeps what no other account can take: its unlink deletes those registrations after the handovers.
+      const owner = chosen ?? (before !== undefined && this.leaving.has(before) && holders.includes(before) ? before : undefined);
       if (owner !== before) {
         if (owner === undefined) this.owners.delete(key);
         else this.owners.set(key, owner);

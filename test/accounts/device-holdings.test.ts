@@ -79,4 +79,34 @@ describe('device holdings of several accounts', () => {
     holdings.registered('cabin', ['lock:S']);
     expect(holdings.owned('main', 'lock')).toEqual([]);
   });
+
+  it('unlink: the leaving account keeps its own devices until it has left, and a run under way then brings none of them back until it is linked again', async () => {
+    const linked = new Set(['main', 'cabin']);
+    const { registry, holdings, changes } = holdingsOf(linked);
+    holdings.report('main', [lockEntry('L1', 'Front'), lockEntry('S', 'Shed')], true);
+    holdings.report('cabin', [lockEntry('L2', 'Cabin'), lockEntry('S', 'Shed')], true);
+    holdings.remove('main', 'lock', 'S');
+    holdings.registered('cabin', ['lock:S']);
+    changes.length = 0;
+    const leaving = holdings.leave('cabin', 60_000);
+    // Shed goes to the main account first; Cabin's own lock stays Cabin's, so its registration is deleted only by the unlink.
+    holdings.report('main', [lockEntry('L1', 'Front'), lockEntry('S', 'Shed')], true);
+    expect(holdings.ownerOf('lock', 'S')).toBe('main');
+    expect(holdings.ownerOf('lock', 'L2')).toBe('cabin');
+    expect(changes).toEqual([['lock:S', 'cabin', 'main']]);
+    // Cabin's run under way reports while it leaves: nothing changes.
+    holdings.report('cabin', [lockEntry('L2', 'Cabin'), lockEntry('S', 'Shed')], true);
+    holdings.registered('main', ['lock:S']);
+    await leaving;
+    expect([...registry.devices.keys()].sort()).toEqual(['L1', 'S']);
+    linked.delete('cabin');
+    holdings.report('cabin', [lockEntry('L2', 'Cabin'), lockEntry('S', 'Shed')], true);
+    expect([...registry.devices.keys()].sort()).toEqual(['L1', 'S']);
+    // Linked again: its report counts.
+    linked.add('cabin');
+    holdings.rejoin('cabin');
+    holdings.report('cabin', [lockEntry('L2', 'Cabin'), lockEntry('S', 'Shed')], true);
+    expect([...registry.devices.keys()].sort()).toEqual(['L1', 'L2', 'S']);
+    expect(holdings.ownerOf('lock', 'L2')).toBe('cabin');
+  });
 });
