@@ -14,7 +14,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/settings-ui/settings-ui.test.ts': 65,
-  'test/settings-ui/i18n-ui.test.ts': 45,
+  'test/settings-ui/i18n-ui.test.ts': 25,
   'test/e2e/package.test.ts': 40,
   'test/scripts/demo.test.ts': 40,
   'test/e2e/camera-faults.test.ts': 32,

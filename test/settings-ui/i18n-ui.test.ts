@@ -1,8 +1,10 @@
 // The settings page in the Homebridge UI's language, in a real browser hosted by the real Homebridge
-// UI (one UI for every language: each browser context gets its own UI language): each wave-1
-// language fully translated and dated in its own form, drawn once and already in that language; a
-// pseudo catalog in place of de.json that leaves no visible text outside its markers and no button
-// too narrow; "auto" with a French browser; an unknown code that gives English without a request.
+// UI (one UI for every language): each wave-1 language fully translated and dated in its own form,
+// drawn once and already in that language; a pseudo catalog in place of de.json that leaves no
+// visible text outside its markers and no button too narrow; "auto" with a French browser; an
+// unknown code that gives English without a request. One browser page serves the English case and
+// then every case told its language by the UI's answer to the page (i18n-page.ts: only the
+// settings frame is drawn afresh); "auto" has a page of its own, with a French browser.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -15,7 +17,7 @@ import { emptyStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 import { readCatalog, shippedLanguages } from './catalogs.js';
 import { axeViolations, browserTestsUnavailable, launchBrowser, startHomebridgeUi, type UiHost, uiTestStorage } from './host.js';
-import { openInLanguage, type OpenedLanguage } from './i18n-page.js';
+import { openLanguagePage, type LanguagePage, type OpenedLanguage } from './i18n-page.js';
 import { PSEUDO_CLOSE, PSEUDO_OPEN, pseudoCatalog } from './pseudo-locale.js';
 import { leftToTranslate, plainSentences, type SeenText, visibleTexts } from './visible-texts.js';
 
@@ -68,6 +70,8 @@ describe.skipIf(unavailable !== undefined)('the settings page in the Homebridge 
   let storagePath: string;
   let ui: UiHost | undefined;
   let browser: Browser | undefined;
+  /** The page of every case but "auto": the UI in English, the page told each case's language. */
+  let shared: LanguagePage | undefined;
   /** The English page's texts, to count how many of another language's equal one of them. */
   let englishTexts: Set<string>;
 
@@ -86,103 +90,91 @@ describe.skipIf(unavailable !== undefined)('the settings page in the Homebridge 
     await log.flush();
     ui = await startHomebridgeUi(storagePath, made.pluginsDir);
     browser = await launchBrowser();
+    shared = await openLanguagePage(browser, ui, { uiLang: 'en' });
   }, 180_000);
 
   afterAll(async () => {
+    await shared?.close().catch(() => undefined);
     await browser?.close().catch(() => undefined);
     await ui?.stop();
   }, 60_000);
 
-  const open = (options: Parameters<typeof openInLanguage>[2]) => {
-    if (!browser || !ui) throw new Error('not started');
-    return openInLanguage(browser, ui, options);
+  const show = (options: Parameters<LanguagePage['show']>[0] = {}) => {
+    if (!shared) throw new Error('not started');
+    return shared.show(options);
   };
 
   it('English: the page as it was, and its texts for the other languages to differ from', async () => {
-    const opened = await open({ uiLang: 'en' });
-    try {
-      expect(await opened.frame.evaluate(() => document.documentElement.lang)).toBe('en');
-      expect(await opened.frame.textContent('#account-card .card-header')).toBe(en['account.title']);
-      await openEveryView(opened.frame);
-      englishTexts = new Set((await visibleTexts(opened.frame)).map((seen) => seen.text));
-      expect(englishTexts.size).toBeGreaterThan(100);
-      expect(opened.catalogRequests).toEqual(['en.json']);
-    } finally {
-      await opened.close();
-    }
+    const opened = await show();
+    expect(await opened.frame.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(await opened.frame.textContent('#account-card .card-header')).toBe(en['account.title']);
+    await openEveryView(opened.frame);
+    englishTexts = new Set((await visibleTexts(opened.frame)).map((seen) => seen.text));
+    expect(englishTexts.size).toBeGreaterThan(100);
+    expect(opened.catalogRequests).toEqual(['en.json']);
   });
 
   for (const code of WAVE_1) {
     it(`${code}: lang="${code}", drawn once in ${code}, a full date in its form, no raw key, no console error, at most 10% English, axe passes`, async () => {
       const catalog = readCatalog(code);
-      const opened = await open({ uiLang: code });
-      try {
-        const frame = opened.frame;
-        expect(await frame.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual([code, 'ltr']);
-        // The first frame with the page visible already had the account card's heading in this language.
-        expect(await opened.firstPaint()).toBe(catalog['account.title']);
-        const shown = await frame.textContent('#last-callbacks td[data-at]') ?? '';
-        expect(shown).toMatch(DATE_FORMS[code] ?? /2026/);
-        expect(shown).toMatch(/18:45:31/);
-        await openEveryView(frame);
-        const texts = await textsToTranslate(opened);
-        const pageText = await frame.evaluate(() => document.getElementById('la-root')?.innerText ?? '');
-        expect(pageText).not.toMatch(/\b(AM|PM)\b/);
-        expect(texts.filter((seen) => seen.text in en)).toEqual([]);
-        const english = texts.filter((seen) => englishTexts.has(seen.text));
-        expect(english.length, english.map((seen) => seen.text).join(' | ')).toBeLessThanOrEqual(texts.length * 0.1);
-        expect(opened.catalogRequests.sort()).toEqual([`${code}.json`, 'en.json'].sort());
-        expect(await axeViolations(frame)).toEqual([]);
-        expect(opened.consoleErrors).toEqual([]);
-      } finally {
-        await opened.close();
-      }
+      const opened = await show({ pageAsked: code });
+      const frame = opened.frame;
+      expect(await frame.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual([code, 'ltr']);
+      // The first frame with the page visible already had the account card's heading in this language.
+      expect(await opened.firstPaint()).toBe(catalog['account.title']);
+      const shown = await frame.textContent('#last-callbacks td[data-at]') ?? '';
+      expect(shown).toMatch(DATE_FORMS[code] ?? /2026/);
+      expect(shown).toMatch(/18:45:31/);
+      await openEveryView(frame);
+      const texts = await textsToTranslate(opened);
+      const pageText = await frame.evaluate(() => document.getElementById('la-root')?.innerText ?? '');
+      expect(pageText).not.toMatch(/\b(AM|PM)\b/);
+      expect(texts.filter((seen) => seen.text in en)).toEqual([]);
+      const english = texts.filter((seen) => englishTexts.has(seen.text));
+      expect(english.length, english.map((seen) => seen.text).join(' | ')).toBeLessThanOrEqual(texts.length * 0.1);
+      expect(opened.catalogRequests.sort()).toEqual([`${code}.json`, 'en.json'].sort());
+      expect(await axeViolations(frame)).toEqual([]);
+      expect(opened.consoleErrors).toEqual([]);
     });
   }
 
   it('a pseudo catalog in place of de.json: no visible text outside its markers, no button overflows', async () => {
     const pseudo = pseudoCatalog(en, ['one', 'other']);
-    const opened = await open({ uiLang: 'de', catalogs: { 'de.json': pseudo } });
-    try {
-      await openEveryView(opened.frame);
-      const texts = await textsToTranslate(opened);
-      const unmarked = texts.filter((seen) => {
-        let rest = seen.text;
-        // Markers may nest (a translated param inside a translated sentence): take the innermost first.
-        for (let before = ''; before !== rest;) {
-          before = rest;
-          rest = rest.replace(new RegExp(`${PSEUDO_OPEN}[^${PSEUDO_OPEN}${PSEUDO_CLOSE}]*${PSEUDO_CLOSE}`, 'g'), ' ');
-        }
-        return leftToTranslate(rest, NAMES) !== '';
-      });
-      expect(unmarked).toEqual([]);
-      const overflowing = await opened.frame.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('#la-root button, #la-root input[type="button"]'))
-        .filter((b) => b.checkVisibility() && b.scrollWidth > b.clientWidth + 1).map((b) => `#${b.id} ${b.textContent}`));
-      expect(overflowing).toEqual([]);
-    } finally {
-      await opened.close();
-    }
+    const opened = await show({ pageAsked: 'de', catalogs: { 'de.json': pseudo } });
+    await openEveryView(opened.frame);
+    const texts = await textsToTranslate(opened);
+    const unmarked = texts.filter((seen) => {
+      let rest = seen.text;
+      // Markers may nest (a translated param inside a translated sentence): take the innermost first.
+      for (let before = ''; before !== rest;) {
+        before = rest;
+        rest = rest.replace(new RegExp(`${PSEUDO_OPEN}[^${PSEUDO_OPEN}${PSEUDO_CLOSE}]*${PSEUDO_CLOSE}`, 'g'), ' ');
+      }
+      return leftToTranslate(rest, NAMES) !== '';
+    });
+    expect(unmarked).toEqual([]);
+    const overflowing = await opened.frame.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('#la-root button, #la-root input[type="button"]'))
+      .filter((b) => b.checkVisibility() && b.scrollWidth > b.clientWidth + 1).map((b) => `#${b.id} ${b.textContent}`));
+    expect(overflowing).toEqual([]);
   });
 
   it('"auto" with a French browser: the Homebridge UI resolves it to fr, and the page is French', async () => {
-    const opened = await open({ uiLang: null, browserLocale: 'fr-FR' });
+    if (!browser || !ui) throw new Error('not started');
+    const french = await openLanguagePage(browser, ui, { uiLang: null, browserLocale: 'fr-FR' });
     try {
+      const opened = await french.show();
       expect(await opened.frame.evaluate(() => document.documentElement.lang)).toBe('fr');
       expect(await opened.frame.textContent('#account-card .card-header')).toBe(readCatalog('fr')['account.title']);
     } finally {
-      await opened.close();
+      await french.close();
     }
   });
 
   it('an unknown code (xx): English, with no request for any catalog but en.json and no console error', async () => {
-    const opened = await open({ uiLang: 'en', pageAsked: 'xx' });
-    try {
-      expect(await opened.frame.evaluate(() => document.documentElement.lang)).toBe('en');
-      expect(await opened.frame.textContent('#account-card .card-header')).toBe(en['account.title']);
-      expect(opened.catalogRequests).toEqual(['en.json']);
-      expect(opened.consoleErrors).toEqual([]);
-    } finally {
-      await opened.close();
-    }
+    const opened = await show({ pageAsked: 'xx' });
+    expect(await opened.frame.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(await opened.frame.textContent('#account-card .card-header')).toBe(en['account.title']);
+    expect(opened.catalogRequests).toEqual(['en.json']);
+    expect(opened.consoleErrors).toEqual([]);
   });
 });
