@@ -2,7 +2,8 @@
 // needed. Starts the simulator in this process, writes a Homebridge storage folder
 // (.homebridge-demo/) whose config points the plugin at it, runs Homebridge with this repository
 // as its plugin, prints the pairing code, plays "a day at the front door" and prints one line per
-// event from the plugin's event log. It also starts the real Homebridge UI on 127.0.0.1 (printed,
+// event from the plugin's event log. Two accounts of the service run in the one block: the main
+// one and "Cabin" (a holiday home), which has a lock of its own and shares the front door. It also starts the real Homebridge UI on 127.0.0.1 (printed,
 // with demo credentials), where the plugin's settings page fills in as the day runs. Ctrl-C stops
 // everything.
 //
@@ -22,9 +23,10 @@ import { launchDemoUi, prepareDemoUi, type DemoUi } from './demo-ui.js';
 import { readEventLog, type EventLogEntry } from '../src/status/event-log.js';
 import { Storage } from '../src/storage.js';
 import { freePort } from '../test/harness/homebridge.js';
+import { demoAccount } from '../test/sim/demo-accounts.js';
 import { demoDevices } from '../test/sim/devices.js';
 import { startSimulator } from '../test/sim/index.js';
-import { simPlatformConfig } from '../test/sim/plugin-config.js';
+import { simAccountEntry, simPlatformConfig } from '../test/sim/plugin-config.js';
 import { ScenarioRun, frontDoorDay } from '../test/sim/scenario.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,7 +58,15 @@ function randomUsername(): string {
   return [...randomBytes(6)].map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join(':');
 }
 
-const sim = await startSimulator({ ...demoDevices() });
+// The second account: a home of its own with the Cabin Door, and the main account's front door shared with it.
+const cabin = demoAccount('cabin', 'Cabin', false);
+const home = demoDevices();
+const sim = await startSimulator({
+  accounts: [cabin.account],
+  locks: [...home.locks.map((lock) => ({ ...lock, accounts: ['main', 'cabin'] })), ...cabin.locks],
+  doorbells: home.doorbells,
+});
+const cabinLockId = cabin.locks[0]?.id ?? 'LOCK-CABIN';
 // Doorbell video: the static ffmpeg of the devDependency where it exists (linux-x64), else the PATH's.
 const BUNDLED_FFMPEG = join(ROOT, 'node_modules', '@ffmpeg-installer', 'linux-x64', 'ffmpeg');
 const video = existsSync(BUNDLED_FFMPEG) ? { ffmpegPath: BUNDLED_FFMPEG } : {};
@@ -79,7 +89,12 @@ await writeFile(join(STORAGE, MARKER), 'Made by npm start (scripts/demo.ts); emp
 await writeFile(join(STORAGE, 'config.json'), JSON.stringify({
   bridge: { name: 'Lock Access Demo', username: randomUsername(), port: bridgePort, pin: PIN },
   accessories: [],
-  platforms: [simPlatformConfig(sim, listenPort, { refreshToken: sim.issueRefreshToken(), locks: [{ id: lockId, doorSensor: true, autoLockSeconds: 5, leftOpenSeconds: 60, leftUnlockedSeconds: 600 }], video })],
+  platforms: [simPlatformConfig(sim, listenPort, {
+    refreshToken: sim.issueRefreshToken(),
+    locks: [{ id: lockId, doorSensor: true, autoLockSeconds: 5, leftOpenSeconds: 60, leftUnlockedSeconds: 600 }],
+    accounts: [simAccountEntry(sim, 'cabin', { refreshToken: sim.issueRefreshToken('cabin') })],
+    video,
+  })],
 }, null, 2));
 
 const uiPort = Number(values['ui-port']);
@@ -90,6 +105,7 @@ say('Lock Access demo');
 say(`  simulator      ${sim.url}  (API ${sim.baseUrl}, OAuth ${sim.authUrl})`);
 say(`  Homebridge     storage ${STORAGE}, bridge port ${bridgePort}`);
 say(`  webhooks       http://127.0.0.1:${listenPort}/lock-access`);
+say(`  accounts       the main one (Front Door, Front Doorbell) and Cabin (cabin: the Cabin Door, and the Front Door shared with it), in one block`);
 if (uiSetup) say(`  Homebridge UI  starting on http://127.0.0.1:${uiSetup.port}`);
 say('');
 
@@ -191,8 +207,9 @@ run.eventTimer = setInterval(() => {
 
 // Wait for the plugin to register its webhooks, then play the day.
 const deadline = Date.now() + 120_000;
-// One lock, one doorbell and the user registration.
-while (sim.registrations().length < 3) {
+// The main account: one lock, one doorbell and its user registration; Cabin: its own lock and user
+// registration (the shared front door is registered once, by its owner, the main account).
+while (sim.registrations().length < 5) {
   if (run.stopping) await new Promise(() => undefined);
   if (Date.now() > deadline) {
     say('The plugin did not register its webhooks within 2 minutes; see the Homebridge lines above.');
@@ -210,7 +227,8 @@ if (ui) {
   say('  proves the whole way from the service; "Download diagnostics" saves the bug-report file.');
   say('');
 }
-say(`Webhooks registered (${sim.registrations().map((r) => r.kind).join(', ')}). A day at the front door, one step every ${intervalMs / 1000} s:`);
+const registered = (account: string) => sim.registrations().filter((r) => r.account === account).map((r) => r.kind).join(', ');
+say(`Webhooks registered (main account: ${registered('main')}; Cabin: ${registered('cabin')}). A day at the front door, one step every ${intervalMs / 1000} s:`);
 const steps = frontDoorDay({ lockId, doorbellId, dvrId: randomBytes(16).toString('hex') });
 const scenario = new ScenarioRun(steps, (event, options) => sim.fire(event, options), sim.clock);
 day.startedAt = Date.now() - 1000;
@@ -219,8 +237,11 @@ run.quiet = true;
 await scenario.start(intervalMs, (report) => {
   say(`▶ ${report.step.description}`);
 });
+// Meanwhile at the cabin: Cabin's callback comes on its own path, signed with its own key.
+say('▶ at the cabin, Casey unlocks the Cabin Door with the app (the Cabin account)');
+await sim.fire('unlock', { lockId: cabinLockId, by: 'app', account: 'cabin' });
 // The plugin writes its event log after a quiet spell, at most 10 s late: wait for the day's lines.
-for (const until = Date.now() + 15_000; day.printed < steps.length && Date.now() < until;) {
+for (const until = Date.now() + 15_000; day.printed < steps.length + 1 && Date.now() < until;) {
   await new Promise((resolveWait) => setTimeout(resolveWait, 250));
 }
 run.quiet = false;
@@ -230,6 +251,7 @@ say('The scripted day is over. Homebridge keeps running: pair it and try the loc
 say(`Doorbell video (${video.ffmpegPath === undefined ? 'ffmpeg from the PATH, if there is one' : 'the bundled ffmpeg'}): open the doorbell's camera in the Home app within the hour`);
 say('  and it plays the recording of the press from its start, then holds its last frame (the log says "the camera view plays the recording").');
 say(`More events: curl -X POST ${sim.url}/_sim/fire -H 'content-type: application/json' -d '{"event":"doorbell-press","doorbellId":"${doorbellId}"}'`);
+say(`  at the cabin: curl -X POST ${sim.url}/_sim/fire -H 'content-type: application/json' -d '{"event":"lock","lockId":"${cabinLockId}","account":"cabin"}'`);
 say(`See a test event fail as with a stopped tunnel: curl -X POST ${sim.url}/_sim/faults -H 'content-type: application/json' -d '{"forwarding":false}'`);
 say(`  ("forwarding":true brings it back.)`);
 say('Press Ctrl-C to stop.');

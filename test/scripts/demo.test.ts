@@ -1,7 +1,7 @@
 // `npm start` shows everything. The demo (scripts/demo.ts) runs the simulator, a real
 // Homebridge with the plugin and the real Homebridge UI; a newcomer signs in with the printed
 // credentials, opens the plugin's settings page and watches it fill as the scripted day runs.
-// `--no-ui` keeps the terminal-only demo.
+// `--no-ui` keeps the terminal-only demo. Two accounts run in the one block: the main one and "Cabin".
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -135,6 +135,11 @@ describe('npm start', () => {
     expect(await run.exited).toBe(0);
     const out = run.output();
     expect(out).toMatch(/Front Door\s+Unlocked by Jamie Guest at the keypad/);
+    // Two accounts in one block: Cabin registers its own lock and user hook (the shared front door
+    // is registered by the main account alone), and its lock's callback arrives on its own path.
+    expect(out).toMatch(/accounts\s+the main one .* and Cabin \(cabin: the Cabin Door, and the Front Door shared with it\)/);
+    expect(out).toMatch(/Webhooks registered \(main account: [a-z, ]+; Cabin: (user, lock|lock, user)\)/);
+    expect(out).toMatch(/Cabin Door\s+Unlocked .*Casey Cabin/);
     expect(out).toMatch(/Front Doorbell\s+Recording available/);
     expect(out).not.toMatch(/Homebridge UI/);
   }, 150_000);
@@ -171,7 +176,8 @@ describe('npm start', () => {
 
     await expect.poll(() => frame.locator('#link-badge').getAttribute('data-state'), { timeout: 60_000 }).toBe('linked');
     await expect.poll(() => frame.locator('#registrations tbody tr[data-kind]').count(), { timeout: 60_000 }).toBe(3);
-    await expect.poll(() => frame.locator('#devices tbody tr[data-kind]').count(), { timeout: 30_000 }).toBe(2);
+    // Front Door (shared with Cabin, one device), Front Doorbell and Cabin's own Cabin Door.
+    await expect.poll(() => frame.locator('#devices tbody tr[data-kind]').count(), { timeout: 30_000 }).toBe(3);
     // The day runs after the address was printed: the event log shows it on the page.
     const rows = frame.locator('#events tbody tr');
     await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 90_000 }).toMatch(/Recording available/);
