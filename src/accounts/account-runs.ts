@@ -11,6 +11,7 @@ import { AccountStatusReporter, type AccountsStatusSink } from '../status/accoun
 import { errorText } from '../util/error-text.js';
 import type { Shutdown } from '../util/shutdown.js';
 import type { Signal } from '../util/signal.js';
+import type { UiMessage } from '../util/ui-message.js';
 import type { AccountDevices } from './account-devices.js';
 import { runAccount } from './account-run.js';
 import type { AccountUnit } from './account-unit.js';
@@ -85,8 +86,8 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
   for (const unit of extras) {
     const id = unit.account.id;
     const reporter = new AccountStatusReporter(deps.accountsStatus, id, unit.account.name);
-    const disable = (reason: string) => {
-      unit.log.error(`This account is disabled: ${reason}.`);
+    const disable = (reason: UiMessage) => {
+      unit.log.error(`This account is disabled. ${reason.text}`);
       reporter.disabled(reason);
       accounts.stop(id);
     };
@@ -97,7 +98,7 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
       selfCheck: () => Promise.resolve(),
       showLink: (state) => {
         const status = unit.tokens.status();
-        reporter.link(state, status.message, status.problem === 'settings' ? 'settings' : undefined);
+        reporter.link(state, status.message, status.problem);
       },
       mayRun: () => distinct.check(unit, disable),
     }));

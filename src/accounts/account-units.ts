@@ -63,7 +63,7 @@ function extraLinkReporter(reporter: AccountStatusReporter, tokens: TokenManager
   return {
     link: (state) => {
       const status = tokens.status();
-      reporter.link(state, status.message, status.problem === 'settings' ? 'settings' : undefined);
+      reporter.link(state, status.message, status.problem);
     },
     registrations: () => undefined,
   };

@@ -2,6 +2,8 @@
 // user entered twice would take over the earlier account's registrations (the service keeps them
 // per user), so the later entry is disabled before it registers anything. Asked once it is linked.
 import { AccountUser } from '../cloud/account-user.js';
+import { accountStatusMessage } from '../status/account-status.js';
+import type { UiMessage } from '../util/ui-message.js';
 import type { AccountUnit } from './account-unit.js';
 
 export class DistinctUsers {
@@ -12,7 +14,7 @@ export class DistinctUsers {
   constructor(private readonly all: readonly AccountUnit[], private readonly linked: (account: string) => boolean) {}
 
   /** False once `unit` is found to be an earlier account's user (`disable` has then been told why). */
-  async check(unit: AccountUnit, disable: (reason: string) => void): Promise<boolean> {
+  async check(unit: AccountUnit, disable: (reason: UiMessage) => void): Promise<boolean> {
     const known = this.verdicts.get(unit.account.id);
     if (known !== undefined) return known;
     const own = await this.user(unit).id();
@@ -21,8 +23,7 @@ export class DistinctUsers {
     for (const earlier of this.all.slice(0, this.all.indexOf(unit))) {
       if (!this.linked(earlier.account.id)) continue;
       if ((await this.user(earlier).id()) !== own) continue;
-      const other = earlier.account.main ? 'the main account' : `account ${earlier.account.name} (${earlier.account.id})`;
-      disable(`it is the same Lock Access user as ${other} (GET /users/me answers the same user), so it is disabled and registers nothing: registering it would take over the registrations of ${other}. Remove this entry, or link it to another Lock Access account`);
+      disable(earlier.account.main ? accountStatusMessage('accounts.disabled.sameAsMain') : accountStatusMessage('accounts.disabled.sameAsAccount', { name: earlier.account.name, id: earlier.account.id }));
       this.verdicts.set(unit.account.id, false);
       return false;
     }

@@ -8,6 +8,7 @@ const ADVICE = 'Open the plugin settings in the Homebridge UI and link your Lock
 
 export const LINK_MESSAGES = {
   'link.linked': 'Linked to your Lock Access account.',
+  'link.notYet': 'Not linked yet: link your Lock Access account in the plugin settings.',
   'link.unlinked': 'Not linked: open the plugin settings and link your Lock Access account, or paste a refresh token.',
   'link.reauthorizationNeeded': 'Re-authorization needed: the service no longer accepts the stored tokens. Open the plugin settings and link the account again (or paste a new refresh token).',
   'link.advice': ADVICE,
@@ -19,6 +20,8 @@ export const LINK_MESSAGES = {
   'link.accessLost.uncertain': 'The service no longer accepts the access token, and the last refresh token may have been used without the answer reaching the plugin.',
   'link.accessLost.noRefreshToken': 'The service no longer accepts the access token and there is no refresh token left.',
   'link.accessLost.renewalFailed': 'The service no longer accepts the access token and the renewal did not help.',
+  'link.checkSettings': 'The Lock Access token service refused the client ID or client secret in the plugin settings. Check both against the ones the service gave you, save, and restart Homebridge. The stored link is kept.',
+  'link.tokensNotSaved': 'The renewed tokens are in use but not saved yet. The plugin keeps retrying the save; free disk space or fix the folder\'s permissions, and do not restart Homebridge until the Homebridge log says the tokens are saved.',
   'link.notSaved': 'The renewed tokens are in use but not saved yet ({reason}). The plugin keeps retrying the save; free disk space or fix the folder\'s permissions, and do not restart Homebridge until a later line says the tokens are saved.',
   'link.test.ok': 'Connected: the Lock Access service accepted the access token.',
   'link.test.refused': `The service refused the access token. ${ADVICE}`,
@@ -38,4 +41,14 @@ export function messageOfSentence(sentence: string): UiMessage {
   bySentence ??= new Map(Object.entries(LINK_MESSAGES).flatMap(([code, text]) => (text.includes('{') ? [] : [[text, code as LinkCode] as const])));
   const code = bySentence.get(sentence);
   return code === undefined ? legacyMessage(sentence) : linkMessage(code);
+}
+
+/**
+ * What the page shows of a link beyond its state: a setting to fix or tokens not saved yet (their
+ * details, English, are in the log), else the token jobs' own sentence; undefined when neither.
+ */
+export function linkStatusMessage(problem: 'settings' | 'notSaved' | undefined, sentence: string | undefined): UiMessage | undefined {
+  if (problem === 'notSaved') return linkMessage('link.tokensNotSaved');
+  if (problem === 'settings') return linkMessage('link.checkSettings');
+  return sentence === undefined ? undefined : messageOfSentence(sentence);
 }

@@ -2,14 +2,14 @@
 // `instance` is the nonce this process's receiver was started with. Each way it can go wrong gets
 // one plain sentence saying what to fix. Never throws.
 import { callbackUrls } from '../config.js';
-import { errorText } from '../util/error-text.js';
+import { messageCatalog, type UiMessage } from '../util/ui-message.js';
 import { nodeFetch } from './http/node-fetch.js';
 
 export type SelfCheckProblem = 'invalid-url' | 'unreachable' | 'timeout' | 'tls' | 'redirect' | 'http-status' | 'not-json' | 'other-instance';
 
 export type SelfCheckResult =
-  | { ok: true; url: string; checkedAt: string; message: string }
-  | { ok: false; url: string; checkedAt: string; problem: SelfCheckProblem; status?: number; message: string };
+  | { ok: true; url: string; checkedAt: string; message: UiMessage }
+  | { ok: false; url: string; checkedAt: string; problem: SelfCheckProblem; status?: number; message: UiMessage };
 
 export interface SelfCheckOptions {
   publicUrl: string;
@@ -23,6 +23,22 @@ export interface SelfCheckOptions {
 export const SELF_CHECK_TIMEOUT_MS = 10_000;
 
 const FIX_FORWARDING = "Check that webhook.publicUrl is right and that your reverse proxy or tunnel is running and forwards to this plugin's listener.";
+
+export const SELF_CHECK_MESSAGES = {
+  'selfCheck.ok': '{url} reaches this plugin\'s listener.',
+  'selfCheck.invalidUrl': 'webhook.publicUrl is not a valid http(s) address: enter the full internet address of your reverse proxy or tunnel, such as https://home.example.net/lock-access.',
+  'selfCheck.unreachable': `Nothing answered at {url} ({errorCode}). ${FIX_FORWARDING}`,
+  'selfCheck.noAnswer': `Nothing answered at {url}. ${FIX_FORWARDING}`,
+  'selfCheck.timeout': `Nothing answered at {url} within {seconds} seconds. ${FIX_FORWARDING}`,
+  'selfCheck.tls': 'The secure connection to {url} failed ({errorCode}). The service only calls an https address with a valid, publicly trusted certificate for its host name.',
+  'selfCheck.redirect': '{url} answered with a redirect (HTTP {status}). The service does not follow redirects: set webhook.publicUrl to the address that answers directly.',
+  'selfCheck.redirectTo': '{url} answered with a redirect (HTTP {status} to {location}). The service does not follow redirects: set webhook.publicUrl to the address that answers directly.',
+  'selfCheck.httpStatus': '{url} answered HTTP {status} instead of 200. Something answers at this address, but not this plugin\'s listener: check the path and the forwarding target of your reverse proxy or tunnel.',
+  'selfCheck.notJson': '{url} answered with a page that does not come from this plugin (a proxy or another web server answers there). Point your reverse proxy or tunnel at this plugin\'s listener.',
+  'selfCheck.otherInstance': '{url} is answered by another listener, not this Homebridge\'s (another process, or a proxy that still points at an old target). Point your reverse proxy or tunnel at this Homebridge and stop any other copy of the plugin.',
+} as const;
+
+const say = messageCatalog(SELF_CHECK_MESSAGES);
 
 const TLS_CODES = new Set([
   'CERT_HAS_EXPIRED',
@@ -40,19 +56,15 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_
 
 /** The sentences of each outcome (also quoted in the README). */
 export const selfCheckMessages = {
-  ok: (url: string) => `${url} reaches this plugin's listener.`,
-  invalidUrl: () => 'webhook.publicUrl is not a valid http(s) address: enter the full internet address of your reverse proxy or tunnel, such as https://home.example.net/lock-access.',
-  unreachable: (url: string, detail: string) => `Nothing answered at ${url} (${detail}). ${FIX_FORWARDING}`,
-  timeout: (url: string, seconds: number) => `Nothing answered at ${url} within ${seconds} seconds. ${FIX_FORWARDING}`,
-  tls: (url: string, detail: string) => `The secure connection to ${url} failed (${detail}). The service only calls an https address with a valid, publicly trusted certificate for its host name.`,
-  redirect: (url: string, status: number, location: string | undefined) =>
-    `${url} answered with a redirect (HTTP ${status}${location ? ` to ${location}` : ''}). The service does not follow redirects: set webhook.publicUrl to the address that answers directly.`,
-  httpStatus: (url: string, status: number) =>
-    `${url} answered HTTP ${status} instead of 200. Something answers at this address, but not this plugin's listener: check the path and the forwarding target of your reverse proxy or tunnel.`,
-  notJson: (url: string) =>
-    `${url} answered with a page that does not come from this plugin (a proxy or another web server answers there). Point your reverse proxy or tunnel at this plugin's listener.`,
-  otherInstance: (url: string) =>
-    `${url} is answered by another listener, not this Homebridge's (another process, or a proxy that still points at an old target). Point your reverse proxy or tunnel at this Homebridge and stop any other copy of the plugin.`,
+  ok: (url: string) => say('selfCheck.ok', { url }),
+  invalidUrl: () => say('selfCheck.invalidUrl'),
+  unreachable: (url: string, errorCode: string | undefined) => (errorCode === undefined ? say('selfCheck.noAnswer', { url }) : say('selfCheck.unreachable', { url, errorCode })),
+  timeout: (url: string, seconds: number) => say('selfCheck.timeout', { url, seconds }),
+  tls: (url: string, errorCode: string) => say('selfCheck.tls', { url, errorCode }),
+  redirect: (url: string, status: number, location: string | undefined) => (location ? say('selfCheck.redirectTo', { url, status, location }) : say('selfCheck.redirect', { url, status })),
+  httpStatus: (url: string, status: number) => say('selfCheck.httpStatus', { url, status }),
+  notJson: (url: string) => say('selfCheck.notJson', { url }),
+  otherInstance: (url: string) => say('selfCheck.otherInstance', { url }),
 };
 
 /** The health URL without user name or password (they must not appear in logs or the UI). */
@@ -90,7 +102,7 @@ export async function checkPublicUrl(options: SelfCheckOptions): Promise<SelfChe
   const checkedAt = new Date(now()).toISOString();
   const url = displayUrl(options.publicUrl);
   if (url === undefined) return { ok: false, url: options.publicUrl, checkedAt, problem: 'invalid-url', message: selfCheckMessages.invalidUrl() };
-  const fail = (problem: SelfCheckProblem, message: string, status?: number): SelfCheckResult => ({ ok: false, url, checkedAt, problem, message, ...(status === undefined ? {} : { status }) });
+  const fail = (problem: SelfCheckProblem, message: UiMessage, status?: number): SelfCheckResult => ({ ok: false, url, checkedAt, problem, message, ...(status === undefined ? {} : { status }) });
   const timeoutMs = options.timeoutMs ?? SELF_CHECK_TIMEOUT_MS;
   const doFetch = options.fetch ?? nodeFetch;
   try {
@@ -121,6 +133,6 @@ export async function checkPublicUrl(options: SelfCheckOptions): Promise<SelfChe
     }
     const tls = codes.find(isTlsCode);
     if (tls) return fail('tls', selfCheckMessages.tls(url, tls));
-    return fail('unreachable', selfCheckMessages.unreachable(url, codes[0] ?? errorText(error, 'no answer')));
+    return fail('unreachable', selfCheckMessages.unreachable(url, codes[0]));
   }
 }

@@ -8,13 +8,14 @@ import { callbackUrls } from '../config.js';
 import { errorText } from '../util/error-text.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
 import { redactUrlIn, withoutCredentials } from '../util/redact-url.js';
+import type { UiMessage } from '../util/ui-message.js';
 
 /** What one self-check found; the watch in status/ logs it and plans the next. */
 export interface SelfCheckOutcome {
   ok: boolean;
   url: string;
-  /** Plain words, without credentials. */
-  message: string;
+  /** What was found, without credentials. */
+  message: UiMessage;
 }
 
 /** State refreshes at start-up: a few at once is plenty and stays clear of rate limits. */
@@ -26,7 +27,9 @@ export async function selfCheckOnce(options: { publicUrl: string; instanceNonce:
   const result = await checkPublicUrl({ publicUrl, instanceNonce });
   const health = callbackUrls(publicUrl).health();
   // user:password of a proxy's basic auth in publicUrl never reaches the log or the status file.
-  return { ok: result.ok, url: withoutCredentials(health), message: redactUrlIn(redactUrlIn(result.message, health), publicUrl) };
+  const redact = (text: string) => redactUrlIn(redactUrlIn(text, health), publicUrl);
+  const params = Object.fromEntries(Object.entries(result.message.params).map(([name, value]) => [name, typeof value === 'string' ? redact(value) : value]));
+  return { ok: result.ok, url: withoutCredentials(health), message: { code: result.message.code, params, text: redact(result.message.text) } };
 }
 
 /** Asks every lock for its state; a lock that cannot be asked is logged and the others go on. */

@@ -1,9 +1,11 @@
 // Wires the delivery watch (src/status/delivery-watch.ts) to the running plugin: which locks it may
 // ask, the status request, the registrar's full re-send, the self-check, the status file, and the
 // "Lock Access Events Stopped" sensor in HomeKit that follows it.
+import { NotLinkedError } from '../cloud/http/errors.js';
 import { describeResend } from '../cloud/registrations/registration-report.js';
 import { operateLock } from '../cloud/remote-operate.js';
 import type { DeliveryFeed } from '../model/delivery-state.js';
+import { deliveryMessage } from '../status/delivery-messages.js';
 import { DeliveryWatch } from '../status/delivery-watch.js';
 import type { SelfCheckWatch } from '../status/self-check-watch.js';
 import { systemClock } from '../util/clock.js';
@@ -23,8 +25,6 @@ export interface DeliveryParts {
   showSensor(feed: DeliveryFeed | undefined): { dispose(): void };
 }
 
-const NOT_LINKED = 'the account is not linked';
-
 /** Starts the watch (unless webhook.deliveryCheckMinutes is 0) and serves, or removes, its sensor. */
 export function watchDelivery({ config, log, shutdown }: PluginContext, files: Files, link: Link, listener: Listener, parts: DeliveryParts): Delivery {
   const { registry } = listener;
@@ -43,24 +43,23 @@ export function watchDelivery({ config, log, shutdown }: PluginContext, files: F
       locks: () => registry.lockIds(),
       nameOf: (lockId) => registry.nameOf('lock', lockId),
       askStatus: async (lockId) => {
-        if (!linked()) throw new Error(NOT_LINKED);
+        if (!linked()) throw new NotLinkedError('the account is not linked');
         await operateLock(link.client, lockId, 'status');
       },
       registerAgain: async (reason) => {
         const registrar = linked() ? control.registrar : undefined;
-        if (!registrar) return `the webhook registrations could not be sent again: ${NOT_LINKED}`;
+        if (!registrar) return deliveryMessage('deliveryCheck.registrations.notLinked');
         const report = await registrar.sendAllAgain(reason);
         publisher.registrations(registrar.status());
         return describeResend(report);
       },
       selfCheck: async () => {
-        if (listener.receiver === undefined) return 'the public address self-check could not run: the webhook listener is not running';
-        if (link.address.publicUrl === undefined) return 'the public address self-check could not run: the tunnel has not connected, so there is no public address (its error is in the log above)';
+        if (listener.receiver === undefined) return deliveryMessage('deliveryCheck.selfCheck.noListener');
+        if (link.address.publicUrl === undefined) return deliveryMessage('deliveryCheck.selfCheck.noAddress');
         await parts.selfChecks.runNow();
         const last = parts.selfChecks.last;
-        if (last === undefined) return 'the public address self-check gave no result';
-        const message = last.message.replace(/\.$/, '');
-        return last.ok ? `the public address self-check passes (${message})` : `the public address self-check fails: ${message}`;
+        if (last === undefined) return deliveryMessage('deliveryCheck.selfCheck.noResult');
+        return deliveryMessage(last.ok ? 'deliveryCheck.selfCheck.passes' : 'deliveryCheck.selfCheck.fails', { result: last.message });
       },
       publish: (record) => {
         publisher.update({ delivery: record });
@@ -86,7 +85,7 @@ export function watchDelivery({ config, log, shutdown }: PluginContext, files: F
     watch.stop();
   });
   const wayInChanged = (): void => {
-    const broken = listener.receiver === undefined ? 'the webhook listener did not start (its error is in the log above).' : link.address.brokenWayIn;
+    const broken = listener.receiver === undefined ? deliveryMessage('deliveryCheck.noListener') : link.address.brokenWayIn;
     if (broken === undefined) void watch.checkNow();
     else watch.cannotArrive(broken);
   };

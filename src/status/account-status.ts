@@ -1,19 +1,23 @@
 // The extra accounts in the status file: `accounts.<id>` with the account's name, its link and, once
-// the delivery watch knows, whether its events arrive; a disabled entry says why. The main account
-// keeps the file's own fields.
+// its delivery watch knows, whether its events arrive (the same entry as the main account's
+// `delivery`); a disabled entry says why. Messages are codes, like the rest of the file. The main
+// account keeps the file's own fields.
 import { z } from 'zod/v3';
 
-import type { LinkState } from '../cloud/tokens/token-manager.js';
+import { linkStatusMessage, messageOfSentence } from '../cloud/link-messages.js';
+import type { LinkState, TokenProblem } from '../cloud/tokens/token-manager.js';
+import { messageCatalog, uiMessageSchema, type UiMessage } from '../util/ui-message.js';
+import { deliveryStatusSchema, type DeliveryEntry } from './delivery-shape.js';
 
 export function accountsStatusSchema() {
   const accountStatusSchema = z.object({
     name: z.string(),
     link: z.object({
       state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded', 'checkSettings', 'disabled']),
-      message: z.string(),
+      message: uiMessageSchema(),
       since: z.number().optional(),
     }),
-    delivery: z.object({ state: z.enum(['unknown', 'arriving', 'notArriving']), since: z.number() }).optional(),
+    delivery: deliveryStatusSchema().optional(),
   });
   return z.record(accountStatusSchema);
 }
@@ -21,11 +25,23 @@ export function accountsStatusSchema() {
 export type AccountsStatus = z.infer<ReturnType<typeof accountsStatusSchema>>;
 export type AccountStatus = AccountsStatus[string];
 
-const LINK_WORDS: Record<LinkState, string> = {
-  linked: 'Linked.',
-  unlinked: 'Not linked: link this account in the plugin settings, or paste a refresh token into its entry.',
-  reauthorizationNeeded: 'Re-authorization needed: the service no longer accepts this account\'s stored tokens. Link it again in the plugin settings (or paste a new refresh token into its entry).',
-};
+export const ACCOUNT_STATUS_MESSAGES = {
+  'accounts.link.linked': 'Linked.',
+  'accounts.link.unlinked': 'Not linked: link this account in the plugin settings, or paste a refresh token into its entry.',
+  'accounts.link.reauthorizationNeeded': 'Re-authorization needed: the service no longer accepts this account\'s stored tokens. Link it again in the plugin settings (or paste a new refresh token into its entry).',
+  'accounts.disabled.sameAsMain': 'It is the same Lock Access user as the main account (GET /users/me answers the same user), so it is disabled and registers nothing: registering it would take over the registrations of the main account. Remove this entry, or link it to another Lock Access account.',
+  'accounts.disabled.sameAsAccount': 'It is the same Lock Access user as account {name} ({id}) (GET /users/me answers the same user), so it is disabled and registers nothing: registering it would take over the registrations of account {name}. Remove this entry, or link it to another Lock Access account.',
+} as const;
+
+export const accountStatusMessage = messageCatalog(ACCOUNT_STATUS_MESSAGES);
+
+/** An account's link sentence as an earlier version wrote it, as its message (see status-upgrade.ts). */
+export function accountLinkOfSentence(sentence: string): UiMessage {
+  for (const [code, text] of Object.entries(ACCOUNT_STATUS_MESSAGES)) {
+    if (text === sentence) return accountStatusMessage(code as keyof typeof ACCOUNT_STATUS_MESSAGES);
+  }
+  return messageOfSentence(sentence);
+}
 
 /** Where the section is kept: the status file's writer. */
 export interface AccountsStatusSink {
@@ -42,22 +58,25 @@ export class AccountStatusReporter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The account's link; `message` overrides the plain words of the state (a setting to fix, tokens not saved). */
-  link(state: LinkState, message?: string, problem?: 'settings'): void {
+  /**
+   * The account's link; a problem (a setting to fix, tokens not saved) or the token manager's own
+   * sentence overrides the words of the state.
+   */
+  link(state: LinkState, sentence?: string, problem?: TokenProblem): void {
     const shown = problem === 'settings' ? 'checkSettings' : state;
     const previous = this.current()?.link;
     const since = previous?.state === shown && previous.since !== undefined ? previous.since : this.now();
-    this.put({ link: { state: shown, message: message ?? LINK_WORDS[state], since } });
+    const message = linkStatusMessage(problem, sentence) ?? accountStatusMessage(`accounts.link.${state}`);
+    this.put({ link: { state: shown, message, since } });
   }
 
-  delivery(state: 'unknown' | 'arriving' | 'notArriving'): void {
-    const previous = this.current()?.delivery;
-    if (previous?.state === state) return;
-    this.put({ delivery: { state, since: this.now() } });
+  /** What the account's delivery watch publishes, as the main account's `delivery` entry. */
+  delivery(entry: DeliveryEntry): void {
+    this.put({ delivery: entry });
   }
 
   /** An entry that does not run, and why. */
-  disabled(reason: string): void {
+  disabled(reason: UiMessage): void {
     this.put({ link: { state: 'disabled', message: reason, since: this.now() } });
   }
 
@@ -66,7 +85,7 @@ export class AccountStatusReporter {
   }
 
   private put(patch: Partial<AccountStatus>): void {
-    const before = this.current() ?? { name: this.name, link: { state: 'unlinked', message: LINK_WORDS.unlinked } };
+    const before = this.current() ?? { name: this.name, link: { state: 'unlinked', message: accountStatusMessage('accounts.link.unlinked') } };
     this.sink.update({ accounts: { ...this.sink.status.accounts, [this.id]: { ...before, ...patch, name: this.name } } });
   }
 }

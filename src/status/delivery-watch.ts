@@ -12,6 +12,9 @@ import type { Clock } from '../util/clock.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { runDeliveryChecks, type DeliveryChecks } from './delivery-checks.js';
+import { reasonMessage, reasonOf } from '../util/reason-messages.js';
+import type { UiMessage } from '../util/ui-message.js';
+import { deliveryMessage } from './delivery-messages.js';
 import { minutesWords, timeWords } from './delivery-words.js';
 import type { DeliveryStatus } from './status.js';
 
@@ -117,12 +120,12 @@ export class DeliveryWatch implements DeliveryFeed {
    * arrive, so that is known at once, without a probe. Its own error is already in the log; the
    * first callback that arrives (the way in came back) makes delivery "arriving" again.
    */
-  cannotArrive(reason: string): void {
+  cannotArrive(reason: UiMessage): void {
     if (this.stopped) return;
     const now = this.deps.clock.now();
-    this.lastCheck = { at: now, how: 'wayIn', outcome: 'nothing', message: `Events cannot arrive: ${reason}` };
+    this.lastCheck = { at: now, how: 'wayIn', outcome: 'nothing', message: deliveryMessage('deliveryCheck.cannotArrive', { reason }) };
     this.setState('notArriving', now);
-    this.deps.log.debug(`Delivery: events cannot arrive (${reason}).`);
+    this.deps.log.debug(`Delivery: events cannot arrive (${reason.text}).`);
     this.schedule(this.deps.periodMs);
     this.publish();
   }
@@ -174,15 +177,16 @@ export class DeliveryWatch implements DeliveryFeed {
   private async checkWithoutProbe(): Promise<void> {
     const [registrations, selfCheck] = await runDeliveryChecks(this.deps, 'no event arrived for a while (doorbells only: nothing to ask)');
     if (this.stopped) return;
-    const message = `No lock to ask for its state: ${registrations}; ${selfCheck}.`;
+    const message = deliveryMessage('deliveryCheck.noLockToAsk', { registrations, selfCheck });
     this.lastCheck = { at: this.deps.clock.now(), how: 'registrations', outcome: 'checked', message };
-    this.deps.log.debug(`Delivery check: ${message}`);
+    this.deps.log.debug(`Delivery check: ${message.text}`);
     this.schedule(this.deps.periodMs);
     this.publish();
   }
 
   private async probe(locks: readonly string[]): Promise<void> {
     const reasons: string[] = [];
+    let first: { name: string; reason: UiMessage } | undefined;
     for (let tried = 0; tried < locks.length; tried++) {
       const lockId = locks[this.rotation++ % locks.length] ?? '';
       const startedAt = this.deps.clock.now();
@@ -198,12 +202,13 @@ export class DeliveryWatch implements DeliveryFeed {
         // A callback may have come in anyway: then delivery is proven all the same.
         if (!(await arrived)) {
           reasons.push(`${this.deps.nameOf(lockId)}: ${errorText(error)}`);
+          first ??= { name: this.deps.nameOf(lockId), reason: reasonOf(error) };
           continue;
         }
       }
       if (this.stopped) return;
       if (await arrived) {
-        this.lastCheck = { at: startedAt, how: 'probe', lockId, outcome: 'arrived', message: `A status request for ${this.deps.nameOf(lockId)} came back as a callback.` };
+        this.lastCheck = { at: startedAt, how: 'probe', lockId, outcome: 'arrived', message: deliveryMessage('deliveryCheck.arrived', { name: this.deps.nameOf(lockId) }) };
         this.publish();
         return;
       }
@@ -214,9 +219,9 @@ export class DeliveryWatch implements DeliveryFeed {
     // The service took no request (offline bridges, no network, not linked): that says nothing about delivery.
     this.unasked += 1;
     const delay = this.backoff(this.unasked);
-    const message = `No lock could be asked for its state (${reasons.join('; ')}).`;
+    const message = deliveryMessage('deliveryCheck.notAsked', first ?? { name: '', reason: reasonMessage('reason.other') });
     this.lastCheck = { at: this.deps.clock.now(), how: 'probe', outcome: 'notAsked', message };
-    this.deps.log.debug(`Delivery check: ${message} It is tried again in ${minutesWords(delay)}.`);
+    this.deps.log.debug(`Delivery check: no lock could be asked for its state (${reasons.join('; ')}). It is tried again in ${minutesWords(delay)}.`);
     this.schedule(delay);
     this.publish();
   }
@@ -253,7 +258,7 @@ export class DeliveryWatch implements DeliveryFeed {
     const lastHeard = this.lastHeardAt;
     if (first) this.setState('notArriving', now);
     const name = this.deps.nameOf(lockId);
-    this.lastCheck = { at: askedAt, how: 'probe', lockId, outcome: 'nothing', message: `A status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s of its answer.` };
+    this.lastCheck = { at: askedAt, how: 'probe', lockId, outcome: 'nothing', message: deliveryMessage('deliveryCheck.nothing', { name, seconds: PROBE_WAIT_MS / 1000 }) };
     const delay = this.backoff(this.failures);
     // The sensor and the page say so at once; the warning follows with what the checks found.
     this.schedule(delay);
@@ -265,11 +270,11 @@ export class DeliveryWatch implements DeliveryFeed {
     const sinceWords = lastHeard === undefined ? `the plugin started (${timeWords(this.startedAt, now)})` : timeWords(lastHeard, now);
     const sentence = `Events from Lock Access are not arriving: nothing has arrived since ${sinceWords}, and a status request for ${name} brought no callback within ${PROBE_WAIT_MS / 1000} s.`;
     if (!first) {
-      this.deps.log.debug(`${sentence} Checked again: ${registrations}; ${selfCheck}.`);
+      this.deps.log.debug(`${sentence} Checked again: ${registrations.text}; ${selfCheck.text}.`);
       return;
     }
     this.deps.log.warn(
-      `${sentence} Checked: ${registrations}; ${selfCheck}. Until events arrive again, Apple Home may show an old state. Send a test event from the plugin settings (Support) to see where the way in breaks, and read "Events stopped arriving" in docs/troubleshooting.md. The next check is in ${minutesWords(delay)}.`,
+      `${sentence} Checked: ${registrations.text}; ${selfCheck.text}. Until events arrive again, Apple Home may show an old state. Send a test event from the plugin settings (Support) to see where the way in breaks, and read "Events stopped arriving" in docs/troubleshooting.md. The next check is in ${minutesWords(delay)}.`,
     );
   }
 

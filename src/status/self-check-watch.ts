@@ -2,17 +2,19 @@
 // (back-off), the status file says when it last passed, and a change from passing to failing is a
 // warning in the log (once per change). Timers are injected so tests run the schedule at once.
 import type { Logger } from '../util/logger.js';
+import { reasonOf } from '../util/reason-messages.js';
+import { messageCatalog, type UiMessage } from '../util/ui-message.js';
 import { listedDelay } from '../util/backoff.js';
 import type { SelfCheckOutcome } from '../cloud/startup-checks.js';
 
 export interface SelfCheckRecord {
   state: 'ok' | 'failed';
   url: string;
-  message: string;
+  message: UiMessage;
   checkedAt: number;
   lastPassedAt?: number;
   nextAt?: number;
-  history: { at: number; ok: boolean; message: string }[];
+  history: { at: number; ok: boolean; message: UiMessage }[];
 }
 
 export interface SelfCheckWatchDeps {
@@ -22,6 +24,16 @@ export interface SelfCheckWatchDeps {
   now(): number;
   setTimer(fn: () => void, ms: number): unknown;
   clearTimer(handle: unknown): void;
+}
+
+export const SELF_CHECK_WATCH_MESSAGES = {
+  'selfCheck.failed': 'The self-check could not run ({reason}).',
+} as const;
+
+const say = messageCatalog(SELF_CHECK_WATCH_MESSAGES);
+
+function selfCheckFailed(error: unknown): UiMessage {
+  return say('selfCheck.failed', { reason: reasonOf(error) });
 }
 
 export const SELF_CHECK_EVERY_MS = 60 * 60 * 1000;
@@ -68,7 +80,7 @@ export class SelfCheckWatch {
     try {
       outcome = await this.deps.check();
     } catch (error) {
-      outcome = { ok: false, url: '', message: error instanceof Error ? error.message : String(error) };
+      outcome = { ok: false, url: '', message: selfCheckFailed(error) };
     }
     if (this.stopped) return;
     this.lastOutcome = outcome;
@@ -82,11 +94,11 @@ export class SelfCheckWatch {
       this.failures += 1;
       if (this.lastOk === true) {
         const since = this.lastPassedAt === undefined ? '' : ` (it passed at ${new Date(this.lastPassedAt).toLocaleTimeString()})`;
-        log.warn(`Self-check now fails${since}: ${outcome.message} Until it passes again the service cannot deliver events. It is tried again in a minute.`);
+        log.warn(`Self-check now fails${since}: ${outcome.message.text} Until it passes again the service cannot deliver events. It is tried again in a minute.`);
       } else if (this.lastOk === undefined) {
-        log.warn(`Self-check failed: ${outcome.message}`);
+        log.warn(`Self-check failed: ${outcome.message.text}`);
       } else {
-        log.debug(`Self-check still fails: ${outcome.message}`);
+        log.debug(`Self-check still fails: ${outcome.message.text}`);
       }
     }
     this.lastOk = outcome.ok;

@@ -8,12 +8,12 @@ import type { RegistrationRow, StatusPatch, StatusWriter } from './status.js';
 import type { RoutedEvent } from '../callbacks/event-router.js';
 import type { DeviceSource } from '../cloud/discovery.js';
 import { deviceKey, type DeviceKind } from '../model/device-entry.js';
+import { linkMessage, linkStatusMessage } from '../cloud/link-messages.js';
+import { legacyMessage, type UiMessage } from '../util/ui-message.js';
+import { deliveryMessage } from './delivery-messages.js';
 
-const LINK_MESSAGES: Record<LinkState, string> = {
-  linked: 'Linked to your Lock Access account.',
-  unlinked: 'Not linked: open the plugin settings and link your Lock Access account, or paste a refresh token.',
-  reauthorizationNeeded: 'Re-authorization needed: the service no longer accepts the stored tokens. Open the plugin settings and link the account again (or paste a new refresh token).',
-};
+/** A registration as the registrar reports it: its last error in words (for the log) and its reason. */
+export type RegistrarRow = Omit<RegistrationRow, 'lastError'> & { lastError?: string | undefined; lastReason?: UiMessage | undefined };
 
 /** The devices the plugin serves, as the device registry lists them. */
 export interface ServedDeviceList {
@@ -26,7 +26,7 @@ export interface ServedDeviceList {
 export interface StatusPublisherDeps {
   status: StatusWriter;
   eventLog: EventLog;
-  /** The token manager's own words for the link state, when it has some. */
+  /** The token manager's own sentence for the link state, when it has one. */
   linkMessage(): string | undefined;
   /** Something the link state alone does not say (a setting to fix, tokens not saved yet). */
   linkProblem?(): TokenProblem | undefined;
@@ -47,10 +47,12 @@ export class StatusPublisher {
   link(state: LinkState): void {
     const now = this.deps.now ?? Date.now;
     // A wrong client id or secret gets its own state, so the page does not call the link healthy.
-    const shown = this.deps.linkProblem?.() === 'settings' ? 'checkSettings' : state;
+    const problem = this.deps.linkProblem?.();
+    const shown = problem === 'settings' ? 'checkSettings' : state;
     const previous = this.deps.status.status.link;
     const since = previous.state === shown && previous.since !== undefined ? previous.since : now();
-    this.deps.status.update({ link: { state: shown, message: this.deps.linkMessage() ?? LINK_MESSAGES[state], since } });
+    const message = linkStatusMessage(problem, this.deps.linkMessage()) ?? linkMessage(`link.${state}`);
+    this.deps.status.update({ link: { state: shown, message, since } });
   }
 
   /** Where each device is known from (config, the service or both), for the next device list. */
@@ -69,7 +71,15 @@ export class StatusPublisher {
     this.deps.status.update({ devices });
   }
 
-  registrations(registrations: RegistrationRow[]): void {
+  /**
+   * The registrar's rows; a failure becomes a message with its reason (a ledger an earlier version
+   * wrote has only the error's words, shown as they are).
+   */
+  registrations(rows: readonly RegistrarRow[]): void {
+    const registrations = rows.map(({ lastError, lastReason, ...row }): RegistrationRow => {
+      if (lastError === undefined) return row;
+      return { ...row, lastError: deliveryMessage('registration.failed', { reason: lastReason ?? legacyMessage(lastError) }) };
+    });
     this.deps.status.update({ registrations });
   }
 

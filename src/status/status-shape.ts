@@ -3,7 +3,15 @@
 // never a secret.
 import { z } from 'zod/v3';
 
+import { uiMessageSchema } from '../util/ui-message.js';
 import { accountsStatusSchema } from './account-status.js';
+import { deliveryStatusSchema } from './delivery-shape.js';
+
+/**
+ * The file's version. 2: every sentence for the page is a message, `{code, params, text}`; files of
+ * version 1 held sentences and are read through upgradeStatus() (status-upgrade.ts).
+ */
+export const STATUS_VERSION = 2;
 
 /**
  * The file's schema, made when the file is read or written and dropped after: it is some 140 zod
@@ -11,11 +19,12 @@ import { accountsStatusSchema } from './account-status.js';
  * the time for a check made seconds apart at most.
  */
 export function statusSchema() {
+  const message = uiMessageSchema();
   const linkStatusSchema = z.object({
     /** 'checkSettings': the token service refused the client id or secret; the refresh token is kept. */
     state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded', 'checkSettings']),
-    /** Plain words, including what to do when something is wrong. */
-    message: z.string(),
+    /** What it means, including what to do when something is wrong. */
+    message,
     since: z.number().optional(),
   });
 
@@ -23,38 +32,18 @@ export function statusSchema() {
     state: z.enum(['pending', 'ok', 'failed']),
     /** The public health URL that was checked. */
     url: z.string().optional(),
-    message: z.string(),
+    message,
     checkedAt: z.number().optional(),
     /** When a check last passed (kept through later failures). */
     lastPassedAt: z.number().optional(),
     /** When the next check runs. */
     nextAt: z.number().optional(),
     /** The last few results, newest first. */
-    history: z.array(z.object({ at: z.number(), ok: z.boolean(), message: z.string() })).optional(),
+    history: z.array(z.object({ at: z.number(), ok: z.boolean(), message })).optional(),
   });
 
   /** Whether events arrive (the delivery watch); absent while the watch is off. */
-  const deliverySchema = z.object({
-    state: z.enum(['unknown', 'arriving', 'notArriving']),
-    /** When this state began. */
-    since: z.number(),
-    checkEveryMinutes: z.number(),
-    /** The last verified callback known at the last change or check. */
-    lastHeardAt: z.number().optional(),
-    lastCheck: z
-      .object({
-        at: z.number(),
-        /** `probe`: a lock was asked for its state; `registrations`: no lock to ask (doorbells only); `wayIn`: the way in could not be built. */
-        how: z.enum(['probe', 'registrations', 'wayIn']),
-        lockId: z.string().optional(),
-        outcome: z.enum(['arrived', 'nothing', 'notAsked', 'checked']),
-        message: z.string(),
-      })
-      .optional(),
-    /** What was done and found when events stopped arriving, in words. */
-    checked: z.object({ registrations: z.string(), selfCheck: z.string() }).optional(),
-    nextCheckAt: z.number().optional(),
-  });
+  const deliverySchema = deliveryStatusSchema();
 
   const registrationStatusSchema = z.object({
     kind: z.enum(['lock', 'doorbell', 'user']),
@@ -67,7 +56,7 @@ export function statusSchema() {
     state: z.enum(['pending', 'registered', 'failed', 'deleting']),
     /** ISO time of the last confirmation by the service. */
     lastSuccessAt: z.string().optional(),
-    lastError: z.string().optional(),
+    lastError: message.optional(),
   });
 
   const lastCallbackSchema = z.object({
@@ -102,8 +91,8 @@ export function statusSchema() {
     tunnel: z
       .object({
         state: z.enum(['connecting', 'connected', 'reconnecting', 'failed', 'closed']),
-        /** Plain words with what to do; never the authtoken. */
-        message: z.string(),
+        /** What it means and what to do; never the authtoken. */
+        message,
         since: z.number(),
         nextTryAt: z.number().optional(),
       })
@@ -126,14 +115,14 @@ export function statusSchema() {
     ffmpegPath: z.string().optional(),
     ffmpegVersion: z.string().optional(),
     h264Encoder: z.string().optional(),
-    /** Why video is off, in words. */
-    problem: z.string().optional(),
+    /** Why video is off. */
+    problem: message.optional(),
     secureVideo: z.boolean().optional(),
     replayMinutes: z.number().optional(),
   });
 
   const statusSchema = z.object({
-    version: z.literal(1),
+    version: z.literal(STATUS_VERSION),
     updatedAt: z.number(),
     /** The plugin process that wrote it, so the UI can tell a stale file from a live one. */
     pid: z.number().optional(),

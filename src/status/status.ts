@@ -2,13 +2,15 @@
 // each webhook registration, receiver counters and the device list. The plugin updates it through
 // StatusWriter (debounced, atomic); the UI server reads it with readStatus. It never holds a secret:
 // no tokens, keys or callback token, only states, ids, names, URLs without credentials and counts.
-import type { z } from 'zod/v3';
+import { z } from 'zod/v3';
 
 import type { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { QuietWriter } from '../util/quiet-writer.js';
-import { statusSchema } from './status-shape.js';
+import { linkMessage } from '../cloud/link-messages.js';
+import { STATUS_VERSION, statusSchema } from './status-shape.js';
+import { upgradeStatus } from './status-upgrade.js';
 
 export const STATUS_FILE = 'status.json';
 export const DEFAULT_STATUS_DEBOUNCE_MS = 500;
@@ -32,9 +34,9 @@ export type StatusPatch = Partial<Omit<Status, 'version' | 'updatedAt' | 'receiv
 
 export function emptyStatus(now: number): Status {
   return {
-    version: 1,
+    version: STATUS_VERSION,
     updatedAt: now,
-    link: { state: 'unlinked', message: 'Not linked yet: link your Lock Access account in the plugin settings.' },
+    link: { state: 'unlinked', message: linkMessage('link.notYet') },
     registrations: [],
     receiver: { listening: false, accepted: 0, duplicates: 0, rejected: {}, lastCallbacks: {} },
     devices: [],
@@ -55,10 +57,10 @@ export function applyPatch(status: Status, patch: StatusPatch, now: number): Sta
   };
 }
 
-/** Reads the snapshot for the UI; undefined when the plugin has not written one (or it is unreadable). */
+/** Reads the snapshot for the UI, also one an earlier version wrote; undefined when the plugin has not written one (or it is unreadable). */
 export async function readStatus(storage: Storage): Promise<Status | undefined> {
   try {
-    return await storage.read(STATUS_FILE, statusSchema());
+    return await storage.read(STATUS_FILE, z.preprocess(upgradeStatus, statusSchema()));
   } catch {
     return undefined;
   }

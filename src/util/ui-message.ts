@@ -6,8 +6,12 @@ import { z } from 'zod/v3';
 /** A catalog key: dotted, the same rule the page's catalogs follow. */
 export const MESSAGE_CODE = /^[a-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$/;
 
-/** Numbers, names, ids and ISO times: never prose, which could not be translated. */
-export type MessageParams = Record<string, number | string>;
+/**
+ * Numbers, names, ids and ISO times: never prose, which could not be translated. A reason that is
+ * itself a message (why something failed) is a message param, worded by the page in its turn.
+ */
+export type MessageParams = Record<string, MessageParam>;
+export type MessageParam = number | string | UiMessage;
 
 /** An English template: `{name}` placeholders, or plural forms chosen by the `count` param. */
 export type MessageTemplate = string | { readonly one: string; readonly other: string };
@@ -20,11 +24,14 @@ export interface UiMessage {
 
 /** The schema of a message in a file or an answer (made on use: zod objects cost memory kept). */
 export function uiMessageSchema(): z.ZodType<UiMessage> {
-  return z.object({
-    code: z.string().regex(MESSAGE_CODE),
-    params: z.record(z.string(), z.union([z.number(), z.string()])),
-    text: z.string(),
-  });
+  const message: z.ZodType<UiMessage> = z.lazy(() =>
+    z.object({
+      code: z.string().regex(MESSAGE_CODE),
+      params: z.record(z.string(), z.union([z.number(), z.string(), message])),
+      text: z.string(),
+    }),
+  );
+  return message;
 }
 
 /**
@@ -51,7 +58,8 @@ export function fillTemplate(template: MessageTemplate, params: Readonly<Message
   const form = typeof template === 'string' ? template : params.count === 1 ? template.one : template.other;
   return form.replace(PLACEHOLDER, (whole, name: string) => {
     const value = params[name];
-    return value === undefined ? whole : String(value);
+    if (value === undefined) return whole;
+    return typeof value === 'object' ? value.text : String(value);
   });
 }
 

@@ -5,6 +5,8 @@
 import { execFile } from 'node:child_process';
 
 import { capabilityNames, ffmpegVersionOf, hostsOnly, protocolNames } from './ffmpeg-text.js';
+import type { UiMessage } from '../util/ui-message.js';
+import { ffmpegProblem } from './ffmpeg-problems.js';
 
 /** How long each question to ffmpeg may take (a slow SD card on first start). */
 const ASK_TIMEOUT_MS = 15_000;
@@ -25,8 +27,8 @@ export interface FfmpegInfo {
 
 export type FfmpegCheck =
   | { ok: true; info: FfmpegInfo }
-  /** `problem`: what is wrong, in words (never a command line). */
-  | { ok: false; path: string; configured: boolean; problem: string };
+  /** `problem`: what is wrong (never a command line); `detail`: what ffmpeg said, for the log. */
+  | { ok: false; path: string; configured: boolean; problem: UiMessage; detail?: string };
 
 /** Runs ffmpeg with `args` and answers its standard output (and error output, which -version and lists do not use). */
 export type AskFfmpeg = (path: string, args: readonly string[]) => Promise<string>;
@@ -43,17 +45,17 @@ export const askFfmpeg: AskFfmpeg = (path, args) =>
 export async function checkFfmpeg(configuredPath: string | undefined, ask: AskFfmpeg = askFfmpeg): Promise<FfmpegCheck> {
   const configured = configuredPath !== undefined && configuredPath !== '';
   const path = configured ? configuredPath : 'ffmpeg';
-  const fail = (problem: string): FfmpegCheck => ({ ok: false, path, configured, problem });
+  const fail = (problem: UiMessage, detail?: string): FfmpegCheck => ({ ok: false, path, configured, problem, ...(detail === undefined ? {} : { detail }) });
   let version: string | undefined;
   try {
     version = ffmpegVersionOf(await ask(path, ['-version']));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT') return fail(configured ? `no program at ${path}` : 'no ffmpeg on the PATH');
-    if (code === 'EACCES') return fail(`${path} is not allowed to run (check its permissions)`);
-    return fail(`${path} did not answer "-version" (${failureWords(error)})`);
+    if (code === 'ENOENT') return fail(configured ? ffmpegProblem('videoProblem.noProgram', { path }) : ffmpegProblem('videoProblem.notOnPath'));
+    if (code === 'EACCES') return fail(ffmpegProblem('videoProblem.notAllowed', { path }));
+    return fail(ffmpegProblem('videoProblem.noVersion', { path }), failureWords(error));
   }
-  if (version === undefined) return fail(`${path} is not ffmpeg (its -version does not say "ffmpeg version")`);
+  if (version === undefined) return fail(ffmpegProblem('videoProblem.notFfmpeg', { path }));
   try {
     // One question at a time: on a small machine four ffmpeg at once take every core from the rest of start-up.
     const encoders = capabilityNames(await ask(path, ['-encoders']));
@@ -61,15 +63,15 @@ export async function checkFfmpeg(configuredPath: string | undefined, ask: AskFf
     const muxers = capabilityNames(await ask(path, ['-muxers']));
     const protocols = protocolNames(await ask(path, ['-protocols']));
     const h264Encoder = H264_ENCODERS.find((name) => encoders.has(name));
-    if (h264Encoder === undefined) return fail(`ffmpeg ${version} at ${path} has no H.264 encoder (libx264 or a hardware one)`);
-    if (!demuxers.has('hls')) return fail(`ffmpeg ${version} at ${path} cannot read HLS playlists (no hls demuxer)`);
+    if (h264Encoder === undefined) return fail(ffmpegProblem('videoProblem.noH264', { version, path }));
+    if (!demuxers.has('hls')) return fail(ffmpegProblem('videoProblem.noHls', { version, path }));
     // It reads recordings from the plugin's own relay (plain http on this machine) and sends plain
     // RTP to the plugin, which protects it as SRTP: ffmpeg's own srtp is not needed.
-    if (!protocols.has('http')) return fail(`ffmpeg ${version} at ${path} cannot read recordings (no http protocol)`);
-    if (!protocols.has('rtp')) return fail(`ffmpeg ${version} at ${path} cannot send a live view (no rtp protocol)`);
+    if (!protocols.has('http')) return fail(ffmpegProblem('videoProblem.noHttp', { version, path }));
+    if (!protocols.has('rtp')) return fail(ffmpegProblem('videoProblem.noRtp', { version, path }));
     return { ok: true, info: { path, version, h264Encoder, encoders, muxers, demuxers, protocols } };
   } catch (error) {
-    return fail(`ffmpeg ${version} at ${path} did not list what it can do (${failureWords(error)})`);
+    return fail(ffmpegProblem('videoProblem.noList', { version, path }), failureWords(error));
   }
 }
 
@@ -87,7 +89,7 @@ function failureWords(error: unknown): string {
 /** The one warning for an ffmpeg that is missing or unusable: what it is for and how to get it. */
 export function ffmpegWarning(check: Extract<FfmpegCheck, { ok: false }>): string {
   return [
-    `Doorbell video is off: ${check.problem}.`,
+    `Doorbell video is off: ${check.problem.text}${check.detail === undefined ? '' : ` (${check.detail})`}.`,
     'ffmpeg plays the doorbell recordings in the Apple Home camera view and turns them into HomeKit Secure Video clips; without it the camera shows the latest still picture and everything else works.',
     'To install it: on a Raspberry Pi or Debian/Ubuntu "sudo apt install ffmpeg"; the official Homebridge Docker image and Raspberry Pi image already have it;',
     'on macOS "brew install ffmpeg".',

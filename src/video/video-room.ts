@@ -17,6 +17,7 @@ import { HlsRelay, type MediaAccess, type RelayedRecording } from './hls-relay.j
 import { checkOrphanGuard, type OrphanGuard } from './orphan-guard.js';
 import type { VideoConfig } from './video-config.js';
 import { makeViewScratch, sweepViewScratch } from './view-scratch.js';
+import type { UiMessage } from '../util/ui-message.js';
 
 /**
  * Answers a recording's playlist address (`.m3u8`), looked up afresh each time: it may be a
@@ -30,7 +31,7 @@ export interface VideoRoomStatus {
   ffmpegPath?: string;
   ffmpegVersion?: string;
   h264Encoder?: string;
-  problem?: string;
+  problem?: UiMessage;
   secureVideo: boolean;
   replayMinutes: number;
 }
@@ -70,7 +71,7 @@ export class VideoRoom {
   /** Resolves once ffmpeg has been checked: its facts, or undefined when video does not work. */
   readonly ready: Promise<FfmpegInfo | undefined>;
   private info: FfmpegInfo | undefined;
-  private problem: string | undefined;
+  private problem: UiMessage | undefined;
   private checked = false;
   private processes: FfmpegProcesses | undefined;
   private stopped = false;

@@ -55,14 +55,14 @@ describe('self-check of the public URL (GET {publicUrl}/health, same instance)',
     const receiver = await realReceiver('nonce-1');
     const result = await checkPublicUrl({ publicUrl: `http://127.0.0.1:${receiver.port}/lock-access/`, instanceNonce: 'nonce-1' });
     expect(result).toMatchObject({ ok: true, url: `http://127.0.0.1:${receiver.port}/lock-access/health` });
-    expect(result.message).toBe(selfCheckMessages.ok(`http://127.0.0.1:${receiver.port}/lock-access/health`));
+    expect(result.message).toEqual(selfCheckMessages.ok(`http://127.0.0.1:${receiver.port}/lock-access/health`));
   });
 
   it('"wrong nonce": another process (or a stale proxy target) answers', async () => {
     const receiver = await realReceiver('someone-else');
     const result = await checkPublicUrl({ publicUrl: `http://127.0.0.1:${receiver.port}/lock-access`, instanceNonce: 'nonce-1' });
     expect(result).toMatchObject({ ok: false, problem: 'other-instance' });
-    expect(result.message).toMatch(/another listener, not this Homebridge's/);
+    expect(result.message.text).toMatch(/another listener, not this Homebridge's/);
   });
 
   it('"nothing listening": nothing answered at the address', async () => {
@@ -70,22 +70,24 @@ describe('self-check of the public URL (GET {publicUrl}/health, same instance)',
     await cleanups.pop()?.(); // the port is now closed
     const result = await checkPublicUrl({ publicUrl: `http://${host}/lock-access`, instanceNonce: 'n' });
     expect(result).toMatchObject({ ok: false, problem: 'unreachable' });
-    expect(result.message).toBe(selfCheckMessages.unreachable(`http://${host}/lock-access/health`, 'ECONNREFUSED'));
+    expect(result.message).toEqual({ code: 'selfCheck.unreachable', params: { url: `http://${host}/lock-access/health`, errorCode: 'ECONNREFUSED' }, text: expect.stringMatching(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+\/lock-access\/health \(ECONNREFUSED\)\. Check that webhook\.publicUrl/) as unknown });
   });
 
   it('a listener that never answers: timeout, in plain words', async () => {
     const host = await serve(() => undefined);
     const result = await checkPublicUrl({ publicUrl: `http://${host}`, instanceNonce: 'n', timeoutMs: 200 });
     expect(result).toMatchObject({ ok: false, problem: 'timeout' });
-    expect(result.message).toMatch(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+\/health within 0\.2 seconds/);
+    expect(result.message.text).toMatch(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+\/health within 0\.2 seconds/);
+    expect(result.message).toMatchObject({ code: 'selfCheck.timeout', params: { seconds: 0.2 } });
   });
 
   it('"redirect": the service does not follow redirects', async () => {
     const host = await serve((_request, response) => response.writeHead(302, { location: 'https://elsewhere.example.net/health' }).end());
     const result = await checkPublicUrl({ publicUrl: `http://${host}/lock-access`, instanceNonce: 'n' });
     expect(result).toMatchObject({ ok: false, problem: 'redirect', status: 302 });
-    expect(result.message).toContain('does not follow redirects');
-    expect(result.message).toContain('to https://elsewhere.example.net/health');
+    expect(result.message.text).toContain('does not follow redirects');
+    expect(result.message.text).toContain('to https://elsewhere.example.net/health');
+    expect(result.message).toMatchObject({ code: 'selfCheck.redirectTo', params: { status: 302, location: 'https://elsewhere.example.net/health' } });
   });
 
   it('"non-JSON": a proxy page answers 200 with HTML', async () => {
@@ -98,14 +100,17 @@ describe('self-check of the public URL (GET {publicUrl}/health, same instance)',
     const host = await serve((_request, response) => response.writeHead(502).end('Bad Gateway'));
     const result = await checkPublicUrl({ publicUrl: `http://${host}`, instanceNonce: 'n' });
     expect(result).toMatchObject({ ok: false, problem: 'http-status', status: 502 });
-    expect(result.message).toMatch(/answered HTTP 502 instead of 200/);
+    expect(result.message.text).toMatch(/answered HTTP 502 instead of 200/);
+    expect(result.message).toMatchObject({ code: 'selfCheck.httpStatus', params: { status: 502 } });
   });
 
   it('"TLS error": https to something that does not speak TLS', async () => {
     const host = await serve((_request, response) => response.end('{}'));
     const result = await checkPublicUrl({ publicUrl: `https://${host}`, instanceNonce: 'n' });
     expect(result).toMatchObject({ ok: false, problem: 'tls' });
-    expect(result.message).toMatch(/^The secure connection to https:\/\/127\.0\.0\.1:\d+\/health failed \(/);
+    expect(result.message.text).toMatch(/^The secure connection to https:\/\/127\.0\.0\.1:\d+\/health failed \(/);
+    // The page gets the error's code, never a library's sentence.
+    expect(result.message).toMatchObject({ code: 'selfCheck.tls', params: { errorCode: expect.stringMatching(/^[A-Z0-9_]+$/) as unknown } });
   });
 
   it('never throws, and never shows a user name or password from the URL', async () => {
@@ -115,6 +120,6 @@ describe('self-check of the public URL (GET {publicUrl}/health, same instance)',
     }) as unknown as typeof fetch;
     const result = await checkPublicUrl({ publicUrl: 'https://user:secret@home.example.net/x', instanceNonce: 'n', fetch: throwing });
     expect(result).toMatchObject({ ok: false, problem: 'unreachable', url: 'https://home.example.net/x/health' });
-    expect(result.message).not.toContain('secret');
+    expect(JSON.stringify(result.message)).not.toContain('secret');
   });
 });

@@ -22,7 +22,7 @@ let taken: Server;
 const session = new E2eSession();
 const { eventually, paired } = session;
 
-async function deliveryState(): Promise<{ state?: string; lastCheck?: { message?: string } } | undefined> {
+async function deliveryState(): Promise<{ state?: string; lastCheck?: { message?: { code: string; params: Record<string, unknown>; text: string } } } | undefined> {
   try {
     const status = JSON.parse(await readFile(join(session.hb?.storagePath ?? '', 'lock-access', 'status.json'), 'utf8')) as { delivery?: { state?: string } };
     return status.delivery;
@@ -59,7 +59,7 @@ describe('a webhook listener that cannot start: events are "not arriving" from t
       const record = await deliveryState();
       return record?.state === 'notArriving' ? record : undefined;
     }, 'delivery "not arriving" in status.json');
-    expect(delivery.lastCheck?.message).toMatch(/webhook listener did not start/);
+    expect(delivery.lastCheck?.message).toMatchObject({ code: 'deliveryCheck.cannotArrive', params: { reason: { code: 'deliveryCheck.noListener' } }, text: expect.stringMatching(/webhook listener did not start/) as unknown });
     const lockAccess = await eventually(() => paired().accessory('Lock Access'), 'the "Lock Access" accessory');
     const sensor = characteristicId(lockAccess, S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Lock Access Events Stopped');
     expect((await paired().readOne(sensor)).value).toBe(1);

@@ -141,7 +141,7 @@ describe('several accounts: bad entries', () => {
   });
 
   it('the same /users/me user as an earlier account: disabled before it registers anything, with a line naming both; its tokens stay in its own storage, unused', async () => {
-    const line = await session.hb?.waitForLog(/Again \(again\).*This account is disabled: it is the same Lock Access user as account Cabin \(cabin\)/);
+    const line = await session.hb?.waitForLog(/Again \(again\).*This account is disabled\. It is the same Lock Access user as account Cabin \(cabin\)/);
     expect(line).toBeDefined();
     expect(sim.registrationChanges().filter((c) => c.url?.includes('/a/again/') === true)).toEqual([]);
     expect(JSON.parse((await tokenFile('again')).toString())).toMatchObject({ state: 'linked' });

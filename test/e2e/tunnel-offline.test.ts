@@ -94,10 +94,10 @@ describe('design "Reach": an ngrok tunnel that cannot connect fails clearly and 
   it('a way in that cannot be built is "not arriving" from the start: the status file says so and "Lock Access Events Stopped" is open', async () => {
     const delivery = await eventually(async () => {
       const file = await statusFile();
-      const record = file?.delivery as { state?: string; lastCheck?: { message?: string } } | undefined;
+      const record = file?.delivery as { state?: string; lastCheck?: { message?: { code: string; text: string } } } | undefined;
       return record?.state === 'notArriving' ? record : undefined;
     }, 'delivery "not arriving" in status.json');
-    expect(delivery.lastCheck?.message).toMatch(/ngrok/);
+    expect(delivery.lastCheck?.message).toMatchObject({ code: 'deliveryCheck.cannotArrive', text: expect.stringMatching(/ngrok/) as unknown });
     const lockAccess = await eventually(() => paired().accessory('Lock Access'), 'the "Lock Access" accessory');
     const sensor = characteristicId(lockAccess, S.ContactSensor.UUID, C.ContactSensorState.UUID, 'Lock Access Events Stopped');
     expect((await paired().readOne(sensor)).value).toBe(1);

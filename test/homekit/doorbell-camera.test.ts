@@ -7,6 +7,7 @@ import type { DoorbellDevice } from '../../src/model/doorbell-device.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 import { cameraOf, serveDoorbell } from './serve-device.js';
+import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
 import { noMedia } from '../video/ffmpeg-binary.js';
 
 describe.each(hapEnvs)('the doorbell camera without a usable ffmpeg on $label', ({ api }) => {
@@ -21,7 +22,7 @@ describe.each(hapEnvs)('the doorbell camera without a usable ffmpeg on $label', 
       config: { replayMinutes: 60, secureVideo: false },
       log: captured.log,
       media: noMedia, lookup: () => Promise.reject(new Error('no lookup expected')),
-      check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'no ffmpeg on the PATH' }),
+      check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') }),
     });
     await video.ready;
     const doorbell = serveDoorbell({ api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('still')), video }, newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1')), { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });

@@ -16,6 +16,7 @@ import { selectedRecordingConfiguration } from '../harness/data-stream.js';
 import { HUB_720P } from '../harness/secure-video-hub.js';
 import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
 import { restartServed, serveDoorbell } from './serve-device.js';
+import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
 import { noMedia } from '../video/ffmpeg-binary.js';
 
 const NOW = 1_700_000_000_000;
@@ -24,7 +25,7 @@ const usable: FfmpegCheck = {
   ok: true,
   info: { path: '/usr/bin/ffmpeg', version: '4.1', h264Encoder: 'libx264', encoders: new Set(['libx264', 'aac']), muxers: new Set(['mp4']), demuxers: new Set(['hls']), protocols: new Set(['srtp']) },
 };
-const missing: FfmpegCheck = { ok: false, path: 'ffmpeg', configured: false, problem: 'no ffmpeg on the PATH' };
+const missing: FfmpegCheck = { ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') };
 
 interface Recorder {
   handleRecordingStreamRequest(streamId: number): AsyncGenerator;

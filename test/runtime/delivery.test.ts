@@ -3,6 +3,7 @@
 // failed before the watch existed (the listener, the tunnel) is "not arriving" from the start.
 import { describe, expect, it, vi } from 'vitest';
 
+import { tunnelMessage } from '../../src/cloud/tunnel/tunnel-messages.js';
 import { emptyReport } from '../../src/cloud/registrations/registration-report.js';
 import { checkConfig } from '../../src/config.js';
 import { describeCommandFailure } from '../../src/cloud/command-failure.js';
@@ -14,6 +15,7 @@ import { emptyStatus, type StatusPatch } from '../../src/status/status.js';
 import { systemClock } from '../../src/util/clock.js';
 import { Shutdown } from '../../src/util/shutdown.js';
 import { Signal } from '../../src/util/signal.js';
+import { uiMessage, type UiMessage } from '../../src/util/ui-message.js';
 import { captureLog } from '../homekit/hap-env.js';
 import { memoryRecords } from '../model/memory-records.js';
 
@@ -24,7 +26,7 @@ const raw = {
 };
 
 /** The records of the earlier stages, with only what the delivery watch reads of them. */
-function wire(publicUrl: string | undefined, way: { listening?: boolean; brokenWayIn?: () => string | undefined } = {}) {
+function wire(publicUrl: string | undefined, way: { listening?: boolean; brokenWayIn?: () => UiMessage | undefined } = {}) {
   const check = checkConfig(raw);
   if (!check.ok) throw new Error('the test config should be valid');
   const { log } = captureLog();
@@ -50,14 +52,14 @@ function wire(publicUrl: string | undefined, way: { listening?: boolean; brokenW
         selfChecks += 1;
         return Promise.resolve();
       },
-      last: { ok: true, url: `${publicUrl ?? ''}/health`, message: 'The public address reaches this plugin.' },
+      last: { ok: true, url: `${publicUrl ?? ''}/health`, message: uiMessage('selfCheck.ok', {}, 'The public address reaches this plugin.') },
     },
     showSensor: (feed) => {
       sensorShown = feed;
       return { dispose: () => undefined };
     },
   });
-  const lastMessage = () => patches.map((patch) => patch.delivery?.lastCheck?.message).filter((m) => m !== undefined).at(-1) ?? '';
+  const lastMessage = () => patches.map((patch) => patch.delivery?.lastCheck?.message).filter((m) => m !== undefined).at(-1);
   const lastState = () => patches.map((patch) => patch.delivery?.state).filter((state) => state !== undefined).at(-1);
   return { delivery, shutdown, wayInLost, lastMessage, lastState, selfChecks: () => selfChecks, sensorShown: () => sensorShown };
 }
@@ -68,7 +70,8 @@ describe('the delivery wiring', () => {
     await delivery.checkNow();
     await shutdown.run();
     expect(selfChecks()).toBe(0);
-    expect(lastMessage()).toMatch(/tunnel has not connected, so there is no public address/);
+    expect(lastMessage()?.text).toMatch(/tunnel has not connected, so there is no public address/);
+    expect(lastMessage()).toMatchObject({ code: 'deliveryCheck.noLockToAsk', params: { selfCheck: { code: 'deliveryCheck.selfCheck.noAddress' } } });
   });
 
   it('with a public address, the self-check runs and its result is in the record', async () => {
@@ -76,7 +79,8 @@ describe('the delivery wiring', () => {
     await delivery.checkNow();
     await shutdown.run();
     expect(selfChecks()).toBe(1);
-    expect(lastMessage()).toMatch(/self-check passes/);
+    expect(lastMessage()?.text).toMatch(/self-check passes/);
+    expect(lastMessage()).toMatchObject({ params: { selfCheck: { code: 'deliveryCheck.selfCheck.passes', params: { result: { code: 'selfCheck.ok' } } } } });
   });
 
   it('webhook.deliverySensor false: the sensor is asked to go, whatever the watch says', async () => {
@@ -86,9 +90,9 @@ describe('the delivery wiring', () => {
   });
 
   it('a tunnel that failed before the watch started: "not arriving" from the start, with the tunnel\'s reason', async () => {
-    const { shutdown, lastMessage, lastState, selfChecks } = wire(undefined, { brokenWayIn: () => 'ngrok cannot be reached from this machine.' });
+    const { shutdown, lastMessage, lastState, selfChecks } = wire(undefined, { brokenWayIn: () => tunnelMessage('tunnel.failed.network') });
     expect(lastState()).toBe('notArriving');
-    expect(lastMessage()).toBe('Events cannot arrive: ngrok cannot be reached from this machine.');
+    expect(lastMessage()).toEqual({ code: 'deliveryCheck.cannotArrive', params: { reason: tunnelMessage('tunnel.failed.network') }, text: expect.stringMatching(/^Events cannot arrive: The ngrok tunnel could not connect: ngrok cannot be reached from this machine\./) as unknown });
     expect(selfChecks()).toBe(0);
     await shutdown.run();
   });
@@ -96,21 +100,22 @@ describe('the delivery wiring', () => {
   it('a listener that did not start: "not arriving" from the start', async () => {
     const { shutdown, lastMessage, lastState } = wire('https://home.example.net/lock-access', { listening: false });
     expect(lastState()).toBe('notArriving');
-    expect(lastMessage()).toMatch(/^Events cannot arrive: the webhook listener did not start/);
+    expect(lastMessage()?.text).toMatch(/^Events cannot arrive: the webhook listener did not start/);
+    expect(lastMessage()).toMatchObject({ code: 'deliveryCheck.cannotArrive', params: { reason: { code: 'deliveryCheck.noListener' } } });
     await shutdown.run();
   });
 
   it('a way in that works at the start is not yet known: "unknown"; one that drops later (reconnecting) is checked at once', async () => {
-    const tunnel: { broken?: string } = {};
+    const tunnel: { broken?: UiMessage } = {};
     const { delivery, shutdown, wayInLost, lastMessage, lastState, selfChecks } = wire('https://name.ngrok-free.app', { brokenWayIn: () => tunnel.broken });
     expect(lastState()).toBe('unknown');
     delivery.wayInChanged();
     await vi.waitFor(() => {
-      expect(lastMessage()).toMatch(/self-check passes/);
+      expect(lastMessage()?.text).toMatch(/self-check passes/);
     });
     expect(selfChecks()).toBe(1);
     // The public address announces the lost way in; the watch follows it.
-    tunnel.broken = 'the ngrok tunnel could not connect.';
+    tunnel.broken = tunnelMessage('tunnel.failed.other');
     wayInLost.emit();
     expect(lastState()).toBe('notArriving');
     await shutdown.run();

@@ -2,6 +2,7 @@
 // delivery check finds events not arriving, a banner above everything says so (since when, what
 // was found and checked, what to do); it goes once they arrive again. The check's two settings are
 // written to the config's webhook block, checked by the plugin's own rules.
+import { legacyMessage } from '../../src/util/ui-message.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -30,7 +31,7 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
       ...emptyStatus(now),
       pid: process.pid,
       startedAt: now - 7 * 60 * 60_000,
-      link: { state: 'linked', message: 'Linked to your Lock Access account.' },
+      link: { state: 'linked', message: legacyMessage('Linked to your Lock Access account.') },
       devices: [{ kind: 'lock', id: 'LOCK-1', name: 'Front Door', source: 'config', hidden: false }],
       delivery,
     };
@@ -48,8 +49,8 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
       since: now - 60_000,
       checkEveryMinutes: 360,
       lastHeardAt: now - 6 * 60 * 60_000,
-      lastCheck: { at: now - 90_000, how: 'probe', lockId: 'LOCK-1', outcome: 'nothing', message: 'A status request for Front Door brought no callback within 30 s.' },
-      checked: { registrations: 'every webhook registration was sent again (2 confirmed)', selfCheck: 'the public address self-check passes (https://home.example.net/lock-access/health reaches this plugin\'s listener)' },
+      lastCheck: { at: now - 90_000, how: 'probe', lockId: 'LOCK-1', outcome: 'nothing', message: legacyMessage('A status request for Front Door brought no callback within 30 s.') },
+      checked: { registrations: legacyMessage('every webhook registration was sent again (2 confirmed)'), selfCheck: legacyMessage('the public address self-check passes (https://home.example.net/lock-access/health reaches this plugin\'s listener)') },
       nextCheckAt: now + 60_000,
     });
     opened = await openSettingsPage(storagePath, pluginsDir);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { linkMessage } from '../../src/cloud/link-messages.js';
 import type { DeviceEvent } from '../../src/model/events.js';
 import { EventLog } from '../../src/status/event-log.js';
 import { emptyStatus, type Status } from '../../src/status/status.js';
@@ -37,7 +38,7 @@ function status(now: number): Status {
     ...emptyStatus(now),
     pid: process.pid,
     startedAt: now - 60 * 60_000,
-    link: { state: 'linked', message: 'Linked to your Lock Access account.' },
+    link: { state: 'linked', message: linkMessage('link.linked') },
     devices: [
       { kind: 'lock', id: 'LOCK-1', name: 'Front Door', source: 'both', hidden: false },
       { kind: 'doorbell', id: 'BELL-1', name: 'Porch', source: 'service', hidden: false },

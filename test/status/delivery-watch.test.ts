@@ -1,8 +1,10 @@
 // The delivery watch's whole schedule on fake timers: a probe after a quiet period, the 30 s wait,
 // "not arriving" with registrations sent again, the self-check and one warning, the back-off, and
 // "arriving" again on any verified callback.
+import { uiMessage, type UiMessage } from '../../src/util/ui-message.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import { tunnelMessage } from '../../src/cloud/tunnel/tunnel-messages.js';
 import { CHECKS_WAIT_MS } from '../../src/status/delivery-checks.js';
 import { DeliveryWatch, PROBE_WAIT_MS, type DeliveryRecord, type DeliveryState } from '../../src/status/delivery-watch.js';
 import { systemClock } from '../../src/util/clock.js';
@@ -15,7 +17,7 @@ interface Setup {
   periodMs?: number;
   /** What the service does with a status request: 'callback' sends one back at once, 'nothing' drops it, or it rejects. */
   service?: (lockId: string) => 'callback' | 'nothing' | Error;
-  registerAgain?: () => Promise<string>;
+  registerAgain?: () => Promise<UiMessage>;
   /** The status request itself, when the test scripts the service's timing. */
   askStatus?: (lockId: string, watch: DeliveryWatch) => Promise<void>;
 }
@@ -50,11 +52,11 @@ function setup(options: Setup = {}) {
     },
     registerAgain: () => {
       registered += 1;
-      return options.registerAgain?.() ?? Promise.resolve('every webhook registration was sent again (3 confirmed)');
+      return options.registerAgain?.() ?? Promise.resolve(uiMessage('resend.confirmed', { confirmed: 3 }, 'every webhook registration was sent again (3 confirmed)'));
     },
     selfCheck: () => {
       selfChecks += 1;
-      return Promise.resolve('the public address self-check passes');
+      return Promise.resolve(uiMessage('deliveryCheck.selfCheck.passes', { result: uiMessage('selfCheck.ok', { url: 'https://x/health' }, 'ok') }, 'the public address self-check passes'));
     },
     publish: (record) => records.push(record),
   });
@@ -121,7 +123,7 @@ describe('delivery watch: whenever no verified callback has arrived for the peri
     expect(warning).toMatch(/docs\/troubleshooting\.md/);
     expect(warning).toMatch(/The next check is in 1 minute\./);
     const record = t.records.at(-1);
-    expect(record).toMatchObject({ state: 'notArriving', since: Date.now(), checked: { registrations: 'every webhook registration was sent again (3 confirmed)', selfCheck: 'the public address self-check passes' }, nextCheckAt: Date.now() + MIN });
+    expect(record).toMatchObject({ state: 'notArriving', since: Date.now(), checked: { registrations: { code: 'resend.confirmed', params: { confirmed: 3 } }, selfCheck: { code: 'deliveryCheck.selfCheck.passes' } }, nextCheckAt: Date.now() + MIN });
     t.watch.stop();
   });
 
@@ -183,7 +185,7 @@ describe('delivery watch: whenever no verified callback has arrived for the peri
   });
 
   it('the warning waits at most 15 s for the registrations; the sensor state does not wait at all', async () => {
-    const t = setup({ locks: ['LOCK-A'], registerAgain: () => new Promise<string>(() => undefined) });
+    const t = setup({ locks: ['LOCK-A'], registerAgain: () => new Promise<UiMessage>(() => undefined) });
     t.watch.start();
     await vi.advanceTimersByTimeAsync(PERIOD + PROBE_WAIT_MS);
     expect(t.watch.state).toBe('notArriving');
@@ -201,12 +203,15 @@ describe('delivery watch: whenever no verified callback has arrived for the peri
     expect(t.asked.map((a) => a.lockId)).toEqual(['LOCK-A', 'LOCK-B']);
     expect(t.watch.state).toBe('arriving');
 
-    const none = setup({ service: () => new Error('not linked') });
+    const none = setup({ service: () => Object.assign(new Error('the lock\'s Wi-Fi bridge is offline (422)'), { name: 'BridgeError', problem: 'offline', status: 422 }) });
     none.watch.start();
     await vi.advanceTimersByTimeAsync(PERIOD);
     expect(none.watch.state).toBe('unknown');
     expect(none.registered()).toBe(0);
-    expect(none.records.at(-1)?.lastCheck).toMatchObject({ outcome: 'notAsked' });
+    // The page gets a reason code for the failed request, never the error's English sentence.
+    expect(none.records.at(-1)?.lastCheck).toMatchObject({ outcome: 'notAsked', message: { code: 'deliveryCheck.notAsked', params: { name: 'Front Door', reason: { code: 'reason.bridgeOffline', params: {} } } } });
+    expect(JSON.stringify(none.records.at(-1)?.lastCheck?.message.params)).not.toContain('(422)');
+    expect(none.lines.find((l) => l.level === 'debug' && l.message.includes('no lock could be asked'))?.message).toMatch(/Wi-Fi bridge is offline \(422\)/);
     expect(none.lines.filter((l) => l.level === 'warn')).toEqual([]);
     const asked = none.asked.length;
     await vi.advanceTimersByTimeAsync(MIN);
@@ -278,10 +283,10 @@ describe('delivery watch: whenever no verified callback has arrived for the peri
   it('a way in that cannot be built is "not arriving" at once, without a probe; the first callback through it is "arriving" again', async () => {
     const t = setup();
     t.watch.start();
-    t.watch.cannotArrive('the ngrok tunnel could not connect.');
+    t.watch.cannotArrive(tunnelMessage('tunnel.failed.network'));
     expect(t.watch.state).toBe('notArriving');
     expect(t.asked).toEqual([]);
-    expect(t.records.at(-1)).toMatchObject({ state: 'notArriving', lastCheck: { how: 'wayIn', outcome: 'nothing', message: 'Events cannot arrive: the ngrok tunnel could not connect.' } });
+    expect(t.records.at(-1)).toMatchObject({ state: 'notArriving', lastCheck: { how: 'wayIn', outcome: 'nothing', message: { code: 'deliveryCheck.cannotArrive', params: { reason: { code: 'tunnel.failed.network' } }, text: expect.stringMatching(/^Events cannot arrive: The ngrok tunnel could not connect: ngrok cannot be reached/) as unknown } } });
     await vi.advanceTimersByTimeAsync(MIN);
     t.watch.heard('a status callback for LOCK-A');
     expect(t.watch.state).toBe('arriving');

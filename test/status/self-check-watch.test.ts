@@ -1,3 +1,4 @@
+import { uiMessage } from '../../src/util/ui-message.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { SelfCheckOutcome } from '../../src/cloud/startup-checks.js';
@@ -14,7 +15,7 @@ function setup(results: boolean[]) {
     check: (): Promise<SelfCheckOutcome> => {
       checks += 1;
       const ok = outcomes.shift() ?? true;
-      return Promise.resolve({ ok, url: URL_SHOWN, message: ok ? 'reaches the listener' : 'the address did not answer (ECONNREFUSED).' });
+      return Promise.resolve({ ok, url: URL_SHOWN, message: ok ? uiMessage('selfCheck.ok', {}, 'reaches the listener') : uiMessage('selfCheck.unreachable', {}, 'the address did not answer (ECONNREFUSED).') });
     },
     publish: (record) => records.push(record),
     log: {

@@ -3,6 +3,7 @@
 // and a message-only change keeps the time the state began.
 import { describe, expect, it } from 'vitest';
 
+import { linkMessage } from '../../src/cloud/link-messages.js';
 import type { TokenProblem } from '../../src/cloud/tokens/token-manager.js';
 import { StatusPublisher } from '../../src/status/status-publisher.js';
 import { StatusWriter } from '../../src/status/status.js';
@@ -33,7 +34,8 @@ describe('the status file names a setting to fix and unsaved tokens', () => {
     view.problem = 'settings';
     view.message = 'Fix clientSecret in the plugin settings and restart Homebridge';
     publisher.link('linked');
-    expect(status.status.link).toMatchObject({ state: 'checkSettings', message: view.message });
+    // The page gets the code; the token manager's sentence (with the setting's name) is in the log.
+    expect(status.status.link).toMatchObject({ state: 'checkSettings', message: { code: 'link.checkSettings', params: {} } });
     delete view.problem;
     delete view.message;
     publisher.link('linked');
@@ -49,6 +51,8 @@ describe('the status file names a setting to fix and unsaved tokens', () => {
     view.problem = 'notSaved';
     view.message = 'The renewed tokens are in use but not saved yet (the disk is full (ENOSPC)).';
     publisher.link('linked');
-    expect(status.status.link).toEqual({ state: 'linked', message: view.message, since: 1000 });
+    // Why the save failed (an English error) stays in the log: the page gets the code alone.
+    expect(status.status.link).toEqual({ state: 'linked', message: linkMessage('link.tokensNotSaved'), since: 1000 });
+    expect(JSON.stringify(status.status.link)).not.toContain('ENOSPC');
   });
 });

@@ -1,3 +1,4 @@
+import { legacyMessage } from '../../src/util/ui-message.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +23,10 @@ describe('"Rejections are never silent", README "Settings UI" > Status: status.j
 
   it('writes a snapshot that matches the zod schema, with link state and message', async () => {
     const writer = await StatusWriter.open(storage, { now: () => 1000 });
-    writer.update({ link: { state: 'reauthorizationNeeded', message: 'Link the account again in the plugin settings.' } });
+    writer.update({ link: { state: 'reauthorizationNeeded', message: legacyMessage('Link the account again in the plugin settings.') } });
     await writer.flush();
     const status = await readStatus(storage);
-    expect(status?.link).toEqual({ state: 'reauthorizationNeeded', message: 'Link the account again in the plugin settings.' });
+    expect(status?.link).toEqual({ state: 'reauthorizationNeeded', message: legacyMessage('Link the account again in the plugin settings.') });
     expect(statusSchema().safeParse(JSON.parse(await readFile(storage.file('status.json'), 'utf8'))).success).toBe(true);
   });
 
@@ -74,8 +75,8 @@ describe('"Rejections are never silent", README "Settings UI" > Status: status.j
     const t1 = '2026-11-22T01:00:00.000Z';
     const t2 = '2026-11-22T02:00:00.000Z';
     writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: t1 });
-    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'failed', lastError: 'the service answered 503' });
-    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'failed', lastSuccessAt: t1, lastError: 'the service answered 503' }]);
+    writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'failed', lastError: legacyMessage('the service answered 503') });
+    expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'failed', lastSuccessAt: t1, lastError: legacyMessage('the service answered 503') }]);
     writer.updateRegistration({ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: t2 });
     expect(writer.status.registrations).toEqual([{ kind: 'lock', id: 'L1', state: 'registered', lastSuccessAt: t2 }]);
   });
@@ -104,9 +105,9 @@ describe('"Rejections are never silent", README "Settings UI" > Status: status.j
   it('never writes a status that breaks the schema: the file keeps the last valid one', async () => {
     const warnings: string[] = [];
     const writer = await StatusWriter.open(storage, { log: { warn: (m) => warnings.push(m) } });
-    writer.update({ link: { state: 'linked', message: 'Linked.' } });
+    writer.update({ link: { state: 'linked', message: legacyMessage('Linked.') } });
     await writer.flush();
-    writer.update({ link: { state: 'bogus' as 'linked', message: '' } });
+    writer.update({ link: { state: 'bogus' as 'linked', message: legacyMessage('') } });
     await writer.flush();
     expect((await readStatus(storage))?.link.state).toBe('linked');
     expect(warnings.join()).toMatch(/unexpected shape \(link\.state\)/);
@@ -149,7 +150,7 @@ describe('"Rejections are never silent", README "Settings UI" > Status: status.j
     const writer = await StatusWriter.open(storage, { log: { warn: (m) => warnings.push(m) } });
     await writer.flush();
     vi.spyOn(storage, 'write').mockRejectedValueOnce(new Error('read-only file system'));
-    writer.update({ link: { state: 'linked', message: 'Linked.' } });
+    writer.update({ link: { state: 'linked', message: legacyMessage('Linked.') } });
     await writer.flush();
     expect(warnings).toEqual(['The status for the settings UI could not be saved (read-only file system).']);
     expect((await readStatus(storage))?.link.state).toBe('unlinked');

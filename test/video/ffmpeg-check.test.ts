@@ -32,9 +32,15 @@ function fakeFfmpeg(leave: 'libx264' | 'hls' | 'http' | 'rtp' | 'nothing'): stri
 esac`);
 }
 
+/** The problem as the log says it: the message's English text and what ffmpeg said. */
 function problemOf(check: FfmpegCheck): string {
   if (check.ok) throw new Error('expected the check to fail');
-  return check.problem;
+  return check.detail === undefined ? check.problem.text : `${check.problem.text} (${check.detail})`;
+}
+
+function codeOf(check: FfmpegCheck): string {
+  if (check.ok) throw new Error('expected the check to fail');
+  return check.problem.code;
 }
 
 describe('ffmpeg is checked once at start: version, an H.264 encoder, the HLS demuxer', () => {
@@ -98,18 +104,24 @@ describe('ffmpeg is checked once at start: version, an H.264 encoder, the HLS de
   });
 
   it('a program that fails is unusable, and the reason names no command line', async () => {
-    const problem = problemOf(await checkFfmpeg(script('echo broken >&2; exit 3')));
+    const check = await checkFfmpeg(script('echo broken >&2; exit 3'));
+    const problem = problemOf(check);
     expect(problem).toMatch(/did not answer "-version" \(exit code 3: broken\)/);
     expect(problem).not.toMatch(/-hide_banner/);
+    // The page gets the code and the program's path; what ffmpeg said stays in the log.
+    expect(codeOf(check)).toBe('videoProblem.noVersion');
+    expect(JSON.stringify(check.ok ? undefined : check.problem.params)).not.toMatch(/broken/);
   });
 
   it.each([
-    ['libx264', /no H\.264 encoder/],
-    ['hls', /cannot read HLS playlists/],
-    ['http', /cannot read recordings \(no http protocol\)/],
-    ['rtp', /cannot send a live view \(no rtp protocol\)/],
-  ] as const)('an ffmpeg without %s is unusable', async (leave, words) => {
-    expect(problemOf(await checkFfmpeg(fakeFfmpeg(leave)))).toMatch(words);
+    ['libx264', /no H\.264 encoder/, 'videoProblem.noH264'],
+    ['hls', /cannot read HLS playlists/, 'videoProblem.noHls'],
+    ['http', /cannot read recordings \(no http protocol\)/, 'videoProblem.noHttp'],
+    ['rtp', /cannot send a live view \(no rtp protocol\)/, 'videoProblem.noRtp'],
+  ] as const)('an ffmpeg without %s is unusable', async (leave, words, code) => {
+    const check = await checkFfmpeg(fakeFfmpeg(leave));
+    expect(problemOf(check)).toMatch(words);
+    expect(codeOf(check)).toBe(code);
   });
 
   it('an ffmpeg without srtp is usable: the plugin protects the stream itself', async () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { systemProcesses } from '../../src/video/child-ledger.js';
 import { VideoRoom, VideoUnavailableError } from '../../src/video/video-room.js';
 import { running } from '../harness/video-bed.js';
+import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
 import { keptLog, testFfmpeg, noMedia } from './ffmpeg-binary.js';
 
 const config = { replayMinutes: 60, secureVideo: true };
@@ -29,7 +30,7 @@ describe('the video room', () => {
     const room = new VideoRoom({ config: { ...config, ffmpegPath: '/nonexistent/ffmpeg' }, log, media: noMedia, lookup: () => Promise.resolve('') });
     expect(await room.ready).toBeUndefined();
     expect(log.lines.filter((line) => line.level === 'warn')).toHaveLength(1);
-    expect(room.status()).toMatchObject({ state: 'unavailable', problem: 'no program at /nonexistent/ffmpeg' });
+    expect(room.status()).toMatchObject({ state: 'unavailable', problem: { code: 'videoProblem.noProgram', params: { path: '/nonexistent/ffmpeg' }, text: 'no program at /nonexistent/ffmpeg' } });
     expect(() => room.spawn([], { label: 'x' })).toThrow(VideoUnavailableError);
   });
 
@@ -67,7 +68,7 @@ describe('the video room', () => {
       open = resolve;
     });
     let checks = 0;
-    const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.resolve(''), media: noMedia, checkAfter: after, check: () => { checks += 1; return Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }); } });
+    const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.resolve(''), media: noMedia, checkAfter: after, check: () => { checks += 1; return Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') }); } });
     await room.stop();
     open();
     expect(await room.ready).toBeUndefined();
@@ -75,7 +76,7 @@ describe('the video room', () => {
   });
 
   it('a failed lookup says so without the address it may carry', async () => {
-    const room = new VideoRoom({ config, log: keptLog(), media: noMedia, lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')), check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: 'x' }) });
+    const room = new VideoRoom({ config, log: keptLog(), media: noMedia, lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')), check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') }) });
     await expect(room.openRecording('D1', '9')).rejects.toThrow('the recording could not be looked up (GET https://api.example.com answered 500)');
   });
 

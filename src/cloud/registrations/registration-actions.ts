@@ -10,6 +10,7 @@ import type { PlannedAction } from './registration-plan.js';
 import type { ReconcileReport } from './registration-report.js';
 import { describeScope, isSuccessAnswer, registerPath, registrationBody } from './registration-requests.js';
 import type { WebhookSecret } from './webhook-secret.js';
+import { reasonOf } from '../../util/reason-messages.js';
 
 export interface ActionDeps {
   client: ApiClient;
@@ -38,6 +39,7 @@ export function recordIntent(ledger: RegistrationLedger, action: PlannedAction, 
     lastSuccessAt: previous?.lastSuccessAt,
     lastAttemptAt: attemptAt,
     lastError: previous?.lastError,
+    lastReason: previous?.lastReason,
   });
 }
 
@@ -50,10 +52,10 @@ export async function carryOut(deps: ActionDeps, ledger: RegistrationLedger, act
         const answer = await deps.client.request('POST', registerPath(desired.kind, desired.id), { body: registrationBody(desired, deps.secret.registeredToken) });
         if (!isSuccessAnswer(answer)) throw new RequestRejectedError('the service answered the registration without "success"', 200);
       });
-      ledger.update(desired.key, { state: 'registered', lastSuccessAt: deps.now(), lastError: undefined });
+      ledger.update(desired.key, { state: 'registered', lastSuccessAt: deps.now(), lastError: undefined, lastReason: undefined });
       report.registered.push(desired.key);
     } catch (error) {
-      ledger.update(desired.key, { state: 'failed', lastError: describeRegistrationError(error) });
+      ledger.update(desired.key, { state: 'failed', lastError: describeRegistrationError(error), lastReason: reasonOf(error) });
       report.failed.push({ key: desired.key, error: describeRegistrationError(error) });
     }
   } else {
@@ -64,7 +66,7 @@ export async function carryOut(deps: ActionDeps, ledger: RegistrationLedger, act
       ledger.remove(key);
       report.deleted.push(key);
     } catch (error) {
-      ledger.update(key, { state: 'deleting', lastError: describeRegistrationError(error) });
+      ledger.update(key, { state: 'deleting', lastError: describeRegistrationError(error), lastReason: reasonOf(error) });
       report.failed.push({ key, error: describeRegistrationError(error) });
     }
   }

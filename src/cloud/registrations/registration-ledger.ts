@@ -7,6 +7,7 @@ import { z } from 'zod/v3';
 import type { Storage } from '../../storage.js';
 import { byCodeUnit } from '../../util/code-order.js';
 import { errorText } from '../../util/error-text.js';
+import { uiMessageSchema } from '../../util/ui-message.js';
 
 export const LEDGER_FILE = 'webhooks.json';
 
@@ -31,6 +32,8 @@ export const ledgerEntrySchema = z.object({
   lastSuccessAt: z.number().optional(),
   lastAttemptAt: z.number().optional(),
   lastError: z.string().optional(),
+  /** Why the last attempt failed, as a message for the settings page (lastError is for the log). */
+  lastReason: uiMessageSchema().optional(),
 });
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 

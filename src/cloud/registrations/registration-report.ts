@@ -2,6 +2,7 @@
 // per scope to the status page (RegistrationStatus, never the token).
 import type { Logger } from '../../util/logger.js';
 import { withoutCredentials } from '../../util/redact-url.js';
+import { messageCatalog, type UiMessage } from '../../util/ui-message.js';
 import type { HookKind, LedgerEntry } from './registration-ledger.js';
 
 export interface ReconcileReport {
@@ -27,6 +28,8 @@ export interface RegistrationStatus {
   /** ISO time of the last confirmation by the service. */
   lastSuccessAt: string | undefined;
   lastError: string | undefined;
+  /** Why it failed, for the settings page (absent in a ledger an earlier version wrote). */
+  lastReason?: UiMessage | undefined;
 }
 
 /** What an unlink did: how many registrations it deleted, and each one it could not (kept to retry after the next link). */
@@ -52,6 +55,7 @@ export function registrationStatus(entries: readonly LedgerEntry[]): Registratio
     state: STATUS_OF[entry.state],
     lastSuccessAt: entry.lastSuccessAt === undefined ? undefined : new Date(entry.lastSuccessAt).toISOString(),
     lastError: entry.lastError,
+    lastReason: entry.lastReason,
   }));
 }
 
@@ -76,12 +80,20 @@ export function logOutcome(report: ReconcileReport, log: Logger): void {
   }
 }
 
-/** What sending every registration again came to, in the words of a log line's clause. */
-export function describeResend(report: ReconcileReport): string {
-  if (report.authorizationLost) return 'the webhook registrations could not be sent again: the account is not linked';
-  if (report.skipped) return 'the webhook registrations could not be sent again now (none made yet, or the plugin is stopping)';
+export const RESEND_MESSAGES = {
+  'resend.notLinked': 'the webhook registrations could not be sent again: the account is not linked',
+  'resend.skipped': 'the webhook registrations could not be sent again now (none made yet, or the plugin is stopping)',
+  'resend.confirmed': 'every webhook registration was sent again ({confirmed} confirmed)',
+  'resend.someFailed': 'every webhook registration was sent again: {confirmed} confirmed, {failed} failed (the log says why)',
+} as const;
+
+const say = messageCatalog(RESEND_MESSAGES);
+
+/** What sending every registration again came to, as a message (its text a log line's clause). */
+export function describeResend(report: ReconcileReport): UiMessage {
+  if (report.authorizationLost) return say('resend.notLinked');
+  if (report.skipped) return say('resend.skipped');
   const confirmed = report.registered.length;
-  if (report.failed.length === 0) return `every webhook registration was sent again (${confirmed} confirmed)`;
-  const first = report.failed[0];
-  return `every webhook registration was sent again: ${confirmed} confirmed, ${report.failed.length} failed (${first?.key}: ${first?.error})`;
+  if (report.failed.length === 0) return say('resend.confirmed', { confirmed });
+  return say('resend.someFailed', { confirmed, failed: report.failed.length });
 }

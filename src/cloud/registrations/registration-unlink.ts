@@ -6,6 +6,7 @@ import { describeRegistrationError, type RegistrationCalls, type Run } from './r
 import { type HookKind, type RegistrationLedger, scopeKey } from './registration-ledger.js';
 import { registrationStatus, type UnlinkOutcome } from './registration-report.js';
 import { describeScope } from './registration-requests.js';
+import { reasonOf } from '../../util/reason-messages.js';
 
 export interface DeleteAllOptions {
   calls: RegistrationCalls;
@@ -33,7 +34,7 @@ export async function deleteAllRegistrations(ledger: RegistrationLedger, run: Ru
         ledger.remove(key);
         deleted += 1;
       } catch (error) {
-        ledger.update(key, { lastError: describeRegistrationError(error) });
+        ledger.update(key, { lastError: describeRegistrationError(error), lastReason: reasonOf(error) });
         failures.push(`${describeScope(target.kind, target.id)}: ${describeRegistrationError(error)}`);
       }
     }),

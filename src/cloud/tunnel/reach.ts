@@ -9,7 +9,9 @@ import { withoutCredentials } from '../../util/redact-url.js';
 import { Signal } from '../../util/signal.js';
 import { NgrokAdapter } from './ngrok-adapter.js';
 import { loopbackFor, type SessionEvents, type TunnelAdapter } from './tunnel-adapter.js';
+import type { UiMessage } from '../../util/ui-message.js';
 import { TunnelKeeper, type TunnelState } from './tunnel-keeper.js';
+import { tunnelMessage } from './tunnel-messages.js';
 
 /** The address in use as the status file shows it (without credentials). */
 export interface ReachRecord {
@@ -53,7 +55,7 @@ export class Reach {
   }
 
   /** Why no callback can arrive now (a tunnel that failed, or was not opened), in words; undefined otherwise. */
-  get brokenWayIn(): string | undefined {
+  get brokenWayIn(): UiMessage | undefined {
     return this.tunnelState?.state === 'failed' ? this.tunnelState.message : undefined;
   }
 
@@ -100,7 +102,7 @@ export class Reach {
   listenerFailed(): void {
     if (this.deps.webhook.tunnel === undefined) return;
     const now = (this.deps.now ?? Date.now)();
-    this.tunnelState = { state: 'failed', message: 'The ngrok tunnel is not opened because the webhook listener did not start (see the Homebridge log for why).', since: now };
+    this.tunnelState = { state: 'failed', message: tunnelMessage('tunnel.noListener'), since: now };
     this.publish();
   }
 

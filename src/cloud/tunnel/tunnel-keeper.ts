@@ -5,14 +5,15 @@
 import { doublingDelay } from '../../util/backoff.js';
 import type { Logger } from '../../util/logger.js';
 import { TunnelError, type TunnelAdapter, type TunnelTarget } from './tunnel-adapter.js';
-import { tunnelFailureMessage } from './tunnel-messages.js';
+import type { UiMessage } from '../../util/ui-message.js';
+import { tunnelFailureLine, tunnelFailureMessage, tunnelMessage } from './tunnel-messages.js';
 
 export type TunnelStateName = 'connecting' | 'connected' | 'reconnecting' | 'failed' | 'closed';
 
 export interface TunnelState {
   state: TunnelStateName;
-  /** Plain words, never the authtoken. */
-  message: string;
+  /** What it means, never the authtoken. */
+  message: UiMessage;
   since: number;
   /** The adopted public address. */
   url?: string;
@@ -73,7 +74,7 @@ export class TunnelKeeper {
     if (this.stopped || this.lost || this.url === undefined) return;
     this.lost = true;
     this.deps.log.warn(`The ${this.name} tunnel lost its connection to ${this.name}; it reconnects on its own. Until then the service cannot deliver events (it sends them again later).`);
-    this.publish('reconnecting', `The tunnel lost its connection to ${this.name} and is reconnecting.`);
+    this.publish('reconnecting', tunnelMessage('tunnel.reconnecting', { provider: this.name }));
   }
 
   sessionBack(origin: string | undefined): void {
@@ -91,13 +92,13 @@ export class TunnelKeeper {
     this.timer = undefined;
     await this.opening?.catch(() => undefined);
     await this.deps.adapter.close();
-    this.publish('closed', 'The tunnel is closed (Homebridge stopped).');
+    this.publish('closed', tunnelMessage('tunnel.closed'));
   }
 
   private async tryOpen(): Promise<void> {
     if (this.stopped) return;
     this.timer = undefined;
-    if (this.url === undefined) this.publish('connecting', `Connecting to ${this.name}…`);
+    if (this.url === undefined) this.publish('connecting', tunnelMessage('tunnel.connecting', { provider: this.name }));
     let origin: string;
     try {
       origin = await this.deps.adapter.open(this.deps.target);
@@ -124,7 +125,7 @@ export class TunnelKeeper {
     const url = `${origin.replace(/\/+$/, '')}${this.deps.prefix}`;
     const changed = url !== this.url;
     this.url = url;
-    this.publish('connected', `The ${this.name} tunnel forwards ${url} to this plugin's listener.`);
+    this.publish('connected', tunnelMessage('tunnel.connected', { provider: this.name, url }));
     if (!changed) return;
     this.deps.log.info(`The ${this.name} tunnel is connected: the service reaches this plugin at ${url}; the webhooks are registered with this address.`);
     this.deps.onAddress(url);
@@ -133,9 +134,9 @@ export class TunnelKeeper {
   private failed(error: TunnelError): void {
     this.failures += 1;
     const retries = error.problem !== 'sdkMissing';
-    const message = tunnelFailureMessage(error, { domain: this.deps.domain, retries });
+    const message = tunnelFailureMessage(error, { domain: this.deps.domain });
     // One error per cause; the same cause again is a debug line (the back-off keeps trying).
-    if (error.problem !== this.lastProblem) this.deps.log.error(message);
+    if (error.problem !== this.lastProblem) this.deps.log.error(tunnelFailureLine(message, error.detail, retries));
     else this.deps.log.debug(`${this.name} tunnel: try ${this.failures} failed again (${error.detail}).`);
     this.lastProblem = error.problem;
     if (!retries) {
@@ -149,7 +150,7 @@ export class TunnelKeeper {
     }, delay);
   }
 
-  private publish(state: TunnelStateName, message: string, nextTryAt?: number): void {
+  private publish(state: TunnelStateName, message: UiMessage, nextTryAt?: number): void {
     this.deps.onState({
       state,
       message,

@@ -250,7 +250,7 @@ describe('sending every registration again (the service may have lost them)', ()
     const report = await r.sendAllAgain('events are not arriving');
     expect(report.registered.sort()).toEqual(['doorbell:BELL-1', 'lock:LOCK-000', 'lock:LOCK-001', 'user']);
     expect(bed.fx.sim.registrations().map((reg) => `${reg.kind}:${reg.scope}`).sort()).toEqual(['doorbell:BELL-1', 'lock:LOCK-000', 'lock:LOCK-001', `user:${bed.fx.sim.account.userId}`]);
-    expect(describeResend(report)).toBe('every webhook registration was sent again (4 confirmed)');
+    expect(describeResend(report)).toEqual({ code: 'resend.confirmed', params: { confirmed: 4 }, text: 'every webhook registration was sent again (4 confirmed)' });
     // Only that run: the next reconcile trusts the ledger again.
     expect((await r.reconcile(ALL_HOOKS)).registered).toEqual([]);
   });

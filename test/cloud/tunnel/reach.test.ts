@@ -117,7 +117,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     });
     plugin.reach.listenerReady(port(), false);
     await waitFor(() => plugin.published.at(-1)?.tunnel?.state === 'failed');
-    expect(plugin.reach.brokenWayIn).toMatch(/ngrok/);
+    expect(plugin.reach.brokenWayIn).toMatchObject({ code: 'tunnel.failed.sdkMissing', text: expect.stringMatching(/ngrok/) as unknown });
     expect(lost).toBe(1);
     await plugin.stop();
   });
@@ -129,7 +129,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     });
     failed.reach.listenerReady(port(), false);
     await waitFor(() => failed.published.at(-1)?.tunnel?.state === 'failed');
-    expect(failed.reach.brokenWayIn).toMatch(/ngrok cannot be reached/);
+    expect(failed.reach.brokenWayIn).toMatchObject({ code: 'tunnel.failed.network', params: {}, text: expect.stringMatching(/ngrok cannot be reached/) as unknown });
     await failed.stop();
     lost = 0;
     const plugin = await start([{ origin: origin() }], () => {
@@ -177,7 +177,7 @@ describe('design "Reach": the registrations follow the tunnel', () => {
     const plugin = await start([{ origin: origin() }]);
     plugin.reach.listenerFailed();
     expect(plugin.adapter.calls).toEqual([]);
-    expect(plugin.published.at(-1)).toMatchObject({ via: 'ngrok', tunnel: { state: 'failed', message: expect.stringMatching(/listener did not start/) as unknown } });
+    expect(plugin.published.at(-1)).toMatchObject({ via: 'ngrok', tunnel: { state: 'failed', message: { code: 'tunnel.noListener', text: expect.stringMatching(/listener did not start/) as unknown } } });
     await plugin.stop();
   });
 
