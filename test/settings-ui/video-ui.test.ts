@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { linkMessage } from '../../src/cloud/link-messages.js';
+import { STATUS_VERSION } from '../../src/status/status-shape.js';
+import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
 import { askForNews, browserTestsUnavailable, openSettingsPage, savedPluginBlock, type OpenSettingsPage, uiTestStorage } from './host.js';
 
 const unavailable = browserTestsUnavailable();
@@ -16,8 +19,8 @@ if (unavailable) console.warn(`Skipping the video settings UI test: ${unavailabl
 function status(video: Record<string, unknown>): string {
   const now = Date.now();
   return JSON.stringify({
-    version: 1, updatedAt: now, pid: process.pid, startedAt: now,
-    link: { state: 'linked', message: 'Linked.' },
+    version: STATUS_VERSION, updatedAt: now, pid: process.pid, startedAt: now,
+    link: { state: 'linked', message: linkMessage('link.linked') },
     registrations: [],
     receiver: { listening: true, accepted: 0, duplicates: 0, rejected: {}, lastCallbacks: {} },
     devices: [],
@@ -49,7 +52,7 @@ describe.skipIf(unavailable !== undefined)('the settings page\'s Doorbell video 
   });
 
   it('video off: "Off", why, and what to do', async () => {
-    await writeFile(join(storagePath, 'lock-access', 'status.json'), status({ state: 'unavailable', problem: 'no ffmpeg on the PATH', secureVideo: true, replayMinutes: 60 }));
+    await writeFile(join(storagePath, 'lock-access', 'status.json'), status({ state: 'unavailable', problem: ffmpegProblem('videoProblem.notOnPath'), secureVideo: true, replayMinutes: 60 }));
     await askForNews(frame.page());
     await frame.waitForSelector('#video-badge[data-state="unavailable"]', { timeout: 30_000 });
     expect(await frame.textContent('#video-message')).toMatch(/no ffmpeg on the PATH.*still picture.*Install ffmpeg or set its path/);
