@@ -13,6 +13,7 @@ import { BenchEnv } from './lib/env.js';
 import { busyShare, machineInfo } from './lib/machine.js';
 import { writeRun, type RunRecord } from './lib/report.js';
 import type { PartResult, RunOptions } from './lib/types.js';
+import { runAccounts } from './parts/accounts.js';
 import { runFakeClock } from './parts/fake-clock.js';
 import { runLatency } from './parts/latency.js';
 import { runMatter } from './parts/matter.js';
@@ -36,6 +37,8 @@ const PARTS: [string, Part][] = [
   ['memory', runMemory],
   ['latency', runLatency],
   ['throughput', runThroughput],
+  // Its own simulator and Homebridge: three accounts behind one listener.
+  ['accounts', (o) => runAccounts(o)],
   ['fakeclock', (o) => runFakeClock(o)],
   ['soak', runSoak],
   // Its own simulator, Homebridge and ffmpeg processes.

@@ -13,7 +13,9 @@ const cpuProf = process.env.BENCH_CPU_PROF ? ` --cpu-prof --cpu-prof-dir=${proce
 // (SIGTTIN, a signal nothing else here uses).
 export const HEAP_DIR = process.env.BENCH_HEAP_DIR;
 const heap = HEAP_DIR ? ` --heapsnapshot-signal=SIGTTIN --diagnostic-dir=${HEAP_DIR}` : '';
-export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}${cpuProf}${heap}` };
+// BENCH_NODE_OPTIONS=<options> adds Node options to the benchmarked processes, e.g. `--import=<a probe>`.
+const extra = process.env.BENCH_NODE_OPTIONS ? ` ${process.env.BENCH_NODE_OPTIONS}` : '';
+export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}${cpuProf}${heap}${extra}` };
 
 export async function rssKiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

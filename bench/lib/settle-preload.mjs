@@ -1,4 +1,9 @@
 /* global process */
+import { setFlagsFromString } from 'node:v8';
+
+// BENCH_V8_FLAGS=<flags> sets V8 flags for a diagnosis that NODE_OPTIONS refuses, e.g. --trace-gc
+// (with HB_LOG=1 to see its lines).
+if (process.env.BENCH_V8_FLAGS) setFlagsFromString(process.env.BENCH_V8_FLAGS);
 // Preloaded into benchmarked Homebridge processes (NODE_OPTIONS=--expose-gc --import=...), so RSS is
 // read after a forced settle rather than mid-cycle:
 // - SIGUSR2 runs a full garbage collection;
@@ -16,3 +21,22 @@ process.on('SIGTTOU', () => {
   const m = process.memoryUsage();
   process.stdout.write(`bench-memory ${JSON.stringify({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`);
 });
+// - BENCH_ALLOC_PROF=<dir>: V8's sampling heap profiler runs from the start, counting objects the
+//   young and old collections took back too (every allocation, not only what survives); the first
+//   SIGTTOU writes the profile there (alloc.<pid>.heapprofile, DevTools' format). For finding what a
+//   start-up allocates; `npx tsx bench/alloc-summary.ts <file>` sums it by package and function.
+if (process.env.BENCH_ALLOC_PROF) {
+  const dir = process.env.BENCH_ALLOC_PROF;
+  const { Session } = await import('node:inspector');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  process.once('SIGTTOU', () => {
+    session.post('HeapProfiler.stopSampling', (error, result) => {
+      if (error === null) writeFileSync(join(dir, `alloc.${process.pid}.heapprofile`), JSON.stringify(result.profile));
+      session.disconnect();
+    });
+  });
+}

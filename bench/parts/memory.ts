@@ -174,10 +174,11 @@ async function snapshot(pid: number, label: string): Promise<void> {
     const name = mine(await readdir(HEAP_DIR));
     // The file grows while the snapshot is written: done once its size holds for a second.
     if (name !== undefined) {
+      // V8 makes the file first and writes it once the snapshot is built: an empty file is not done.
       let size = -1;
       for (;;) {
         const now = (await stat(join(HEAP_DIR, name))).size;
-        if (now === size) break;
+        if (now === size && now > 0) break;
         size = now;
         await new Promise((r) => setTimeout(r, 1000));
       }

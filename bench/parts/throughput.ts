@@ -18,7 +18,7 @@ import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/t
 
 const BARE_LABEL = 'bare plugin in Homebridge (Fastify raw-body route, HMAC, zod schema, duplicate filter, two HAP updates)';
 
-interface Load {
+export interface Load {
   label: string;
   perSecond: number;
   /** The serving process's CPU time per answered request, in microseconds. */
@@ -43,7 +43,7 @@ function stamp(lockId: string): number {
 }
 
 /** autocannon against `targets` (round robin), each request a freshly built and signed callback. */
-async function load(label: string, targets: Target[], lockIds: string[], seconds: number, connections: number, pid?: number): Promise<Load> {
+export async function load(label: string, targets: Target[], lockIds: string[], seconds: number, connections: number, pid?: number): Promise<Load> {
   const first = targets[0];
   if (!first) throw new Error('no targets');
   let n = 0;

@@ -30,6 +30,11 @@ export interface AccessoryRegistryOptions {
   platformName: string;
   /** Every accessory Homebridge restored from its cache for this plugin. */
   cached: readonly PlatformAccessory[];
+  /**
+   * The delivery sensor will be shown (webhook.deliverySensor with the delivery check on): it is made
+   * with the devices' first accessories and registered with them, in one call.
+   */
+  deliverySensor?: boolean;
 }
 
 /** A device's accessory view, and the name its accessory was last saved with. */
@@ -45,6 +50,8 @@ export class AccessoryRegistry implements DeviceView {
   private readonly shown = new Map<string, Shown>();
   /** Accessories the bridge refused (full at 149): their devices run, HomeKit does not show them. */
   private readonly unpublished = new Set<string>();
+  /** The delivery sensor, once made (with the first accessories, or when the watch hands its feed). */
+  private sensor: DeliverySensor | undefined;
 
   constructor(private readonly options: AccessoryRegistryOptions) {
     for (const accessory of options.cached) this.accessories.set(accessory.UUID, accessory);
@@ -69,8 +76,10 @@ export class AccessoryRegistry implements DeviceView {
     for (const [uuid, shown] of this.shown) {
       if (!keep.has(uuid)) this.hide(uuid, shown);
     }
-    // One call each: Homebridge rewrites its whole accessory cache (and re-announces the bridge) per call.
-    this.publish(created, changed);
+    // One call each: Homebridge rewrites its whole accessory cache (and HAP hashes the whole bridge
+    // again) per call, so the delivery sensor comes in the devices' call rather than in one of its own.
+    const sensor = this.earlySensor();
+    this.publish(sensor === undefined ? created : [...created, sensor], changed);
     if (!sweep) return;
     // The bridge-level accessory is the delivery sensor's, not a device's: deliverySensor() decides on it.
     const bridge = deliveryAccessoryUuid(this.options.api);
@@ -109,6 +118,8 @@ export class AccessoryRegistry implements DeviceView {
     const uuid = deliveryAccessoryUuid(api);
     const cached = this.accessories.get(uuid);
     if (feed === undefined) {
+      this.sensor?.dispose();
+      this.sensor = undefined;
       if (cached !== undefined) {
         this.accessories.delete(uuid);
         api.unregisterPlatformAccessories(pluginName, platformName, [cached]);
@@ -116,14 +127,32 @@ export class AccessoryRegistry implements DeviceView {
       }
       return { dispose: () => undefined };
     }
+    if (this.sensor !== undefined) {
+      const early = this.sensor;
+      early.follow(feed);
+      return early;
+    }
     const accessory = cached ?? new api.platformAccessory(DELIVERY_ACCESSORY_NAME, uuid, api.hap.Categories.SENSOR);
     this.accessories.set(uuid, accessory);
     const sensor = new DeliverySensor(api, accessory, feed);
+    this.sensor = sensor;
     // A full bridge refuses it: the log, the status file and the settings page still tell.
     if (cached === undefined) {
       this.register([accessory], (_names, error) => `The "${DELIVERY_SENSOR_NAME}" sensor could not be added to HomeKit (${errorText(error)}); the log and the plugin settings still say when events stop arriving.`);
     }
     return sensor;
+  }
+
+  /** The delivery sensor's accessory when it is wanted and not made yet; returned when it is new (to register). */
+  private earlySensor(): PlatformAccessory | undefined {
+    if (this.options.deliverySensor !== true || this.sensor !== undefined) return undefined;
+    const { api } = this.options;
+    const uuid = deliveryAccessoryUuid(api);
+    const cached = this.accessories.get(uuid);
+    const accessory = cached ?? new api.platformAccessory(DELIVERY_ACCESSORY_NAME, uuid, api.hap.Categories.SENSOR);
+    this.accessories.set(uuid, accessory);
+    this.sensor = new DeliverySensor(api, accessory);
+    return cached === undefined ? accessory : undefined;
   }
 
   /** The accessory of a device (tests, and the status of what HomeKit shows). */
@@ -145,7 +174,9 @@ export class AccessoryRegistry implements DeviceView {
     if (created.length > 0) {
       const refused = this.register(created);
       const added = created.filter((a) => !refused.includes(a));
-      if (added.length > 0) log.info(`Added to HomeKit: ${added.map((a) => a.displayName).join(', ')}.`);
+      const bridge = deliveryAccessoryUuid(api);
+      const devices = added.filter((a) => a.UUID !== bridge);
+      if (devices.length > 0) log.info(`Added to HomeKit: ${devices.map((a) => a.displayName).join(', ')}.`);
     }
     if (changed.length > 0) api.updatePlatformAccessories(changed);
   }

@@ -20,13 +20,16 @@ export function deliveryAccessoryUuid(api: API): string {
 
 export class DeliverySensor {
   private readonly service: Service;
-  private readonly unfollow: () => void;
+  private unfollow: (() => void) | undefined;
 
-  /** Shows `feed` on `accessory` (new or cached); the accessory registry registers it. */
+  /**
+   * Shows `feed` on `accessory` (new or cached); the accessory registry registers it. Without a feed
+   * yet it reads as not known (closed) until follow() hands it one.
+   */
   constructor(
     private readonly api: API,
     accessory: PlatformAccessory,
-    feed: DeliveryFeed,
+    feed?: DeliveryFeed,
   ) {
     const { Characteristic: C, Service: S } = api.hap;
     setAccessoryInformation(api, accessory, { model: 'Delivery watch', serial: 'lock-access-bridge', name: DELIVERY_ACCESSORY_NAME });
@@ -37,6 +40,13 @@ export class DeliverySensor {
     if (!service.testCharacteristic(C.ConfiguredName)) service.updateCharacteristic(C.ConfiguredName, DELIVERY_SENSOR_NAME);
     service.updateCharacteristic(C.Name, DELIVERY_SENSOR_NAME);
     this.service = service;
+    if (feed === undefined) this.render('unknown');
+    else this.follow(feed);
+  }
+
+  /** Follows `feed` from now on (the delivery watch, made after the accessory). */
+  follow(feed: DeliveryFeed): void {
+    this.unfollow?.();
     this.render(feed.state);
     this.unfollow = feed.onChange((state) => {
       this.render(state);
@@ -44,7 +54,8 @@ export class DeliverySensor {
   }
 
   dispose(): void {
-    this.unfollow();
+    this.unfollow?.();
+    this.unfollow = undefined;
   }
 
   private render(state: DeliveryState): void {

@@ -38,7 +38,8 @@ export function viewsStage(context: PluginContext, link: Link, listener: Listene
   // At once: every ffmpeg gets its SIGTERM before Homebridge's own exit can come.
   shutdown.on('halt', () => video.stop());
   const fetchImage = imageFetcher(httpAllowedBy(config.baseUrl));
-  const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video, pluginName, platformName, cached: context.cachedAccessories });
+  const deliverySensor = config.webhook.deliverySensor && config.webhook.deliveryCheckMinutes > 0;
+  const homekit = new AccessoryRegistry({ api, log, devices: registry, fetchImage, video, pluginName, platformName, cached: context.cachedAccessories, deliverySensor });
   // Matter shows the same device set as HomeKit, synced after it.
   const matter = matterViews === undefined ? undefined : matterViews({ api, log, registry, cached: context.cachedMatter, wanted: config.matter, pluginName, platformName });
   const status = new DeviceStatusView(registry, link.publisher);

@@ -18,9 +18,9 @@ import { memoryRecords } from '../model/memory-records.js';
 import { captureLog, hapEnvs, restart, service } from './hap-env.js';
 
 /** The accessory registry of a plugin without devices, on `api`, with `cached` restored by Homebridge. */
-function accessories(api: API, log: Logger, cached: PlatformAccessory[] = []) {
+function accessories(api: API, log: Logger, cached: PlatformAccessory[] = [], deliverySensor = false) {
   const devices = new DeviceRegistry({ log, clock: systemClock, records: memoryRecords(), operate: () => Promise.resolve(), describeCommandFailure });
-  const registry = new AccessoryRegistry({ api, log, devices, fetchImage: () => Promise.reject(new Error('no images in this test')), pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached });
+  const registry = new AccessoryRegistry({ api, log, devices, fetchImage: () => Promise.reject(new Error('no images in this test')), pluginName: 'homebridge-lock-access', platformName: 'LockAccess', cached, deliverySensor });
   devices.attach(registry);
   return { devices, registry };
 }
@@ -47,10 +47,13 @@ function feed(initial: DeliveryState): DeliveryFeed & { set(state: DeliveryState
 describe.each(hapEnvs)('"Lock Access Events Stopped" on $label', ({ api }) => {
   const { Service: S, Characteristic: C } = api.hap;
   const registered: PlatformAccessory[] = [];
+  /** The names of each register call's accessories: Homebridge rewrites its whole cache per call. */
+  const calls: string[][] = [];
   const unregistered: PlatformAccessory[] = [];
   const fakeApi = Object.create(api) as typeof api;
   fakeApi.registerPlatformAccessories = (_plugin, _platform, accessories) => {
     registered.push(...accessories);
+    calls.push(accessories.map((a) => a.displayName));
   };
   fakeApi.unregisterPlatformAccessories = (_plugin, _platform, accessories) => {
     unregistered.push(...accessories);
@@ -127,6 +130,28 @@ describe.each(hapEnvs)('"Lock Access Events Stopped" on $label', ({ api }) => {
     const cached = restart(api, registered[0] as PlatformAccessory);
     attach(undefined, cached).dispose();
     expect(unregistered.map((a) => a.UUID)).toEqual([cached.UUID]);
+  });
+
+  it('when it will be shown, it is registered in the same call as the first devices, and the watch made later registers nothing more', () => {
+    calls.length = 0;
+    registered.length = 0;
+    const captured = captureLog();
+    const { devices, registry } = accessories(fakeApi, captured.log, [], true);
+    devices.sync([{ kind: 'lock', id: 'A', name: 'Front Door', doorSensor: false }, { kind: 'doorbell', id: 'D', name: 'Porch', motionTimeoutSeconds: 30 }], true);
+    expect(calls).toEqual([['Front Door', 'Porch', DELIVERY_ACCESSORY_NAME]]);
+    // Only the devices are named as added.
+    expect(captured.text()).toMatch(/Added to HomeKit: Front Door, Porch\./);
+    const accessory = registered.find((a) => a.UUID === deliveryAccessoryUuid(api)) as PlatformAccessory;
+    expect(contact(accessory)).toBe(0);
+    const state = feed('notArriving');
+    const sensor = registry.deliverySensor(state);
+    expect(calls).toHaveLength(1);
+    expect(contact(accessory)).toBe(1);
+    state.set('arriving');
+    expect(contact(accessory)).toBe(0);
+    sensor.dispose();
+    state.set('notArriving');
+    expect(contact(accessory)).toBe(0);
   });
 
   it('a sweep of the devices keeps the cached sensor: only the delivery sensor decides on it', () => {
