@@ -10,6 +10,7 @@ import { startSimulator, type Simulator } from '../../test/sim/index.js';
 import { simAccountEntry } from '../../test/sim/plugin-config.js';
 import { testFfmpeg } from '../../test/video/ffmpeg-binary.js';
 import { oursPlatform, pluginOverride, waitForRegistrations } from '../lib/env.js';
+import { cpuMs } from '../lib/cpu.js';
 import type { Fleet } from '../lib/fleet.js';
 import type { Target } from '../lib/post.js';
 import { SETTLE_ENV } from '../lib/rss.js';
@@ -63,7 +64,8 @@ export async function runAccounts(options: RunOptions): Promise<PartResult> {
     const startup = round((registeredAt - spawnedAt) / 1000, 2);
     const bridgeSeconds = round((bridgeUpAt - spawnedAt) / 1000, 2);
     const callsAtRegistered = sim.stats.apiCalls;
-    options.log(`accounts: 3 accounts of 40 devices registered ${startup} s after launch (bridge up at ${bridgeSeconds} s), ${callsAtRegistered} API calls by then`);
+    const cpuSeconds = round(cpuMs(hb.child.pid ?? 0) / 1000, 2);
+    options.log(`accounts: 3 accounts of 40 devices registered ${startup} s after launch (bridge up at ${bridgeSeconds} s, ${cpuSeconds} s of CPU by then), ${callsAtRegistered} API calls by then`);
 
     const pid = hb.child.pid;
     if (pid === undefined) throw new Error('Homebridge has no pid');
@@ -107,13 +109,14 @@ export async function runAccounts(options: RunOptions): Promise<PartResult> {
         devicesPerAccount: LOCKS_EACH + DOORBELLS_EACH,
         secondsToRegistered: startup,
         secondsToBridgeUp: bridgeSeconds,
+        cpuSecondsWhenRegistered: cpuSeconds,
         apiCallsWhenRegistered: callsAtRegistered,
         registrations: sim.registrations().length,
         throughput: { seconds, rounds, connections, main: mainLoad ?? null, extra: extraLoad ?? null, rateRatio: rate, cpuRatio: cpu, allRounds: Object.fromEntries(loads) },
       },
       table: {
         header: ['callbacks on', 'answered 2xx per second', 'server CPU per callback (µs)', 'non-2xx / errors', 'latency p50 / p99 ms'],
-        rows: [row(mainLoad), row(extraLoad), ['start-up: launch until 120 devices of 3 accounts are registered', `${fmt(startup, 2)} s (bridge up at ${fmt(bridgeSeconds, 2)} s, ${callsAtRegistered} API calls)`, '', '', '']],
+        rows: [row(mainLoad), row(extraLoad), ['start-up: launch until 120 devices of 3 accounts are registered', `${fmt(startup, 2)} s (bridge up at ${fmt(bridgeSeconds, 2)} s, ${fmt(cpuSeconds, 2)} s of CPU, ${callsAtRegistered} API calls)`, '', '', '']],
       },
       goals,
       notes: [
