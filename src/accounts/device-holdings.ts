@@ -220,7 +220,8 @@ export class DeviceHoldings {
         if (owner === undefined) this.owners.delete(key);
         else this.owners.set(key, owner);
         // The old owner keeps its registration until the new one has its own (the service delivers once per registration).
-        if (before !== undefined && owner !== undefined && holders.includes(before)) this.handingOver.set(key, before);
+        // So does an owner that stopped holding it (its own user was removed): its registration goes last too.
+        if (before !== undefined && owner !== undefined) this.handingOver.set(key, before);
         if (before !== undefined || owner !== undefined) this.deps.ownerChanged(key, before, owner);
       }
       kept[key] = owner === undefined ? { holders } : { owner, holders };

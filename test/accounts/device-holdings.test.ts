@@ -76,8 +76,11 @@ describe('device holdings of several accounts', () => {
     expect(holdings.ownerOf('lock', 'S')).toBe('cabin');
     expect(changes).toEqual([['lock:S', 'main', 'cabin']]);
     expect(holdings.owned('cabin', 'lock')).toEqual(['S']);
+    // The old owner's registration goes only once the new owner has its own, even though it holds the lock no more.
+    expect(holdings.owned('main', 'lock')).toEqual(['S']);
     holdings.registered('cabin', ['lock:S']);
     expect(holdings.owned('main', 'lock')).toEqual([]);
+    expect(changes.at(-1)).toEqual(['lock:S', 'main', undefined]);
   });
 
   it('unlink: the leaving account keeps its own devices until it has left, and a run under way then brings none of them back until it is linked again', async () => {
