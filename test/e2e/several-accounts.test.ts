@@ -26,7 +26,7 @@ const storage = (...parts: string[]) => join(session.hb?.storagePath ?? '', 'loc
 const logs = (pattern: RegExp): string[] => session.hb?.logs.filter((line) => pattern.test(line)) ?? [];
 const paired = (): HapController => session.paired();
 /** The main account's registration run that changed nothing (its lines carry no account name). */
-const UNCHANGED_MAIN = /\[Lock Access\] Webhooks: 0 registered, 0 deleted, 3 unchanged\./;
+const UNCHANGED_MAIN = /\[Lock Access\] Webhooks: 0 registered, 0 deleted, 4 unchanged\./;
 
 function platform(accounts?: Record<string, unknown>[]): Record<string, unknown> {
   return simPlatformConfig(sim, listenPort, {
@@ -85,6 +85,7 @@ beforeAll(async () => {
     accounts: [{ id: 'cabin', name: 'Cabin' }, { id: 'parents', name: 'Parents', shareKey: true, shareClient: true }, { id: 'beach', name: 'Beach' }],
     locks: [
       { id: 'LOCK-FRONT', name: 'Front Door', lockState: 'locked' },
+      { id: 'LOCK-SHED', name: 'Shed', accounts: ['main', 'parents'] },
       { id: 'LOCK-CABIN', name: 'Cabin Door', lockState: 'locked', accounts: ['cabin'] },
       { id: 'LOCK-GARAGE', name: 'Garage', accounts: ['cabin', 'parents'] },
       { id: 'LOCK-PARENTS', name: 'Parents Door', lockState: 'locked', accounts: ['parents'] },
@@ -93,8 +94,8 @@ beforeAll(async () => {
   });
   listenPort = await freePort();
   // Debug lines: a run that changed nothing says so only there.
-  await session.start({ platforms: [platform()], debug: true, registrations: { sim, atLeast: 3 } });
-  await session.pair(3, 'the bridge, Front Door and Porch');
+  await session.start({ platforms: [platform()], debug: true, registrations: { sim, atLeast: 4 } });
+  await session.pair(4, 'the bridge, Front Door, Shed and Porch');
 }, 120_000);
 
 afterAll(async () => {
@@ -104,9 +105,9 @@ afterAll(async () => {
 
 describe('several accounts: migration', () => {
   it('a config without accounts, restarted, makes no grant and no registration; tokens.json stays byte-identical, the UUIDs and aids the same, nothing of accounts is stored', async () => {
-    await session.hb?.waitForLog(/Webhooks: 3 registered/);
+    await session.hb?.waitForLog(/Webhooks: 4 registered/);
     const before = { tokens: await tokenFile(), aids: await aids(), grants: sim.stats.grants, writes: writesOf('main'), changes: sim.registrationChanges().length };
-    expect(sim.registrations().map((r) => r.url.replace(/^http:\/\/[^/]+/, '')).sort()).toEqual(['/lock-access/doorbell/BELL-PORCH', '/lock-access/lock/LOCK-FRONT', '/lock-access/user']);
+    expect(sim.registrations().map((r) => r.url.replace(/^http:\/\/[^/]+/, '')).sort()).toEqual(['/lock-access/doorbell/BELL-PORCH', '/lock-access/lock/LOCK-FRONT', '/lock-access/lock/LOCK-SHED', '/lock-access/user']);
     await session.restart({ platforms: [platform()], debug: true });
     await session.hb?.waitForLog(UNCHANGED_MAIN);
     await paired().reconnect();
@@ -121,7 +122,7 @@ describe('several accounts: migration', () => {
     const before = { tokens: await tokenFile(), aids: await aids(), grants: sim.stats.accounts.main?.grants, writes: writesOf('main'), main: sim.registrations().filter((r) => r.account === 'main') };
     await session.restart({ platforms: [platform(accountEntries())], debug: true });
     // Cabin registers Cabin Door, Garage (its first holder) and its user hook; Parents its door and its user hook.
-    await session.eventually(() => Promise.resolve(sim.registrations().length === 8 ? true : undefined), 'eight registrations', 30_000);
+    await session.eventually(() => Promise.resolve(sim.registrations().length === 9 ? true : undefined), 'nine registrations', 30_000);
     await session.hb?.waitForLog(UNCHANGED_MAIN);
     await paired().reconnect();
     const now = await aids();
@@ -159,7 +160,7 @@ describe('several accounts: bad entries', () => {
 describe('several accounts: a shared device', () => {
   it('a lock two accounts hold is one accessory with one registration, its owner\'s (the first holder)', async () => {
     const names = (await paired().accessories()).map((a) => a.name).filter((name) => !name.startsWith('Lock Access Test Bridge')).sort();
-    expect(names).toEqual(['Cabin Door', 'Front Door', 'Garage', 'Parents Door', 'Porch']);
+    expect(names).toEqual(['Cabin Door', 'Front Door', 'Garage', 'Parents Door', 'Porch', 'Shed']);
     expect(registration('LOCK-GARAGE')).toMatchObject({ account: 'cabin', url: expect.stringMatching(/\/a\/cabin\/lock\/LOCK-GARAGE$/) as unknown });
     expect(registration('BELL-PORCH')).toMatchObject({ account: 'main', url: expect.stringMatching(/\/lock-access\/doorbell\/BELL-PORCH$/) as unknown });
   });
@@ -211,6 +212,16 @@ describe('several accounts: keys and header secrets per path', () => {
 });
 
 describe('several accounts: one account leaves, another loses its grant', () => {
+  it('the owner\'s own user removed from a shared lock (lock_user_remove): Parents registers Shed first, then the main account deletes its own; the accessory keeps its aid', async () => {
+    const mark = sim.registrationChanges().length;
+    const aid = (await aids()).Shed;
+    expect(registration('LOCK-SHED').account).toBe('main');
+    await sim.fire('lock-user-remove', { lockId: 'LOCK-SHED', subject: 'me', account: 'main' });
+    await session.eventually(() => Promise.resolve(sim.registrations().filter((r) => r.scope === 'LOCK-SHED').map((r) => r.account).join() === 'parents' ? true : undefined), 'Shed registered by Parents alone', 30_000);
+    expect(sim.registrationChanges().slice(mark).map((c) => `${c.op} ${c.scope} ${c.account}`)).toEqual(['register LOCK-SHED parents', 'delete LOCK-SHED main']);
+    expect((await aids()).Shed).toBe(aid);
+  });
+
   it('a lifecycle notice on Cabin\'s user route: Parents registers Garage first, then Cabin deletes its own; nothing of the main account or Parents changes', async () => {
     const mark = sim.registrationChanges().length;
     const before = { aids: await aids(), main: await tokenFile(), mainWrites: writesOf('main') };
