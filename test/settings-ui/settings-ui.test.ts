@@ -44,6 +44,8 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     return config.platforms.find((p) => p.platform === 'LockAccess') as Record<string, unknown>;
   };
   const tokensFile = () => join(storagePath, 'lock-access', 'tokens.json');
+  /** The plugin's event log as written (empty before its first write): what the page's next ask brings. */
+  const eventLog = () => readFile(join(storagePath, 'lock-access', 'events.json'), 'utf8').catch(() => '');
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
@@ -164,7 +166,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     await sim.fire('video-available', { doorbellId, dvrId, cause: 'buttonpush' });
 
     // The plugin has written the last of them down: the page hears of it at its next ask.
-    await expect.poll(() => readFile(join(storagePath, 'lock-access', 'events.json'), 'utf8').catch(() => ''), { timeout: 30_000 }).toMatch(/videoAvailable/);
+    await expect.poll(eventLog, { timeout: 30_000 }).toMatch(/videoAvailable/);
     await askForNews(page);
     const rows = frame.locator('#events tbody tr');
     await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/Recording available/);
@@ -367,6 +369,8 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
 
   it('Keypad codes: the card lists whose code, its state and schedule, and the page never holds a code\'s digits', async () => {
     await sim.fire('pin-managed', { lockId, state: 'load', pin: '987123' });
+    await expect.poll(eventLog, { timeout: 30_000 }).toMatch(/pinManaged/);
+    await askForNews(page);
     const rows = frame.locator('#keypad-codes tbody tr');
     await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/added/);
     const text = (await rows.allTextContents()).join('\n');
