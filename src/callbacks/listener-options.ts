@@ -26,7 +26,7 @@ export interface ReceiverOptions {
    * After every callback that passed the signature and header checks (accepted, duplicate or of an
    * unknown kind: each proves that the way in works), with its device key (`lock:ID`, `user`).
    */
-  onVerified?: (key: string, stats: ReceiverStats) => void;
+  onVerified?: (key: string, stats: ReceiverStats, account: string | undefined) => void;
   /**
    * The extra account an `/a/<id>/…` path names, while it is enabled and linked: its callbacks are
    * checked with its own key and header secret. Undefined (and no function): that path is 404.

@@ -208,9 +208,9 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
     return claim === undefined || options.dedupe.checkAndSet(claim.key) ? verdict : claim.taken;
   };
   /** A listener failure must never turn into a failed answer. */
-  const notifyVerified = (key: string): void => {
+  const notifyVerified = (key: string, account: string | undefined): void => {
     try {
-      options.onVerified?.(key, tally.stats);
+      options.onVerified?.(key, tally.stats, account);
     } catch (error) {
       options.log.debug(`Webhook: the verified-callback listener failed: ${errorText(error)}`);
     }
@@ -258,7 +258,7 @@ function callbackHandler(options: ReceiverOptions, tally: ReceiverTally, now: ()
       notifyRejected();
       return;
     }
-    notifyVerified(verdict.record.lastCallback.key);
+    notifyVerified(verdict.record.lastCallback.key, params.account);
     if (verdict.kind !== 'accepted') return;
     // The reply has been handed to the socket; HomeKit updates come after it.
     if (waiting.length === 0) setImmediate(deliverWaiting);

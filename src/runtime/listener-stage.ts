@@ -23,8 +23,8 @@ export interface Listener {
   readonly receiver: Receiver | undefined;
   /** Tells this listener from another behind the same address (the self-check's answer). */
   readonly instanceNonce: string;
-  /** A callback passed the signature and header checks: its device key (`lock:ID`, `user`). */
-  readonly heard: Signal<[key: string]>;
+  /** A callback passed the signature and header checks: its device key (`lock:ID`, `user`), and the extra account whose path it came on. */
+  readonly heard: Signal<[key: string, account: string | undefined]>;
   /** Which account holds and owns each device, and which accounts' paths are open. */
   readonly accounts: AccountDevices;
 }
@@ -44,7 +44,7 @@ export async function listenerStage(context: PluginContext, files: Files, link: 
   const accounts = await AccountDevices.open({ main: link.main, extras: link.extras, registry, storage: files.storage, log: files.eventLines });
   late.accounts = accounts;
   const router = new EventRouter(registry, files.eventLines);
-  const heard = new Signal<[key: string]>();
+  const heard = new Signal<[key: string, account: string | undefined]>();
   const instanceNonce = randomBytes(16).toString('hex');
   const receiver = await listen(context, files, link, { router, heard, instanceNonce, accounts });
   // After the listener closed, so the events of a callback answered 200 still reach the views and the files.
@@ -82,12 +82,12 @@ async function listen({ config, log, shutdown }: PluginContext, files: Files, li
       onRejected: (stats) => {
         publisher.receiverStats(stats);
       },
-      onVerified: (key, stats) => {
+      onVerified: (key, stats, account) => {
         if (stats.duplicates !== duplicatesShown) {
           duplicatesShown = stats.duplicates;
           publisher.receiverStats(stats);
         }
-        parts.heard.emit(key);
+        parts.heard.emit(key, account);
       },
     });
     // Stop taking callbacks first: the service sends those refused while closing (503) again later.

@@ -15,12 +15,13 @@ import type { Shutdown } from '../util/shutdown.js';
 import { CHILD_LEDGER_FILE } from '../video/child-ledger.js';
 import { VideoRoom } from '../video/video-room.js';
 
-export function startVideo(config: LockAccessConfig, log: Logger, client: ApiClient, publisher: StatusPublisher, storage: Storage, checkAfter: Promise<void>): VideoRoom {
+/** `clientOf`: the client of the account that owns a doorbell (its recordings are looked up with that account's token). */
+export function startVideo(config: LockAccessConfig, log: Logger, clientOf: (doorbellId: string) => ApiClient, publisher: StatusPublisher, storage: Storage, checkAfter: Promise<void>): VideoRoom {
   const room: VideoRoom = new VideoRoom({
     config: config.video,
     checkAfter,
     log,
-    lookup: async (doorbellId, dvrId) => (await lookupVideo(client, doorbellId, dvrId)).url,
+    lookup: async (doorbellId, dvrId) => (await lookupVideo(clientOf(doorbellId), doorbellId, dvrId)).url,
     media: mediaAccess(config.baseUrl),
     ledger: { read: () => storage.readText(CHILD_LEDGER_FILE), write: (value) => storage.write(CHILD_LEDGER_FILE, value) },
     onStatus: (video) => {

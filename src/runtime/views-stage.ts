@@ -34,7 +34,7 @@ export interface Views {
 export function viewsStage(context: PluginContext, link: Link, listener: Listener, matterViews: MatterViews | undefined, videoCheckAfter: Promise<void>): Views {
   const { api, log, config, pluginName, platformName, shutdown } = context;
   const { registry } = listener;
-  const video = startVideo(config, log, link.client, link.publisher, Storage.under(api.user.storagePath()), videoCheckAfter);
+  const video = startVideo(config, log, (doorbellId) => listener.accounts.clientFor('doorbell', doorbellId), link.publisher, Storage.under(api.user.storagePath()), videoCheckAfter);
   // At once: every ffmpeg gets its SIGTERM before Homebridge's own exit can come.
   shutdown.on('halt', () => video.stop());
   const fetchImage = imageFetcher(httpAllowedBy(config.baseUrl));

@@ -43,6 +43,8 @@ export interface DeliveryWatchDeps {
   publish(record: DeliveryRecord): void;
   /** The last verified callback of an earlier run, for "since when". */
   lastHeardAt?: number;
+  /** Runs a check when no other watch's check runs (several accounts' watches share one). */
+  turn?: (check: () => Promise<void>) => Promise<void>;
 }
 
 export class DeliveryWatch implements DeliveryFeed {
@@ -161,9 +163,13 @@ export class DeliveryWatch implements DeliveryFeed {
     if (this.checking || this.stopped) return;
     this.checking = true;
     try {
-      const locks = this.deps.locks();
-      if (locks.length === 0) await this.checkWithoutProbe();
-      else await this.probe(locks);
+      const run = async () => {
+        if (this.isStopped()) return;
+        const locks = this.deps.locks();
+        if (locks.length === 0) await this.checkWithoutProbe();
+        else await this.probe(locks);
+      };
+      await (this.deps.turn ?? ((check) => check()))(run);
     } catch (error) {
       // The watch must keep watching whatever a dependency did.
       this.deps.log.debug(`The delivery check failed (${errorText(error)}); it runs again later.`);

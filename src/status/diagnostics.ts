@@ -89,6 +89,15 @@ function configSummary(config: Record<string, unknown> | undefined): unknown {
   return copy;
 }
 
+/** "main account", "Cabin (cabin)": each account whose delivery watch finds events not arriving. */
+function notArriving(status: Record<string, unknown>): string[] {
+  const stopped = (delivery: unknown) => (delivery as { state?: unknown } | undefined)?.state === 'notArriving';
+  const extras = Object.entries((status.accounts ?? {}) as Record<string, { name?: unknown; delivery?: unknown }>)
+    .filter(([, account]) => stopped(account.delivery))
+    .map(([id, account]) => `${typeof account.name === 'string' ? account.name : id} (${id})`);
+  return [...(stopped(status.delivery) ? ['main account'] : []), ...extras];
+}
+
 export function buildDiagnostics(input: DiagnosticsInput): Record<string, unknown> {
   const status = (input.status ?? {}) as Record<string, unknown>;
   const receiver = (status.receiver ?? {}) as Record<string, unknown>;
@@ -103,6 +112,10 @@ export function buildDiagnostics(input: DiagnosticsInput): Record<string, unknow
     /** Where the service calls the plugin: the configured address or the built-in tunnel and its state. */
     publicAddress: status.publicAddress,
     delivery: status.delivery ?? 'off (webhook.deliveryCheckMinutes is 0) or not started yet',
+    /** The extra accounts: name, link and delivery each (the main account's are the fields above). */
+    accounts: status.accounts,
+    /** The accounts whose events are not arriving, by name and id. */
+    eventsNotArriving: notArriving(status),
     testEvents: (input.support as { testEvents?: unknown } | undefined)?.testEvents ?? [],
     listener: {
       listening: receiver.listening,

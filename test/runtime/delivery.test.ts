@@ -36,15 +36,19 @@ function wire(publicUrl: string | undefined, way: { listening?: boolean; brokenW
   const wayInLost = new Signal();
   const context = { config: check.config, log, shutdown } as unknown as PluginContext;
   const files = { status: { status: emptyStatus(0) } } as unknown as Files;
+  const control = { idle: false, registrar: { sendAllAgain: () => Promise.resolve(emptyReport(false)), status: () => [] } };
+  const main = { account: { id: 'main', name: 'main account', main: true }, tokens: { state: 'linked' }, control, log };
   const link = {
-    tokens: { state: 'linked' },
-    control: { idle: false, registrar: { sendAllAgain: () => Promise.resolve(emptyReport(false)), status: () => [] } },
+    main,
+    extras: [],
+    tokens: main.tokens,
+    control,
     address: { publicUrl, get brokenWayIn() { return way.brokenWayIn?.(); }, wayInLost },
     publisher: { update: (patch: StatusPatch) => patches.push(patch), registrations: () => undefined },
   } as unknown as Link;
   // A doorbell-only account: the check re-registers and self-checks instead of asking a lock.
   const registry = new DeviceRegistry({ log, clock: systemClock, records: memoryRecords(), operate: () => Promise.resolve(), describeCommandFailure });
-  const listener = { registry, receiver: way.listening === false ? undefined : {}, heard: new Signal() } as unknown as Listener;
+  const listener = { registry, receiver: way.listening === false ? undefined : {}, heard: new Signal(), accounts: { holdings: undefined, isStopped: () => false } } as unknown as Listener;
   let sensorShown: unknown = 'never asked';
   const delivery = watchDelivery(context, files, link, listener, {
     selfChecks: {

@@ -25,7 +25,7 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
   let frame: Frame;
 
   /** The status file as the running plugin writes it (this test process stands in for it: its pid is alive). */
-  const writeStatus = async (delivery: DeliveryStatus) => {
+  const writeStatus = async (delivery: DeliveryStatus, accounts?: Status['accounts']) => {
     const now = Date.now();
     const status: Status = {
       ...emptyStatus(now),
@@ -34,6 +34,7 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
       link: { state: 'linked', message: legacyMessage('Linked to your Lock Access account.') },
       devices: [{ kind: 'lock', id: 'LOCK-1', name: 'Front Door', source: 'config', hidden: false }],
       delivery,
+      ...(accounts === undefined ? {} : { accounts }),
     };
     await Storage.under(storagePath).write('status.json', status);
   };
@@ -88,6 +89,25 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
     await askForNews(frame.page());
     await expect.poll(() => frame.locator('#delivery-banner').isVisible(), { timeout: 30_000 }).toBe(false);
     expect(await frame.locator('#delivery').textContent()).toMatch(/^Yes /);
+  }, 60_000);
+
+  it('with several accounts, the banner names the account whose events are not arriving, while the main account\'s arrive', async () => {
+    const now = Date.now();
+    await writeStatus({ state: 'arriving', since: now, checkEveryMinutes: 360, lastHeardAt: now }, {
+      cabin: {
+        name: 'Cabin',
+        link: { state: 'linked', message: legacyMessage('Linked.') },
+        delivery: { state: 'notArriving', since: now - 60_000, checkEveryMinutes: 360, lastCheck: { at: now - 90_000, how: 'probe', lockId: 'L2', outcome: 'nothing', message: legacyMessage('A status request for Cabin Door brought no callback within 30 s.') } },
+      },
+    });
+    const banner = frame.locator('#delivery-banner');
+    await expect.poll(() => banner.isVisible(), { timeout: 30_000 }).toBe(true);
+    const text = (await banner.textContent()) ?? '';
+    expect(text).toContain('Not arriving for: Cabin (cabin).');
+    expect(text).not.toContain('the main account');
+    expect(text).toContain('A status request for Cabin Door brought no callback within 30 s.');
+    await writeStatus({ state: 'arriving', since: now, checkEveryMinutes: 360, lastHeardAt: now });
+    await expect.poll(() => banner.isVisible(), { timeout: 30_000 }).toBe(false);
   }, 60_000);
 
   it('the check\'s minutes and the sensor switch are written to webhook; a number the plugin refuses is not', async () => {

@@ -81,6 +81,23 @@ describe('the diagnostics file for a bug report', () => {
     expect(events[0]).not.toHaveProperty('pin');
   });
 
+  it('with several accounts, names the accounts whose events are not arriving, and keeps each extra account\'s name, link and delivery', () => {
+    const input = realisticInput();
+    const status = {
+      ...(input.status as Record<string, unknown>),
+      delivery: { state: 'arriving', since: 1, checkEveryMinutes: 360 },
+      accounts: {
+        cabin: { name: 'Cabin', link: { state: 'linked', message: 'Linked.' }, delivery: { state: 'notArriving', since: 2, checkEveryMinutes: 360 } },
+        flat: { name: 'Flat', link: { state: 'linked', message: 'Linked.' }, delivery: { state: 'arriving', since: 3, checkEveryMinutes: 360 } },
+      },
+    };
+    const report = buildDiagnostics({ ...input, status }) as { eventsNotArriving: string[]; accounts: Record<string, { delivery: { state: string } }> };
+    expect(report.eventsNotArriving).toEqual(['Cabin (cabin)']);
+    expect(report.accounts.cabin?.delivery.state).toBe('notArriving');
+    const mainToo = buildDiagnostics({ ...input, status: { ...status, delivery: { state: 'notArriving', since: 1, checkEveryMinutes: 360 } } }) as { eventsNotArriving: string[] };
+    expect(mainToo.eventsNotArriving).toEqual(['main account', 'Cabin (cabin)']);
+  });
+
   it('keeps at most the last 200 events', () => {
     const input = realisticInput();
     const many = Array.from({ length: 500 }, (_, i) => ({ deviceId: 'LOCK-1', kind: 'lockState', at: NOW - i, text: `event ${i}` }));

@@ -35,14 +35,29 @@ function bannerText(delivery) {
   return sentences.join(' ');
 }
 
+/**
+ * Each account whose events are not arriving, with its delivery record: the main account first,
+ * then the extra accounts (`accounts.<id>.delivery`) named as "Cabin (cabin)".
+ * @param {UiStatus} status
+ * @returns {{ name: string, delivery: Delivery }[]}
+ */
+function notArriving(status) {
+  const main = status.plugin?.delivery;
+  const extras = Object.entries(status.plugin?.accounts ?? {}).flatMap(([id, account]) => (account.delivery ? [{ name: `${account.name} (${id})`, delivery: account.delivery }] : []));
+  return [...(main ? [{ name: t('banner.mainAccount'), delivery: main }] : []), ...extras].filter((entry) => entry.delivery.state === 'notArriving');
+}
+
 /** @param {UiStatus} status */
 export function renderDelivery(status) {
   const delivery = status.plugin?.delivery;
   $('delivery').textContent = line(delivery, status.pluginRunning);
   const banner = $('delivery-banner');
   // A status file left by a plugin that no longer runs says nothing about now.
-  const stopped = delivery?.state === 'notArriving' && status.pluginRunning;
-  banner.hidden = !stopped;
-  banner.dataset.state = delivery?.state ?? 'off';
-  $('delivery-banner-text').textContent = stopped && delivery ? bannerText(delivery) : '';
+  const stopped = status.pluginRunning ? notArriving(status) : [];
+  banner.hidden = stopped.length === 0;
+  banner.dataset.state = stopped.length > 0 ? 'notArriving' : delivery?.state ?? 'off';
+  // With several accounts the banner says which; the details are the first such account's.
+  const several = Object.keys(status.plugin?.accounts ?? {}).length > 0;
+  const named = several && stopped.length > 0 ? [t('banner.accounts', { accounts: stopped.map((entry) => entry.name).join(', ') })] : [];
+  $('delivery-banner-text').textContent = stopped[0] ? [...named, bannerText(stopped[0].delivery)].join(' ') : '';
 }
