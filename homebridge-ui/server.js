@@ -33,7 +33,7 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
       },
     });
 
-    this.handle('/status', () => this.backend.status());
+    this.handle('/status', (body) => this.backend.status(body));
     this.handle('/events', () => this.backend.events());
     this.handle('/people', async () => peopleSeen(await this.backend.events()));
     this.handle('/keypad-codes', () => this.backend.keypadCodes());

@@ -2,12 +2,12 @@
 // block's own fields) or an entry of `accounts`, by its id. An entry's API key and client, when it
 // leaves them out, are the block's; its seeds are its own only. Unsaved edits from the page win over
 // the saved config, as for the main account. Each account keeps its tokens in its own folder.
-import { MAIN_ACCOUNT_ID } from '../config/fields.js';
+import { ACCOUNT_ID_PATTERN, MAIN_ACCOUNT_ID } from '../config/fields.js';
 import { nonEmpty, resolveAccount, type Account } from './account-input.js';
 import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
-const ACCOUNT_ID = /^[a-z0-9-]{1,32}$/;
+const ACCOUNT_ID = new RegExp(ACCOUNT_ID_PATTERN);
 const OWN_FIELDS = ['apiKey', 'clientId', 'clientSecret'] as const;
 
 /** An account with the id its routes and storage use, and the name the page shows. */
@@ -17,6 +17,11 @@ export interface ChosenAccount extends Account {
 }
 
 const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {});
+
+/** Whether `value` is an extra account's id (the config's pattern, not `main`). */
+export function isExtraAccountId(value: unknown): value is string {
+  return typeof value === 'string' && ACCOUNT_ID.test(value) && value !== MAIN_ACCOUNT_ID;
+}
 
 /** The account id a request names (`main` when it names none); anything else is refused. */
 export function accountIdOf(input: unknown): string {

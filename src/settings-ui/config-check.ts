@@ -3,6 +3,7 @@
 // field that holds the value. Fields not filled in yet are no problem here: the page is also used
 // to fill them in one at a time, and the plugin names what is still missing when it starts.
 import { configSchema, missingFields } from '../config.js';
+import { checkAccounts } from '../config/account-check.js';
 
 export interface FieldProblem {
   /** Where the value sits in the block, e.g. ['webhook', 'listenPort']. */
@@ -24,10 +25,22 @@ function valueAt(raw: unknown, path: readonly (string | number)[]): unknown {
   return value;
 }
 
+/**
+ * Entries of `accounts` the plugin would disable although each is well formed on its own: an id an
+ * earlier entry uses, a refresh token entered twice. The field is the first word of the reason.
+ */
+function accountProblems(raw: unknown, problems: readonly FieldProblem[]): FieldProblem[] {
+  const main = valueAt(raw, ['refreshToken']);
+  const check = checkAccounts(valueAt(raw, ['accounts']), { refreshToken: typeof main === 'string' ? main : undefined, broken: new Set() });
+  return check.disabled
+    .filter((entry) => !problems.some((problem) => problem.path[0] === 'accounts' && problem.path[1] === entry.position - 1))
+    .map((entry) => ({ path: ['accounts', entry.position - 1, /^refreshToken\b/.test(entry.reason) ? 'refreshToken' : 'id'], message: entry.reason }));
+}
+
 /** The problems the plugin would refuse `raw` for, one per field; empty when it accepts it. */
 export function configProblems(raw: unknown): FieldProblem[] {
   const parsed = configSchema().safeParse(raw);
-  if (parsed.success) return [];
+  if (parsed.success) return accountProblems(raw, []);
   const problems: FieldProblem[] = [];
   const missing = missingFields(raw);
   for (const issue of parsed.error.issues) {
@@ -39,5 +52,5 @@ export function configProblems(raw: unknown): FieldProblem[] {
     const message = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
     problems.push({ path, message });
   }
-  return problems;
+  return [...problems, ...accountProblems(raw, problems)];
 }

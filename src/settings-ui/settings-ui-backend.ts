@@ -125,9 +125,9 @@ export class SettingsUiBackend {
     return this.link.unlink(account);
   }
 
-  /** Link state from the token file (no network), and the plugin's snapshot. */
-  status(): Promise<UiStatus> {
-    return this.views.status();
+  /** Link state from the token files (no network) of the main account and of the extra accounts the page names, and the plugin's snapshot. */
+  status(input: { accountIds?: unknown } = {}): Promise<UiStatus> {
+    return this.views.status(input.accountIds);
   }
 
   events(): Promise<EventLogEntry[]> {

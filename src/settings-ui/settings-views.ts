@@ -3,11 +3,15 @@
 // each). Nothing here changes the link or the plugin.
 import { discoverDevices } from '../cloud/discovery.js';
 import type { LinkState } from '../cloud/tokens/token-manager.js';
+import { readDeviceHoldings, type DeviceHolding } from '../storage/device-owners.js';
+import type { Storage } from '../storage.js';
 import { TokenStore } from '../storage/token-file.js';
 import { lookupVideo, type VideoEvent } from '../cloud/video.js';
 import { errorText } from '../util/error-text.js';
 import { processAlive } from '../util/process-alive.js';
 import type { Account } from './account-input.js';
+import { accountStorage } from '../accounts/account-storage.js';
+import { isExtraAccountId } from './account-choice.js';
 import type { CloudSession } from './cloud-session.js';
 import { readEventLog, type EventLogEntry } from '../status/event-log.js';
 import { readStatus, type Status } from '../status/status.js';
@@ -31,7 +35,15 @@ export interface UiStatus {
   plugin: Status | undefined;
   /** Whether the process that wrote the snapshot still runs. */
   pluginRunning: boolean;
+  /** The link of each extra account asked about, from its own token file (`accounts/<id>/tokens.json`). */
+  accounts: Record<string, UiLinkStatus>;
+  /** Which accounts hold each shared device (`lock:ID`) and which owns it, as the plugin kept it. */
+  holdings: Record<string, DeviceHolding>;
 }
+
+/** At most this many extra accounts are looked up per status request. */
+const MAX_ACCOUNTS = 64;
+
 
 export interface FoundDevices {
   locks: { id: string; name?: string }[];
@@ -50,27 +62,37 @@ function storedLinkMessage(record: { state: LinkState; message?: string | undefi
   return serverMessage(record.state === 'linked' ? 'server.linkState.linked' : 'server.linkState.relink');
 }
 
+/** An account's link as its token file says it. */
+async function linkOf(storage: Storage): Promise<UiLinkStatus> {
+  try {
+    const record = await new TokenStore(storage).read();
+    return record && record.state !== 'unlinked'
+      ? { state: record.settingsProblem !== undefined ? 'checkSettings' : record.state, message: storedLinkMessage(record) }
+      : { state: 'unlinked', message: serverMessage(record ? 'server.linkState.unlinked' : 'server.linkState.neverLinked') };
+  } catch (error) {
+    return { state: 'reauthorizationNeeded', message: serverMessage('server.linkState.unreadable', { reason: errorText(error) }) };
+  }
+}
+
 export class SettingsViews {
   constructor(
     private readonly session: CloudSession,
     private readonly now: () => number,
   ) {}
 
-  /** Link state from the token file (no network), and the plugin's snapshot. */
-  async status(): Promise<UiStatus> {
+  /**
+   * Link state from the token file (no network), and the plugin's snapshot; `accountIds` are the
+   * extra accounts the page shows (saved or just added), each read from its own token file.
+   */
+  async status(accountIds: unknown = []): Promise<UiStatus> {
     const storage = this.session.storage;
-    let link: UiLinkStatus;
-    try {
-      const record = await new TokenStore(storage).read();
-      link =
-        record && record.state !== 'unlinked'
-          ? { state: record.settingsProblem !== undefined ? 'checkSettings' : record.state, message: storedLinkMessage(record) }
-          : { state: 'unlinked', message: serverMessage(record ? 'server.linkState.unlinked' : 'server.linkState.neverLinked') };
-    } catch (error) {
-      link = { state: 'reauthorizationNeeded', message: serverMessage('server.linkState.unreadable', { reason: errorText(error) }) };
-    }
+    const link = await linkOf(storage);
+    const ids = Array.isArray(accountIds) ? accountIds.filter(isExtraAccountId).slice(0, MAX_ACCOUNTS) : [];
+    const accounts: Record<string, UiLinkStatus> = {};
+    for (const id of new Set(ids)) accounts[id] = await linkOf(accountStorage(storage, id));
     const plugin = await readStatus(storage);
-    return { link, plugin, pluginRunning: plugin !== undefined && isPluginRunning(plugin, this.now()) };
+    const holdings = await readDeviceHoldings(storage).catch(() => ({}));
+    return { link, plugin, pluginRunning: plugin !== undefined && isPluginRunning(plugin, this.now()), accounts, holdings };
   }
 
   /** Newest first. */

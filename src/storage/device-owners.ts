@@ -14,6 +14,11 @@ const fileSchema = z.object({ version: z.literal(1), devices: z.record(recordSch
 
 export type DeviceHolding = z.infer<typeof recordSchema>;
 
+/** Every kept device's holders and owner, for readers outside the plugin (the settings page); empty when none is kept. */
+export async function readDeviceHoldings(storage: Storage): Promise<Record<string, DeviceHolding>> {
+  return (await storage.read(DEVICE_OWNERS_FILE, fileSchema))?.devices ?? {};
+}
+
 export class DeviceOwnersFile {
   private writing: Promise<void> = Promise.resolve();
 

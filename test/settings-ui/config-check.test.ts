@@ -57,6 +57,21 @@ describe('the settings page saves only what the plugin accepts', () => {
     expect(problem?.message).toMatch(/^discoverDevices: /);
   });
 
+  it('an extra account\'s id is checked as the plugin checks it: the pattern, "main" reserved, and unique', () => {
+    const accounts = (...ids: string[]) => ({ ...complete, accounts: ids.map((id) => ({ id, name: id })) });
+    expect(configProblems(accounts('cabin', 'parents'))).toEqual([]);
+    const one = (block: unknown) => {
+      const problems = configProblems(block);
+      expect(problems).toHaveLength(1);
+      return { path: problems[0]?.path, message: problems[0]?.message ?? '' };
+    };
+    expect(one(accounts('Cabin'))).toMatchObject({ path: ['accounts', 0, 'id'], message: /^id must be 1 to 32 lowercase letters/ });
+    expect(one(accounts('main'))).toMatchObject({ path: ['accounts', 0, 'id'], message: /reserved/ });
+    expect(one(accounts('cabin', 'cabin'))).toMatchObject({ path: ['accounts', 1, 'id'], message: /^id "cabin" is already used by account 1 of accounts/ });
+    // While the block is being filled in, too.
+    expect(one({ platform: 'LockAccess', accounts: [{ id: 'cabin' }, { id: 'cabin' }] })).toMatchObject({ path: ['accounts', 1, 'id'], message: /already used/ });
+  });
+
   it('for complete blocks it agrees with the plugin\'s own checkConfig: no problems exactly when the plugin takes every entry', () => {
     fc.assert(fc.property(
       fc.integer({ min: -10, max: 4000 }), fc.integer({ min: -5, max: 70_000 }), fc.string({ maxLength: 3 }),

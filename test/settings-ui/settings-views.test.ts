@@ -13,6 +13,7 @@ import { SettingsViews, STATUS_STALE_MS, isPluginRunning } from '../../src/setti
 import { StatusWriter, emptyStatus, type Status } from '../../src/status/status.js';
 import { UiError } from '../../src/settings-ui/ui-error.js';
 import { Storage } from '../../src/storage.js';
+import { TokenStore } from '../../src/storage/token-file.js';
 import { demoDevices } from '../sim/devices.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 
@@ -55,7 +56,22 @@ describe('README "Settings UI": status and event log read from the files the plu
       link: { state: 'unlinked', message: { code: 'server.linkState.neverLinked', params: {}, text: 'Not linked yet: link your Lock Access account below.' } },
       plugin: undefined,
       pluginRunning: false,
+      accounts: {},
+      holdings: {},
     });
+  });
+
+  it('each extra account the page names has the link of its own token file; a shared device its holders and owner', async () => {
+    const cabin = new Storage(join(storage.dir, 'accounts', 'cabin'));
+    await cabin.ensureDir();
+    await new TokenStore(cabin).write({ version: 1, rotations: 1, state: 'linked', refreshToken: 'rt-cabin', linkedAt: Date.now() }, undefined);
+    await storage.write('device-accounts.json', { version: 1, devices: { 'lock:LOCK-1': { owner: 'cabin', holders: ['main', 'cabin'] } } });
+    const status = await views.status(['cabin', 'parents', 'main', '../x', 7]);
+    expect(status.link.state).toBe('unlinked');
+    expect(Object.keys(status.accounts)).toEqual(['cabin', 'parents']);
+    expect(status.accounts.cabin).toMatchObject({ state: 'linked', message: { code: 'server.linkState.linked' } });
+    expect(status.accounts.parents).toMatchObject({ state: 'unlinked', message: { code: 'server.linkState.neverLinked' } });
+    expect(status.holdings).toEqual({ 'lock:LOCK-1': { owner: 'cabin', holders: ['main', 'cabin'] } });
   });
 
   it('an unreadable token file asks to link again, without failing the page', async () => {
