@@ -16,6 +16,7 @@ import type { DeviceEvent } from '../../src/model/events.js';
 import { EventLog } from '../../src/status/event-log.js';
 import { emptyStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
+import { TokenStore } from '../../src/storage/token-file.js';
 import { readCatalog, shippedLanguages } from './catalogs.js';
 import { axeViolations, browserTestsUnavailable, launchBrowser, startHomebridgeUi, type UiHost, uiTestStorage } from './host.js';
 import { openLanguagePage, type LanguagePage, type OpenedLanguage } from './i18n-page.js';
@@ -28,7 +29,7 @@ if (unavailable) console.warn(`Skipping the settings page's language tests: ${un
 /** When the last callback of the lock came: the full date the page shows in each language's form. */
 const LAST_CALLBACK = Date.UTC(2026, 10, 28, 18, 45, 31);
 const DATE_FORMS: Readonly<Record<string, RegExp>> = { de: /28\.11\.2026/, fr: /28\/11\/2026/, es: /28\/11\/2026/, it: /28\/11\/2026/, nl: /28-11-2026/ };
-const NAMES = ['Front Door', 'LOCK-1', 'Porch', 'BELL-1', 'Jamie', 'user-jamie-0001'];
+const NAMES = ['Front Door', 'LOCK-1', 'Porch', 'BELL-1', 'Jamie', 'user-jamie-0001', 'Cabin', 'cabin'];
 const WAVE_1 = shippedLanguages().filter((code) => code !== 'en');
 const en = readCatalog('en');
 
@@ -50,15 +51,24 @@ function status(now: number): Status {
     },
     delivery: { state: 'arriving', since: now - 30 * 60_000, checkEveryMinutes: 360, lastHeardAt: LAST_CALLBACK, nextCheckAt: now + 60 * 60_000 },
     video: { state: 'ready', ffmpegPath: '/usr/bin/ffmpeg', ffmpegVersion: '6.1.1', h264Encoder: 'libx264', secureVideo: true, replayMinutes: 60 },
+    accounts: { cabin: { name: 'Cabin', link: { state: 'linked', message: { code: 'accounts.link.linked', params: {}, text: 'Linked.' } } } },
   };
 }
 
-/** Every view of the page: each <details> opened, the ngrok fields shown, the unlink button armed. */
+/**
+ * Every view of the page: each <details> opened, the ngrok fields shown, the Add account form open,
+ * Cabin's row chosen for linking, and its unlink button armed (which says what happens to the lock
+ * it shares).
+ */
 async function openEveryView(frame: Frame): Promise<void> {
   await frame.evaluate(() => { Array.from(document.querySelectorAll('details')).forEach((details) => { details.open = true; }); });
   await frame.click('#reach-ngrok');
   await frame.waitForSelector('#ngrokAuthtoken', { state: 'visible' });
-  await frame.click('#unlink');
+  await frame.click('#add-account');
+  await frame.click('#account-row-cabin button[data-action="link"]');
+  await frame.waitForSelector('#devices tr[data-group="cabin"]');
+  await frame.click('#unlink-cabin');
+  await frame.waitForSelector('#account-result:not(:empty)');
 }
 
 /** Texts a user sees that are still to translate after the set-aside ones (see visible-texts.ts). */
@@ -77,11 +87,19 @@ describe.skipIf(unavailable !== undefined)('the settings page in the Homebridge 
   let englishTexts: Set<string>;
 
   beforeAll(async () => {
-    const made = await uiTestStorage('i18n-ui', '0E:18:4E:55:49:01', { doorbells: [{ id: 'BELL-1' }] });
+    // A second account, Cabin, that owns the lock both accounts hold: its row, its devices' group
+    // and its unlink's words are walked too.
+    const made = await uiTestStorage('i18n-ui', '0E:18:4E:55:49:01', { doorbells: [{ id: 'BELL-1' }], accounts: [{ id: 'cabin', name: 'Cabin', locks: [{ id: 'LOCK-1' }] }] });
     storagePath = made.storagePath;
     const now = Date.now();
     await mkdir(join(storagePath, 'lock-access'), { recursive: true });
     await Storage.under(storagePath).write('status.json', status(now));
+    await Storage.under(storagePath).write('device-accounts.json', { version: 1, devices: { 'lock:LOCK-1': { owner: 'cabin', holders: ['main', 'cabin'] } } });
+    for (const folder of [[], ['accounts', 'cabin']]) {
+      const tokens = new TokenStore(new Storage(join(storagePath, 'lock-access', ...folder)));
+      await mkdir(join(storagePath, 'lock-access', ...folder), { recursive: true });
+      await tokens.write({ version: 1, rotations: 1, state: 'linked', refreshToken: `rt-${folder.length}`, linkedAt: now, knownSeedHashes: [] }, undefined);
+    }
     const log = await EventLog.open(Storage.under(storagePath), { debounceMs: 1 });
     const events: [number, 'lock' | 'doorbell', DeviceEvent][] = [
       [LAST_CALLBACK - 60_000, 'lock', { lockId: 'LOCK-1', at: LAST_CALLBACK - 60_000, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'keypad', actor: { kind: 'person', userId: 'user-jamie-0001', firstName: 'Jamie' } }],

@@ -64,7 +64,7 @@ describe('README "Settings UI": status and event log read from the files the plu
   it('each extra account the page names has the link of its own token file; a shared device its holders and owner', async () => {
     const cabin = new Storage(join(storage.dir, 'accounts', 'cabin'));
     await cabin.ensureDir();
-    await new TokenStore(cabin).write({ version: 1, rotations: 1, state: 'linked', refreshToken: 'rt-cabin', linkedAt: Date.now() }, undefined);
+    await new TokenStore(cabin).write({ version: 1, rotations: 1, state: 'linked', refreshToken: 'rt-cabin', linkedAt: Date.now(), knownSeedHashes: [] }, undefined);
     await storage.write('device-accounts.json', { version: 1, devices: { 'lock:LOCK-1': { owner: 'cabin', holders: ['main', 'cabin'] } } });
     const status = await views.status(['cabin', 'parents', 'main', '../x', 7]);
     expect(status.link.state).toBe('unlinked');

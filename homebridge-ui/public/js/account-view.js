@@ -1,8 +1,9 @@
 // @ts-check
 // The Account card: the account fields of the config block (secrets by their dotted path, such as
-// webhook.tunnel.authtoken), linking (OAuth sign-in or a refresh token), "Test connection",
-// "Unlink account" and "Save settings".
-import { account, block, changeConfig, getPath, pushConfig, setPath } from './config-block.js';
+// webhook.tunnel.authtoken), linking the account its row chose (OAuth sign-in or a refresh token)
+// and "Save settings". The rows with each account's test and unlink are accounts-view.js.
+import { accountName, accountRequest, linkTargetId, MAIN } from './account-list.js';
+import { block, changeConfig, getPath, pushConfig, setPath } from './config-block.js';
 import { $, busy, el, say } from './dom.js';
 import { problemSolved } from './field-problems.js';
 import { t, tNodes } from './i18n.js';
@@ -72,12 +73,15 @@ export function wireAccountForm() {
 }
 
 /**
- * A linking answer: the message, a toast, and a refresh of the status.
+ * A linking answer: the message (naming the account when it is not the main one), a toast, and a
+ * refresh of the status.
+ * @param {string} id
  * @param {LinkAnswer} answer
  * @param {() => Promise<void>} refresh
  */
-async function linked(answer, refresh) {
-  say('account-result', showMessage(answer.message), 'ok');
+async function linked(id, answer, refresh) {
+  const message = showMessage(answer.message);
+  say('account-result', id === MAIN ? message : t('accounts.resultFor', { name: accountName(id), message }), 'ok');
   hb().toast.success(t('account.link.linkedToast'), 'Lock Access');
   await refresh();
 }
@@ -88,7 +92,7 @@ export function wireAccountActions(refresh) {
     const redirect = redirectUri().value.trim();
     localStorage.setItem(REDIRECT_KEY, redirect);
     /** @type {LinkAnswer | undefined} */
-    const answer = await call('/oauth/start', { account: account(), redirectUri: redirect }, 'account-result');
+    const answer = await call('/oauth/start', { ...accountRequest(linkTargetId()), redirectUri: redirect }, 'account-result');
     if (!answer?.url) return;
     const link = el('a', { href: answer.url, target: '_blank', rel: 'noopener', id: 'oauth-url', text: t('account.link.signIn') });
     $('oauth-link').replaceChildren(...tNodes('account.link.noNewTab', {}, { link }));
@@ -98,30 +102,24 @@ export function wireAccountActions(refresh) {
 
   $('oauth-finish').addEventListener('click', (event) => busy(event.currentTarget, async () => {
     const pasted = /** @type {HTMLInputElement} */ ($('redirectUrl'));
+    // The server links the account the address's sign-in was started for.
+    const id = linkTargetId();
     /** @type {LinkAnswer | undefined} */
-    const answer = await call('/oauth/finish', { account: account(), redirectUrl: pasted.value }, 'account-result');
+    const answer = await call('/oauth/finish', { ...accountRequest(id), redirectUrl: pasted.value }, 'account-result');
     if (!answer) return;
     pasted.value = '';
     $('oauth-link').replaceChildren();
-    await linked(answer, refresh);
+    await linked(id, answer, refresh);
   }));
 
   $('link-token').addEventListener('click', (event) => busy(event.currentTarget, async () => {
     const token = /** @type {HTMLInputElement} */ ($('refreshToken'));
+    const id = linkTargetId();
     /** @type {LinkAnswer | undefined} */
-    const answer = await call('/link/refresh-token', { account: account(), refreshToken: token.value }, 'account-result');
+    const answer = await call('/link/refresh-token', { ...accountRequest(id), refreshToken: token.value }, 'account-result');
     token.value = '';
-    if (answer) await linked(answer, refresh);
+    if (answer) await linked(id, answer, refresh);
   }));
-
-  $('test-connection').addEventListener('click', (event) => busy(event.currentTarget, async () => {
-    say('account-result', t('account.testing'), 'info');
-    /** @type {LinkAnswer | undefined} */
-    const answer = await call('/test-connection', { account: account() }, 'account-result');
-    if (answer) say('account-result', showMessage(answer.message), answer.ok ? 'ok' : 'error');
-  }));
-
-  wireUnlink(refresh);
 
   $('save').addEventListener('click', (event) => busy(event.currentTarget, async () => {
     if (!await pushConfig('account-result')) return;
@@ -129,41 +127,4 @@ export function wireAccountActions(refresh) {
     hb().toast.success(t('account.savedToast'), 'Lock Access');
     fillAccountForm();
   }));
-}
-
-/**
- * Two clicks instead of a dialog: a dialog inside the settings iframe is easy to miss.
- * @param {() => Promise<void>} refresh
- */
-function wireUnlink(refresh) {
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let armed;
-  const button = /** @type {HTMLButtonElement} */ ($('unlink'));
-  button.addEventListener('click', () => {
-    if (!armed) {
-      button.textContent = t('account.unlinkConfirm');
-      armed = setTimeout(() => {
-        armed = undefined;
-        button.textContent = t('account.unlink');
-      }, 5000);
-      return;
-    }
-    clearTimeout(armed);
-    armed = undefined;
-    button.textContent = t('account.unlink');
-    void busy(button, async () => {
-      say('account-result', t('account.unlinking'), 'info');
-      /** @type {LinkAnswer | undefined} */
-      const answer = await call('/unlink', { account: account() }, 'account-result');
-      if (!answer) return;
-      // Registrations the unlink could not delete are named, each with its reason.
-      const left = answer.left ?? [];
-      say('account-result', [answer.message, ...(answer.notes ?? [])].map(showMessage).join(' '), left.length > 0 ? 'error' : 'ok');
-      if (left.length > 0) {
-        $('account-result').append(el('ul', { class: 'mb-0 ps-3', id: 'unlink-left' },
-          ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: t('account.unlinkLeft', { scope: showMessage(row.scope), error: showMessage(row.error) }) }))));
-      }
-      await refresh();
-    });
-  });
 }

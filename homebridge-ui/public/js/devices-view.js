@@ -1,19 +1,24 @@
 // @ts-check
 // The Devices card: every lock and doorbell the config, the running plugin or "Find my devices"
 // knows, each with its options (name in Home, door sensor, motion time, hide), written back to the
-// config block's `locks` and `doorbells` entries.
-import { account, block, changeConfig, entryFor } from './config-block.js';
+// `locks` and `doorbells` entries of the account that owns it. With several accounts the devices
+// are listed per account (under their owner), and a shared device names its owner and other holders.
+import { accountList, accountName, accountRequest, accountTarget, holdingOf, severalAccounts } from './account-list.js';
+import { block, changeConfig, entryFor } from './config-block.js';
 import { $, busy, el, inputOf, say } from './dom.js';
+import { list } from './format.js';
 import { t } from './i18n.js';
-import { call } from './requests.js';
+import { errorMessage } from './messages.js';
+import { hb } from './requests.js';
 
 /** @typedef {import('../../types/page.js').DeviceKind} DeviceKind */
 /** @typedef {import('../../types/page.js').DeviceStatus} DeviceStatus */
 /** @typedef {import('../../types/page.js').FoundDevices} FoundDevices */
-/** @typedef {{ kind: DeviceKind; id: string; serviceName: string | undefined; sources: Set<string> }} DeviceRow */
+/** @typedef {import('../../types/page.js').ConfigBlock} ConfigBlock */
+/** @typedef {{ kind: DeviceKind; id: string; serviceName: string | undefined; sources: Set<string>; found: Set<string>; holders: string[]; owner: string }} DeviceRow */
 
-/** Devices the service listed after "Find my devices". @type {FoundDevices} */
-let discovered = { locks: [], doorbells: [] };
+/** Devices the service listed after "Find my devices", per account. @type {Map<string, FoundDevices>} */
+const discovered = new Map();
 /** Devices the running plugin reported in its status. @type {DeviceStatus[]} */
 let pluginDevices = [];
 let lastKey = '';
@@ -38,8 +43,10 @@ let resultTurn = 0;
  */
 async function changeDevice(kind, id, key, value, event) {
   const turn = ++resultTurn;
+  const owner = holdingOf(kind, id, foundBy(kind, id)).owner;
   const accepted = await changeConfig((draft) => {
-    const entry = entryFor(draft, kind, id, true);
+    const target = accountTarget(draft, owner);
+    const entry = target && entryFor(/** @type {ConfigBlock} */ (target), kind, id, true);
     if (!entry) return;
     if (value === undefined || value === '' || value === false) Reflect.deleteProperty(entry, key);
     else entry[key] = value;
@@ -47,9 +54,18 @@ async function changeDevice(kind, id, key, value, event) {
   if (accepted && turn === resultTurn) say('devices-result', t('devices.changed'), 'info');
 }
 
+/**
+ * The accounts whose "Find my devices" listed a device.
+ * @param {DeviceKind} kind
+ * @param {string} id
+ */
+function foundBy(kind, id) {
+  return [...discovered].filter(([, found]) => (kind === 'lock' ? found.locks : found.doorbells).some((d) => d.id === id)).map(([account]) => account);
+}
+
 /** @returns {DeviceRow[]} */
 function allDevices() {
-  /** @type {Map<string, DeviceRow>} */
+  /** @type {Map<string, Omit<DeviceRow, 'holders' | 'owner'>>} */
   const byKey = new Map();
   /** @type {(kind: DeviceKind, id: string, name: string | undefined, source: string) => void} */
   const add = (kind, id, name, source) => {
@@ -58,15 +74,31 @@ function allDevices() {
     if (known) {
       known.sources.add(source);
       known.serviceName ??= name;
-    } else byKey.set(key, { kind, id, serviceName: name, sources: new Set([source]) });
+    } else byKey.set(key, { kind, id, serviceName: name, sources: new Set([source]), found: new Set() });
   };
-  const current = block();
-  for (const e of current.locks ?? []) add('lock', e.id, undefined, 'config');
-  for (const e of current.doorbells ?? []) add('doorbell', e.id, undefined, 'config');
+  for (const a of accountList()) {
+    const target = /** @type {ConfigBlock | undefined} */ (accountTarget(block(), a.id));
+    for (const e of Array.isArray(target?.locks) ? target.locks : []) add('lock', e.id, undefined, 'config');
+    for (const e of Array.isArray(target?.doorbells) ? target.doorbells : []) add('doorbell', e.id, undefined, 'config');
+  }
   for (const d of pluginDevices) add(d.kind, d.id, d.source === 'config' ? undefined : d.name, 'plugin');
-  for (const d of discovered.locks) add('lock', d.id, d.name, 'service');
-  for (const d of discovered.doorbells) add('doorbell', d.id, d.name, 'service');
-  return [...byKey.values()].sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind === 'lock' ? -1 : 1));
+  for (const [, found] of discovered) {
+    for (const d of found.locks) add('lock', d.id, d.name, 'service');
+    for (const d of found.doorbells) add('doorbell', d.id, d.name, 'service');
+  }
+  const order = accountList().map((a) => a.id);
+  return [...byKey.values()]
+    .map((d) => ({ ...d, ...holdingOf(d.kind, d.id, foundBy(d.kind, d.id)) }))
+    .sort((a, b) => order.indexOf(a.owner) - order.indexOf(b.owner) || (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind === 'lock' ? -1 : 1));
+}
+
+/**
+ * The owner's entry for a device (its name and options), read-only.
+ * @param {DeviceRow} d
+ */
+function ownEntry(d) {
+  const target = /** @type {ConfigBlock | undefined} */ (accountTarget(block(), d.owner));
+  return (target && entryFor(target, d.kind, d.id, false)) ?? { id: d.id };
 }
 
 /**
@@ -89,7 +121,7 @@ function guardInput(id, key, words, max, value, title) {
 
 /** @param {DeviceRow} d */
 function optionsCell(d) {
-  const entry = entryFor(block(), d.kind, d.id, false) ?? { id: d.id };
+  const entry = ownEntry(d);
   if (d.kind === 'lock') {
     return el('div', {},
       el('label', { class: 'form-check-label d-block' },
@@ -112,10 +144,12 @@ function optionsCell(d) {
 
 /** @param {DeviceRow} d */
 function deviceRow(d) {
-  const entry = entryFor(block(), d.kind, d.id, false) ?? { id: d.id };
+  const entry = ownEntry(d);
   const label = d.serviceName ?? d.id;
-  return el('tr', { 'data-kind': d.kind, 'data-id': d.id },
-    el('td', {}, el('div', { text: d.serviceName ? t(d.kind === 'lock' ? 'devices.lockNamed' : 'devices.doorbellNamed', { name: d.serviceName }) : t(d.kind === 'lock' ? 'devices.lock' : 'devices.doorbell') }), el('div', { class: 'text-muted', text: d.id })),
+  const others = d.holders.filter((a) => a !== d.owner);
+  return el('tr', { 'data-kind': d.kind, 'data-id': d.id, 'data-owner': d.owner, 'data-holders': d.holders.join(' ') },
+    el('td', {}, el('div', { text: d.serviceName ? t(d.kind === 'lock' ? 'devices.lockNamed' : 'devices.doorbellNamed', { name: d.serviceName }) : t(d.kind === 'lock' ? 'devices.lock' : 'devices.doorbell') }), el('div', { class: 'text-muted', text: d.id }),
+      others.length === 0 ? undefined : el('div', { class: 'la-shared', 'data-role': 'shared', text: t('devices.shared', { owner: accountName(d.owner), others: list(others.map(accountName)) }) })),
     el('td', {}, el('input', { type: 'text', class: 'form-control form-control-sm', 'data-option': 'name', value: entry.name ?? '', placeholder: label,
       'aria-label': t('devices.nameFor', { name: label }),
       onchange: (e) => changeDevice(d.kind, d.id, 'name', inputOf(e).value.trim(), e) })),
@@ -125,24 +159,54 @@ function deviceRow(d) {
       onchange: (e) => changeDevice(d.kind, d.id, 'hidden', inputOf(e).checked, e) })));
 }
 
+/**
+ * The heading row of an account's devices (only with several accounts).
+ * @param {string} id
+ */
+function groupRow(id) {
+  return el('tr', { class: 'la-group', 'data-group': id }, el('th', { colspan: 4, scope: 'colgroup', text: t('devices.ofAccount', { name: accountName(id), id }) }));
+}
+
 export function renderDevices() {
   const devices = allDevices();
-  const key = JSON.stringify(devices.map((d) => [d.kind, d.id, d.serviceName]));
+  const several = severalAccounts();
+  const key = JSON.stringify([several, accountList(), devices.map((d) => [d.kind, d.id, d.serviceName, d.owner, d.holders])]);
   // Redraw only when the list changes, so typing in a name field is never interrupted.
   if (key === lastKey) return;
   lastKey = key;
   $('devices-empty').hidden = devices.length > 0;
-  $('devices').querySelector('tbody')?.replaceChildren(...devices.map(deviceRow));
+  /** @type {HTMLTableRowElement[]} */
+  const rows = [];
+  for (const d of devices) {
+    if (several && rows.at(-1)?.dataset.owner !== d.owner) rows.push(groupRow(d.owner));
+    rows.push(deviceRow(d));
+  }
+  $('devices').querySelector('tbody')?.replaceChildren(...rows);
+}
+
+/** "Find my devices": every account is asked in turn; one that cannot answer is named with why. */
+async function discoverAll() {
+  resultTurn += 1;
+  /** @type {string[]} */
+  const lines = [];
+  const several = severalAccounts();
+  let answered = false;
+  for (const a of accountList()) {
+    try {
+      /** @type {FoundDevices} */
+      const answer = await hb().request('/discover', accountRequest(a.id));
+      discovered.set(a.id, answer);
+      answered = true;
+      const found = t('devices.found', { locks: t('devices.foundLocks', { count: answer.locks.length }), doorbells: t('devices.foundDoorbells', { count: answer.doorbells.length }) });
+      lines.push(several ? t('devices.foundIn', { name: a.name, found }) : found);
+    } catch (error) {
+      lines.push(several ? t('devices.notFoundIn', { name: a.name, reason: errorMessage(error) }) : errorMessage(error));
+    }
+  }
+  say('devices-result', lines.join(' '), answered ? 'ok' : 'error');
+  renderDevices();
 }
 
 export function wireDevices() {
-  $('discover').addEventListener('click', (event) => busy(event.currentTarget, async () => {
-    resultTurn += 1;
-    /** @type {FoundDevices | undefined} */
-    const answer = await call('/discover', { account: account() }, 'devices-result');
-    if (!answer) return;
-    discovered = answer;
-    say('devices-result', t('devices.found', { locks: t('devices.foundLocks', { count: answer.locks.length }), doorbells: t('devices.foundDoorbells', { count: answer.doorbells.length }) }), 'ok');
-    renderDevices();
-  }));
+  $('discover').addEventListener('click', (event) => busy(event.currentTarget, discoverAll));
 }

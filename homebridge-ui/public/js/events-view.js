@@ -1,7 +1,7 @@
 // @ts-check
 // The Event log card: the plugin's last events in plain words, filtered by person, with the
 // motion still image and a player for doorbell recordings (hls.js, vendored at build time).
-import { account } from './config-block.js';
+import { accountRequest, holdingOf } from './account-list.js';
 import { $, busy, el } from './dom.js';
 import { when } from './format.js';
 import { t } from './i18n.js';
@@ -69,7 +69,7 @@ async function play(entry) {
   $('player-box').hidden = false;
   status.textContent = t('events.lookingUp', { device: entry.deviceName });
   /** @type {{ url: string } | undefined} */
-  const answer = await call('/video', { account: account(), doorbellId: entry.deviceId, dvrId: entry.dvrId }, 'player-status');
+  const answer = await call('/video', { ...accountRequest(holdingOf('doorbell', entry.deviceId, []).owner), doorbellId: entry.deviceId, dvrId: entry.dvrId }, 'player-status');
   if (!answer) return;
   if (hls) {
     hls.destroy();

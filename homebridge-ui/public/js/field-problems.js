@@ -19,6 +19,11 @@ let nextId = 0;
  */
 function controlFor(path, draft) {
   const [list, index, option] = path;
+  // An extra account's device entry: the same row as the block's own, by the device's id.
+  if (list === 'accounts' && typeof index === 'number' && (option === 'locks' || option === 'doorbells')) {
+    const entry = /** @type {ConfigBlock[] | undefined} */ (draft.accounts)?.[index];
+    return entry ? controlFor(path.slice(2), entry) : undefined;
+  }
   if ((list === 'locks' || list === 'doorbells') && typeof index === 'number') {
     const entry = /** @type {{ id?: unknown }[] | undefined} */ (draft[list])?.[index];
     const kind = list === 'locks' ? 'lock' : 'doorbell';

@@ -15,7 +15,10 @@
 // - Every word goes through t() (i18n.js) with its key in i18n/en.json and the other catalogs:
 //   index.html names keys in data-i18n attributes; dates and numbers go through format.js.
 import { loadBlock } from './config-block.js';
+import { wireAddAccount } from './account-add.js';
+import { accountEntries, setAccountStatus } from './account-list.js';
 import { fillAccountForm, wireAccountActions, wireAccountForm } from './account-view.js';
+import { renderAccounts, setAccountDeviceNames } from './accounts-view.js';
 import { renderDelivery } from './delivery-view.js';
 import { renderDevices, setPluginDevices, wireDevices } from './devices-view.js';
 import { renderEvents, wireEvents } from './events-view.js';
@@ -60,12 +63,15 @@ function changed(path, answer) {
 /** Fetches what the cards show and redraws the cards whose answers changed. */
 async function refresh() {
   const [status, events, matter] = await Promise.all([
-    /** @type {Promise<UiStatus | undefined>} */ (quietly('/status')),
+    /** @type {Promise<UiStatus | undefined>} */ (quietly('/status', { accountIds: accountEntries().map((e) => e.id) })),
     /** @type {Promise<EventLogEntry[] | undefined>} */ (quietly('/events')),
     /** @type {Promise<MatterPairingInfo | undefined>} */ (quietly('/matter')),
   ]);
   if (matter && changed('/matter', matter)) renderMatter(matter);
   if (status && changed('/status', status)) {
+    setAccountStatus(status);
+    setAccountDeviceNames(new Map((status.plugin?.devices ?? []).map((d) => [`${d.kind}:${d.id}`, d.name])));
+    renderAccounts(refresh);
     renderStatus(status);
     renderDelivery(status);
     renderVideo(status);
@@ -103,10 +109,18 @@ async function start() {
   wireAccountForm();
   wireReach();
   wireAccountActions(refresh);
+  wireAddAccount(() => {
+    renderAccounts(refresh);
+    renderDevices();
+    // The new account's badge comes from its own token file.
+    drawn.delete('/status');
+    void refresh();
+  });
   wireDevices();
   wireEvents();
   wireSupport();
   renderSupport([]);
+  renderAccounts(refresh);
   renderDevices();
   renderPeople();
   root.hidden = false;

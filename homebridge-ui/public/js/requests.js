@@ -33,11 +33,12 @@ export async function call(path, body, resultBox) {
  * Asks the settings server and yields undefined on any failure (for the quiet background refresh).
  * @template T
  * @param {string} path
+ * @param {unknown} [body]
  * @returns {Promise<T | undefined>}
  */
-export async function quietly(path) {
+export async function quietly(path, body) {
   try {
-    return /** @type {T} */ (await hb().request(path));
+    return /** @type {T} */ (await hb().request(path, body));
   } catch {
     return undefined;
   }
