@@ -30,6 +30,7 @@ export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/e2e/homebridge1.test.ts': 11,
   'test/e2e/guard.test.ts': 11,
   'test/e2e/several-accounts.test.ts': 18,
+  'test/settings-ui/accounts-ui.test.ts': 12,
   'test/settings-ui/people-ui.test.ts': 9,
   'test/settings-ui/delivery-ui.test.ts': 9,
   'test/settings-ui/video-ui.test.ts': 8,

@@ -29,7 +29,7 @@ if (unavailable) console.warn(`Skipping the settings page's language tests: ${un
 /** When the last callback of the lock came: the full date the page shows in each language's form. */
 const LAST_CALLBACK = Date.UTC(2026, 10, 28, 18, 45, 31);
 const DATE_FORMS: Readonly<Record<string, RegExp>> = { de: /28\.11\.2026/, fr: /28\/11\/2026/, es: /28\/11\/2026/, it: /28\/11\/2026/, nl: /28-11-2026/ };
-const NAMES = ['Front Door', 'LOCK-1', 'Porch', 'BELL-1', 'Jamie', 'user-jamie-0001', 'Cabin', 'cabin'];
+const NAMES = ['Front Door', 'LOCK-1', 'Porch', 'BELL-1', 'Jamie', 'user-jamie-0001', 'Cabin', 'cabin', 'main'];
 const WAVE_1 = shippedLanguages().filter((code) => code !== 'en');
 const en = readCatalog('en');
 
