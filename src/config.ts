@@ -3,7 +3,7 @@
 import { z } from 'zod/v3';
 
 import { checkAccounts, type DisabledAccount } from './config/account-check.js';
-import { accountEntrySchema } from './config/account-entry.js';
+import { accountEntrySchema, INHERITED_CREDENTIALS, type InheritedCredential } from './config/account-entry.js';
 import { deviceConfigSchemas } from './config/device-configs.js';
 import { isEntryList, lookup, problemSentences, pruneEntries } from './config/entry-lists.js';
 import { httpUrl, secret } from './config/fields.js';
@@ -123,7 +123,11 @@ export type ConfigCheck =
    * `disabled`: one sentence per device, person or account entry left out for a mistake inside it;
    * `disabledAccounts`: the entries of `accounts` that do not run, and why.
    */
-  | { ok: true; config: LockAccessConfig; warnings: string[]; disabled: string[]; disabledAccounts: DisabledAccount[] }
+  | {
+    ok: true; config: LockAccessConfig; warnings: string[]; disabled: string[]; disabledAccounts: DisabledAccount[];
+    /** The top-level account fields have a mistake (what to fix): the main account is disabled, the extra accounts with their own credentials run. */
+    mainDisabled?: string;
+  }
   | { ok: false; missing: string[]; problems: string[] };
 
 /** Fields a user must fill before the plugin does anything (the public address: unless a tunnel gives one). */
@@ -151,41 +155,76 @@ export function missingFields(raw: unknown): string[] {
  */
 export function checkConfig(raw: unknown): ConfigCheck {
   const missing = missingFields(raw);
-  const isMissing = (where: string) => missing.some((field) => field === where || field.startsWith(`${where}.`));
-  const schema = configSchema();
   // Each extra account is checked on its own below: a mistake in one never idles the others.
   const rawAccounts = lookup(raw, 'accounts');
   const record = raw !== null && typeof raw === 'object' ? { ...(raw as Record<string, unknown>), accounts: [] } : raw;
+  const block = parseBlock(record, missing);
+  if (!block.ok) {
+    // A mistake in the top-level account fields alone disables the main account (and the entries
+    // that take the broken field); the extra accounts with credentials of their own run.
+    const broken = brokenCredentials(block, missing);
+    if (broken === undefined || rawAccounts === undefined) return block;
+    const stand = parseBlock({ ...(record as Record<string, unknown>), ...Object.fromEntries([...broken].map((field) => [field, BROKEN_PLACEHOLDER])) }, []);
+    if (!stand.ok) return block;
+    const accounts = checkAccounts(rawAccounts, { refreshToken: stand.config.refreshToken, broken });
+    if (accounts.accounts.length === 0) return block;
+    const mainDisabled = [...(block.missing.length > 0 ? [`missing: ${block.missing.join(', ')}`] : []), ...block.problems].join('; ');
+    return finish(stand.config, accounts, stand.disabled, mainDisabled);
+  }
+  const accounts = checkAccounts(rawAccounts, { refreshToken: block.config.refreshToken, broken: new Set() });
+  return finish(block.config, accounts, block.disabled, undefined);
+}
+
+/** Stands in for a broken top-level credential while the main account is disabled: it is never sent. */
+const BROKEN_PLACEHOLDER = 'broken';
+
+/** The block without its accounts, parsed: a mistake in a device or person entry leaves that entry out. */
+function parseBlock(record: unknown, missing: readonly string[]): { ok: true; config: LockAccessConfig; disabled: string[] } | { ok: false; missing: string[]; problems: string[]; issues: z.ZodIssue[] } {
+  const isMissing = (where: string) => missing.some((field) => field === where || field.startsWith(`${where}.`));
+  const schema = configSchema();
   let parsed = schema.safeParse(record);
   const disabled: string[] = [];
   if (!parsed.success) {
     // Entry mistakes alone: parse again without the entries (or lists) that hold them.
     const inEntry = (issue: z.ZodIssue) => isEntryList(issue.path[0]);
     if (missing.length > 0 || !parsed.error.issues.every(inEntry)) {
-      return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues.filter((issue) => !inEntry(issue)), isMissing) };
+      const issues = parsed.error.issues.filter((issue) => !inEntry(issue));
+      return { ok: false, missing: [...missing], problems: problemSentences(issues, isMissing), issues };
     }
     const { pruned, disabled: refused } = pruneEntries(record as Record<string, unknown>, parsed.error.issues);
     disabled.push(...refused);
     parsed = schema.safeParse(pruned);
-    if (!parsed.success) return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues, isMissing) };
+    if (!parsed.success) return { ok: false, missing: [...missing], problems: problemSentences(parsed.error.issues, isMissing), issues: parsed.error.issues };
   }
-  const accounts = checkAccounts(rawAccounts, { refreshToken: parsed.data.refreshToken, broken: new Set() });
-  parsed.data.accounts = accounts.accounts;
+  return { ok: true, config: parsed.data, disabled };
+}
+
+/** The top-level credentials a failed parse found broken, when they are its only mistakes. */
+function brokenCredentials(failed: { missing: string[]; issues: z.ZodIssue[] }, missing: readonly string[]): Set<InheritedCredential> | undefined {
+  const credential = (field: unknown): field is InheritedCredential => INHERITED_CREDENTIALS.some((name) => name === field);
+  if (!missing.every(credential)) return undefined;
+  if (!failed.issues.every((issue) => issue.path.length === 1 && credential(issue.path[0]))) return undefined;
+  const broken = new Set<InheritedCredential>([...missing.filter(credential), ...failed.issues.map((issue) => issue.path[0]).filter(credential)]);
+  return broken.size > 0 ? broken : undefined;
+}
+
+function finish(config: LockAccessConfig, accounts: ReturnType<typeof checkAccounts>, disabled: string[], mainDisabled: string | undefined): ConfigCheck {
+  config.accounts = accounts.accounts;
   disabled.push(...accounts.problems);
   const warnings: string[] = [];
-  const { publicUrl, tunnel } = parsed.data.webhook;
+  const { publicUrl, tunnel } = config.webhook;
   if (publicUrl !== undefined && tunnel !== undefined) {
     warnings.push('webhook.publicUrl and webhook.tunnel are both set: the ngrok tunnel\'s address is used (with the path of webhook.publicUrl) and webhook.publicUrl is not registered. Remove one of them in the plugin settings.');
   } else if (publicUrl !== undefined && new URL(publicUrl).protocol === 'http:') {
     warnings.push('webhook.publicUrl uses http: the service needs an https address; use http only for local testing.');
   }
-  if (Boolean(parsed.data.webhook.tlsCertFile) !== Boolean(parsed.data.webhook.tlsKeyFile)) {
+  if (Boolean(config.webhook.tlsCertFile) !== Boolean(config.webhook.tlsKeyFile)) {
     warnings.push('webhook.tlsCertFile and webhook.tlsKeyFile must be set together; the listener uses plain http until both are set.');
   }
-  if (peopleOf(parsed.data).length < parsed.data.people.length) {
+  if (peopleOf(config).length < config.people.length) {
     warnings.push('people lists the same userId more than once; the first entry is used.');
   }
-  return { ok: true, config: parsed.data, warnings, disabled, disabledAccounts: accounts.disabled };
+  return { ok: true, config, warnings, disabled, disabledAccounts: accounts.disabled, ...(mainDisabled === undefined ? {} : { mainDisabled }) };
 }
 
 /** The people of the config: the first entry per userId, each with a name (the userId when none is given). */

@@ -33,10 +33,13 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
     }
     for (const warning of check.warnings) this.log.warn(warning);
     for (const entry of check.disabled) this.log.error(entry);
-    const config = check.config;
+    const { config, mainDisabled } = check;
+    if (mainDisabled !== undefined) {
+      this.log.error(`The main account (the top-level account fields) is disabled until you fix it in the plugin settings (${mainDisabled}); it sends nothing. The extra accounts with their own API key, client id and client secret run.`);
+    }
 
     api.on('didFinishLaunching', () => {
-      const context = { api, log, config, cachedAccessories: this.cached, cachedMatter: this.cachedMatter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown: this.shutdown };
+      const context = { api, log, config, ...(mainDisabled === undefined ? {} : { mainDisabled }), cachedAccessories: this.cached, cachedMatter: this.cachedMatter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown: this.shutdown };
       startPlugin(context).catch((error: unknown) => {
         // The stages handle their own failures; this is the last guard so Homebridge never crashes.
         log.error(`Lock Access could not start: ${errorText(error)}`);

@@ -51,6 +51,8 @@ export interface AccountRunDeps extends Pick<AccountSetupDeps, 'status' | 'liste
   showLink(state: LinkState): void;
   /** Asked before each wanted setup run: false while the account must not run (the same user as an earlier one). */
   mayRun?: () => Promise<boolean>;
+  /** Its settings have a mistake (what to fix): its tokens never start, so it sends nothing. */
+  disabled?: string;
 }
 
 /** Starts the account's setup and tokens; resolves once its tokens have started. */
@@ -70,6 +72,8 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
     listening: deps.listening,
     selfCheck: deps.selfCheck,
   });
+  // Never started, its tokens stay unlinked: it owns nothing, registers nothing and asks nothing.
+  if (deps.disabled !== undefined) return setup;
   const { mayRun } = deps;
   unit.setupWanted.follow((asFirstRun) => {
     if (mayRun === undefined) setup.request(asFirstRun);

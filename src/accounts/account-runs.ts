@@ -28,13 +28,15 @@ export interface AccountRunsDeps extends Pick<AccountSetupDeps, 'listening' | 's
   accounts: AccountDevices;
   registry: DeviceRegistry;
   /** The main account's results: registrations and link in the status file's own fields. */
-  mainStatus: AccountSetupDeps['status'] & { link(state: AccountUnit['tokens']['state']): void };
+  mainStatus: AccountSetupDeps['status'] & { link(state: AccountUnit['tokens']['state']): void; disabled(reason: string): void };
   /** Where the extra accounts' section of the status file is kept. */
   accountsStatus: AccountsStatusSink;
   /** Notices on the accounts' user routes. */
   accountChanged: Signal<[AccountChange]>;
   /** Each registration run's report, per account (with extra accounts only). */
   reported: Signal<[account: string, report: ReconcileReport]>;
+  /** The top-level account fields have a mistake (what to fix): the main account is disabled. */
+  mainDisabled?: string | undefined;
 }
 
 export interface AccountRuns {
@@ -80,7 +82,8 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
   const common = { config: deps.config, shutdown: deps.shutdown, accounts, registry: deps.registry, listening: deps.listening };
   const mainSetup = await runAccount(main, { ...common, status: deps.mainStatus, selfCheck: deps.selfCheck, showLink: (state) => {
     deps.mainStatus.link(state);
-  } });
+  }, ...(deps.mainDisabled === undefined ? {} : { disabled: deps.mainDisabled }) });
+  if (deps.mainDisabled !== undefined) deps.mainStatus.disabled(deps.mainDisabled);
   setups.set(MAIN_ACCOUNT_ID, mainSetup);
   const distinct = new DistinctUsers([main, ...extras], (account) => accounts.linked(account));
   for (const unit of extras) {

@@ -29,6 +29,8 @@ export interface PluginContext {
   api: API;
   log: Logger;
   config: LockAccessConfig;
+  /** The top-level account fields have a mistake (what to fix): the main account sends nothing. */
+  mainDisabled?: string;
   /** Accessories and Matter endpoints Homebridge restored from its cache before launch. */
   cachedAccessories: readonly PlatformAccessory[];
   cachedMatter: readonly MatterAccessory[];

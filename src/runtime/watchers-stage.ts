@@ -47,6 +47,7 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
     accountsStatus: files.status,
     accountChanged: listener.router.accountChanged,
     reported: link.reported,
+    mainDisabled: context.mainDisabled,
     listening: () => listener.receiver !== undefined,
     // Without an address yet (a tunnel connecting), the address's arrival runs it.
     selfCheck: () => (address.publicUrl === undefined ? Promise.resolve() : selfChecks.runNow()),

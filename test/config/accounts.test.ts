@@ -104,3 +104,26 @@ describe('config: extra accounts', () => {
     expect(result.ok).toBe(true);
   });
 });
+
+describe('config: the top-level account fields broken', () => {
+  const own = { apiKey: 'cabin-key', clientId: 'cabin-client', clientSecret: 'cabin-secret' };
+
+  it('disables the main account and every entry that takes the broken field; an entry with its own runs', () => {
+    const result = checkConfig({ ...block, apiKey: '', accounts: [{ id: 'cabin', refreshToken: 'r-cabin', ...own }, { id: 'flat', refreshToken: 'r-flat' }] });
+    if (!result.ok) throw new Error(`expected the extra account to run: ${result.problems.join('; ')}`);
+    expect(result.mainDisabled).toMatch(/apiKey/);
+    expect(result.config.accounts.map((entry) => entry.id)).toEqual(['cabin']);
+    expect(result.disabled.join('\n')).toMatch(/"flat".*apiKey is taken from the top-level account fields, where it has a mistake/);
+  });
+
+  it('with no entry that can run, everything idles as before', () => {
+    const result = checkConfig({ ...block, apiKey: '', accounts: [{ id: 'flat', refreshToken: 'r-flat' }] });
+    expect(result.ok).toBe(false);
+    expect(checkConfig({ ...block, apiKey: '' }).ok).toBe(false);
+  });
+
+  it('a mistake in the webhook settings idles everything, whatever the entries hold', () => {
+    const result = checkConfig({ ...block, apiKey: '', webhook: { publicUrl: 'not a url' }, accounts: [{ id: 'cabin', refreshToken: 'r-cabin', ...own }] });
+    expect(result.ok).toBe(false);
+  });
+});

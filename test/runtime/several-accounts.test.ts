@@ -40,7 +40,7 @@ describe('several accounts behind one listener', () => {
     await rm(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  function homebridge(accounts: unknown[]) {
+  function homebridge(accounts: unknown[], top: Record<string, unknown> = {}) {
     const api = new HomebridgeAPI() as unknown as API;
     Object.defineProperty(api, 'user', { value: { storagePath: () => dir } });
     const registered: PlatformAccessory[] = [];
@@ -48,12 +48,13 @@ describe('several accounts behind one listener', () => {
       registered.push(...accessories);
     };
     const webhook = { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 0 };
-    const check = checkConfig(simPlatformConfig(sim, port, { webhook, userWebhook: false, refreshStateOnStart: false, accounts }));
+    const check = checkConfig(simPlatformConfig(sim, port, { webhook, userWebhook: false, refreshStateOnStart: false, accounts, ...top }));
     if (!check.ok) throw new Error('the test config should be valid');
+    const { mainDisabled } = check;
     const captured = captureLog();
     const shutdown = new Shutdown();
     shutdowns.push(shutdown);
-    const context: PluginContext = { api, log: captured.log, config: check.config, cachedAccessories: [], cachedMatter: [], pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown };
+    const context: PluginContext = { api, log: captured.log, config: check.config, ...(mainDisabled === undefined ? {} : { mainDisabled }), cachedAccessories: [], cachedMatter: [], pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown };
     return { context, registered, captured };
   }
 
@@ -93,5 +94,34 @@ describe('several accounts behind one listener', () => {
     await waitFor(() => running.listener.registry.lock('L2')?.state.lock === 'locked');
     expect(running.files.status.status.accounts?.cabin).toMatchObject({ name: 'Cabin', link: { state: 'linked' } });
     expect(hb.captured.text()).not.toMatch(/re-authori[sz]ation/i);
+  });
+
+  it('the top-level API key broken: the main account alone is disabled and sends nothing (no grant, no registration); an account with its own key and client runs', async () => {
+    const mainSeed = sim.account.refreshToken;
+    const hb = homebridge([cabinEntry()], { apiKey: ' pasted with spaces ' });
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => sim.registrations().some((r) => r.scope === 'L2'));
+    await sim.idle();
+    // Cabin owns the shared lock now: the main account cannot.
+    await waitFor(() => sim.registrations().length === 2);
+    expect(sim.registrations().map((r) => [r.scope, r.account]).sort()).toEqual([['L2', 'cabin'], ['SHARED', 'cabin']]);
+    expect(sim.refreshTokenState(mainSeed)).toBe('issued');
+    expect(running.files.status.status.link).toMatchObject({ state: 'checkSettings', message: { code: 'link.mainDisabled' } });
+    expect(running.files.status.status.accounts?.cabin).toMatchObject({ link: { state: 'linked' } });
+  });
+
+  it('an entry that is the same /users/me user as the main account is disabled before it registers anything, with a line naming both; the others run', async () => {
+    // The main account's own user, entered again with another refresh token of it.
+    const twice = { id: 'again', name: 'Again', refreshToken: sim.issueRefreshToken() };
+    const hb = homebridge([cabinEntry(), twice]);
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => running.files.status.status.accounts?.again?.link.state === 'disabled');
+    await waitFor(() => sim.registrations().length === 3);
+    await sim.idle();
+    expect(sim.registrations().map((r) => r.url).filter((url) => url.includes('/a/again/'))).toEqual([]);
+    expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
+    expect(running.files.status.status.accounts?.cabin).toMatchObject({ link: { state: 'linked' } });
   });
 });
