@@ -124,4 +124,27 @@ describe('several accounts behind one listener', () => {
     expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
     expect(running.files.status.status.accounts?.cabin).toMatchObject({ link: { state: 'linked' } });
   });
+
+  it('isolation: one account\'s invalid_grant puts it alone in re-authorization needed; the main account gets no grant, no DELETE and no line blaming it, and its commands keep working', async () => {
+    const hb = homebridge([cabinEntry()]);
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => sim.registrations().length === 3);
+    await sim.idle();
+    const mainBefore = sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.scope} ${String(r.updatedAt)}`).sort();
+    const changesBefore = sim.registrationChanges().length;
+    sim.revokeAccount('cabin');
+    // Cabin's next call (a command to its lock) meets 401, its one refresh meets invalid_grant.
+    await running.listener.registry.lock('L2')?.request('unlock', 'test').catch(() => undefined);
+    await waitFor(() => running.files.status.status.accounts?.cabin?.link.state === 'reauthorizationNeeded');
+    expect(running.files.status.status.link.state).toBe('linked');
+    expect(sim.registrationChanges().slice(changesBefore).filter((change) => change.op === 'delete')).toEqual([]);
+    expect(sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.scope} ${String(r.updatedAt)}`).sort()).toEqual(mainBefore);
+    // Lines about Cabin itself or its own lock are Cabin's; none may speak of the main account's.
+    const blamed = hb.captured.text().split('\n').filter((line) => /re-authori[sz]ation|link .* again/i.test(line) && !/^(Cabin \(cabin\)|Cabin Door):/.test(line));
+    expect(blamed).toEqual([]);
+    // The main account's own lock still takes commands.
+    await running.listener.registry.lock('L1')?.request('unlock', 'test');
+    await waitFor(() => sim.lock('L1')?.lockState === 'unlocked');
+  });
 });
