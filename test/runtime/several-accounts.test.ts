@@ -147,4 +147,22 @@ describe('several accounts behind one listener', () => {
     await running.listener.registry.lock('L1')?.request('unlock', 'test');
     await waitFor(() => sim.lock('L1')?.lockState === 'unlocked');
   });
+
+  it('handover: the main account deleted (lifecycle) while it owns a shared lock: Cabin registers the lock first, then the main account deletes its own registrations; Cabin\'s stay', async () => {
+    const hb = homebridge([{ ...cabinEntry(), userWebhook: true }], { userWebhook: true });
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => sim.registrations().length === 5);
+    await sim.idle();
+    const before = sim.registrationChanges().length;
+    await sim.fire('user-deleted');
+    await waitFor(() => sim.registrations().every((r) => r.account === 'cabin'));
+    const changes = sim.registrationChanges().slice(before).map((change) => `${change.op} ${change.kind}:${change.scope} ${change.account}`);
+    const registered = changes.indexOf('register lock:SHARED cabin');
+    const deleted = changes.indexOf('delete lock:SHARED main');
+    expect(registered).toBeGreaterThanOrEqual(0);
+    expect(deleted).toBeGreaterThan(registered);
+    expect(changes.filter((change) => change.startsWith('delete') && change.endsWith('cabin'))).toEqual([]);
+    expect(sim.registrations().map((r) => `${r.kind}:${r.scope}`).sort()).toEqual(['lock:L2', 'lock:SHARED', `user:${sim.accountOf('cabin').userId}`].sort());
+  });
 });
