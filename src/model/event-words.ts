@@ -1,7 +1,9 @@
 // Plain-words lines for the event log: what happened, said the way a Homebridge user would say it.
 // Pure: no clock, no I/O. The time is shown beside the line by the UI, so it is not part of the words.
 import type { Actor, DeviceEvent } from './events.js';
+import type { MessageParam, MessageParams, UiMessage } from '../util/ui-message.js';
 import { batteryWord } from './battery-words.js';
+import { eventMessage, type EventCode } from './event-messages.js';
 
 /** "Jane Doe", or undefined when the callback names nobody. */
 function personName(actor: Actor | undefined): string | undefined {
@@ -38,130 +40,141 @@ export interface OwnAction {
 }
 
 export function autoLockWords(closedSeconds: number): string {
-  return `Locked by auto-lock (the door was closed for ${closedSeconds} s)`;
+  return eventMessage('event.autoLock', { seconds: closedSeconds }).text;
 }
 
-function who(actor: Actor | undefined): string {
-  return personName(actor) ?? 'someone';
+/** An event's line as a message: its code, and the names and numbers it shows. */
+export type EventLine = UiMessage;
+
+/** A person's name, or the word for someone the callback does not name. */
+function actorParam(actor: Actor | undefined, unnamed: 'event.someone' | 'event.someoneSubject' | 'event.pinUser' = 'event.someone'): MessageParam {
+  return personName(actor) ?? eventMessage(unnamed);
 }
 
+const PIN_STATES = new Set(['load', 'enable', 'disable', 'delete', 'update']);
 
-const PIN_WORDS: Record<string, string> = {
-  load: 'PIN added',
-  disable: 'PIN disabled',
-  enable: 'PIN enabled',
-  delete: 'PIN deleted',
-  update: 'PIN changed',
+const ACCESS_CODES: Record<string, EventCode> = {
+  rule_access_always: 'event.access.always',
+  rule_access_temporary: 'event.access.temporary',
+  rule_access_recurring: 'event.access.recurring',
 };
 
-const ACCESS_WORDS: Record<string, string> = {
-  rule_access_always: 'access at all times',
-  rule_access_temporary: 'temporary access',
-  rule_access_recurring: 'access on a schedule',
+const LOCK_BATTERY_CODES: Record<string, EventCode> = {
+  lock_state_battery_warning_none: 'event.battery.lockOk',
+  lock_state_battery_warning_2week: 'event.battery.lock2week',
+  lock_state_battery_warning_1week: 'event.battery.lock1week',
+  lock_state_battery_warning_2day: 'event.battery.lock2day',
 };
 
-function batteryWords(device: 'lock' | 'keypad', raw: string): string {
+function batteryLine(device: 'lock' | 'keypad', raw: string): EventLine {
   const word = batteryWord(raw);
-  if (device === 'lock' && word?.words !== undefined) return word.words;
-  const label = device === 'lock' ? 'Lock battery' : 'Keypad battery';
-  if (word === undefined || word.warning === 'none') return `${label} OK`;
-  if (word.warning === 'critical') return `${label} critical: replace the batteries now`;
-  return `${label} low`;
+  const exact = device === 'lock' ? LOCK_BATTERY_CODES[raw] : undefined;
+  if (exact !== undefined) return eventMessage(exact);
+  const warning = word === undefined ? 'none' : word.warning;
+  if (device === 'lock') return eventMessage(warning === 'none' ? 'event.battery.lockOk' : warning === 'critical' ? 'event.battery.lockCritical' : 'event.battery.lockLow');
+  return eventMessage(warning === 'none' ? 'event.battery.keypadOk' : warning === 'critical' ? 'event.battery.keypadCritical' : 'event.battery.keypadLow');
 }
 
-function lockStateWords(event: Extract<DeviceEvent, { kind: 'lockState' }>): string {
-  const verb = event.state === 'locked' ? 'Locked' : 'Unlocked';
+function lockStateLine(event: Extract<DeviceEvent, { kind: 'lockState' }>): EventLine {
   if (event.source === 'status') {
     const checker = personName(event.actor);
-    return `Status check: ${event.state}${checker ? ` (asked by ${checker})` : ''}`;
+    return checker === undefined ? eventMessage(`event.statusCheck.${event.state}`) : eventMessage(`event.statusCheckBy.${event.state}`, { actor: checker });
   }
-  const where = event.device === 'keypad' ? ' at the keypad' : '';
+  const keypad = event.device === 'keypad';
+  const verb = event.state;
   switch (event.actor.kind) {
     case 'oneTouch':
-      return `Locked with One-Touch${where}`;
+      return eventMessage(keypad ? 'event.oneTouchKeypad' : 'event.oneTouch');
     case 'manual':
-      return `${verb} by hand`;
+      return eventMessage(`event.${verb}.manual`);
     case 'masterPin':
-      return `${verb} with the master PIN${where}`;
-    case 'person': {
-      const name = personName(event.actor);
-      if (event.device === 'keypad') return `${verb} by ${name ?? 'a PIN user'} at the keypad`;
+      return eventMessage(keypad ? `event.${verb}.masterPinKeypad` : `event.${verb}.masterPin`);
+    case 'person':
+      if (keypad) return eventMessage(`event.${verb}.keypadBy`, { actor: actorParam(event.actor, 'event.pinUser') });
       // The app, the API, or Apple Home through this plugin: the service says which account, not which.
-      return `${verb} remotely by ${name ?? 'someone'}`;
-    }
+      return eventMessage(`event.${verb}.remoteBy`, { actor: actorParam(event.actor) });
     default:
       // Not turned by hand (that has its own actor), so remotely, or at the keypad.
-      return `${verb}${where === '' ? ' remotely' : where}`;
+      return eventMessage(keypad ? `event.${verb}.keypad` : `event.${verb}.remote`);
   }
 }
 
-/** One line for one event, e.g. "Unlocked by Jane Doe at the keypad". */
-export function describeEvent(event: DeviceEvent, deviceName: string, own?: OwnAction): string {
-  if (own !== undefined && event.kind === 'lockState') return autoLockWords(own.autoLockSeconds);
+function pinLine(event: Extract<DeviceEvent, { kind: 'pinManaged' }>): EventLine {
+  if (event.masterPin) return eventMessage('event.masterPinChanged');
+  const known = PIN_STATES.has(event.state);
+  const owner = personName(event.pinUser);
+  const params: MessageParams = known ? {} : { state: event.state };
+  const state = known ? event.state as 'load' : 'other';
+  let line = owner === undefined ? eventMessage(`event.pin.${state}`, params) : eventMessage(`event.pinFor.${state}`, { ...params, owner });
+  if (event.schedule) line = eventMessage('event.withSchedule', { line, schedule: event.schedule });
+  const by = personName(event.actor);
+  if (by !== undefined && by !== owner) line = eventMessage('event.withActor', { line, actor: by });
+  return line;
+}
+
+function membershipLine(event: Extract<DeviceEvent, { kind: 'membership' }>): EventLine {
+  const actor = actorParam(event.user, 'event.someoneSubject');
+  switch (event.change) {
+    case 'added':
+      return eventMessage('event.access.added', { actor });
+    case 'removed':
+      return eventMessage('event.access.removed', { actor });
+    case 'userType':
+      return eventMessage(event.value === 'superuser' ? 'event.access.owner' : 'event.access.guest', { actor });
+    default:
+      return eventMessage(ACCESS_CODES[event.value ?? ''] ?? 'event.access.changed', { actor });
+  }
+}
+
+function configFlagLine(event: Extract<DeviceEvent, { kind: 'configFlag' }>): EventLine {
+  switch (event.flag) {
+    case 'privacyMode':
+      return eventMessage(event.value ? 'event.privacyOn' : 'event.privacyOff');
+    case 'vacationMode':
+      return eventMessage(event.value ? 'event.vacationOn' : 'event.vacationOff');
+    default:
+      return eventMessage(event.value ? 'event.keypadOn' : 'event.keypadOff');
+  }
+}
+
+/** One event's line as a message, e.g. `event.unlocked.keypadBy` with the person's name. */
+export function eventLine(event: DeviceEvent, deviceName: string, own?: OwnAction): EventLine {
+  if (own !== undefined && event.kind === 'lockState') return eventMessage('event.autoLock', { seconds: own.autoLockSeconds });
   switch (event.kind) {
     case 'lockState':
-      return lockStateWords(event);
+      return lockStateLine(event);
     case 'doorState':
-      switch (event.state) {
-        case 'open':
-          return 'Door opened';
-        case 'closed':
-          return 'Door closed';
-        case 'ajar':
-          return 'Door ajar';
-        case 'init':
-          return 'Door sensor starting up';
-        default:
-          return 'Door state unknown';
-      }
+      return eventMessage(`event.door.${event.state}`);
     case 'battery':
-      return batteryWords(event.device, event.raw);
+      return batteryLine(event.device, event.raw);
     case 'online':
-      return event.online ? 'Bridge online' : 'Bridge offline: the lock cannot be reached remotely';
+      return eventMessage(event.online ? 'event.online' : 'event.offline');
     case 'lockName': {
       const by = personName(event.actor);
-      return `Renamed to "${event.name}"${by ? ` by ${by}` : ''}`;
+      return by === undefined ? eventMessage('event.renamed', { name: event.name }) : eventMessage('event.renamedBy', { name: event.name, actor: by });
     }
     case 'configFlag':
-      switch (event.flag) {
-        case 'privacyMode':
-          return event.value ? 'Privacy mode on: PINs do not unlock' : 'Privacy mode off';
-        case 'vacationMode':
-          return event.value ? 'Vacation mode on' : 'Vacation mode off';
-        default:
-          return event.value ? 'Keypad enabled' : 'Keypad disabled';
-      }
-    case 'pinManaged': {
-      if (event.masterPin) return 'Master PIN changed';
-      const what = PIN_WORDS[event.state] ?? `PIN ${event.state}`;
-      const owner = personName(event.pinUser);
-      const by = personName(event.actor);
-      return `${what}${owner ? ` for ${owner}` : ''}${event.schedule ? ` (${event.schedule})` : ''}${by && by !== owner ? ` by ${by}` : ''}`;
-    }
-    case 'membership': {
-      const name = who(event.user);
-      switch (event.change) {
-        case 'added':
-          return `${name} was given access`;
-        case 'removed':
-          return `${name} no longer has access`;
-        case 'userType':
-          return event.value === 'superuser' ? `${name} is now an owner` : `${name} is now a guest`;
-        default:
-          return `${name} now has ${ACCESS_WORDS[event.value ?? ''] ?? 'different access'}`;
-      }
-    }
+      return configFlagLine(event);
+    case 'pinManaged':
+      return pinLine(event);
+    case 'membership':
+      return membershipLine(event);
     case 'clockDrift':
-      return 'The lock reported a wrong time (clock drift): check its batteries';
+      return eventMessage('event.clockDrift');
     case 'doorbellPress':
-      return 'Doorbell pressed';
+      return eventMessage('event.doorbellPress');
     case 'motion':
-      return deviceName.trim() === '' ? 'Motion detected' : `Motion at ${deviceName}`;
+      return deviceName.trim() === '' ? eventMessage('event.motion') : eventMessage('event.motionAt', { device: deviceName });
     case 'videoAvailable':
-      if (event.cause === 'buttonpush') return 'Recording available (doorbell press)';
-      if (event.cause === 'doorbell_motion_detected') return 'Recording available (motion)';
-      return 'Recording available';
+      if (event.cause === 'buttonpush') return eventMessage('event.recordingPress');
+      if (event.cause === 'doorbell_motion_detected') return eventMessage('event.recordingMotion');
+      return eventMessage('event.recording');
     case 'accountDeleted':
-      return 'The Lock Access account was deleted: the plugin unlinked it';
+      return eventMessage('event.accountDeleted');
   }
+}
+
+/** One line for one event in English, e.g. "Unlocked by Jane Doe at the keypad". */
+export function describeEvent(event: DeviceEvent, deviceName: string, own?: OwnAction): string {
+  return eventLine(event, deviceName, own).text;
 }

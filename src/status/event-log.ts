@@ -1,14 +1,16 @@
-// The event log the settings UI shows: the last events per device in plain words (`events.json`).
+// The event log the settings UI shows: the last events per device (`events.json`), each stored as
+// its line's code and params, which the page words in its language, and the English `text`.
 // Bounded per device, written atomically through Storage and debounced, so a burst of callbacks
 // costs one write. It holds no secrets: words, ids, names, times, recording ids and still-image URLs.
 import { z } from 'zod/v3';
 
 import type { DeviceEvent } from '../model/events.js';
-import { describeEvent, eventPerson, type OwnAction } from '../model/event-words.js';
+import { eventLine, eventPerson, type OwnAction } from '../model/event-words.js';
 import type { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
 import { QuietWriter } from '../util/quiet-writer.js';
+import { MESSAGE_CODE, uiMessageSchema } from '../util/ui-message.js';
 
 export { describeEvent } from '../model/event-words.js';
 
@@ -26,6 +28,13 @@ export const eventLogEntrySchema = z.object({
   kind: z.string(),
   /** Epoch milliseconds. */
   at: z.number(),
+  /**
+   * The line as the page words it: a catalog code and its params (names, numbers, a schedule;
+   * another line for `{line}`). Entries an earlier version wrote have only `text`, shown as it is.
+   */
+  how: z.string().regex(MESSAGE_CODE).optional(),
+  params: z.record(z.string(), z.union([z.number(), z.string(), uiMessageSchema()])).optional(),
+  /** The line in English (logs, diagnostics, and the page for an entry without `how`). */
   text: z.string(),
   /** Recording id of a doorbell press or recording, for "play recording". */
   dvrId: z.string().optional(),
@@ -67,13 +76,16 @@ export interface EventLogOptions {
 /** Turns a record into the stored entry (pure). */
 export function toEntry(record: EventLogRecord): EventLogEntry {
   const { event } = record;
+  const line = eventLine(event, record.deviceName, record.own);
   const entry: EventLogEntry = {
     deviceKind: record.deviceKind,
     deviceId: record.deviceId,
     deviceName: record.deviceName,
     kind: event.kind,
     at: record.at,
-    text: describeEvent(event, record.deviceName, record.own),
+    how: line.code,
+    params: line.params,
+    text: line.text,
   };
   if ((event.kind === 'doorbellPress' || event.kind === 'videoAvailable') && event.dvrId) entry.dvrId = event.dvrId;
   if (event.kind === 'motion' && event.imageUrl) entry.imageUrl = event.imageUrl;

@@ -1,10 +1,11 @@
 // @ts-check
-// The Event log card: the plugin's last events in plain words, filtered by person, with the
+// The Event log card: the plugin's last events in the page's language, filtered by person, with the
 // motion still image and a player for doorbell recordings (hls.js, vendored at build time).
 import { accountRequest, holdingOf } from './account-list.js';
 import { $, busy, el } from './dom.js';
 import { when } from './format.js';
 import { t } from './i18n.js';
+import { showMessage } from './messages.js';
 import { call } from './requests.js';
 
 /** @typedef {import('../../types/page.js').EventLogEntry} EventLogEntry */
@@ -19,11 +20,12 @@ function personFilter() {
 }
 
 /**
- * What happened, in the page's language.
+ * What happened, in the page's language: the entry's line code and params; an entry an earlier
+ * version wrote has only its English text.
  * @param {EventLogEntry} e
  */
 function eventWords(e) {
-  return e.text;
+  return e.how === undefined ? e.text : showMessage({ code: e.how, params: e.params ?? {}, text: e.text });
 }
 
 /** @param {EventLogEntry} e */
