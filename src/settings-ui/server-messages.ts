@@ -27,6 +27,8 @@ export const SERVER_MESSAGES = {
   'server.unlink.done': 'Unlinked: the stored tokens were deleted.',
   'server.unlink.notSaved': 'Unlinked for now, but the token file could not be written ({reason}): after a restart the stored tokens would be used again. Free disk space or fix the folder\'s permissions, then unlink again.',
   'server.unlink.listNotUpdated': 'The list of webhooks could not be updated ({reason}).',
+  'server.unlink.handedOver': '{device} was handed over to {account}: registered there before this account\'s registration was deleted.',
+  'server.unlink.handoverFailed': '{device} could not be registered for {account} ({reason}); this account\'s registration was deleted all the same. The plugin registers it for {account} at its next setup run.',
   'server.unlink.left': {
     one: '{count} webhook registration could not be deleted: {registrations}. It is deleted after the next link; until then the service may keep sending to it.',
     other: '{count} webhook registrations could not be deleted: {registrations}. They are deleted after the next link; until then the service may keep sending to them.',

@@ -12,6 +12,7 @@ import { nonEmpty, readSavedPlatform } from './account-input.js';
 import { accountIdOf, resolveAccountById, type ChosenAccount } from './account-choice.js';
 import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.js';
 import { CloudSession, type ClientFactory } from './cloud-session.js';
+import { handOverBeforeUnlink } from './unlink-handover.js';
 import type { EventLogEntry } from '../status/event-log.js';
 import { keypadCodes, type KeypadCode } from '../status/keypad-codes.js';
 import { AuthorizationCodeFlow } from './oauth-code-flow.js';
@@ -119,10 +120,20 @@ export class SettingsUiBackend {
     return this.link.test(account);
   }
 
-  /** Deletes every webhook registration, then the tokens. */
+  /**
+   * Hands over the account's shared devices (the next owner registers each first), then deletes
+   * every webhook registration of the account, then its tokens.
+   */
   async unlink(input: AccountRequest): Promise<UnlinkAnswer> {
     const account = await this.account(input);
-    return this.link.unlink(account);
+    const saved = await readSavedPlatform(this.options.configPath);
+    const handed = Array.isArray(saved.accounts) && saved.accounts.length > 0 ? await handOverBeforeUnlink(account.id, this.session.storage, saved, this.session) : [];
+    const answer = await this.link.unlink(account);
+    const notes = handed.map(({ device, to, error }) => {
+      const params = { device: device.slice(device.indexOf(':') + 1), account: to };
+      return error === undefined ? serverMessage('server.unlink.handedOver', params) : serverMessage('server.unlink.handoverFailed', { ...params, reason: error });
+    });
+    return { ...answer, notes: [...notes, ...answer.notes] };
   }
 
   /** Link state from the token files (no network) of the main account and of the extra accounts the page names, and the plugin's snapshot. */

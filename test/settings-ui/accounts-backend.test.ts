@@ -136,6 +136,35 @@ describe('README "Several homes or accounts": link, test and unlink an extra acc
     expect(sim.stats.accounts.main?.byRoute['DELETE /api/webhook/:lockID/:clientID']).toBeUndefined();
   });
 
+  it('unlink of a shared lock\'s owner: the next linked holder registers the lock first, then the owner deletes its registrations; the next owner\'s own registrations stay', async () => {
+    sim.share('lock', 'L1', 'cabin');
+    await backend.linkWithRefreshToken({ refreshToken: sim.issueRefreshToken() });
+    await backend.linkWithRefreshToken({ accountId: 'cabin', refreshToken: sim.issueRefreshToken('cabin') });
+    const session = new CloudSession({ storage: Storage.under(dir), log: quiet, now: Date.now, createClient: (a, tokens) => new CloudHttpClient({ baseUrl: a.baseUrl, apiKey: a.apiKey, tokens }) });
+    // As the running plugin left it: Cabin owns the shared L1 and its own CABIN-1; the main account has only its user registration.
+    for (const [id, account, wanted] of [['main', sim.account, { locks: [], doorbells: [], user: true }], ['cabin', sim.accountOf('cabin'), { locks: ['L1', 'CABIN-1'], doorbells: [], user: false }]] as const) {
+      const settings = { id, apiKey: account.apiKey, clientId: account.clientId, clientSecret: account.clientSecret, baseUrl: sim.baseUrl, authUrl: sim.authUrl };
+      await session.withTokens(settings, async (tokens) => {
+        const storage = session.storageOf(settings);
+        const registrar = new WebhookRegistrar({ client: await session.client(settings, tokens), storage, clientId: account.clientId, publicUrl: () => `${PUBLIC_URL}${id === 'main' ? '' : `/a/${id}`}`, secret: await WebhookSecret.load(storage), log: quiet });
+        await registrar.reconcile({ ...wanted, locks: [...wanted.locks], doorbells: [] });
+        registrar.stop();
+      });
+    }
+    await writeFile(join(dir, 'lock-access', 'device-accounts.json'), JSON.stringify({ version: 1, devices: { 'lock:L1': { owner: 'cabin', holders: ['main', 'cabin'] }, 'lock:CABIN-1': { owner: 'cabin', holders: ['cabin'] } } }));
+    const before = sim.registrationChanges().length;
+    const answer = await backend.unlink({ accountId: 'cabin' });
+    expect(answer).toMatchObject({ saved: true, left: [] });
+    expect(answer.notes[0]).toMatchObject({ code: 'server.unlink.handedOver', params: { device: 'L1', account: 'main' } });
+    const changes = sim.registrationChanges().slice(before).map((c) => `${c.op} ${c.scope} ${c.account}`);
+    expect(changes.indexOf('register L1 main')).toBeGreaterThanOrEqual(0);
+    expect(changes.indexOf('register L1 main')).toBeLessThan(changes.indexOf('delete L1 cabin'));
+    expect(changes).toContain('delete CABIN-1 cabin');
+    // The main account's user registration was sent as its ledger has it, not deleted.
+    expect(changes.filter((c) => c.endsWith(' main'))).toEqual(['register L1 main']);
+    expect(sim.registrations().map((r) => [r.account, r.kind, r.scope]).sort()).toEqual([['main', 'lock', 'L1'], ['main', 'user', expect.anything()]].sort());
+  });
+
   it('an account that is not in the settings is named', async () => {
     await expect(backend.testConnection({ accountId: 'attic' })).rejects.toThrow(/no account "attic"/);
   });
