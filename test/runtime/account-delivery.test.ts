@@ -6,19 +6,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { eventually, fireAccepted } from '../harness/e2e-session.js';
+import { deliverySensorValue, realPause, withinFakeTime } from '../harness/fake-time-steps.js';
 import { freePort } from '../harness/homebridge.js';
 import { startInProcess, type InProcessPlatform } from '../harness/in-process.js';
-import { read } from '../homekit/hap-env.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
-const { Service: S, Characteristic: C } = hap;
 /** Taken before the fake timers: lets real I/O (the simulator, the listener) happen between steps of fake time. */
-const realPause = ((realSetTimeout) => (ms: number) => new Promise<void>((resolve) => { realSetTimeout(resolve, ms); }))(globalThis.setTimeout);
 
 let sim: Simulator;
 let plugin: InProcessPlatform;
@@ -50,22 +47,8 @@ afterAll(async () => {
   await sim.close();
 });
 
-/** Steps fake time on, with a real pause after each second, until `probe` gives a value or `limitMs` of fake time have gone. */
-async function within<T>(limitMs: number, probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let waited = 0; ; waited += 1_000) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (waited >= limitMs) throw new Error(`no ${what} within ${String(limitMs / 1_000)} s of fake time\n${plugin.text()}`);
-    await vi.advanceTimersByTimeAsync(1_000);
-    await realPause(20);
-  }
-}
-
-const sensorValue = () => {
-  const accessory = plugin.accessory('Lock Access');
-  if (!accessory) throw new Error('no "Lock Access" accessory');
-  return read(accessory, S.ContactSensor, C.ContactSensorState, 'delivery');
-};
+const within = <T>(limitMs: number, probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> => withinFakeTime(plugin, limitMs, probe, what);
+const sensorValue = () => deliverySensorValue(plugin);
 
 interface StatusFile { delivery?: { state: string }; accounts?: Record<string, { delivery?: { state: string; lastCheck?: { lockId?: string } } }> }
 const statusFile = async (): Promise<StatusFile> => JSON.parse(await readFile(join(plugin.storagePath, 'lock-access', 'status.json'), 'utf8')) as StatusFile;

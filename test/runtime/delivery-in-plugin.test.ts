@@ -9,17 +9,16 @@ import hap from '@homebridge/hap-nodejs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { eventually, fireAccepted } from '../harness/e2e-session.js';
+import { deliverySensorValue, withinFakeTime } from '../harness/fake-time-steps.js';
 import { freePort } from '../harness/homebridge.js';
 import { startInProcess, type InProcessPlatform } from '../harness/in-process.js';
-import { read } from '../homekit/hap-env.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
-const { Service: S, Characteristic: C } = hap;
+const { Service: S } = hap;
 
 const SENSOR = 'Lock Access Events Stopped';
 /** Taken before the fake timers: lets real I/O (the simulator, the listener) happen between steps of fake time. */
-const realPause = ((realSetTimeout) => (ms: number) => new Promise<void>((resolve) => { realSetTimeout(resolve, ms); }))(globalThis.setTimeout);
 
 let sim: Simulator;
 let plugin: InProcessPlatform;
@@ -51,22 +50,8 @@ afterAll(async () => {
   await sim.close();
 });
 
-/** Steps fake time on, with a real pause after each second, until `probe` gives a value or `limitMs` of fake time have gone. */
-async function within<T>(limitMs: number, probe: () => T | undefined, what: string): Promise<T> {
-  for (let waited = 0; ; waited += 1_000) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (waited >= limitMs) throw new Error(`no ${what} within ${String(limitMs / 1_000)} s of fake time\n${plugin.text()}`);
-    await vi.advanceTimersByTimeAsync(1_000);
-    await realPause(20);
-  }
-}
-
-const sensorValue = () => {
-  const accessory = plugin.accessory('Lock Access');
-  if (!accessory) throw new Error('no "Lock Access" accessory');
-  return read(accessory, S.ContactSensor, C.ContactSensorState, 'delivery');
-};
+const within = <T>(limitMs: number, probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> => withinFakeTime(plugin, limitMs, probe, what);
+const sensorValue = () => deliverySensorValue(plugin);
 
 describe('the delivery watch inside the plugin, on fake time', () => {
   it('"Lock Access Events Stopped" is on a bridge-level accessory "Lock Access" and reads 0 (closed) before anything is known', async () => {
