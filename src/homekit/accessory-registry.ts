@@ -138,7 +138,7 @@ export class AccessoryRegistry implements DeviceView {
     this.sensor = sensor;
     // A full bridge refuses it: the log, the status file and the settings page still tell.
     if (cached === undefined) {
-      this.register([accessory], (_names, error) => `The "${DELIVERY_SENSOR_NAME}" sensor could not be added to HomeKit (${errorText(error)}); the log and the plugin settings still say when events stop arriving.`);
+      this.register([accessory]);
     }
     return sensor;
   }
@@ -162,7 +162,8 @@ export class AccessoryRegistry implements DeviceView {
 
   /** Names of the devices whose accessories the bridge refused: they run, but HomeKit does not show them. */
   notShown(): string[] {
-    return [...this.unpublished].map((uuid) => this.accessories.get(uuid)?.displayName ?? uuid);
+    const bridge = deliveryAccessoryUuid(this.options.api);
+    return [...this.unpublished].filter((uuid) => uuid !== bridge).map((uuid) => this.accessories.get(uuid)?.displayName ?? uuid);
   }
 
   private uuidOf(kind: DeviceKind, id: string): string {
@@ -187,7 +188,7 @@ export class AccessoryRegistry implements DeviceView {
    * full. Refusal never stops the rest of the start-up (webhooks, the event log): the devices keep
    * running unseen, the log names them and suggests a child bridge, and the next sync tries again.
    */
-  private register(created: PlatformAccessory[], refusal: (names: string, error: unknown) => string = devicesRefused): PlatformAccessory[] {
+  private register(created: PlatformAccessory[]): PlatformAccessory[] {
     const { api, log, pluginName, platformName } = this.options;
     try {
       api.registerPlatformAccessories(pluginName, platformName, created);
@@ -209,10 +210,11 @@ export class AccessoryRegistry implements DeviceView {
       for (const accessory of added) this.unpublished.delete(accessory.UUID);
       const newlyRefused = refused.filter((accessory) => !this.unpublished.has(accessory.UUID));
       for (const accessory of refused) this.unpublished.add(accessory.UUID);
-      if (newlyRefused.length > 0) {
-        const names = newlyRefused.map((a) => a.displayName).join(', ');
-        log.warn(refusal(names, error));
-      }
+      // The delivery sensor may share the devices' call: it is no device, and says so on its own.
+      const bridge = deliveryAccessoryUuid(api);
+      const devices = newlyRefused.filter((accessory) => accessory.UUID !== bridge);
+      if (devices.length > 0) log.warn(devicesRefused(devices.map((a) => a.displayName).join(', '), error));
+      if (devices.length < newlyRefused.length) log.warn(`The "${DELIVERY_SENSOR_NAME}" sensor could not be added to HomeKit (${errorText(error)}); the log and the plugin settings still say when events stop arriving.`);
       return refused;
     }
   }

@@ -90,8 +90,8 @@ describe('HomeKit Secure Video', () => {
       expect(packets[0]?.dataType).toBe('mediaInitialization');
       expect(packets.slice(1).every((p) => p.dataType === 'mediaFragment')).toBe(true);
       expect(packets.map((p) => p.last)).toEqual([...packets.slice(1).map(() => false), true]);
-      // HAP's limit for the first fragment is 5 s (the bench measures the 3-s goal).
-      expect(packets[1]?.atMs).toBeLessThan(5_000);
+      // How soon the first fragment comes (HAP allows 5 s, the goal is 3) is measured by the bench,
+      // not here: on a busy machine the clock says more about the load than about the plugin.
       const file = join(work, 'short.mp4');
       writeFileSync(file, Buffer.concat(packets.map((p) => p.data)));
       const { text, duration, keyTimes } = probe(file);
