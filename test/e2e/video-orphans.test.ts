@@ -4,12 +4,13 @@
 // signal), one without it (a stand-in setpriv that fails: the watchdog), and one where neither acts
 // (a stand-in setpriv that runs ffmpeg without the signal): there the leftover ffmpeg is ended by the
 // next start. Whatever happens, the file ends every ffmpeg it saw.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { CHILD_LEDGER_FILE } from '../../src/video/child-ledger.js';
 import { DataStreamClient } from '../harness/data-stream.js';
 import { dataStreamSetupId, enableRecording, makeClip } from '../harness/secure-video-hub.js';
 import { FRONT_DOORBELL, processName, running, VideoBed } from '../harness/video-bed.js';
@@ -50,6 +51,17 @@ async function bothRunning(): Promise<number[]> {
   await hub.next((m) => m.protocol === 'dataSend' && m.topic === 'data', 'the first data of the recording', 20_000);
   const pids = await eventually(() => Promise.resolve(ffmpegOfHomebridge().length === 2 ? ffmpegOfHomebridge() : undefined), 'two ffmpeg running');
   for (const pid of pids) seen.add(pid);
+  // The next start ends what the ledger names: a kill before the plugin has written it down (a
+  // moment after the spawn, longer on a busy machine) leaves nothing to find.
+  const ledger = join(hb.storagePath, 'lock-access', CHILD_LEDGER_FILE);
+  const listed = (): number[] => {
+    try {
+      return (JSON.parse(readFileSync(ledger, 'utf8')) as { children: { pid: number }[] }).children.map((child) => child.pid);
+    } catch {
+      return [];
+    }
+  };
+  await eventually(() => Promise.resolve(pids.every((pid) => listed().includes(pid)) ? true : undefined), 'both ffmpeg in the ledger');
   return pids;
 }
 
