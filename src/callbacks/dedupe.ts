@@ -5,10 +5,11 @@
 // dedupe.journal the keys added since, one line each, appended by a debounced save and flushed on
 // close. A save under a flood thus writes only its new keys; once most of the journal is keys that
 // expired or were dropped, the next save compacts it into dedupe.json. A crash while appending can
-// tear only the last line, which loading skips.
+// tear only the last line, which loading skips. Keys are kept as 16-byte digests (dedupe-file.ts,
+// digest-table.ts): memory and files grow by a fixed few bytes a key, not by the key's length.
 import { DEDUPE_TTL_MS } from '../settings.js';
-import { type DedupeEntry, dedupeFileSchema, journalEntries, liveInOrder } from './dedupe-file.js';
-import { mayBeEarlierKey } from './dedupe-rule.js';
+import { type DedupeEntry, DEDUPE_FILE_VERSION, dedupeFileSchema, fileEntries, journalEntries, journalLine, keyDigest, keyEntry, liveInOrder } from './dedupe-file.js';
+import { DigestTable } from './digest-table.js';
 import { StorageError, type Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import { QuietWriter } from '../util/quiet-writer.js';
@@ -38,29 +39,15 @@ export interface DedupeOptions {
 }
 
 export class DedupeStore {
-  /** key -> expiresAt, for lookups. */
-  private readonly seen = new Map<string, number>();
-  /**
-   * The same keys oldest first (the TTL is fixed, so that is expiry order), read from `head`, with
-   * their expiry times at the same index. Expiry and trimming take from here, not by iterating the
-   * Map: V8 keeps deleted Map entries until it rehashes, so taking the Map's first key over and over
-   * walks every deleted one and slowed each callback to a crawl once the store was full. Two flat
-   * arrays rather than an object per key: every callback adds one, and each would outlive the young
-   * generation.
-   */
-  private keys: string[] = [];
-  private expiries: number[] = [];
-  private head = 0;
-  /** Keys in `seen` of a form earlier versions stored (mayBeEarlierKey): none, and no callback looks for them. */
-  private earlierForm = 0;
+  /** The keys' digests oldest first (the TTL is fixed, so that is expiry order), in memory sized once for the bound. */
+  private readonly table: DigestTable;
   private readonly now: () => number;
   private readonly ttlMs: number;
   private readonly maxKeys: number;
   private loaded = false;
   private readonly saver: QuietWriter;
-  /** Keys set since the last save, for the journal, with their expiry times at the same index (flat, as above). */
-  private pendingKeys: string[] = [];
-  private pendingExpiries: number[] = [];
+  /** Entries set since the last save, for the journal. */
+  private pending: DedupeEntry[] = [];
   /** Lines in the journal on disk. */
   private journalLines = 0;
   /** The next save rewrites dedupe.json and empties the journal (dedupe.json was damaged, or a save failed). */
@@ -80,6 +67,7 @@ export class DedupeStore {
     this.now = options.now ?? Date.now;
     this.ttlMs = options.ttlMs ?? DEDUPE_TTL_MS;
     this.maxKeys = options.maxKeys ?? DEFAULT_DEDUPE_MAX_KEYS;
+    this.table = new DigestTable(this.maxKeys);
     const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
     this.saver = new QuietWriter({
       write: () => this.save(),
@@ -106,12 +94,12 @@ export class DedupeStore {
   }
 
   get size(): number {
-    return this.seen.size;
+    return this.table.size;
   }
 
   /** Whether any key an earlier version could have stored is held (such keys leave 72 h after an upgrade). */
   get holdsEarlierKeys(): boolean {
-    return this.earlierForm > 0;
+    return this.table.earlier > 0;
   }
 
   /**
@@ -121,22 +109,15 @@ export class DedupeStore {
    */
   async load(): Promise<void> {
     const entries = [...(await this.readFile(DEDUPE_FILE)), ...(await this.readFile(DEDUPE_JOURNAL))];
-    for (const [key, expiresAt] of liveInOrder(entries, this.now())) this.remember(key, expiresAt);
-    this.trim();
-    this.pendingKeys = [];
-    this.pendingExpiries = [];
+    for (const entry of liveInOrder(entries, this.now())) this.remember(entry);
     this.loaded = true;
   }
 
   /** One of the two files' entries; none when it is missing, damaged or (for now) unreadable. */
   private async readFile(name: string): Promise<DedupeEntry[]> {
-    const { storage, log } = this.options;
+    const { log } = this.options;
     try {
-      if (name === DEDUPE_FILE) return (await storage.read(DEDUPE_FILE, dedupeFileSchema))?.entries ?? [];
-      const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
-      this.journalLines = journal.entries.length;
-      this.journalTorn = journal.endsTorn;
-      return journal.entries;
+      return await this.entriesOf(name, false);
     } catch (error) {
       if (error instanceof StorageError && !error.damaged) {
         log?.warn(`The duplicate filter's ${name} could not be read (${errorText(error, 'unknown error')}); it is kept and read again at the next save.`);
@@ -149,20 +130,28 @@ export class DedupeStore {
     }
   }
 
+  /** One file's entries in this version's form; for the journal, notes its lines and torn end. */
+  private async entriesOf(name: string, again: boolean): Promise<DedupeEntry[]> {
+    const { storage } = this.options;
+    if (name === DEDUPE_FILE) {
+      const read = fileEntries(await storage.read(DEDUPE_FILE, dedupeFileSchema));
+      // Keys of an earlier version: the next save writes them as digests.
+      if (read.old) this.compactNext = true;
+      return read.entries;
+    }
+    const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
+    // Read again, it holds the lines appended since the start too.
+    this.journalLines = journal.entries.length;
+    this.journalTorn = journal.endsTorn || (again && this.journalTorn);
+    if (journal.old) this.compactNext = true;
+    return journal.entries;
+  }
+
   /** Reads the files a passing fault kept from being read, and takes in their keys. */
   private async readAgain(): Promise<void> {
-    const { storage } = this.options;
     for (const name of [...this.unread]) {
       try {
-        if (name === DEDUPE_FILE) {
-          this.takeIn((await storage.read(DEDUPE_FILE, dedupeFileSchema))?.entries ?? []);
-        } else {
-          const journal = journalEntries((await storage.readText(DEDUPE_JOURNAL)) ?? '');
-          // The lines appended since the start are in it too.
-          this.journalLines = journal.entries.length;
-          this.journalTorn ||= journal.endsTorn;
-          this.takeIn(journal.entries);
-        }
+        this.takeIn(await this.entriesOf(name, true));
         this.unread.delete(name);
       } catch (error) {
         // Still a passing fault: kept for the next save. Damaged: replaced like at start.
@@ -176,13 +165,8 @@ export class DedupeStore {
   /** Adds keys read late to those in memory, keeping the oldest-first order expiry relies on. */
   private takeIn(entries: readonly DedupeEntry[]): void {
     const all = liveInOrder([...entries, ...this.live()], this.now());
-    this.seen.clear();
-    this.earlierForm = 0;
-    this.keys = [];
-    this.expiries = [];
-    this.head = 0;
-    for (const [key, expiresAt] of all) this.remember(key, expiresAt);
-    this.trim();
+    this.table.clear();
+    for (const entry of all) this.remember(entry);
   }
 
   /** True when the key is new (and records it); false for a duplicate. Synchronous on purpose. */
@@ -190,19 +174,19 @@ export class DedupeStore {
     if (!this.loaded) throw new DedupeNotReadyError();
     const now = this.now();
     this.expire(now);
-    const expiresAt = this.seen.get(key);
+    const digest = keyDigest(key);
+    const expiresAt = this.table.expiry(digest);
     if (expiresAt !== undefined && expiresAt > now) return false;
-    this.remember(key, now + this.ttlMs);
-    this.pendingKeys.push(key);
-    this.pendingExpiries.push(now + this.ttlMs);
-    this.trim();
+    const entry = keyEntry(key, now + this.ttlMs, digest);
+    this.remember(entry, digest);
+    this.pending.push(entry);
     this.boundPending();
     this.saver.touch();
     return true;
   }
 
   has(key: string): boolean {
-    const expiresAt = this.seen.get(key);
+    const expiresAt = this.table.expiry(keyDigest(key));
     return expiresAt !== undefined && expiresAt > this.now();
   }
 
@@ -217,18 +201,16 @@ export class DedupeStore {
 
   /** Appends the new keys to the journal, or compacts when most of the journal is dead. */
   private async save(): Promise<void> {
-    const keys = this.pendingKeys;
-    const expiries = this.pendingExpiries;
-    this.pendingKeys = [];
-    this.pendingExpiries = [];
+    const entries = this.pending;
+    this.pending = [];
     const { storage } = this.options;
     try {
       if (this.unread.size > 0) await this.readAgain();
       // A file not read yet is never replaced: only appended to.
       const mayCompact = this.unread.size === 0;
-      if (mayCompact && (this.compactNext || this.journalLines + keys.length > 2 * Math.max(this.seen.size, JOURNAL_FLOOR))) {
+      if (mayCompact && (this.compactNext || this.journalLines + entries.length > 2 * Math.max(this.table.size, JOURNAL_FLOOR))) {
         this.compactNext = true;
-        await storage.write(DEDUPE_FILE, { version: 1, entries: this.live() }, { compact: true });
+        await storage.write(DEDUPE_FILE, { version: DEDUPE_FILE_VERSION, entries: this.live() }, { compact: true });
         await storage.remove(DEDUPE_JOURNAL);
         this.journalLines = 0;
         this.compactNext = false;
@@ -236,17 +218,16 @@ export class DedupeStore {
         this.droppedUnsaved = false;
         return;
       }
-      if (keys.length === 0) return;
+      if (entries.length === 0) return;
       // After a torn line, start on a line of its own so no key is glued onto it.
-      await storage.append(DEDUPE_JOURNAL, `${this.journalTorn ? '\n' : ''}${keys.map((key, i) => `${JSON.stringify([key, expiries[i]])}\n`).join('')}`);
+      await storage.append(DEDUPE_JOURNAL, `${this.journalTorn ? '\n' : ''}${entries.map(journalLine).join('')}`);
       this.journalTorn = false;
-      this.journalLines += keys.length;
+      this.journalLines += entries.length;
       this.failing = false;
       this.droppedUnsaved = false;
     } catch (error) {
       // Tried again with the next save; a half-written append may have left a torn line.
-      this.pendingKeys = keys.concat(this.pendingKeys);
-      this.pendingExpiries = expiries.concat(this.pendingExpiries);
+      this.pending = entries.concat(this.pending);
       this.journalTorn = true;
       throw error;
     }
@@ -259,76 +240,31 @@ export class DedupeStore {
    * new keys at most.
    */
   private boundPending(): void {
-    if (this.pendingKeys.length <= 2 * this.maxKeys) return;
-    const keys: string[] = [];
-    const expiries: number[] = [];
-    this.pendingKeys.forEach((key, i) => {
-      const expiresAt = this.pendingExpiries[i] ?? 0;
-      if (this.seen.get(key) !== expiresAt) return;
-      keys.push(key);
-      expiries.push(expiresAt);
-    });
-    this.pendingKeys = keys;
-    this.pendingExpiries = expiries;
+    if (this.pending.length <= 2 * this.maxKeys) return;
+    this.pending = this.pending.filter(([digest, expiresAt]) => this.table.expiry(Buffer.from(digest, 'base64url')) === expiresAt);
     // A flood between two good saves lets go of the same keys, with nothing lost to say.
     if (!this.failing || this.droppedUnsaved) return;
     this.droppedUnsaved = true;
     this.options.log?.warn(`The duplicate filter still cannot be saved: of the keys not saved yet it keeps the newest ${this.maxKeys} and drops older ones; after a restart a retry of one of those older events could apply twice. Free disk space in Homebridge's storage folder.`);
   }
 
-  private remember(key: string, expiresAt: number): void {
-    if (!this.seen.has(key) && mayBeEarlierKey(key)) this.earlierForm += 1;
-    this.seen.set(key, expiresAt);
-    this.keys.push(key);
-    this.expiries.push(expiresAt);
+  /** Adds an entry as the newest, first dropping the oldest when the bound is reached. */
+  private remember([digest, expiresAt, earlier]: DedupeEntry, bytes: Uint8Array = Buffer.from(digest, 'base64url')): void {
+    // A key set again replaces its own entry and needs no room.
+    if (this.table.expiry(bytes) === undefined) while (this.table.size >= this.maxKeys) this.table.dropOldest();
+    this.table.add(bytes, expiresAt, earlier === 1);
   }
 
-  /** The entry at `index` still stands for its key (a key set again later has a newer entry). */
-  private current(index: number): boolean {
-    const key = this.keys[index];
-    return key !== undefined && this.seen.get(key) === this.expiries[index];
-  }
-
-  /** The [key, expiresAt] pairs the file holds, oldest first. */
-  private live(): [string, number][] {
-    const pairs: [string, number][] = [];
-    for (let i = this.head; i < this.keys.length; i += 1) {
-      if (this.current(i)) pairs.push([this.keys[i] ?? '', this.expiries[i] ?? 0]);
-    }
-    return pairs;
-  }
-
-  /** Drops expired keys from the oldest end. */
-  private expire(now: number): void {
-    while (this.head < this.keys.length && (this.expiries[this.head] ?? 0) <= now) {
-      this.dropOldest();
-    }
-    this.compact();
-  }
-
-  private trim(): void {
-    while (this.seen.size > this.maxKeys && this.head < this.keys.length) this.dropOldest();
-    this.compact();
+  /** The entries the file holds, oldest first. */
+  private live(): DedupeEntry[] {
+    return Array.from(this.table.entries(), ({ digest, expiresAt, earlier }): DedupeEntry => [Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('base64url'), expiresAt, earlier ? 1 : 0]);
   }
 
   /**
-   * Takes the oldest entry off; its key leaves the Map unless it was set again since. Nothing is
-   * written for it: loading skips expired keys, and compaction leaves them out.
+   * Drops expired keys from the oldest end. Nothing is written for them: loading skips expired
+   * keys, and compaction leaves them out.
    */
-  private dropOldest(): void {
-    const index = this.head;
-    this.head += 1;
-    if (!this.current(index)) return;
-    const key = this.keys[index] ?? '';
-    if (this.seen.delete(key) && mayBeEarlierKey(key)) this.earlierForm -= 1;
-  }
-
-  /** Drops the consumed front of the arrays once it is most of them. */
-  private compact(): void {
-    if (this.head > 1024 && this.head * 2 > this.keys.length) {
-      this.keys = this.keys.slice(this.head);
-      this.expiries = this.expiries.slice(this.head);
-      this.head = 0;
-    }
+  private expire(now: number): void {
+    for (let at = this.table.oldestExpiry(); at !== undefined && at <= now; at = this.table.oldestExpiry()) this.table.dropOldest();
   }
 }

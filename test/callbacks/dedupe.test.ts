@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { DEDUPE_FILE, DEDUPE_JOURNAL, DedupeNotReadyError, DedupeStore } from '../../src/callbacks/dedupe.js';
+import { keyDigest } from '../../src/callbacks/dedupe-file.js';
 import { DEDUPE_TTL_MS } from '../../src/settings.js';
 import { Storage, StorageError } from '../../src/storage.js';
 
@@ -23,12 +24,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The [key, expiresAt] pairs on disk: the compacted file, then the journal's lines. */
+/** The [digest, expiresAt] pairs on disk: the compacted file, then the journal's lines. */
 async function savedEntries(own: Storage = storage): Promise<[string, number][]> {
   const file = JSON.parse(await readFile(own.file(DEDUPE_FILE), 'utf8').catch(() => '{"entries":[]}')) as { entries: [string, number][] };
   const journal = await readFile(own.file(DEDUPE_JOURNAL), 'utf8').catch(() => '');
-  return [...file.entries, ...journal.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as [string, number])];
+  return [...file.entries, ...journal.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as [string, number])].map(([digest, at]) => [digest, at]);
 }
+
+/** How a key is written. */
+const digestOf = (key: string): string => keyDigest(key).toString('base64url');
 
 const open = (options: { maxKeys?: number; debounceMs?: number } = {}) => DedupeStore.open({ storage, now: () => clock.now, ...options });
 
@@ -73,7 +77,7 @@ describe('dedupe is kept on disk', () => {
     await vi.advanceTimersByTimeAsync(1000);
     vi.useRealTimers();
     await store.flush();
-    expect((await savedEntries()).map(([key]) => key)).toEqual(['k1', 'k2']);
+    expect((await savedEntries()).map(([key]) => key)).toEqual(['k1', 'k2'].map(digestOf));
     expect((await stat(join(dir, DEDUPE_JOURNAL))).mode & 0o777).toBe(0o600);
     const again = await open();
     expect(again.checkAndSet('k1')).toBe(false);
@@ -148,7 +152,7 @@ describe('dedupe memory kept for the retry window: expiry and the size bound aga
             loaded.set(key, at);
           }
           const live = [...loaded.entries()].slice(-maxKeys);
-          expect(live).toEqual(model.list.filter(([, at]) => at > clock.now));
+          expect(live).toEqual(model.list.filter(([, at]) => at > clock.now).map(([key, at]) => [digestOf(key), at]));
         },
       ),
       { numRuns: 200 },
