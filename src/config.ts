@@ -6,7 +6,9 @@ import { checkAccounts, type DisabledAccount } from './config/account-check.js';
 import { accountEntrySchema, INHERITED_CREDENTIALS, type InheritedCredential } from './config/account-entry.js';
 import { deviceConfigSchemas } from './config/device-configs.js';
 import { isEntryList, lookup, problemSentences, pruneEntries } from './config/entry-lists.js';
+import { configMessage, configProblem } from './config/config-messages.js';
 import { httpUrl, secret } from './config/fields.js';
+import { fieldProblem } from './util/field-messages.js';
 import { videoSchema } from './video/video-config.js';
 import {
   DEFAULT_DELIVERY_CHECK_MINUTES,
@@ -25,8 +27,6 @@ import {
  */
 export const PUBLIC_URL_PATTERN = '^[^?#]*$';
 
-const PUBLIC_URL_MISSING = 'webhook.publicUrl is missing: enter the https address that reaches this plugin, such as https://home.example.net/lock-access, or set up the built-in ngrok tunnel (webhook.tunnel)';
-
 /** A host name such as name.ngrok-free.app; a pasted https:// in front or / behind is taken off. */
 export const TUNNEL_DOMAIN_PATTERN = '^((https?://)?[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+/?)?$';
 
@@ -39,22 +39,25 @@ export function configSchema() {
 
   /** The built-in tunnel: the plugin forwards its listener through ngrok and uses the tunnel's address. */
   const tunnelSchema = z.object({
-    provider: z.literal('ngrok', { errorMap: () => ({ message: 'webhook.tunnel.provider must be "ngrok" (the one built-in tunnel)' }) }).default('ngrok'),
-    authtoken: secret('webhook.tunnel.authtoken', 'copy your authtoken from https://dashboard.ngrok.com/get-started/your-authtoken into the plugin settings'),
+    provider: z.literal('ngrok', { errorMap: () => ({ message: configProblem('config.tunnel.provider') }) }).default('ngrok'),
+    authtoken: secret('webhook.tunnel.authtoken', configMessage('config.fix.authtoken')),
     /** Without one, ngrok gives a new address at each start (the registrations follow it). */
     domain: z
       .string()
       .trim()
-      .regex(new RegExp(TUNNEL_DOMAIN_PATTERN), 'webhook.tunnel.domain must be a domain name such as name.ngrok-free.app, as the ngrok dashboard shows it under Domains')
+      .regex(new RegExp(TUNNEL_DOMAIN_PATTERN), configProblem('config.tunnel.domain'))
       .transform((value) => value.replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase())
       .optional(),
   });
 
+  // A port is a name more than an amount: its bounds as written, never grouped (65,535).
+  const portRange = fieldProblem('config.field.range', { field: 'webhook.listenPort', min: '1', max: '65535' });
+  const checkRange = fieldProblem('config.field.offOrRange', { field: 'webhook.deliveryCheckMinutes', min: 1, max: MAX_DELIVERY_CHECK_MINUTES });
   const webhookSchema = z
     .object({
       publicUrl: httpUrl('webhook.publicUrl', 'https://home.example.net/lock-access', {
         pattern: new RegExp(PUBLIC_URL_PATTERN),
-        message: 'webhook.publicUrl must not contain ? or #: the plugin appends /lock/ID and /doorbell/ID to it, which a query string or fragment would swallow (every callback would then get 404). Put any key in the path instead, or leave it out',
+        message: configProblem('config.publicUrl.query'),
       })
         .superRefine((value, context) => {
           const problem = publicPathProblem(value);
@@ -62,33 +65,38 @@ export function configSchema() {
         })
         .optional(),
       listenHost: z.string().min(1).default(DEFAULT_LISTEN_HOST),
-      listenPort: z.number({ message: 'webhook.listenPort must be a number' }).int().min(1, 'webhook.listenPort must be 1 to 65535').max(65535, 'webhook.listenPort must be 1 to 65535').default(DEFAULT_LISTEN_PORT),
-      toleranceSeconds: z.number().int().min(1, 'webhook.toleranceSeconds must be at least 1').max(3600, 'webhook.toleranceSeconds must be at most 3600').default(DEFAULT_TOLERANCE_SECONDS),
+      listenPort: z.number({ message: fieldProblem('config.field.number', { field: 'webhook.listenPort' }) }).int().min(1, portRange).max(65535, portRange).default(DEFAULT_LISTEN_PORT),
+      toleranceSeconds: z
+        .number()
+        .int()
+        .min(1, fieldProblem('config.field.atLeast', { field: 'webhook.toleranceSeconds', min: 1 }))
+        .max(3600, fieldProblem('config.field.atMost', { field: 'webhook.toleranceSeconds', max: 3600 }))
+        .default(DEFAULT_TOLERANCE_SECONDS),
       tlsCertFile: z.string().optional(),
       tlsKeyFile: z.string().optional(),
       tunnel: tunnelSchema.optional(),
       /** After this many minutes without a verified callback the plugin checks that events still arrive (0: off). */
       deliveryCheckMinutes: z
-        .number({ message: 'webhook.deliveryCheckMinutes must be a number of minutes' })
-        .int('webhook.deliveryCheckMinutes must be a whole number of minutes')
-        .min(0, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
-        .max(MAX_DELIVERY_CHECK_MINUTES, `webhook.deliveryCheckMinutes must be 0 (off) or 1 to ${MAX_DELIVERY_CHECK_MINUTES}`)
+        .number({ message: fieldProblem('config.field.minutes', { field: 'webhook.deliveryCheckMinutes' }) })
+        .int(fieldProblem('config.field.wholeMinutes', { field: 'webhook.deliveryCheckMinutes' }))
+        .min(0, checkRange)
+        .max(MAX_DELIVERY_CHECK_MINUTES, checkRange)
         .default(DEFAULT_DELIVERY_CHECK_MINUTES),
       /** The "Lock Access Events Stopped" contact sensor in HomeKit. */
       deliverySensor: z.boolean().default(true),
     })
     .superRefine((webhook, context) => {
       if (webhook.publicUrl === undefined && webhook.tunnel === undefined) {
-        context.addIssue({ code: z.ZodIssueCode.custom, path: ['publicUrl'], message: PUBLIC_URL_MISSING });
+        context.addIssue({ code: z.ZodIssueCode.custom, path: ['publicUrl'], message: configProblem('config.publicUrl.missing') });
       }
     });
 
   const configSchema = z.object({
     platform: z.literal(PLATFORM_NAME),
     name: z.string().default(DEFAULT_DISPLAY_NAME),
-    apiKey: secret('apiKey', 'copy the API key issued to you by Lock Access into the plugin settings'),
-    clientId: secret('clientId', 'copy the OAuth client id issued to you by Lock Access into the plugin settings'),
-    clientSecret: secret('clientSecret', 'copy the OAuth client secret issued to you by Lock Access into the plugin settings'),
+    apiKey: secret('apiKey', configMessage('config.fix.apiKey')),
+    clientId: secret('clientId', configMessage('config.fix.clientId')),
+    clientSecret: secret('clientSecret', configMessage('config.fix.clientSecret')),
     refreshToken: z.string().optional(),
     accessToken: z.string().optional(),
     baseUrl: httpUrl('baseUrl', 'https://api.example.com'),
@@ -257,12 +265,12 @@ function publicPathProblem(publicUrl: string): string | undefined {
   }
   const escape = ENCODED_DELIMITER.exec(path);
   if (escape !== null) {
-    return `webhook.publicUrl has ${escape[0]} in its path, an escaped / ? # or %: the plugin cannot route callbacks under such a path. Choose a path without it, such as https://home.example.net/lock-access (letters of any language and spaces are fine)`;
+    return configProblem('config.publicUrl.encodedChars', { chars: escape[0] });
   }
   try {
     decodeURIComponent(path);
   } catch {
-    return 'webhook.publicUrl has a % in its path that does not start an escape such as %20: write the path as it is meant to read (letters of any language and spaces are fine), such as https://home.example.net/lock-access';
+    return configProblem('config.publicUrl.badPercent');
   }
   return undefined;
 }

@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod/v3';
 
 import { type AccountEntry, accountEntrySchema, INHERITED_CREDENTIALS, type InheritedCredential } from './account-entry.js';
+import { issueMessage } from '../util/field-messages.js';
+import type { UiMessage } from '../util/ui-message.js';
+import { configMessage } from './config-messages.js';
 import { isEntryList, pruneEntries } from './entry-lists.js';
 import { MAIN_ACCOUNT_ID } from './fields.js';
 
@@ -16,7 +19,10 @@ export interface DisabledAccount {
   /** Undefined when the entry has no usable id. */
   readonly id: string | undefined;
   readonly name: string;
+  /** What to fix, in English (the log). */
   readonly reason: string;
+  /** The same as messages: the settings page shows them next to the field, in its language. */
+  readonly problems: UiMessage[];
 }
 
 export interface AccountsCheck {
@@ -36,19 +42,30 @@ export interface MainAccountFacts {
 
 const seedHash = (seed: string) => createHash('sha256').update(seed, 'utf8').digest('hex');
 
-function describe(position: number, entry: unknown): { id: string | undefined; name: string; label: string } {
+/** An entry as the config names it: its position, and its id and name as far as they are given. */
+interface Described {
+  readonly id: string | undefined;
+  readonly name: string;
+  readonly label: string;
+  readonly position: number;
+  /** `id "cabin", Cabin`: what the label shows in brackets (config values, no words). */
+  readonly known: string;
+}
+
+function describe(position: number, entry: unknown): Described {
   const fields = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
   const id = typeof fields.id === 'string' && fields.id !== '' ? fields.id : undefined;
   const name = typeof fields.name === 'string' && fields.name.trim() !== '' ? fields.name.trim() : undefined;
-  const known = [id === undefined ? '' : `id "${id}"`, name ?? ''].filter(Boolean);
-  return { id, name: name ?? id ?? `account ${position}`, label: `Account ${position} of accounts${known.length > 0 ? ` (${known.join(', ')})` : ''}` };
+  const known = [id === undefined ? '' : `id "${id}"`, name ?? ''].filter(Boolean).join(', ');
+  return { id, name: name ?? id ?? `account ${position}`, label: `Account ${position} of accounts${known !== '' ? ` (${known})` : ''}`, position, known };
 }
 
-/** The sentences of a refused entry's issues, outside its device lists. */
-function issueTexts(issues: readonly z.ZodIssue[]): string[] {
+/** The messages of a refused entry's issues, outside its device lists (the log's sentence names the field). */
+function issueProblems(issues: readonly z.ZodIssue[]): UiMessage[] {
   return issues.map((issue) => {
+    const message = issueMessage(issue);
     const field = issue.path.map(String).join('.');
-    return field === '' || issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
+    return field === '' || message.text.startsWith(field) ? message : { ...message, text: `${field}: ${message.text}` };
   });
 }
 
@@ -62,23 +79,24 @@ export function checkAccounts(raw: unknown, main: MainAccountFacts): AccountsChe
   const accounts: AccountEntry[] = [];
   const problems: string[] = [];
   const disabled: DisabledAccount[] = [];
-  /** Ids and seeds of earlier entries (the main account first), each with the words that name its entry. */
-  const ids = new Map<string, string>([[MAIN_ACCOUNT_ID, 'the top-level account']]);
-  const seeds = new Map<string, string>();
-  if (main.refreshToken !== undefined && main.refreshToken !== '') seeds.set(seedHash(main.refreshToken), 'the top-level account');
+  /** Ids and seeds of earlier entries, each with the entry (the main account: 'main'). */
+  const ids = new Map<string, Described | 'main'>([[MAIN_ACCOUNT_ID, 'main']]);
+  const seeds = new Map<string, Described | 'main'>();
+  if (main.refreshToken !== undefined && main.refreshToken !== '') seeds.set(seedHash(main.refreshToken), 'main');
   raw.forEach((entry: unknown, index) => {
     const position = index + 1;
-    const { id, name, label } = describe(position, entry);
-    const refuse = (reasons: string[]) => {
-      const reason = reasons.join('; ');
-      disabled.push({ position, id, name, reason });
+    const described = describe(position, entry);
+    const { id, name, label } = described;
+    const refuse = (reasons: UiMessage[]) => {
+      const reason = reasons.map((message) => message.text).join('; ');
+      disabled.push({ position, id, name, reason, problems: reasons });
       problems.push(`${label} is disabled until you fix it in the plugin settings: ${reason}. The main account and the other accounts run.`);
     };
     let parsed = schema.safeParse(entry);
     if (!parsed.success) {
       const outside = parsed.error.issues.filter((issue) => !isEntryList(issue.path[0]));
       if (outside.length > 0) {
-        refuse(issueTexts(outside));
+        refuse(issueProblems(outside));
         return;
       }
       // A mistake inside one of its device entries leaves that device entry out, as at the top level.
@@ -86,27 +104,31 @@ export function checkAccounts(raw: unknown, main: MainAccountFacts): AccountsChe
       problems.push(...devices);
       parsed = schema.safeParse(pruned);
       if (!parsed.success) {
-        refuse(issueTexts(parsed.error.issues));
+        refuse(issueProblems(parsed.error.issues));
         return;
       }
     }
     const account = parsed.data;
     const earlierId = ids.get(account.id);
     if (earlierId !== undefined) {
-      refuse([`id "${account.id}" is already used by ${earlierId}: give this account an id of its own (its callback addresses and its storage folder are named by it)`]);
+      refuse([earlierId === 'main'
+        ? configMessage('config.account.idTakenByMain', { id: account.id })
+        : configMessage('config.account.idTaken', { id: account.id, position: earlierId.position, entry: earlierId.known })]);
       return;
     }
-    ids.set(account.id, label.replace(/^Account/, 'account'));
+    ids.set(account.id, described);
     const seed = account.refreshToken === undefined || account.refreshToken === '' ? undefined : seedHash(account.refreshToken);
     const earlierSeed = seed === undefined ? undefined : seeds.get(seed);
     if (earlierSeed !== undefined) {
-      refuse([`refreshToken is the one ${earlierSeed} was linked with, so it is the same account entered twice: remove this entry, or link it with the refresh token of the other account`]);
+      refuse([earlierSeed === 'main'
+        ? configMessage('config.account.sameTokenAsMain')
+        : configMessage('config.account.sameToken', { position: earlierSeed.position, entry: earlierSeed.known })]);
       return;
     }
-    if (seed !== undefined) seeds.set(seed, label.replace(/^Account/, 'account'));
+    if (seed !== undefined) seeds.set(seed, described);
     const inherited = INHERITED_CREDENTIALS.filter((field) => account[field] === undefined && main.broken.has(field));
     if (inherited.length > 0) {
-      refuse(inherited.map((field) => `${field} is taken from the top-level account fields, where it has a mistake: fix the top-level ${field}, or give this account its own`));
+      refuse(inherited.map((field) => configMessage('config.account.inheritedBroken', { field })));
       return;
     }
     accounts.push(account);

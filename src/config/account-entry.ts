@@ -3,29 +3,28 @@
 import { z } from 'zod/v3';
 
 import { deviceConfigSchemas } from './device-configs.js';
-import { ACCOUNT_ID_PATTERN, MAIN_ACCOUNT_ID, secret } from './fields.js';
+import { configMessage, configProblem } from './config-messages.js';
+import { ACCOUNT_ID_PATTERN, MAIN_ACCOUNT_ID, secret, switchField } from './fields.js';
 
 /** Account fields an extra account may leave out to take the top-level value. */
 export const INHERITED_CREDENTIALS = ['apiKey', 'clientId', 'clientSecret'] as const;
 export type InheritedCredential = (typeof INHERITED_CREDENTIALS)[number];
 
-const ID_FIX = 'each account needs an id of 1 to 32 lowercase letters, digits or dashes, such as "cabin"; the settings page makes one when you add an account';
-
 export function accountEntrySchema() {
   const devices = deviceConfigSchemas();
   return z.object({
     id: z
-      .string({ message: `id is missing: ${ID_FIX}` })
-      .regex(new RegExp(ACCOUNT_ID_PATTERN), `id must be 1 to 32 lowercase letters, digits or dashes: ${ID_FIX}`)
-      .refine((id) => id !== MAIN_ACCOUNT_ID, { message: 'id "main" is reserved for the top-level account: choose another id, such as "cabin"' }),
+      .string({ message: configProblem('config.account.idMissing') })
+      .regex(new RegExp(ACCOUNT_ID_PATTERN), configProblem('config.account.idPattern'))
+      .refine((id) => id !== MAIN_ACCOUNT_ID, { message: configProblem('config.account.idReserved') }),
     name: z.string().trim().optional(),
     refreshToken: z.string().optional(),
     accessToken: z.string().optional(),
-    apiKey: secret('apiKey', 'copy the API key issued to you by Lock Access, or leave it out to use the top-level one').optional(),
-    clientId: secret('clientId', 'copy the OAuth client id issued to you by Lock Access, or leave it out to use the top-level one').optional(),
-    clientSecret: secret('clientSecret', 'copy the OAuth client secret issued to you by Lock Access, or leave it out to use the top-level one').optional(),
-    userWebhook: z.boolean({ message: 'userWebhook must be true or false (a switch, without quotes)' }).optional(),
-    discoverDevices: z.boolean({ message: 'discoverDevices must be true or false (a switch, without quotes)' }).optional(),
+    apiKey: secret('apiKey', configMessage('config.fix.accountApiKey')).optional(),
+    clientId: secret('clientId', configMessage('config.fix.accountClientId')).optional(),
+    clientSecret: secret('clientSecret', configMessage('config.fix.accountClientSecret')).optional(),
+    userWebhook: switchField('userWebhook').optional(),
+    discoverDevices: switchField('discoverDevices').optional(),
     locks: z.array(devices.lock).default([]),
     doorbells: z.array(devices.doorbell).default([]),
   });

@@ -2,6 +2,8 @@
 // entry disables that entry, not the plugin, and never widens what the user asked for.
 import type { z } from 'zod/v3';
 
+import { issueMessage } from '../util/field-messages.js';
+
 export const ENTRY_LISTS = { locks: 'lock', doorbells: 'doorbell', people: 'person' } as const;
 export type EntryList = keyof typeof ENTRY_LISTS;
 export const isEntryList = (key: unknown): key is EntryList => typeof key === 'string' && key in ENTRY_LISTS;
@@ -52,7 +54,8 @@ export function problemSentences(issues: readonly z.ZodIssue[], skip: (where: st
     .filter((issue) => !skip(pathOf(issue.path)))
     .map((issue) => {
       const where = pathOf(issue.path);
-      return issue.message.startsWith(where.split('[')[0] ?? '') || where === '' ? issue.message : `${where}: ${issue.message}`;
+      const { text } = issueMessage(issue);
+      return text.startsWith(where.split('[')[0] ?? '') || where === '' ? text : `${where}: ${text}`;
     });
 }
 
@@ -80,7 +83,8 @@ export function pruneEntries(record: Record<string, unknown>, issues: readonly z
     for (const issue of inList) {
       const index = typeof issue.path[1] === 'number' ? issue.path[1] : -1;
       const field = issue.path.slice(2).map(String).join('.');
-      const text = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
+      const { text: words } = issueMessage(issue);
+      const text = field === '' || words.includes(field) ? words : `${field}: ${words}`;
       bad.set(index, [...(bad.get(index) ?? []), text]);
     }
     const standIns = new Map<number, Record<string, unknown>>();

@@ -1,17 +1,22 @@
 // The config's field schemas shared by the block and by each extra account: secrets, addresses and
-// device ids, each with a message that says what to fix.
+// device ids, each with a message that says what to fix (a code the settings page words, and its
+// English sentence for the log).
 import { z } from 'zod/v3';
 
-/** A secret pasted into the settings: spaces around it are refused (never echoed), an empty one too. */
-export const secret = (field: string, where: string) =>
-  z
-    .string({ message: `${field} is missing: ${where}` })
-    .refine((value) => value.trim() === value, { message: `${field} has spaces or line breaks at its start or end: paste it again without them` })
-    .refine((value) => value.length > 0, { message: `${field} is empty: ${where}` });
+import { fieldProblem } from '../util/field-messages.js';
+import type { UiMessage } from '../util/ui-message.js';
+import { configProblem } from './config-messages.js';
 
-/** A full http(s) address; `mustMatch` is a further pattern with its own message. */
+/** A secret pasted into the settings: spaces around it are refused (never echoed), an empty one too. */
+export const secret = (field: string, fix: UiMessage) =>
+  z
+    .string({ message: fieldProblem('config.field.missing', { field, fix }) })
+    .refine((value) => value.trim() === value, { message: fieldProblem('config.field.spaces', { field }) })
+    .refine((value) => value.length > 0, { message: fieldProblem('config.field.empty', { field, fix }) });
+
+/** A full http(s) address; `mustMatch` is a further pattern with its own message (zod's words). */
 export function httpUrl(field: string, example: string, mustMatch?: { pattern: RegExp; message: string }) {
-  const text = z.string({ message: `${field} is missing: enter an address such as ${example}` });
+  const text = z.string({ message: fieldProblem('config.field.address.missing', { field, example }) });
   return (mustMatch === undefined ? text : text.regex(mustMatch.pattern, mustMatch.message)).refine((value) => {
     try {
       const url = new URL(value);
@@ -19,17 +24,20 @@ export function httpUrl(field: string, example: string, mustMatch?: { pattern: R
     } catch {
       return false;
     }
-  }, { message: `${field} must be a full http(s) address such as ${example}` });
+  }, { message: fieldProblem('config.field.address.notHttp', { field, example }) });
 }
 
 /** A device id: spaces around it are a paste slip, so they are trimmed; an empty one is refused. */
-export const deviceId = (kind: string) =>
+export const deviceId = (kind: 'lock' | 'doorbell') =>
   z
-    .string({ message: `each ${kind} needs an id: copy it from the Lock Access app or use Find my devices in the plugin settings` })
+    .string({ message: configProblem(kind === 'lock' ? 'config.lock.idMissing' : 'config.doorbell.idMissing') })
     .trim()
     // After trimming, "has a character that is not a space" is "not empty"; as a pattern the
     // settings form, which cannot trim, refuses an id of spaces alike.
-    .regex(/\S/, `the ${kind} id is empty: copy it from the Lock Access app or use Find my devices in the plugin settings`);
+    .regex(/\S/, configProblem(kind === 'lock' ? 'config.lock.idEmpty' : 'config.doorbell.idEmpty'));
+
+/** A switch of the config: true or false, never "true" in quotes. */
+export const switchField = (field: string) => z.boolean({ message: fieldProblem('config.field.switch', { field }) });
 
 /** The main account's id: the top-level account fields. Reserved, so no extra account can take it. */
 export const MAIN_ACCOUNT_ID = 'main';
@@ -40,6 +48,6 @@ export const ACCOUNT_ID_PATTERN = '^[a-z0-9-]{1,32}$';
 /** The account a device entry names as its owner: `main` or an extra account's id. */
 export const ownerField = () =>
   z
-    .string({ message: 'account must be the id of an account in this block ("main" for the top-level one)' })
-    .regex(new RegExp(ACCOUNT_ID_PATTERN), 'account must be the id of an account in this block ("main" for the top-level one): 1 to 32 lowercase letters, digits or dashes')
+    .string({ message: configProblem('config.owner.invalid') })
+    .regex(new RegExp(ACCOUNT_ID_PATTERN), configProblem('config.owner.pattern'))
     .optional();

@@ -6,15 +6,16 @@
 import { z } from 'zod/v3';
 
 import { DEFAULT_MOTION_TIMEOUT_SECONDS } from '../settings.js';
+import { fieldProblem } from '../util/field-messages.js';
 
 /** 0 or absent: off; else 10 seconds to a day. */
 function alertSeconds(field: string) {
   return z
-    .number({ message: `${field} must be a number of seconds` })
+    .number({ message: fieldProblem('config.field.seconds', { field }) })
     .int()
-    .min(0, `${field} must be 0 (off) or 10 to 86400`)
-    .max(86400, `${field} must be 0 (off) or 10 to 86400`)
-    .refine((value) => value === 0 || value >= 10, { message: `${field} must be 0 (off) or 10 to 86400` })
+    .min(0, fieldProblem('config.field.offOrRange', { field, min: 10, max: 86400 }))
+    .max(86400, fieldProblem('config.field.offOrRange', { field, min: 10, max: 86400 }))
+    .refine((value) => value === 0 || value >= 10, { message: fieldProblem('config.field.offOrRange', { field, min: 10, max: 86400 }) })
     .optional();
 }
 
@@ -22,9 +23,9 @@ function alertSeconds(field: string) {
 export const lockSettingsSchema = z.object({
   doorSensor: z.boolean().default(false),
   /** For a lock already in HomeKit on its own: only its door sensor. Off when absent. */
-  doorSensorOnly: z.boolean({ message: 'doorSensorOnly must be true or false (a switch, without quotes)' }).optional(),
+  doorSensorOnly: z.boolean({ message: fieldProblem('config.field.switch', { field: 'doorSensorOnly' }) }).optional(),
   /** Lock again this many seconds after the lock is unlocked and the door closed (needs doorSensor). */
-  autoLockSeconds: z.number({ message: 'autoLockSeconds must be a number of seconds' }).int().min(0, 'autoLockSeconds must be 0 (off) to 3600').max(3600, 'autoLockSeconds must be 0 (off) to 3600').optional(),
+  autoLockSeconds: z.number({ message: fieldProblem('config.field.seconds', { field: 'autoLockSeconds' }) }).int().min(0, fieldProblem('config.field.offToMax', { field: 'autoLockSeconds', max: 3600 })).max(3600, fieldProblem('config.field.offToMax', { field: 'autoLockSeconds', max: 3600 })).optional(),
   /** A "Left Open" contact sensor trips after the door has been open this long. */
   leftOpenSeconds: alertSeconds('leftOpenSeconds'),
   /** A "Left Unlocked" contact sensor trips after the lock has been unlocked this long. */
@@ -34,7 +35,7 @@ export const lockSettingsSchema = z.object({
 /** A doorbell's settings. */
 export const doorbellSettingsSchema = z.object({
   /** How long the motion sensor stays on after motion. */
-  motionTimeoutSeconds: z.number().int().min(1, 'motionTimeoutSeconds must be at least 1').max(3600, 'motionTimeoutSeconds must be at most 3600').default(DEFAULT_MOTION_TIMEOUT_SECONDS),
+  motionTimeoutSeconds: z.number().int().min(1, fieldProblem('config.field.atLeast', { field: 'motionTimeoutSeconds', min: 1 })).max(3600, fieldProblem('config.field.atMost', { field: 'motionTimeoutSeconds', max: 3600 })).default(DEFAULT_MOTION_TIMEOUT_SECONDS),
 });
 
 /** Someone whose unlocks and locks become an automation trigger: their switch is subtype `person:<userId>`. */

@@ -4,12 +4,17 @@
 // to fill them in one at a time, and the plugin names what is still missing when it starts.
 import { configSchema, missingFields } from '../config.js';
 import { checkAccounts } from '../config/account-check.js';
+import { issueMessage } from '../util/field-messages.js';
+import type { UiMessage } from '../util/ui-message.js';
 
 export interface FieldProblem {
   /** Where the value sits in the block, e.g. ['webhook', 'listenPort']. */
   path: (string | number)[];
-  /** What is wrong, in words a user can act on; never the value itself (it may be a secret). */
-  message: string;
+  /**
+   * What is wrong and what to fix, as a code the page words in its language (English `text` for
+   * the log); never the value itself (it may be a secret).
+   */
+  message: UiMessage;
 }
 
 function isBlank(value: unknown): boolean {
@@ -34,7 +39,7 @@ function accountProblems(raw: unknown, problems: readonly FieldProblem[]): Field
   const check = checkAccounts(valueAt(raw, ['accounts']), { refreshToken: typeof main === 'string' ? main : undefined, broken: new Set() });
   return check.disabled
     .filter((entry) => !problems.some((problem) => problem.path[0] === 'accounts' && problem.path[1] === entry.position - 1))
-    .map((entry) => ({ path: ['accounts', entry.position - 1, /^refreshToken\b/.test(entry.reason) ? 'refreshToken' : 'id'], message: entry.reason }));
+    .flatMap((entry) => entry.problems.map((message) => ({ path: ['accounts', entry.position - 1, /^refreshToken\b/.test(message.text) ? 'refreshToken' : 'id'], message })));
 }
 
 /** The problems the plugin would refuse `raw` for, one per field; empty when it accepts it. */
@@ -48,9 +53,7 @@ export function configProblems(raw: unknown): FieldProblem[] {
     const dotted = path.join('.');
     // A required field not filled in yet (or the missing object that would hold it).
     if (isBlank(valueAt(raw, path)) && missing.some((field) => field === dotted || field.startsWith(`${dotted}.`))) continue;
-    const field = path.filter((part): part is string => typeof part === 'string').at(-1) ?? '';
-    const message = field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
-    problems.push({ path, message });
+    problems.push({ path, message: issueMessage(issue) });
   }
   return [...problems, ...accountProblems(raw, problems)];
 }

@@ -68,7 +68,11 @@ describe('config: extra accounts', () => {
     const result = check([{ id: 'cabin', name: 'Cabin' }, { id: 'cabin', name: 'Beach' }]);
     expect(result.config.accounts).toEqual([expect.objectContaining({ id: 'cabin', name: 'Cabin' })]);
     expect(result.disabled[0]).toMatch(/Account 2 of accounts \(id "cabin", Beach\) is disabled .*id "cabin" is already used by account 1 of accounts \(id "cabin", Cabin\): give this account an id of its own/);
-    expect(result.disabledAccounts).toEqual([{ position: 2, id: 'cabin', name: 'Beach', reason: expect.stringContaining('already used') as unknown }]);
+    expect(result.disabledAccounts).toEqual([{
+      position: 2, id: 'cabin', name: 'Beach', reason: expect.stringContaining('already used') as unknown,
+      // The settings page words it: the earlier entry by its position and config values, no English.
+      problems: [{ code: 'config.account.idTaken', params: { id: 'cabin', position: 1, entry: 'id "cabin", Cabin' }, text: expect.stringContaining('already used') as unknown }],
+    }]);
   });
 
   it('a refresh token the main account or an earlier entry was seeded with disables the later entry (the same account entered twice)', () => {
@@ -77,6 +81,10 @@ describe('config: extra accounts', () => {
     expect(result.disabled[0]).toMatch(/Account 1 of accounts \(id "cabin"\) is disabled .*refreshToken is the one the top-level account was linked with, so it is the same account entered twice/);
     expect(result.disabled[1]).toMatch(/Account 3 of accounts \(id "mum"\) is disabled .*refreshToken is the one account 2 of accounts \(id "beach"\) was linked with/);
     for (const line of result.disabled) expect(line).not.toContain('seed');
+    expect(result.disabledAccounts.map((entry) => entry.problems.map(({ code, params }) => ({ code, params })))).toEqual([
+      [{ code: 'config.account.sameTokenAsMain', params: {} }],
+      [{ code: 'config.account.sameToken', params: { position: 2, entry: 'id "beach"' } }],
+    ]);
   });
 
   it('a mistake inside an account\'s device entry leaves that device out and the account runs; a hidden one stays hidden', () => {

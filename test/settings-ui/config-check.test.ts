@@ -4,7 +4,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { checkConfig } from '../../src/config.js';
-import { configProblems } from '../../src/settings-ui/config-check.js';
+import { configProblems, type FieldProblem } from '../../src/settings-ui/config-check.js';
+
+/** The problems as the log shows them: path and English sentence. */
+const inWords = (problems: FieldProblem[]) => problems.map(({ path, message }) => ({ path, message: message.text }));
 
 const complete = {
   platform: 'LockAccess', name: 'Lock Access',
@@ -26,19 +29,19 @@ describe('the settings page saves only what the plugin accepts', () => {
   });
 
   it('motionTimeoutSeconds outside 1 to 3600 is refused at its doorbell, in words', () => {
-    expect(configProblems({ ...complete, doorbells: [{ id: 'BELL-1', motionTimeoutSeconds: 0 }] })).toEqual([
+    expect(inWords(configProblems({ ...complete, doorbells: [{ id: 'BELL-1', motionTimeoutSeconds: 0 }] }))).toEqual([
       { path: ['doorbells', 0, 'motionTimeoutSeconds'], message: 'motionTimeoutSeconds must be at least 1' },
     ]);
-    expect(configProblems({ ...complete, doorbells: [{ id: 'BELL-1' }, { id: 'BELL-2', motionTimeoutSeconds: 3601 }] })).toEqual([
+    expect(inWords(configProblems({ ...complete, doorbells: [{ id: 'BELL-1' }, { id: 'BELL-2', motionTimeoutSeconds: 3601 }] }))).toEqual([
       { path: ['doorbells', 1, 'motionTimeoutSeconds'], message: 'motionTimeoutSeconds must be at most 3600' },
     ]);
   });
 
   it('an empty lock id and a listener port out of range are refused where they sit', () => {
     const empty = [{ path: ['locks', 0, 'id'], message: 'the lock id is empty: copy it from the Lock Access app or use Find my devices in the plugin settings' }];
-    expect(configProblems({ ...complete, locks: [{ id: '' }] })).toEqual(empty);
-    expect(configProblems({ ...complete, locks: [{ id: '  ' }] })).toEqual(empty);
-    expect(configProblems({ ...complete, webhook: { ...complete.webhook, listenPort: 70000 } })).toEqual([
+    expect(inWords(configProblems({ ...complete, locks: [{ id: '' }] }))).toEqual(empty);
+    expect(inWords(configProblems({ ...complete, locks: [{ id: '  ' }] }))).toEqual(empty);
+    expect(inWords(configProblems({ ...complete, webhook: { ...complete.webhook, listenPort: 70000 } }))).toEqual([
       { path: ['webhook', 'listenPort'], message: 'webhook.listenPort must be 1 to 65535' },
     ]);
   });
@@ -46,15 +49,15 @@ describe('the settings page saves only what the plugin accepts', () => {
   it('a filled-in value that is wrong is refused even for a required field, and the message never holds the value', () => {
     const problems = configProblems({ ...complete, apiKey: ' key-with-space', baseUrl: 'not an address' });
     expect(problems.map((p) => p.path)).toEqual([['apiKey'], ['baseUrl']]);
-    expect(problems[0]?.message).toMatch(/apiKey has spaces/);
+    expect(problems[0]?.message.text).toMatch(/apiKey has spaces/);
     expect(JSON.stringify(problems)).not.toContain('key-with-space');
-    expect(problems[1]?.message).toMatch(/baseUrl must be a full http\(s\) address/);
+    expect(problems[1]?.message.text).toMatch(/baseUrl must be a full http\(s\) address/);
   });
 
   it('a wrong type without its own words still names the field', () => {
     const [problem] = configProblems({ ...complete, discoverDevices: 'yes' });
     expect(problem?.path).toEqual(['discoverDevices']);
-    expect(problem?.message).toMatch(/^discoverDevices: /);
+    expect(problem?.message).toEqual({ code: 'config.field.switch', params: { field: 'discoverDevices' }, text: 'discoverDevices must be true or false (a switch, without quotes)' });
   });
 
   it('an extra account\'s id is checked as the plugin checks it: the pattern, "main" reserved, and unique', () => {
@@ -63,7 +66,7 @@ describe('the settings page saves only what the plugin accepts', () => {
     const one = (block: unknown) => {
       const problems = configProblems(block);
       expect(problems).toHaveLength(1);
-      return { path: problems[0]?.path, message: problems[0]?.message ?? '' };
+      return { path: problems[0]?.path, message: problems[0]?.message.text ?? '' };
     };
     expect(one(accounts('Cabin'))).toMatchObject({ path: ['accounts', 0, 'id'], message: /^id must be 1 to 32 lowercase letters/ });
     expect(one(accounts('main'))).toMatchObject({ path: ['accounts', 0, 'id'], message: /reserved/ });
