@@ -101,7 +101,7 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
       selfCheck: () => Promise.resolve(),
       showLink: (state) => {
         const status = unit.tokens.status();
-        reporter.link(state, status.message, status.problem);
+        reporter.link(state, status.message, status.problem, status.setting);
       },
       mayRun: () => distinct.check(unit, disable),
     }));

@@ -63,7 +63,7 @@ function extraLinkReporter(reporter: AccountStatusReporter, tokens: TokenManager
   return {
     link: (state) => {
       const status = tokens.status();
-      reporter.link(state, status.message, status.problem);
+      reporter.link(state, status.message, status.problem, status.setting);
     },
     registrations: () => undefined,
   };

@@ -5,6 +5,8 @@
 // awaits and a page that must show an answer.
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
+import { reasonOf } from '../util/reason-messages.js';
+import type { UiMessage } from '../util/ui-message.js';
 import type { RegistrationStatus, UnlinkOutcome } from './registrations/registration-report.js';
 
 export interface UnlinkTokens {
@@ -27,6 +29,8 @@ export interface AccountUnlinkResult {
   listError?: string;
   /** The tombstone could not be written: after a restart the stored tokens would be used again. */
   tokensNotSaved?: string;
+  /** Why, as a reason code the settings page words. */
+  tokensNotSavedCause?: UiMessage;
 }
 
 /** Why registrations are left when no token can sign in any more. */
@@ -54,6 +58,7 @@ export async function unlinkAccount(tokens: UnlinkTokens, registrar: UnlinkRegis
     await tokens.unlink();
   } catch (error) {
     result.tokensNotSaved = errorText(error);
+    result.tokensNotSavedCause = reasonOf(error);
     log.error(`Lock Access is unlinked for now, but could not save the unlink (${result.tokensNotSaved}): after a restart it would use the stored tokens again. Unlink again in the plugin settings once the disk is writable.`);
   }
   return result;

@@ -21,6 +21,7 @@ export const LINK_MESSAGES = {
   'link.accessLost.noRefreshToken': 'The service no longer accepts the access token and there is no refresh token left.',
   'link.accessLost.renewalFailed': 'The service no longer accepts the access token and the renewal did not help.',
   'link.checkSettings': 'The Lock Access token service refused the client ID or client secret in the plugin settings. Check both against the ones the service gave you, save, and restart Homebridge. The stored link is kept.',
+  'link.checkSetting': 'The Lock Access token service refused {field} in the plugin settings. Check it against the one the service gave you, save, and restart Homebridge. The stored link is kept.',
   'link.tokensNotSaved': 'The renewed tokens are in use but not saved yet. The plugin keeps retrying the save; free disk space or fix the folder\'s permissions, and do not restart Homebridge until the Homebridge log says the tokens are saved.',
   'link.notSaved': 'The renewed tokens are in use but not saved yet ({reason}). The plugin keeps retrying the save; free disk space or fix the folder\'s permissions, and do not restart Homebridge until a later line says the tokens are saved.',
   'link.mainDisabled': 'The main account (the top-level account fields) is disabled until you fix it in the plugin settings: {reason}. It sends nothing; the extra accounts with their own API key, client ID and client secret run.',
@@ -44,12 +45,18 @@ export function messageOfSentence(sentence: string): UiMessage {
   return code === undefined ? legacyMessage(sentence) : linkMessage(code);
 }
 
+/** The refused setting as the page names it: its field when the token service said which, else both. */
+export function checkSettingsMessage(setting: string | undefined): UiMessage {
+  return setting === 'clientId' || setting === 'clientSecret' ? linkMessage('link.checkSetting', { field: setting }) : linkMessage('link.checkSettings');
+}
+
 /**
- * What the page shows of a link beyond its state: a setting to fix or tokens not saved yet (their
- * details, English, are in the log), else the token jobs' own sentence; undefined when neither.
+ * What the page shows of a link beyond its state: a setting to fix (the field, when known) or
+ * tokens not saved yet (their details, English, are in the log), else the token jobs' own
+ * sentence; undefined when neither.
  */
-export function linkStatusMessage(problem: 'settings' | 'notSaved' | undefined, sentence: string | undefined): UiMessage | undefined {
+export function linkStatusMessage(problem: 'settings' | 'notSaved' | undefined, sentence: string | undefined, setting?: string): UiMessage | undefined {
   if (problem === 'notSaved') return linkMessage('link.tokensNotSaved');
-  if (problem === 'settings') return linkMessage('link.checkSettings');
+  if (problem === 'settings') return checkSettingsMessage(setting);
   return sentence === undefined ? undefined : messageOfSentence(sentence);
 }

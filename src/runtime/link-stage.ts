@@ -93,6 +93,7 @@ export async function linkStage({ config, log, shutdown }: PluginContext, files:
       eventLog: files.eventLog,
       linkMessage: () => tokens.status().message,
       linkProblem: () => tokens.status().problem,
+      linkSetting: () => tokens.status().setting,
     })),
   });
   if (publisher === undefined) throw new Error('the main account made its status publisher');

@@ -12,6 +12,7 @@ import { accountPublicUrl } from './account-choice.js';
 import type { CloudSession } from './cloud-session.js';
 import type { AuthorizationGrant } from './oauth-code-flow.js';
 import type { TokenManager } from '../cloud/tokens/token-manager.js';
+import { reasonMessage } from '../util/reason-messages.js';
 import type { UiMessage } from '../util/ui-message.js';
 import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
@@ -106,7 +107,7 @@ export class AccountLink {
       notes.push(serverMessage('server.unlink.left', { count: left.length, registrations: left.map((row) => `${row.scope} (${row.error})`).join('; ') }));
     }
     if (result.tokensNotSaved !== undefined) {
-      return { message: serverMessage('server.unlink.notSaved', { reason: result.tokensNotSaved }), notes, left, saved: false };
+      return { message: serverMessage('server.unlink.notSaved', { reason: result.tokensNotSavedCause ?? reasonMessage('reason.other') }), notes, left, saved: false };
     }
     return { message: serverMessage('server.unlink.done'), notes, left, saved: true };
   }
@@ -119,7 +120,7 @@ export class AccountLink {
 function refuseUnsaved(tokens: TokenManager): void {
   const status = tokens.status();
   if (status.problem !== 'notSaved') return;
-  throw new UiError(serverMessage('server.link.notSaved', { reason: status.notSavedReason ?? 'unknown error' }));
+  throw new UiError(serverMessage('server.link.notSaved', { reason: status.notSavedCause ?? reasonMessage('reason.other') }));
 }
 
 function leftRow(row: RegistrationStatus): LeftRegistration {

@@ -15,7 +15,7 @@ import { isExtraAccountId } from './account-choice.js';
 import type { CloudSession } from './cloud-session.js';
 import { readEventLog, type EventLogEntry } from '../status/event-log.js';
 import { readStatus, type Status } from '../status/status.js';
-import { messageOfSentence } from '../cloud/link-messages.js';
+import { checkSettingsMessage, messageOfSentence } from '../cloud/link-messages.js';
 import type { UiMessage } from '../util/ui-message.js';
 import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
@@ -67,7 +67,9 @@ async function linkOf(storage: Storage): Promise<UiLinkStatus> {
   try {
     const record = await new TokenStore(storage).read();
     return record && record.state !== 'unlinked'
-      ? { state: record.settingsProblem !== undefined ? 'checkSettings' : record.state, message: storedLinkMessage(record) }
+      ? record.settingsProblem !== undefined
+        ? { state: 'checkSettings', message: checkSettingsMessage(record.settingsProblem) }
+        : { state: record.state, message: storedLinkMessage(record) }
       : { state: 'unlinked', message: serverMessage(record ? 'server.linkState.unlinked' : 'server.linkState.neverLinked') };
   } catch (error) {
     return { state: 'reauthorizationNeeded', message: serverMessage('server.linkState.unreadable', { reason: errorText(error) }) };

@@ -62,11 +62,11 @@ export class AccountStatusReporter {
    * The account's link; a problem (a setting to fix, tokens not saved) or the token manager's own
    * sentence overrides the words of the state.
    */
-  link(state: LinkState, sentence?: string, problem?: TokenProblem): void {
+  link(state: LinkState, sentence?: string, problem?: TokenProblem, setting?: string): void {
     const shown = problem === 'settings' ? 'checkSettings' : state;
     const previous = this.current()?.link;
     const since = previous?.state === shown && previous.since !== undefined ? previous.since : this.now();
-    const message = linkStatusMessage(problem, sentence) ?? accountStatusMessage(`accounts.link.${state}`);
+    const message = linkStatusMessage(problem, sentence, setting) ?? accountStatusMessage(`accounts.link.${state}`);
     this.put({ link: { state: shown, message, since } });
   }
 

@@ -30,6 +30,8 @@ export interface StatusPublisherDeps {
   linkMessage(): string | undefined;
   /** Something the link state alone does not say (a setting to fix, tokens not saved yet). */
   linkProblem?(): TokenProblem | undefined;
+  /** With problem `settings`: the setting the token service refused, when it said which. */
+  linkSetting?(): string | undefined;
   now?: () => number;
 }
 
@@ -51,7 +53,7 @@ export class StatusPublisher {
     const shown = problem === 'settings' ? 'checkSettings' : state;
     const previous = this.deps.status.status.link;
     const since = previous.state === shown && previous.since !== undefined ? previous.since : now();
-    const message = linkStatusMessage(problem, this.deps.linkMessage()) ?? linkMessage(`link.${state}`);
+    const message = linkStatusMessage(problem, this.deps.linkMessage(), this.deps.linkSetting?.()) ?? linkMessage(`link.${state}`);
     this.deps.status.update({ link: { state: shown, message, since } });
   }
 

@@ -141,6 +141,8 @@ describe('storage failures in unlink and token writes never reject unhandled', (
     const answer = await new AccountLink(session).unlink(account);
     expect(answer.saved).toBe(false);
     expect(answer.message.code).toBe('server.unlink.notSaved');
+    // Why, as a reason code the page words (the error's own words are in the log).
+    expect(answer.message.params.reason).toMatchObject({ code: expect.stringMatching(/^reason\./) as unknown });
     expect(answer.message.text).toContain('could not be written');
     expect(answer.message.text).toContain('unlink again');
     // The ledger was unwritable too: the answer says the list could not be updated.

@@ -75,12 +75,13 @@ describe('a wrong client secret costs nothing: fix it, restart, and the same ref
     expect(tokens.refreshToken).toBe(seed);
     const status = await eventually(async () => {
       const file = await readJson('status.json');
-      const link = file?.link as { state?: string; message?: { code?: string; text?: string } } | undefined;
+      const link = file?.link as { state?: string; message?: { code?: string; params?: unknown; text?: string } } | undefined;
       return link?.state === 'checkSettings' ? link : undefined;
     }, 'checkSettings in status.json');
-    // The page words the code; which setting it is stands in the log line and in tokens.json above.
-    expect(status.message?.code).toBe('link.checkSettings');
-    expect(status.message?.text).toMatch(/client secret/);
+    // The page words the code with the setting the token service refused as its param.
+    expect(status.message?.code).toBe('link.checkSetting');
+    expect(status.message?.params).toEqual({ field: 'clientSecret' });
+    expect(status.message?.text).toMatch(/refused clientSecret in the plugin settings/);
     expect(JSON.stringify(status)).not.toContain(seed);
     expect((hb?.logs ?? []).filter((line) => line.includes('Fix clientSecret')).length).toBe(1);
     expect((hb?.logs ?? []).join('\n')).not.toMatch(/link your account again/i);

@@ -103,6 +103,8 @@ describe('a link from the settings page whose tokens cannot be written', () => {
     await expect(answer).rejects.toBeInstanceOf(UiError);
     await expect(answer).rejects.toThrow(/^Not linked yet: the service issued new tokens, but the token file could not be written \(.+\)\./);
     await expect(answer).rejects.not.toThrow(/Linked/);
+    // The page words why in its language: the token file is a directory (EISDIR), a file fault.
+    await expect(answer).rejects.toMatchObject({ uiMessage: { code: 'server.link.notSaved', params: { reason: { code: 'reason.file', params: { errorCode: 'EISDIR' } } } } });
     // The pasted token is spent: the new tokens exist only in this process.
     expect(sim.refreshTokenState(pasted)).toBe('used');
 

@@ -12,13 +12,14 @@ import { tempDirEachTest } from '../fixtures/token-harness.js';
 
 const temp = tempDirEachTest();
 
-async function publisherWith(view: { message?: string; problem?: TokenProblem }, now: { t: number }) {
+async function publisherWith(view: { message?: string; problem?: TokenProblem; setting?: string }, now: { t: number }) {
   const status = await StatusWriter.open(new Storage(temp.dir), { now: () => now.t });
   const publisher = new StatusPublisher({
     status,
     eventLog: {} as never,
     linkMessage: () => view.message,
     linkProblem: () => view.problem,
+    linkSetting: () => view.setting,
     now: () => now.t,
   });
   return { status, publisher };
@@ -36,6 +37,11 @@ describe('the status file names a setting to fix and unsaved tokens', () => {
     publisher.link('linked');
     // The page gets the code; the token manager's sentence (with the setting's name) is in the log.
     expect(status.status.link).toMatchObject({ state: 'checkSettings', message: { code: 'link.checkSettings', params: {} } });
+    // When the token service said which setting it refused, the page names that field.
+    view.setting = 'clientSecret';
+    publisher.link('linked');
+    expect(status.status.link).toMatchObject({ state: 'checkSettings', message: { code: 'link.checkSetting', params: { field: 'clientSecret' } } });
+    delete view.setting;
     delete view.problem;
     delete view.message;
     publisher.link('linked');

@@ -3,6 +3,8 @@
 // helps, "re-authorization needed" with a plain "link again"), taken from answers' headers, and
 // checked with GET /users/me before a grant's new token replaces it.
 import { ACCESS_TOKEN_HEADER } from '../../settings.js';
+import { reasonMessage, reasonOf } from '../../util/reason-messages.js';
+import type { UiMessage } from '../../util/ui-message.js';
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
 import { describeNetworkError } from '../http/network-error.js';
 import { safeErrorText } from '../http/safe-error-text.js';
@@ -195,7 +197,7 @@ export type CheckResult =
   /** 401: the authorization behind this token is gone. */
   | { kind: 'unauthorized' }
   /** No answer, or one that says nothing about the token (5xx, 429, ...). */
-  | { kind: 'inconclusive'; detail: string };
+  | { kind: 'inconclusive'; detail: string; reason: UiMessage };
 
 /** GET /users/me with `token`. Never throws: every failure is an inconclusive result. */
 export async function checkToken(endpoint: ServiceEndpoint, token: string, timeoutMs: number): Promise<CheckResult> {
@@ -204,10 +206,10 @@ export async function checkToken(endpoint: ServiceEndpoint, token: string, timeo
     response = await sendServiceRequest(endpoint, { method: 'GET', url: serviceUrl(endpoint.baseUrl, '/users/me'), token, timeoutMs });
     await response.arrayBuffer().catch(() => undefined);
   } catch (error) {
-    return { kind: 'inconclusive', detail: describeNetworkError(error) };
+    return { kind: 'inconclusive', detail: describeNetworkError(error), reason: reasonOf(error) };
   }
   if (response.status === 401) return { kind: 'unauthorized' };
-  if (!response.ok) return { kind: 'inconclusive', detail: `the service answered ${response.status}` };
+  if (!response.ok) return { kind: 'inconclusive', detail: `the service answered ${response.status}`, reason: reasonMessage('reason.httpStatus', { status: response.status }) };
   const header = response.headers.get(ACCESS_TOKEN_HEADER);
   return header !== null && header !== '' ? { kind: 'ok', headerToken: header } : { kind: 'ok' };
 }

@@ -3,6 +3,7 @@
 // settings UI server made, and back-off after failures. Timer rounds never throw. Beside it the
 // settings page's test of the link, the same GET /users/me asked once.
 import { doublingDelay } from '../../util/backoff.js';
+import { reasonOf } from '../../util/reason-messages.js';
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
 import { LEGACY_MESSAGE_CODE, type UiMessage } from '../../util/ui-message.js';
 import { safeErrorText } from '../http/safe-error-text.js';
@@ -85,14 +86,13 @@ export async function testConnection(parts: { check: TokenCheck; access: AccessT
     return { ok: true, message: linkMessage('link.test.ok') };
   }
   if (result.kind === 'unauthorized') return { ok: false, message: linkMessage('link.test.refused') };
-  return { ok: false, message: linkMessage('link.test.unreachable', { reason: result.detail }) };
+  return { ok: false, message: linkMessage('link.test.unreachable', { reason: result.reason }) };
 }
 
-/** No token to test with: the link's own sentence when it is one, else what went wrong. */
+/** No token to test with: the link's own sentence when it is one, else why (a reason code; the words in the log). */
 function failedTest(error: unknown): UiMessage {
-  const sentence = safeErrorText(error);
-  const known = messageOfSentence(sentence);
-  return known.code === LEGACY_MESSAGE_CODE ? linkMessage('link.test.failed', { reason: sentence }) : known;
+  const known = messageOfSentence(safeErrorText(error));
+  return known.code === LEGACY_MESSAGE_CODE ? linkMessage('link.test.failed', { reason: reasonOf(error) }) : known;
 }
 
 export interface KeepAliveOptions {

@@ -5,6 +5,8 @@
 // effects it returns (listeners, status, log lines) are carried out in one place. Beside it, the
 // sentences the token jobs show users.
 import type { Logger } from '../../util/logger.js';
+import type { UiMessage } from '../../util/ui-message.js';
+import type { SettingToFix } from '../http/oauth.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { LINK_MESSAGES, linkMessage } from '../link-messages.js';
 import { acceptsHeaderToken, know, type Knowledge, type KnowledgeEffect, type KnowledgeEvent, nothingKnown } from './token-knowledge.js';
@@ -28,6 +30,10 @@ export interface TokenStatus {
   problem?: TokenProblem;
   /** With problem `notSaved`: why the tokens could not be written (no path, no secret). */
   notSavedReason?: string;
+  /** The same as a reason code, for the settings page. */
+  notSavedCause?: UiMessage;
+  /** With problem `settings`: the setting the token service refused. */
+  setting?: SettingToFix;
   accessTokenExpiresAt?: number;
   lastRefreshAt?: number;
   lastKeepAliveAt?: number;
@@ -276,9 +282,13 @@ export class TokenSession {
     if (unsaved) {
       status.problem = 'notSaved';
       status.notSavedReason = unsaved.reason;
+      status.notSavedCause = unsaved.cause;
       status.message = notSavedMessage(unsaved.reason);
     } else {
-      if (record?.settingsProblem !== undefined && link !== 'unlinked') status.problem = 'settings';
+      if (record?.settingsProblem !== undefined && link !== 'unlinked') {
+        status.problem = 'settings';
+        status.setting = record.settingsProblem;
+      }
       if (message !== undefined) status.message = message;
     }
     return status;

@@ -4,7 +4,9 @@ import { createHash } from 'node:crypto';
 
 import type { TokenRecord, TokenStore } from '../../storage/token-file.js';
 import { doublingDelay } from '../../util/backoff.js';
+import { reasonOf } from '../../util/reason-messages.js';
 import { storageFaultText } from '../../util/storage-fault.js';
+import type { UiMessage } from '../../util/ui-message.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { decodeJwtTimes } from '../http/oauth.js';
 
@@ -123,6 +125,8 @@ export interface Unsaved {
   /** `rotations` of the record on disk they replace: a different value there means someone else linked. */
   diskRotations: number;
   reason: string;
+  /** The reason as a code the settings page words (`reason.file` with the error code). */
+  cause: UiMessage;
 }
 
 export interface TokenSaverHost {
@@ -202,7 +206,7 @@ export class TokenSaver {
   /** Only the timer's own attempts count for the back-off; others in between leave it as it is. */
   private fail(record: TokenRecord, diskRotations: number, error: unknown, fromRetry: boolean): void {
     const before = this.pending?.reason;
-    this.pending = { record, diskRotations, reason: describeStorageFault(error) };
+    this.pending = { record, diskRotations, reason: describeStorageFault(error), cause: reasonOf(error) };
     this.host.onUnsavedChange(before, this.pending.reason);
     if (fromRetry || this.timer === undefined) {
       this.failures += 1;

@@ -7,6 +7,7 @@ import { CloudHttpClient } from '../../../src/cloud/http/http-client.js';
 import { nodeFetch } from '../../../src/cloud/http/node-fetch.js';
 import { checkToken } from '../../../src/cloud/tokens/access-tokens.js';
 import { type LinkState, REAUTHORIZATION_ADVICE } from '../../../src/cloud/tokens/token-manager.js';
+import { reasonMessage } from '../../../src/util/reason-messages.js';
 import { readTokens, tokenTestBed, tokenWorks } from '../../fixtures/token-harness.js';
 import { closedPort, type LocalServer, startLocalServer } from '../local-server.js';
 
@@ -174,20 +175,21 @@ describe('checkToken answers ok, unauthorized or inconclusive, and never throws'
     });
     expect(await checkToken(endpoint(), 't', 1_000)).toEqual({ kind: 'unauthorized' });
     for (status of [403, 429, 500, 503]) {
-      expect(await checkToken(endpoint(), 't', 1_000)).toEqual({ kind: 'inconclusive', detail: `the service answered ${status}` });
+      expect(await checkToken(endpoint(), 't', 1_000)).toEqual({ kind: 'inconclusive', detail: `the service answered ${status}`, reason: reasonMessage('reason.httpStatus', { status }) });
     }
   });
 
   it('no answer (refused connection, timeout, a redirect elsewhere) is inconclusive, with the reason but no address', async () => {
     const refused = await checkToken({ ...endpoint(), baseUrl: await closedPort() }, 't', 1_000);
-    expect(refused).toEqual({ kind: 'inconclusive', detail: 'network error ECONNREFUSED' });
+    // The words for the log, and a reason code for the settings page.
+    expect(refused).toEqual({ kind: 'inconclusive', detail: 'network error ECONNREFUSED', reason: reasonMessage('reason.network', { errorCode: 'ECONNREFUSED' }) });
     server.handle(() => undefined); // never answers
-    expect(await checkToken(endpoint(), 't', 50)).toEqual({ kind: 'inconclusive', detail: 'no answer in time' });
+    expect(await checkToken(endpoint(), 't', 50)).toEqual({ kind: 'inconclusive', detail: 'no answer in time', reason: reasonMessage('reason.timeout') });
     server.handle((_request, _body, response) => {
       response.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
       response.end();
     });
-    expect(await checkToken(endpoint(), 't', 1_000)).toEqual({ kind: 'inconclusive', detail: 'network error ERR_REDIRECT' });
+    expect(await checkToken(endpoint(), 't', 1_000)).toMatchObject({ kind: 'inconclusive', detail: 'network error ERR_REDIRECT' });
   });
 });
 

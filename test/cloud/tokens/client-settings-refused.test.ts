@@ -24,7 +24,7 @@ describe('a wrong client secret never costs the refresh token', () => {
     expect(stored?.refreshToken).toBe(seed);
     expect(stored?.refreshInFlight).toBeUndefined();
     expect(stored?.settingsProblem).toBe('clientSecret');
-    expect(wrong.status()).toMatchObject({ problem: 'settings' });
+    expect(wrong.status()).toMatchObject({ problem: 'settings', setting: 'clientSecret' });
     expect(wrong.status().message).toContain('clientSecret');
     expect(wrong.state).not.toBe('reauthorizationNeeded');
 
@@ -45,6 +45,8 @@ describe('a wrong client secret never costs the refresh token', () => {
     const page = await views.status();
     expect(page.link.state).toBe('checkSettings');
     expect(page.link.message.text).toContain('clientSecret');
+    // In the page's language: the code names the field, no English sentence as a param.
+    expect(page.link.message).toMatchObject({ code: 'link.checkSetting', params: { field: 'clientSecret' } });
 
     // The user fixes the secret and restarts.
     const fixed = bed.manager({ seeds: { refreshToken: seed } });

@@ -157,7 +157,12 @@ describe('the settings UI links the account and tests the connection', () => {
     sim.faults.failNext(1, 503, '/users/me');
     const result = await m.testConnection();
     expect(result.ok).toBe(false);
-    expect(result.message).toEqual({ code: 'link.test.unreachable', params: { reason: 'the service answered 503' }, text: 'Could not reach the Lock Access service (the service answered 503). Try again later.' });
+    // The reason is a code the page words in its language, never the English of the error.
+    expect(result.message).toEqual({
+      code: 'link.test.unreachable',
+      params: { reason: { code: 'reason.httpStatus', params: { status: 503 }, text: 'the service answered HTTP 503' } },
+      text: 'Could not reach the Lock Access service (the service answered HTTP 503). Try again later.',
+    });
     expect(m.state).toBe('linked');
   });
 });
