@@ -21,8 +21,6 @@ export interface FileLockOptions {
   /** Pause between attempts. Default 50 ms. */
   pollMs?: number;
   now?: () => number;
-  /** Pause implementation (tests with fake timers pass a real one). */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export class FileLockTimeoutError extends Error {
@@ -82,7 +80,6 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
   const waitMs = options.waitMs ?? 45_000;
   const pollMs = options.pollMs ?? 50;
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? realSleep;
   const nonce = randomUUID();
   let waited = 0;
   let firstUnreadableSeen: number | undefined;
@@ -123,7 +120,7 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
       }
     }
     if (waited >= waitMs) throw new FileLockTimeoutError(path, waited);
-    await sleep(pollMs);
+    await realSleep(pollMs);
     waited += pollMs;
   }
 }

@@ -40,8 +40,6 @@ export class KeptFileRetry {
   private failuresInRow = 0;
   private stopped = false;
 
-  constructor(private readonly schedule: readonly number[] = KEPT_FILE_RETRY_MS) {}
-
   /** Failures since the last success. */
   get failures(): number {
     return this.failuresInRow;
@@ -51,7 +49,7 @@ export class KeptFileRetry {
   failed(task: () => void): void {
     this.failuresInRow += 1;
     if (this.stopped || this.timer !== undefined) return;
-    const delay = this.schedule[Math.min(this.failuresInRow, this.schedule.length) - 1] ?? KEPT_FILE_RETRY_MS[0];
+    const delay = KEPT_FILE_RETRY_MS[Math.min(this.failuresInRow, KEPT_FILE_RETRY_MS.length) - 1] ?? 1_000;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!this.stopped) task();

@@ -46,10 +46,6 @@ export interface VideoRoomOptions {
   onStatus?: (status: VideoRoomStatus) => void;
   /** Where the running children are written down, so the next start can end any left behind. */
   ledger?: LedgerStore;
-  /** For tests: how ffmpeg is checked. */
-  check?: (configuredPath: string | undefined) => Promise<FfmpegCheck>;
-  /** Where copied views keep their clip's last frame (the system's temporary folder unless a test says). */
-  scratchBase?: string;
   /**
    * The check (and the cameras it lets set up) waits for this: at start the calls to the service go
    * first. At once without it.
@@ -87,15 +83,16 @@ export class VideoRoom {
       // Homebridge shut down before the check began: nothing to start.
       if (this.stopped) return undefined;
       // The processes are asked one after the other, each after the last has ended.
-      const check = await (options.check ?? checkFfmpeg)(options.config.ffmpegPath);
+      const check = await checkFfmpeg(options.config.ffmpegPath);
       const guard = await checkOrphanGuard();
       await sweep;
       return this.adopt(check, guard);
     });
   }
 
+  /** Where copied views keep their clip's last frame: the system's temporary folder. */
   private get scratchBase(): string {
-    return this.options.scratchBase ?? tmpdir();
+    return tmpdir();
   }
 
   /** A new folder for one copied view's last frame; the view removes it when it ends. */

@@ -11,7 +11,6 @@ import { cameraOf, serveDoorbell, type DoorbellDeps , restartServed, storeOf } f
 import { DOORBELL_STATE_KEY, type DoorbellDevice } from '../../src/model/doorbell-device.js';
 import type { DoorbellChange } from '../../src/model/device-changes.js';
 import { VideoRoom } from '../../src/video/video-room.js';
-import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
 import { noMedia } from '../video/ffmpeg-binary.js';
 
 const placeholderBytes = await readFile(new URL('../../src/assets/placeholder.jpg', import.meta.url));
@@ -216,8 +215,9 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       // What Homebridge's cache holds from before the switch was turned off.
       service(cached, S.Switch, 'chime').getCharacteristic(C.On).value = true;
       let checked: (value: undefined) => void = () => undefined;
-      const check = new Promise<undefined>((resolve) => (checked = resolve));
-      const video = new VideoRoom({ config: { replayMinutes: 60, secureVideo: true }, log: captureLog().log, lookup: () => Promise.resolve(''), media: noMedia, check: () => check.then(() => ({ ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') })) });
+      // The check waits for this, as for the calls to the service at start.
+      const checkAfter = new Promise<undefined>((resolve) => (checked = resolve));
+      const video = new VideoRoom({ config: { replayMinutes: 60, secureVideo: true, ffmpegPath: '/nonexistent/ffmpeg' }, log: captureLog().log, lookup: () => Promise.resolve(''), media: noMedia, checkAfter });
       const doorbell = serveDoorbell({ api, log: captureLog().log, fetchImage: () => Promise.resolve(placeholderBytes), video }, cached, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
       made.push(doorbell);
       expect(video.status().state).toBe('checking');

@@ -7,7 +7,6 @@ import type { DoorbellDevice } from '../../src/model/doorbell-device.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { captureLog, hapEnvs, newAccessory } from './hap-env.js';
 import { cameraOf, serveDoorbell } from './serve-device.js';
-import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
 import { noMedia } from '../video/ffmpeg-binary.js';
 
 describe.each(hapEnvs)('the doorbell camera without a usable ffmpeg on $label', ({ api }) => {
@@ -19,10 +18,9 @@ describe.each(hapEnvs)('the doorbell camera without a usable ffmpeg on $label', 
   async function setup() {
     const captured = captureLog();
     const video = new VideoRoom({
-      config: { replayMinutes: 60, secureVideo: false },
+      config: { replayMinutes: 60, secureVideo: false, ffmpegPath: '/nonexistent/ffmpeg' },
       log: captured.log,
       media: noMedia, lookup: () => Promise.reject(new Error('no lookup expected')),
-      check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') }),
     });
     await video.ready;
     const doorbell = serveDoorbell({ api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('still')), video }, newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1')), { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
@@ -36,7 +34,7 @@ describe.each(hapEnvs)('the doorbell camera without a usable ffmpeg on $label', 
     cameraOf(doorbell).prepareStream({ sessionID: 's1' } as never, prepared);
     expect(prepared).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining(LIVE_VIDEO_REFUSAL) as unknown }));
     expect(captured.text('info')).toMatch(/Front Doorbell: live video is not available .*doorbell video needs ffmpeg: see the warning at start-up/);
-    expect(captured.lines.filter((line) => line.level === 'warn' && /Doorbell video is off: no ffmpeg on the PATH/.test(line.message))).toHaveLength(1);
+    expect(captured.lines.filter((line) => line.level === 'warn' && /Doorbell video is off: no program at \/nonexistent\/ffmpeg/.test(line.message))).toHaveLength(1);
     expect(video.running).toBe(0);
   });
 

@@ -10,22 +10,18 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { doorbellUuid } from '../../src/homekit/doorbell-accessory.js';
 import { RECORDING_SUBTYPE, recordingFormat } from '../../src/homekit/doorbell-recording.js';
 import type { DoorbellDevice } from '../../src/model/doorbell-device.js';
-import type { FfmpegCheck } from '../../src/video/ffmpeg-check.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { selectedRecordingConfiguration } from '../harness/data-stream.js';
 import { HUB_720P } from '../harness/secure-video-hub.js';
 import { captureLog, hapEnvs, hasService, newAccessory, service } from './hap-env.js';
 import { restartServed, serveDoorbell } from './serve-device.js';
-import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
-import { noMedia } from '../video/ffmpeg-binary.js';
+import { noMedia, testFfmpeg } from '../video/ffmpeg-binary.js';
 
 const NOW = 1_700_000_000_000;
 const fresh = { receivedAt: NOW, signedAt: NOW };
-const usable: FfmpegCheck = {
-  ok: true,
-  info: { path: '/usr/bin/ffmpeg', version: '4.1', h264Encoder: 'libx264', encoders: new Set(['libx264', 'aac']), muxers: new Set(['mp4']), demuxers: new Set(['hls']), protocols: new Set(['srtp']) },
-};
-const missing: FfmpegCheck = { ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') };
+/** The ffmpeg the room checks: the test's own (usable), or none at that path. */
+const usable = testFfmpeg();
+const missing = '/nonexistent/ffmpeg';
 
 interface Recorder {
   handleRecordingStreamRequest(streamId: number): AsyncGenerator;
@@ -56,14 +52,13 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
     vi.useRealTimers();
   });
 
-  async function setup(options: { secureVideo?: boolean; check?: FfmpegCheck; lookup?: (doorbellId: string, dvrId: string) => Promise<string>; motionTimeoutSeconds?: number; accessory?: PlatformAccessory } = {}) {
+  async function setup(options: { secureVideo?: boolean; ffmpegPath?: string; lookup?: (doorbellId: string, dvrId: string) => Promise<string>; motionTimeoutSeconds?: number; accessory?: PlatformAccessory } = {}) {
     const captured = captureLog();
     const video = new VideoRoom({
-      config: { replayMinutes: 60, secureVideo: options.secureVideo ?? true },
+      config: { replayMinutes: 60, secureVideo: options.secureVideo ?? true, ffmpegPath: options.ffmpegPath ?? usable },
       log: captured.log,
       lookup: options.lookup ?? (() => Promise.reject(new Error('no lookup in this test'))),
       media: noMedia,
-      check: () => Promise.resolve(options.check ?? usable),
     });
     const accessory = options.accessory ?? newAccessory(api, 'Front Doorbell', doorbellUuid(api, 'D1'));
     const doorbell = serveDoorbell({ api, log: captured.log, fetchImage: () => Promise.resolve(Buffer.from('jpeg')), now: () => NOW, video }, accessory, {
@@ -95,7 +90,7 @@ describe.each(hapEnvs)('Secure Video on the doorbell camera, $label', ({ api }) 
   });
 
   it('secureVideo false, or no usable ffmpeg: no recording services and no trigger sensor', async () => {
-    for (const options of [{ secureVideo: false }, { check: missing }]) {
+    for (const options of [{ secureVideo: false }, { ffmpegPath: missing }]) {
       const { accessory } = await setup(options);
       for (const type of recordingServices) expect(hasService(accessory, type)).toBe(false);
       expect(hasService(accessory, S.MotionSensor, RECORDING_SUBTYPE)).toBe(false);

@@ -14,7 +14,7 @@ import { tempDirEachTest } from '../fixtures/token-harness.js';
 describe('single flight "between the plugin and its UI server" (lock file)', () => {
   const temp = tempDirEachTest();
 
-  const fastWait = { pollMs: 10, waitMs: 200, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
+  const fastWait = { pollMs: 10, waitMs: 200 };
 
   it('a held lock keeps a second taker waiting until it is released', async () => {
     const path = join(temp.dir, 'tokens.lock');

@@ -1,16 +1,27 @@
 // The video room: one check at start, one warning when video cannot work, its status for the
 // settings page, a lookup whose failure names no address, and no spawn without ffmpeg.
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { systemProcesses } from '../../src/video/child-ledger.js';
 import { VideoRoom, VideoUnavailableError } from '../../src/video/video-room.js';
 import { running } from '../harness/video-bed.js';
-import { ffmpegProblem } from '../../src/video/ffmpeg-problems.js';
 import { keptLog, testFfmpeg, noMedia } from './ffmpeg-binary.js';
 
 const config = { replayMinutes: 60, secureVideo: true };
+
+/** The test's ffmpeg behind a script that counts how often it is run. */
+async function countingFfmpeg(): Promise<{ path: string; asked(): Promise<number> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'lock-access-ffmpeg-'));
+  const path = join(dir, 'ffmpeg');
+  const calls = join(dir, 'calls');
+  await writeFile(path, `#!/bin/sh\necho run >> '${calls}'\nexec '${testFfmpeg()}' "$@"\n`, { mode: 0o755 });
+  return { path, asked: async () => (await readFile(calls, 'utf8').catch(() => '')).split('\n').filter(Boolean).length };
+}
 
 describe('the video room', () => {
   it('with a usable ffmpeg: ready, its path and version in the status, no warning', async () => {
@@ -39,25 +50,15 @@ describe('the video room', () => {
     const after = new Promise<void>((resolve) => {
       open = resolve;
     });
-    let checks = 0;
-    const room = new VideoRoom({
-      config,
-      log: keptLog(),
-      media: noMedia,
-      lookup: () => Promise.resolve(''),
-      checkAfter: after,
-      check: (path) => {
-        checks += 1;
-        return Promise.resolve({ ok: true, info: { path: path ?? 'ffmpeg', version: '6.1', h264Encoder: 'libx264', encoders: new Set(['libx264']), muxers: new Set<string>(), demuxers: new Set(['hls']), protocols: new Set(['srtp']) } });
-      },
-    });
+    const ffmpeg = await countingFfmpeg();
+    const room = new VideoRoom({ config: { ...config, ffmpegPath: ffmpeg.path }, log: keptLog(), media: noMedia, lookup: () => Promise.resolve(''), checkAfter: after });
     // A turn of the event loop: the room's own steps before the gate have had their chance.
     await new Promise((resolve) => setImmediate(resolve));
-    expect(checks).toBe(0);
+    expect(await ffmpeg.asked()).toBe(0);
     expect(room.status().state).toBe('checking');
     open();
-    expect((await room.ready)?.version).toBe('6.1');
-    expect(checks).toBe(1);
+    expect((await room.ready)?.path).toBe(ffmpeg.path);
+    expect(await ffmpeg.asked()).toBeGreaterThan(0);
     expect(room.status().state).toBe('ready');
     await room.stop();
   });
@@ -67,16 +68,16 @@ describe('the video room', () => {
     const after = new Promise<void>((resolve) => {
       open = resolve;
     });
-    let checks = 0;
-    const room = new VideoRoom({ config, log: keptLog(), lookup: () => Promise.resolve(''), media: noMedia, checkAfter: after, check: () => { checks += 1; return Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') }); } });
+    const ffmpeg = await countingFfmpeg();
+    const room = new VideoRoom({ config: { ...config, ffmpegPath: ffmpeg.path }, log: keptLog(), lookup: () => Promise.resolve(''), media: noMedia, checkAfter: after });
     await room.stop();
     open();
     expect(await room.ready).toBeUndefined();
-    expect(checks).toBe(0);
+    expect(await ffmpeg.asked()).toBe(0);
   });
 
   it('a failed lookup says so without the address it may carry', async () => {
-    const room = new VideoRoom({ config, log: keptLog(), media: noMedia, lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')), check: () => Promise.resolve({ ok: false, path: 'ffmpeg', configured: false, problem: ffmpegProblem('videoProblem.notOnPath') }) });
+    const room = new VideoRoom({ config: { ...config, ffmpegPath: '/nonexistent/ffmpeg' }, log: keptLog(), media: noMedia, lookup: () => Promise.reject(new Error('GET https://api.example.com/doorbells/D1/videoevent?dvrID=9&token=SECRET answered 500')) });
     await expect(room.openRecording('D1', '9')).rejects.toThrow('the recording could not be looked up (GET https://api.example.com answered 500)');
   });
 

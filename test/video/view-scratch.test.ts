@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { processAlive } from '../../src/util/process-alive.js';
 import { makeViewScratch, sweepViewScratch } from '../../src/video/view-scratch.js';
@@ -19,6 +19,7 @@ function base(): string {
   return dir;
 }
 afterEach(() => {
+  vi.unstubAllEnvs();
   for (const dir of bases.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -62,7 +63,9 @@ describe('the last-frame folders of copied camera views', () => {
     const where = base();
     const gone = join(where, `lock-access-view-${endedPid()}-left`);
     mkdirSync(gone);
-    const room = new VideoRoom({ config: { ffmpegPath: '/nonexistent/ffmpeg', replayMinutes: 60, secureVideo: true }, log: keptLog(), media: noMedia, lookup: () => Promise.resolve(''), scratchBase: where });
+    // The system's temporary folder, as Node finds it.
+    vi.stubEnv('TMPDIR', where);
+    const room = new VideoRoom({ config: { ffmpegPath: '/nonexistent/ffmpeg', replayMinutes: 60, secureVideo: true }, log: keptLog(), media: noMedia, lookup: () => Promise.resolve('') });
     await room.ready;
     expect(existsSync(gone)).toBe(false);
     const made = await room.scratchFolder();

@@ -14,7 +14,7 @@ import { desiredRegistrations, nextRefreshAt, planReconcile, type WantedHooks } 
 import { emptyReport, logOutcome, registrationStatus, type ReconcileReport, type RegistrationStatus, type UnlinkOutcome } from './registration-report.js';
 import { deleteAllRegistrations } from './registration-unlink.js';
 import { jitteredDelay } from '../../util/backoff.js';
-import { DEFAULT_RETRY, realSleep, type RetryOptions, type Sleep } from '../http/retry.js';
+import { DEFAULT_RETRY, realSleep, type Sleep } from '../http/retry.js';
 import type { WebhookSecret } from './webhook-secret.js';
 
 export type { WantedHooks } from './registration-plan.js';
@@ -36,8 +36,6 @@ export interface RegistrarOptions {
   now?: () => number;
   sleep?: Sleep;
   random?: () => number;
-  /** Overrides of the retry schedule (tests). */
-  retry?: Partial<Omit<RetryOptions, 'sleep' | 'random'>>;
   /** Timer of the next reconcile (tests); unref'ed global timers by default. */
   timers?: RegistrarTimers;
 }
@@ -107,7 +105,7 @@ export class WebhookRegistrar {
       client: options.client,
       log: options.log,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      retry: { ...DEFAULT_RETRY, ...options.retry },
+      retry: DEFAULT_RETRY,
       now: this.now,
       sleep: options.sleep ?? realSleep,
       random: this.random,

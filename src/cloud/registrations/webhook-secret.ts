@@ -43,8 +43,6 @@ export interface WebhookSecretOptions {
   now?: () => number;
   /** Where a replaced or unreadable file is reported (never the token). */
   log?: Logger;
-  /** The waits between tries at a file that cannot be read or written (tests shorten them). */
-  retryMs?: readonly number[];
 }
 
 export class WebhookSecret {
@@ -60,7 +58,7 @@ export class WebhookSecret {
     private readonly now: () => number,
     private readonly options: WebhookSecretOptions,
   ) {
-    this.retries = new KeptFileRetry(options.retryMs);
+    this.retries = new KeptFileRetry();
   }
 
   /**

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { tokenFingerprint, WEBHOOK_SECRET_FILE, WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
 import { Storage } from '../../../src/storage.js';
+import { KEPT_FILE_RETRY_MS } from '../../../src/util/kept-file.js';
 import { recordingLog } from '../../callbacks/helpers.js';
 
 describe('the webhook token ("a random 32-byte secret kept in storage")', () => {
@@ -89,7 +90,7 @@ describe('a webhook token file that is only unreadable for a while is never repl
     await rm(join(dir, WEBHOOK_SECRET_FILE));
     await unreadable();
     const { log, lines } = recordingLog();
-    secret = await WebhookSecret.load(storage, { log, retryMs: [1_000] });
+    secret = await WebhookSecret.load(storage, { log });
     expect(secret.token).toBeUndefined();
     expect(lines.join('\n')).toMatch(/webhook-secret\.json could not be read .*EISDIR.*kept: callbacks are answered "try again later" .* and webhooks are not registered until it can be read/);
     const changed = vi.fn();
@@ -110,8 +111,9 @@ describe('a webhook token file that is only unreadable for a while is never repl
   it('while it stays unreadable, it is tried again and again and never written over', async () => {
     await unreadable();
     const { log, lines } = recordingLog();
-    secret = await WebhookSecret.load(storage, { log, retryMs: [10, 20] });
-    for (let i = 0; i < 5; i += 1) await vi.advanceTimersByTimeAsync(20);
+    secret = await WebhookSecret.load(storage, { log });
+    // Five tries on the schedule a file kept unread follows.
+    for (const wait of KEPT_FILE_RETRY_MS.slice(0, 5)) await vi.advanceTimersByTimeAsync(wait);
     expect(secret.token).toBeUndefined();
     // Said once, not at every try.
     expect(lines.filter((line) => line.includes('could not be read'))).toHaveLength(1);
@@ -120,7 +122,7 @@ describe('a webhook token file that is only unreadable for a while is never repl
 
   it('found damaged on a later try: a new token is made then, and listeners hear of it', async () => {
     await unreadable();
-    secret = await WebhookSecret.load(storage, { retryMs: [1_000], now: () => 1_700_000_000_000 });
+    secret = await WebhookSecret.load(storage, { now: () => 1_700_000_000_000 });
     const changed = vi.fn();
     secret.onChange(changed);
     await rm(join(dir, WEBHOOK_SECRET_FILE), { recursive: true });
