@@ -1,65 +1,23 @@
 // Several accounts behind one listener, in process: the real HomebridgeAPI, the simulator with a
 // main account and a "Cabin" account that share one lock.
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { API, PlatformAccessory } from 'homebridge';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { HomebridgeAPI } from '../../node_modules/homebridge/dist/api.js';
-import { checkConfig } from '../../src/config.js';
-import { startPlugin, type PluginContext } from '../../src/runtime/start-plugin.js';
-import { PLATFORM_NAME, PLUGIN_NAME } from '../../src/settings.js';
-import { Shutdown } from '../../src/util/shutdown.js';
-import { freePort } from '../harness/homebridge.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
-import { captureLog } from '../homekit/hap-env.js';
-import { until } from '../harness/until.js';
-
-const waitFor = (condition: () => boolean): Promise<void> => until(condition, String(condition));
+import { startPlugin } from '../../src/runtime/start-plugin.js';
+import { pluginBed, waitFor } from './plugin-bed.js';
 
 describe('several accounts behind one listener', () => {
-  let sim: Simulator;
-  let dir: string;
-  let port: number;
-  const shutdowns: Shutdown[] = [];
-
-  beforeEach(async () => {
-    sim = await startSimulator({
-      accounts: [{ id: 'cabin', name: 'Cabin' }],
-      locks: [{ id: 'L1', name: 'Front Door' }, { id: 'L2', name: 'Cabin Door', accounts: ['cabin'] }, { id: 'SHARED', name: 'Shed', accounts: ['main', 'cabin'] }],
-    });
-    dir = await mkdtemp(join(tmpdir(), 'several-accounts-'));
-    port = await freePort();
-  });
-  afterEach(async () => {
-    await Promise.all(shutdowns.splice(0).map((shutdown) => shutdown.run()));
-    await sim.close();
-    await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+  const bed = pluginBed('several-accounts', {
+    accounts: [{ id: 'cabin', name: 'Cabin' }],
+    locks: [{ id: 'L1', name: 'Front Door' }, { id: 'L2', name: 'Cabin Door', accounts: ['cabin'] }, { id: 'SHARED', name: 'Shed', accounts: ['main', 'cabin'] }],
   });
 
-  function homebridge(accounts: unknown[], top: Record<string, unknown> = {}) {
-    const api = new HomebridgeAPI() as unknown as API;
-    Object.defineProperty(api, 'user', { value: { storagePath: () => dir } });
-    const registered: PlatformAccessory[] = [];
-    api.registerPlatformAccessories = (_plugin, _platform, accessories) => {
-      registered.push(...accessories);
-    };
-    const webhook = { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 0 };
-    const check = checkConfig(simPlatformConfig(sim, port, { webhook, userWebhook: false, refreshStateOnStart: false, accounts, ...top }));
-    if (!check.ok) throw new Error('the test config should be valid');
-    const { mainDisabled } = check;
-    const captured = captureLog();
-    const shutdown = new Shutdown();
-    shutdowns.push(shutdown);
-    const context: PluginContext = { api, log: captured.log, config: check.config, ...(mainDisabled === undefined ? {} : { mainDisabled }), cachedAccessories: [], cachedMatter: [], pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown };
-    return { context, registered, captured };
-  }
+  const homebridge = (accounts: unknown[], top: Record<string, unknown> = {}) => bed.homebridge({ config: { userWebhook: false, refreshStateOnStart: false, accounts, ...top } });
 
   const cabinEntry = () => {
-    const cabin = sim.accountOf('cabin');
+    const cabin = bed.sim.accountOf('cabin');
     return { id: 'cabin', name: 'Cabin', apiKey: cabin.apiKey, clientId: cabin.clientId, clientSecret: cabin.clientSecret, refreshToken: cabin.refreshToken };
   };
 
@@ -67,8 +25,8 @@ describe('several accounts behind one listener', () => {
     const hb = homebridge([cabinEntry()]);
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    await waitFor(() => sim.registrations().length === 3);
-    const urls = sim.registrations().map((r) => [r.scope, r.url.replace(`http://127.0.0.1:${port}`, ''), r.owner === sim.account.userId ? 'main' : 'cabin']).sort();
+    await waitFor(() => bed.sim.registrations().length === 3);
+    const urls = bed.sim.registrations().map((r) => [r.scope, r.url.replace(`http://127.0.0.1:${bed.port}`, ''), r.owner === bed.sim.account.userId ? 'main' : 'cabin']).sort();
     expect(urls).toEqual([
       ['L1', '/lock-access/lock/L1', 'main'],
       ['L2', '/lock-access/a/cabin/lock/L2', 'cabin'],
@@ -79,48 +37,48 @@ describe('several accounts behind one listener', () => {
     expect(hb.registered.map((a) => a.displayName).sort()).toEqual(['Cabin Door', 'Front Door', 'Shed']);
     expect(new Set(hb.registered.map((a) => a.UUID)).size).toBe(3);
     // Cabin's tokens in its own folder, and none in the main account's file.
-    const folder = await stat(join(dir, 'lock-access', 'accounts', 'cabin'));
+    const folder = await stat(join(bed.dir, 'lock-access', 'accounts', 'cabin'));
     expect(folder.mode & 0o777).toBe(0o700);
-    const file = await stat(join(dir, 'lock-access', 'accounts', 'cabin', 'tokens.json'));
+    const file = await stat(join(bed.dir, 'lock-access', 'accounts', 'cabin', 'tokens.json'));
     expect(file.mode & 0o777).toBe(0o600);
     // That one file holds Cabin's header secret (the one its registration carries) and its ledger.
-    const cabinFile = JSON.parse(await readFile(join(dir, 'lock-access', 'accounts', 'cabin', 'tokens.json'), 'utf8')) as { headerSecret: { token: string }; registrations: { entries: { id: string }[] } };
-    expect(sim.registrations().find((r) => r.scope === 'L2')?.token).toBe(cabinFile.headerSecret.token);
+    const cabinFile = JSON.parse(await readFile(join(bed.dir, 'lock-access', 'accounts', 'cabin', 'tokens.json'), 'utf8')) as { headerSecret: { token: string }; registrations: { entries: { id: string }[] } };
+    expect(bed.sim.registrations().find((r) => r.scope === 'L2')?.token).toBe(cabinFile.headerSecret.token);
     expect(cabinFile.registrations.entries.map((e) => e.id)).toEqual(['L2']);
-    expect((await readdir(join(dir, 'lock-access', 'accounts', 'cabin'))).filter((name) => name.endsWith('.json'))).toEqual(['tokens.json']);
+    expect((await readdir(join(bed.dir, 'lock-access', 'accounts', 'cabin'))).filter((name) => name.endsWith('.json'))).toEqual(['tokens.json']);
     // The callback for Cabin's lock comes on Cabin's path, signed with Cabin's key.
-    await sim.fire('lock', { lockId: 'L2', account: 'cabin' });
-    await sim.idle();
+    await bed.sim.fire('lock', { lockId: 'L2', account: 'cabin' });
+    await bed.sim.idle();
     await waitFor(() => running.listener.registry.lock('L2')?.state.lock === 'locked');
     expect(running.files.status.status.accounts?.cabin).toMatchObject({ name: 'Cabin', link: { state: 'linked' } });
     expect(hb.captured.text()).not.toMatch(/re-authori[sz]ation/i);
   });
 
   it('the top-level API key broken: the main account alone is disabled and sends nothing (no grant, no registration); an account with its own key and client runs', async () => {
-    const mainSeed = sim.account.refreshToken;
+    const mainSeed = bed.sim.account.refreshToken;
     const hb = homebridge([cabinEntry()], { apiKey: ' pasted with spaces ' });
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    await waitFor(() => sim.registrations().some((r) => r.scope === 'L2'));
-    await sim.idle();
+    await waitFor(() => bed.sim.registrations().some((r) => r.scope === 'L2'));
+    await bed.sim.idle();
     // Cabin owns the shared lock now: the main account cannot.
-    await waitFor(() => sim.registrations().length === 2);
-    expect(sim.registrations().map((r) => [r.scope, r.account]).sort()).toEqual([['L2', 'cabin'], ['SHARED', 'cabin']]);
-    expect(sim.refreshTokenState(mainSeed)).toBe('issued');
+    await waitFor(() => bed.sim.registrations().length === 2);
+    expect(bed.sim.registrations().map((r) => [r.scope, r.account]).sort()).toEqual([['L2', 'cabin'], ['SHARED', 'cabin']]);
+    expect(bed.sim.refreshTokenState(mainSeed)).toBe('issued');
     expect(running.files.status.status.link).toMatchObject({ state: 'checkSettings', message: { code: 'link.mainDisabled' } });
     expect(running.files.status.status.accounts?.cabin).toMatchObject({ link: { state: 'linked' } });
   });
 
   it('an entry that is the same /users/me user as the main account is disabled before it registers anything, with a line naming both; the others run', async () => {
     // The main account's own user, entered again with another refresh token of it.
-    const twice = { id: 'again', name: 'Again', refreshToken: sim.issueRefreshToken() };
+    const twice = { id: 'again', name: 'Again', refreshToken: bed.sim.issueRefreshToken() };
     const hb = homebridge([cabinEntry(), twice]);
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
     await waitFor(() => running.files.status.status.accounts?.again?.link.state === 'disabled');
-    await waitFor(() => sim.registrations().length === 3);
-    await sim.idle();
-    expect(sim.registrations().map((r) => r.url).filter((url) => url.includes('/a/again/'))).toEqual([]);
+    await waitFor(() => bed.sim.registrations().length === 3);
+    await bed.sim.idle();
+    expect(bed.sim.registrations().map((r) => r.url).filter((url) => url.includes('/a/again/'))).toEqual([]);
     expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
     expect(running.files.status.status.accounts?.cabin).toMatchObject({ link: { state: 'linked' } });
   });
@@ -129,40 +87,40 @@ describe('several accounts behind one listener', () => {
     const hb = homebridge([cabinEntry()]);
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    await waitFor(() => sim.registrations().length === 3);
-    await sim.idle();
-    const mainBefore = sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.scope} ${String(r.updatedAt)}`).sort();
-    const changesBefore = sim.registrationChanges().length;
-    sim.revokeAccount('cabin');
+    await waitFor(() => bed.sim.registrations().length === 3);
+    await bed.sim.idle();
+    const mainBefore = bed.sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.scope} ${String(r.updatedAt)}`).sort();
+    const changesBefore = bed.sim.registrationChanges().length;
+    bed.sim.revokeAccount('cabin');
     // Cabin's next call (a command to its lock) meets 401, its one refresh meets invalid_grant.
     await running.listener.registry.lock('L2')?.request('unlock', 'test').catch(() => undefined);
     await waitFor(() => running.files.status.status.accounts?.cabin?.link.state === 'reauthorizationNeeded');
     expect(running.files.status.status.link.state).toBe('linked');
-    expect(sim.registrationChanges().slice(changesBefore).filter((change) => change.op === 'delete')).toEqual([]);
-    expect(sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.scope} ${String(r.updatedAt)}`).sort()).toEqual(mainBefore);
+    expect(bed.sim.registrationChanges().slice(changesBefore).filter((change) => change.op === 'delete')).toEqual([]);
+    expect(bed.sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.scope} ${String(r.updatedAt)}`).sort()).toEqual(mainBefore);
     // Lines about Cabin itself or its own lock are Cabin's; none may speak of the main account's.
     const blamed = hb.captured.text().split('\n').filter((line) => /re-authori[sz]ation|link .* again/i.test(line) && !/^(Cabin \(cabin\)|Cabin Door):/.test(line));
     expect(blamed).toEqual([]);
     // The main account's own lock still takes commands.
     await running.listener.registry.lock('L1')?.request('unlock', 'test');
-    await waitFor(() => sim.lock('L1')?.lockState === 'unlocked');
+    await waitFor(() => bed.sim.lock('L1')?.lockState === 'unlocked');
   });
 
   it('handover: the main account deleted (lifecycle) while it owns a shared lock: Cabin registers the lock first, then the main account deletes its own registrations; Cabin\'s stay', async () => {
     const hb = homebridge([{ ...cabinEntry(), userWebhook: true }], { userWebhook: true });
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    await waitFor(() => sim.registrations().length === 5);
-    await sim.idle();
-    const before = sim.registrationChanges().length;
-    await sim.fire('user-deleted');
-    await waitFor(() => sim.registrations().every((r) => r.account === 'cabin'));
-    const changes = sim.registrationChanges().slice(before).map((change) => `${change.op} ${change.kind}:${change.scope} ${change.account}`);
+    await waitFor(() => bed.sim.registrations().length === 5);
+    await bed.sim.idle();
+    const before = bed.sim.registrationChanges().length;
+    await bed.sim.fire('user-deleted');
+    await waitFor(() => bed.sim.registrations().every((r) => r.account === 'cabin'));
+    const changes = bed.sim.registrationChanges().slice(before).map((change) => `${change.op} ${change.kind}:${change.scope} ${change.account}`);
     const registered = changes.indexOf('register lock:SHARED cabin');
     const deleted = changes.indexOf('delete lock:SHARED main');
     expect(registered).toBeGreaterThanOrEqual(0);
     expect(deleted).toBeGreaterThan(registered);
     expect(changes.filter((change) => change.startsWith('delete') && change.endsWith('cabin'))).toEqual([]);
-    expect(sim.registrations().map((r) => `${r.kind}:${r.scope}`).sort()).toEqual(['lock:L2', 'lock:SHARED', `user:${sim.accountOf('cabin').userId}`].sort());
+    expect(bed.sim.registrations().map((r) => `${r.kind}:${r.scope}`).sort()).toEqual(['lock:L2', 'lock:SHARED', `user:${bed.sim.accountOf('cabin').userId}`].sort());
   });
 });

@@ -1,77 +1,35 @@
 // The plugin built in stages, in process: the real HomebridgeAPI of Homebridge 2 (as the accessory
 // tests use it), the service simulator on port 0 and the listener on a free port of this machine.
 // Each record a stage builds is read here as the next stage reads it; nothing is a stand-in.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { PlatformAccessory } from 'homebridge';
+import { describe, expect, it } from 'vitest';
 
-import type { API, PlatformAccessory } from 'homebridge';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-
-import { HomebridgeAPI } from '../../node_modules/homebridge/dist/api.js';
-import { checkConfig } from '../../src/config.js';
 import { deliveryAccessoryUuid } from '../../src/homekit/delivery-sensor.js';
-import { startPlugin, type PluginContext } from '../../src/runtime/start-plugin.js';
-import { PLATFORM_NAME, PLUGIN_NAME } from '../../src/settings.js';
-import { Shutdown } from '../../src/util/shutdown.js';
-import { freePort } from '../harness/homebridge.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
-import { captureLog, restart, service, type CapturedLog } from '../homekit/hap-env.js';
-import { until } from '../harness/until.js';
-
-const waitFor = (condition: () => boolean): Promise<void> => until(condition, String(condition));
+import { startPlugin } from '../../src/runtime/start-plugin.js';
+import { restart, service } from '../homekit/hap-env.js';
+import { pluginBed, waitFor } from './plugin-bed.js';
 
 describe('the plugin built in stages, in process', () => {
-  let sim: Simulator;
-  let dir: string;
-  let port: number;
-  const shutdowns: Shutdown[] = [];
-
-  beforeEach(async () => {
-    sim = await startSimulator({ locks: [{ id: 'L1', name: 'Front Door' }] });
-    dir = await mkdtemp(join(tmpdir(), 'start-plugin-'));
-    port = await freePort();
-  });
-  afterEach(async () => {
-    await Promise.all(shutdowns.splice(0).map((shutdown) => shutdown.run()));
-    await sim.close();
-    await rm(dir, { recursive: true, force: true, maxRetries: 5 });
-  });
+  const bed = pluginBed('start-plugin', { locks: [{ id: 'L1', name: 'Front Door' }] });
 
   /** One Homebridge start: a fresh API on the test's storage, with what its cache restored. */
-  function homebridge(cachedAccessories: PlatformAccessory[] = [], extra: Record<string, unknown> = {}) {
-    const api = new HomebridgeAPI() as unknown as API;
-    Object.defineProperty(api, 'user', { value: { storagePath: () => dir } });
-    const registered: PlatformAccessory[] = [];
-    api.registerPlatformAccessories = (_plugin, _platform, accessories) => {
-      registered.push(...accessories);
-    };
-    const webhook = { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 0 };
-    const check = checkConfig(simPlatformConfig(sim, port, { webhook, ...extra }));
-    if (!check.ok) throw new Error('the test config should be valid');
-    const captured: CapturedLog = captureLog();
-    const shutdown = new Shutdown();
-    shutdowns.push(shutdown);
-    const context: PluginContext = { api, log: captured.log, config: check.config, cachedAccessories, cachedMatter: [], pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown };
-    return { api, context, registered, captured, shutdown };
-  }
+  const homebridge = (cachedAccessories: PlatformAccessory[] = [], config: Record<string, unknown> = {}) => bed.homebridge({ cachedAccessories, config });
 
   it('serves the lock, registers its webhooks at the public address, and the simulator\'s signed callback reaches HomeKit', async () => {
     const hb = homebridge();
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    expect(running.listener.receiver?.port).toBe(port);
+    expect(running.listener.receiver?.port).toBe(bed.port);
     // Discovery runs behind the start: the lock joins once the service has listed it.
     await waitFor(() => hb.registered.some((a) => a.displayName === 'Front Door'));
-    await waitFor(() => sim.registrations().length === 2);
-    expect(sim.registrations().every((r) => r.url.startsWith(`http://127.0.0.1:${port}/lock-access/`))).toBe(true);
+    await waitFor(() => bed.sim.registrations().length === 2);
+    expect(bed.sim.registrations().every((r) => r.url.startsWith(`http://127.0.0.1:${bed.port}/lock-access/`))).toBe(true);
     expect(running.files.status.status.link.state).toBe('linked');
     // The status file's device list follows the registry as a view, with where discovery found the lock.
     expect(running.files.status.status.devices).toEqual([expect.objectContaining({ kind: 'lock', id: 'L1', name: 'Front Door', source: 'service' })]);
 
-    await sim.fire('lock', { lockId: 'L1' });
-    await sim.idle();
+    await bed.sim.fire('lock', { lockId: 'L1' });
+    await bed.sim.idle();
     await waitFor(() => running.listener.registry.lock('L1')?.state.lock === 'locked');
     const accessory = running.views.homekit.accessoryOf('lock', 'L1');
     if (!accessory) throw new Error('no accessory for the lock');
@@ -85,24 +43,24 @@ describe('the plugin built in stages, in process', () => {
     const hb = homebridge();
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    await waitFor(() => sim.registrations().length === 2);
+    await waitFor(() => bed.sim.registrations().length === 2);
     await running.watchers.setup.settled();
-    expect(sim.stats.byRoute['GET /api/users/locks/mine']).toBe(1);
-    expect(sim.stats.byRoute['GET /api/users/doorbells/mine']).toBe(1);
+    expect(bed.sim.stats.byRoute['GET /api/users/locks/mine']).toBe(1);
+    expect(bed.sim.stats.byRoute['GET /api/users/doorbells/mine']).toBe(1);
   });
 
   it('shutdown closes the listener; a restart adopts the cached lock and delivery sensor, registering nothing twice', async () => {
-    const first = homebridge([], { webhook: { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 60 } });
+    const first = homebridge([], { webhook: { publicUrl: `http://127.0.0.1:${bed.port}/lock-access`, listenHost: '127.0.0.1', listenPort: bed.port, deliveryCheckMinutes: 60 } });
     const running = await startPlugin(first.context);
     if (!running) throw new Error('the plugin should have started');
     expect(first.registered.map((a) => a.UUID)).toContain(deliveryAccessoryUuid(first.api));
     await waitFor(() => first.registered.some((a) => a.displayName === 'Front Door'));
-    await waitFor(() => sim.registrations().length === 2);
+    await waitFor(() => bed.sim.registrations().length === 2);
     await first.shutdown.run();
-    await expect(fetch(`http://127.0.0.1:${port}/lock-access/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${bed.port}/lock-access/health`)).rejects.toThrow();
 
     const cached = first.registered.map((accessory) => restart(first.api, accessory));
-    const second = homebridge(cached, { webhook: { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 60 } });
+    const second = homebridge(cached, { webhook: { publicUrl: `http://127.0.0.1:${bed.port}/lock-access`, listenHost: '127.0.0.1', listenPort: bed.port, deliveryCheckMinutes: 60 } });
     const again = await startPlugin(second.context);
     expect(again?.views.homekit.accessoryOf('lock', 'L1')).toBe(cached.find((a) => a.displayName === 'Front Door'));
     // Nothing registered twice: the lock and the delivery sensor are adopted from the cache.
@@ -113,11 +71,11 @@ describe('the plugin built in stages, in process', () => {
     const hb = homebridge();
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    await waitFor(() => sim.registrations().length === 2);
+    await waitFor(() => bed.sim.registrations().length === 2);
     // Unlinked in the settings UI's process: the link goes idle, the registrations stay at the service here.
     running.link.control.onLinkState('unlinked');
-    await sim.fire('lock', { lockId: 'L1' });
-    await sim.idle();
+    await bed.sim.fire('lock', { lockId: 'L1' });
+    await bed.sim.idle();
     expect(running.listener.receiver?.stats.accepted).toBeGreaterThan(0);
     await new Promise((resolve) => setImmediate(resolve));
     expect(running.listener.registry.lock('L1')?.state.lock).not.toBe('locked');
@@ -127,9 +85,9 @@ describe('the plugin built in stages, in process', () => {
   it('a listener port in use: one error saying what to change; the devices are served and the link runs all the same', async () => {
     const { createServer } = await import('node:net');
     const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => taken.listen(bed.port, '127.0.0.1', resolve));
     try {
-      const hb = homebridge([], { webhook: { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 60 } });
+      const hb = homebridge([], { webhook: { publicUrl: `http://127.0.0.1:${bed.port}/lock-access`, listenHost: '127.0.0.1', listenPort: bed.port, deliveryCheckMinutes: 60 } });
       const running = await startPlugin(hb.context);
       if (!running) throw new Error('the plugin should have started');
       expect(running.listener.receiver).toBeUndefined();
@@ -149,7 +107,7 @@ describe('the plugin built in stages, in process', () => {
     const starting = startPlugin(hb.context);
     void hb.shutdown.run();
     expect(await starting).toBeUndefined();
-    await expect(fetch(`http://127.0.0.1:${port}/lock-access/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${bed.port}/lock-access/health`)).rejects.toThrow();
     expect(hb.registered).toEqual([]);
   });
 });
