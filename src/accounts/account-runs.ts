@@ -44,6 +44,8 @@ export interface AccountRuns {
   readonly main: AccountSetup;
   /** The setup of an account id (`main` or an extra id). */
   setupOf(account: string): AccountSetup | undefined;
+  /** Resolves once no account's setup runs or is asked for (one account's run can ask for another's). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -106,5 +108,8 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
       mayRun: () => distinct.check(unit, disable),
     }));
   }
-  return { main: mainSetup, setupOf };
+  const settled = async () => {
+    for (let busy = true; busy;) busy = (await Promise.all([...setups.values()].map((setup) => setup.settled()))).includes(true);
+  };
+  return { main: mainSetup, setupOf, settled };
 }

@@ -98,9 +98,14 @@ export class AccountSetup {
     this.runs.request();
   }
 
-  /** Resolves once no run is under way or asked for (a run asked for during one follows it). */
-  async settled(): Promise<void> {
-    for (let run = this.runs.current; run !== undefined; run = this.runs.current) await run;
+  /** Resolves once no run is under way or asked for (a run asked for during one follows it); true when one was. */
+  async settled(): Promise<boolean> {
+    let waited = false;
+    for (let run = this.runs.current; run !== undefined; run = this.runs.current) {
+      waited = true;
+      await run;
+    }
+    return waited;
   }
 
   /**

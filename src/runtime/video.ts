@@ -46,7 +46,7 @@ export class VideoCheckGate {
     });
   }
 
-  openAfter(setupSettled: Promise<void>, shutdown: Shutdown): void {
+  openAfter(setupSettled: Promise<unknown>, shutdown: Shutdown): void {
     const timer = setTimeout(this.open, CHECK_WAIT_MS);
     timer.unref();
     const open = () => {

@@ -13,6 +13,8 @@ import type { Views } from './views-stage.js';
 
 export interface Watchers {
   readonly setup: AccountSetup;
+  /** Every account's setup. */
+  readonly runs: AccountRuns;
   /** The self-check of the public address, repeating on its own once run. */
   readonly selfChecks: SelfCheckWatch;
   readonly delivery: Delivery;
@@ -58,7 +60,7 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
   // whatever address there is then.
   const delivery = watchDelivery(context, files, link, listener, { selfChecks, showSensor: (feed) => views.homekit.deliverySensor(feed) });
   followAddress(context, link, { runs, delivery, selfChecks });
-  return { setup, selfChecks, delivery };
+  return { setup, runs, selfChecks, delivery };
 }
 
 /** A new address: every account's registrations follow it at once, then the first run's state refresh if it waited for them and a delivery check (callbacks through the old way in may have been lost), and the self-check. */
