@@ -87,6 +87,13 @@ export class AccountDevices {
     return (owner === undefined ? undefined : this.units.get(owner))?.client ?? this.main.client;
   }
 
+  /** "Cabin (cabin)" when an extra account owns the device (sends its commands); undefined for the main account's. */
+  extraOwnerLabel(kind: DeviceKind, id: string): string | undefined {
+    const owner = this.holdings?.ownerOf(kind, id);
+    const unit = owner === undefined ? undefined : this.units.get(owner);
+    return unit === undefined || unit.account.main ? undefined : `${unit.account.name} (${unit.account.id})`;
+  }
+
   /**
    * The events a path's account may apply: those of its own devices, and the account's own notices.
    * Another device's events change nothing, with one log line per account and device.

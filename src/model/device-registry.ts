@@ -37,8 +37,8 @@ export interface DeviceRegistryDeps {
   people?: readonly Person[] | undefined;
   /** Sends a remote command to a lock; rejects when the service or the lock's bridge refused it. */
   operate: (lockId: string, action: LockAction) => Promise<void>;
-  /** Plain words for why a command failed, ending with a full stop. */
-  describeCommandFailure: (error: unknown) => string;
+  /** Plain words for why a command to a lock failed (and who sent it, when that is worth saying), ending with a full stop. */
+  describeCommandFailure: (error: unknown, lockId: string) => string;
 }
 
 export class DeviceRegistry {

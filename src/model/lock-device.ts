@@ -24,8 +24,8 @@ export interface LockDeviceDeps {
   log: Logger;
   /** Sends a remote command; rejects when the service or the lock's bridge refused it. */
   operate(lockId: string, action: LockAction): Promise<void>;
-  /** Plain words for why a command failed, ending with a full stop. */
-  describeCommandFailure(error: unknown): string;
+  /** Plain words for why a command to the lock failed (and who sent it, when that is worth saying), ending with a full stop. */
+  describeCommandFailure(error: unknown, lockId: string): string;
   store: DeviceStore;
   clock: Clock;
 }
@@ -302,7 +302,7 @@ export class LockDevice implements LockFeed {
       // A failed auto-lock locked nothing: a lock callback after it is a person's.
       if (origin === AUTO_LOCK_ORIGIN) this.autoLock = undefined;
       if (!this.disposed) {
-        this.log.error(`could not ${action} from ${origin}: ${this.deps.describeCommandFailure(error)}`);
+        this.log.error(`could not ${action} from ${origin}: ${this.deps.describeCommandFailure(error, this.entryValue.id)}`);
         this.changes.emit({ cause: 'commandFailed', state: this.current, action, origin, superseded: this.commands.next !== undefined });
       }
       throw error;

@@ -39,7 +39,11 @@ export async function listenerStage(context: PluginContext, files: Files, link: 
     records: files.records,
     people: peopleOf(config),
     operate: (lockId, action) => operateLock(late.accounts?.clientFor('lock', lockId) ?? link.client, lockId, action),
-    describeCommandFailure,
+    // With several accounts the words say which one sent it: its token, bridge or rights may be the problem.
+    describeCommandFailure: (error, lockId) => {
+      const sender = late.accounts?.extraOwnerLabel('lock', lockId);
+      return `${sender === undefined ? '' : `account ${sender}: `}${describeCommandFailure(error)}`;
+    },
   });
   const accounts = await AccountDevices.open({ main: link.main, extras: link.extras, registry, storage: files.storage, log: files.eventLines });
   late.accounts = accounts;

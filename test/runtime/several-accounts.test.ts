@@ -106,6 +106,51 @@ describe('several accounts behind one listener', () => {
     await waitFor(() => bed.sim.lock('L1')?.lockState === 'unlocked');
   });
 
+  it('a failed command on an extra account\'s lock: the error line names the lock and the account that sent it; the main account\'s failure line names no account', async () => {
+    const hb = homebridge([cabinEntry()]);
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => bed.sim.registrations().length === 3);
+    bed.sim.setBridge('L2', 'offline');
+    bed.sim.setBridge('L1', 'offline');
+    expect(await running.listener.registry.lock('L2')?.request('unlock', 'HomeKit')).toMatchObject({ ok: false });
+    expect(await running.listener.registry.lock('L1')?.request('unlock', 'HomeKit')).toMatchObject({ ok: false });
+    const failures = hb.captured.lines.filter((line) => line.level === 'error' && /could not unlock/.test(line.message)).map((line) => line.message);
+    expect(failures).toEqual([
+      expect.stringMatching(/^Cabin Door: could not unlock from HomeKit: account Cabin \(cabin\): .*bridge is offline/),
+      expect.stringMatching(/^Front Door: could not unlock from HomeKit: (?!account).*bridge is offline/),
+    ]);
+  });
+
+  it('isolation: a lifecycle notice on Cabin\'s user route unlinks Cabin alone; the main account gets no grant, no DELETE and no line about it, and its registrations, token file, devices and commands stay', async () => {
+    const hb = homebridge([{ ...cabinEntry(), userWebhook: true }], { userWebhook: true });
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => bed.sim.registrations().length === 5);
+    await running.watchers.runs.settled();
+    await bed.sim.idle();
+    const mainRegistrations = () => bed.sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.kind}:${r.scope} ${r.url} ${String(r.updatedAt)}`).sort();
+    const before = { registrations: mainRegistrations(), grants: bed.sim.stats.accounts.main?.grants, tokens: await readFile(join(bed.dir, 'lock-access', 'tokens.json'), 'utf8'), changes: bed.sim.registrationChanges().length, lines: hb.captured.lines.length };
+    expect((await bed.sim.fire('user-deleted', { account: 'cabin' })).map((r) => r.status)).toEqual([200]);
+    await waitFor(() => !bed.sim.registrations().some((r) => r.account === 'cabin'));
+    await waitFor(() => running.files.status.status.accounts?.cabin?.link.state === 'unlinked');
+    await running.watchers.runs.settled();
+    expect(bed.sim.registrationChanges().slice(before.changes).filter((change) => change.account !== 'cabin')).toEqual([]);
+    expect(mainRegistrations()).toEqual(before.registrations);
+    expect(bed.sim.stats.accounts.main?.grants).toBe(before.grants);
+    expect(await readFile(join(bed.dir, 'lock-access', 'tokens.json'), 'utf8')).toBe(before.tokens);
+    expect(running.files.status.status.link.state).toBe('linked');
+    // Every line since names Cabin or its own lock; none speaks of the main account or its devices.
+    const since = hb.captured.lines.slice(before.lines).map((line) => line.message);
+    expect(since.filter((line) => /unlink|deleted|re-authori[sz]ation|link .* again/i.test(line) && !/^(Cabin \(cabin\)|Cabin Door)[: ]/.test(line))).toEqual([]);
+    expect(since.filter((line) => /Front Door|Shed|main account/.test(line))).toEqual([]);
+    // The shared lock stays (the main account holds it); Cabin's own leaves.
+    await waitFor(() => running.listener.registry.lock('L2') === undefined);
+    expect(running.listener.registry.lock('SHARED')).toBeDefined();
+    await running.listener.registry.lock('SHARED')?.request('unlock', 'test');
+    await waitFor(() => bed.sim.lock('SHARED')?.lockState === 'unlocked');
+  });
+
   it('handover: the main account deleted (lifecycle) while it owns a shared lock: Cabin registers the lock first, then the main account deletes its own registrations; Cabin\'s stay', async () => {
     const hb = homebridge([{ ...cabinEntry(), userWebhook: true }], { userWebhook: true });
     const running = await startPlugin(hb.context);
