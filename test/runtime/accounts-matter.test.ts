@@ -30,7 +30,7 @@ describe('several accounts: migration with Matter on', () => {
     const first = fake;
     if (first === undefined) throw new Error('the first start has its Matter server');
     if (!await startPlugin(before.context)) throw new Error('the plugin should have started');
-    await waitFor(() => ['Front Door', 'Shed', 'Front Bell'].every((label) => endpointIds(first).some((e) => e.label === label)));
+    await waitFor(() => ['Front Door', 'Shed', 'Front Bell', 'Front Bell Motion'].every((label) => endpointIds(first).some((e) => e.label === label)));
     await waitFor(() => bed.sim.registrations().length === 3);
     const upgraded = endpointIds(first);
     const accessories = before.registered.map((a) => a.displayName).sort();
