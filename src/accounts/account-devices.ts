@@ -19,6 +19,8 @@ export class AccountDevices {
   readonly ownerChanged = new Signal<[key: string, from: string | undefined, to: string | undefined]>();
   /** Accounts stopped while running (the same user as an earlier account): their paths are closed. */
   private readonly stopped = new Set<string>();
+  /** Accounts whose tokens have started (or that never start): whether they are linked is known. */
+  private readonly started = new Set<string>();
   private readonly units: Map<string, AccountUnit>;
   private readonly gates = new Map<string, AccountGate>();
   private readonly loggedStrays = new Set<string>();
@@ -45,6 +47,7 @@ export class AccountDevices {
       order: all.map((unit) => unit.account.id),
       listed: (account) => all.find((unit) => unit.account.id === account)?.account ?? { locks: [], doorbells: [] },
       linked: (account) => ref.devices?.linked(account) ?? false,
+      started: (account) => ref.devices?.started.has(account) ?? false,
       owners,
       log,
       ownerChanged: (key, from, to) => {
@@ -70,6 +73,12 @@ export class AccountDevices {
   /** The receiver's look-up of an extra account's path. */
   gate(account: string): AccountGate | undefined {
     return this.linked(account) ? this.gates.get(account) : undefined;
+  }
+
+  /** The account's tokens have started (or it never starts): owners it kept from the last run are chosen again. */
+  hasStarted(account: string): void {
+    this.started.add(account);
+    this.holdings?.relink();
   }
 
   stop(account: string): void {

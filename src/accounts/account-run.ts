@@ -73,7 +73,10 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
     selfCheck: deps.selfCheck,
   });
   // Never started, its tokens stay unlinked: it owns nothing, registers nothing and asks nothing.
-  if (deps.disabled !== undefined) return setup;
+  if (deps.disabled !== undefined) {
+    accounts.hasStarted(id);
+    return setup;
+  }
   const { mayRun } = deps;
   unit.setupWanted.follow((asFirstRun) => {
     if (mayRun === undefined) setup.request(asFirstRun);
@@ -94,6 +97,7 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
   // A start that finds the account linked has asked for the setup already: the change to linked
   // reached LinkControl above, which converges.
   const state = await tokens.start();
+  accounts.hasStarted(id);
   const tokensFile = unit.storage.file(TOKENS_FILE);
   watchFile(tokensFile, { interval: TOKEN_FILE_POLL_MS, persistent: false }, () => {
     void tokens.syncWithStore();

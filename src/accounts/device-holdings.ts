@@ -30,6 +30,8 @@ export interface HoldingsDeps {
   listed(account: string): AccountDeviceLists;
   /** Linked now ("re-authorization needed" counts). */
   linked(account: string): boolean;
+  /** Its tokens have started (or it never starts): until then whether it is linked is not known. */
+  started(account: string): boolean;
   owners: DeviceOwnersFile;
   log: Logger;
   /** A device's owner changed: `to` registers it, then `from` (if any) deletes its registration. */
@@ -155,9 +157,15 @@ export class DeviceHoldings {
 
   /** The accounts holding a device, in config order. */
   holders(key: string): string[] {
-    const reported = this.deps.order.filter((account) => this.parts.get(account)?.entries.some((d) => deviceKey(d.kind, d.id) === key) === true);
-    // Kept without a holder's word (a list failed, or its account has not run yet): the last run's holders that may still hold it.
-    return reported.length > 0 ? reported : this.keptHolders(key).filter((account) => this.parts.get(account)?.sweep !== true);
+    const reported = (account: string) => this.parts.get(account)?.entries.some((d) => deviceKey(d.kind, d.id) === key) === true;
+    // Without a holder's word (a list failed, or its account has not run yet): the last run's holders that may still hold it.
+    const unsaid = (account: string) => this.parts.get(account)?.sweep !== true;
+    const record = this.deps.owners.get(key);
+    if (record === undefined) {
+      const named = this.deps.order.filter(reported);
+      return named.length > 0 ? named : [MAIN_ACCOUNT_ID].filter(unsaid);
+    }
+    return this.deps.order.filter((account) => reported(account) || (record.holders.includes(account) && unsaid(account)));
   }
 
   private keptHolders(key: string): string[] {
@@ -212,13 +220,17 @@ export class DeviceHoldings {
         const listed = this.deps.listed(account);
         return (kind === 'lock' ? listed.locks : listed.doorbells).filter((e) => e.id === id && e.account !== undefined).map((e) => e.account as string);
       });
-      const before = this.owners.get(key);
-      const chosen = ownerOf({ holders, named, stored: before ?? this.deps.owners.get(key)?.owner, linked: (account) => !this.leaving.has(account) && this.deps.linked(account) });
+      // After a restart the owner kept in storage is the one that hands over (its registration is the one at the service).
+      const stored = this.deps.owners.get(key)?.owner;
+      const before = this.owners.get(key) ?? (stored !== undefined && order.includes(stored) ? stored : undefined);
+      // The kept owner whose tokens have not started yet may still be linked: nothing moves until it is known.
+      const undecided = before !== undefined && before === stored && !this.owners.has(key) && !this.deps.started(before) && !this.leaving.has(before);
+      const chosen = undecided ? before : ownerOf({ holders, named, stored: before, linked: (account) => !this.leaving.has(account) && this.deps.linked(account) });
       // A leaving account keeps what no other account can take: its unlink deletes those registrations after the handovers.
       const owner = chosen ?? (before !== undefined && this.leaving.has(before) && holders.includes(before) ? before : undefined);
+      if (owner === undefined) this.owners.delete(key);
+      else if (!undecided) this.owners.set(key, owner);
       if (owner !== before) {
-        if (owner === undefined) this.owners.delete(key);
-        else this.owners.set(key, owner);
         // The old owner keeps its registration until the new one has its own (the service delivers once per registration).
         // So does an owner that stopped holding it (its own user was removed): its registration goes last too.
         if (before !== undefined && owner !== undefined) this.handingOver.set(key, before);

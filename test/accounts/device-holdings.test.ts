@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { DeviceHoldings, type HeldRegistry } from '../../src/accounts/device-holdings.js';
 import { lockEntry, type DeviceEntry } from '../../src/model/device-entry.js';
-import type { DeviceOwnersFile } from '../../src/storage/device-owners.js';
+import type { DeviceHolding, DeviceOwnersFile } from '../../src/storage/device-owners.js';
 
 function fakeRegistry(): HeldRegistry & { devices: Map<string, DeviceEntry> } {
   const devices = new Map<string, DeviceEntry>();
@@ -26,15 +26,23 @@ function fakeRegistry(): HeldRegistry & { devices: Map<string, DeviceEntry> } {
 const noFile = { get: () => undefined, set: () => undefined } as unknown as DeviceOwnersFile;
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
-function holdingsOf(linked: Set<string>, listed: Record<string, { id: string; hidden: boolean; account?: string }[]> = {}) {
+/** The owners file of the last run, in memory. */
+function keptFile(devices: Record<string, DeviceHolding>): DeviceOwnersFile {
+  let kept = devices;
+  return { get: (key: string) => kept[key], set: (next: Record<string, DeviceHolding>) => { kept = next; } } as unknown as DeviceOwnersFile;
+}
+
+function holdingsOf(linked: Set<string>, listed: Record<string, { id: string; hidden: boolean; account?: string }[]> = {}, kept?: { owners: DeviceOwnersFile; started: Set<string>; devices: DeviceEntry[] }) {
   const registry = fakeRegistry();
+  for (const device of kept?.devices ?? []) registry.devices.set(device.id, device);
   const changes: [string, string | undefined, string | undefined][] = [];
   const holdings = new DeviceHoldings({
     registry,
     order: ['main', 'cabin'],
     listed: (account) => ({ locks: listed[account] ?? [], doorbells: [] }),
     linked: (account) => linked.has(account),
-    owners: noFile,
+    started: (account) => kept === undefined || kept.started.has(account),
+    owners: kept?.owners ?? noFile,
     log: quiet,
     ownerChanged: (key, from, to) => changes.push([key, from, to]),
   });
@@ -111,5 +119,35 @@ describe('device holdings of several accounts', () => {
     holdings.report('cabin', [lockEntry('L2', 'Cabin'), lockEntry('S', 'Shed')], true);
     expect([...registry.devices.keys()].sort()).toEqual(['L1', 'L2', 'S']);
     expect(holdings.ownerOf('lock', 'L2')).toBe('cabin');
+  });
+
+  it('after a restart the owner kept in storage stays the owner while it holds the lock, even when another holder reports first', () => {
+    const started = new Set(['main']);
+    const linked = new Set(['main']);
+    const { holdings, changes } = holdingsOf(linked, {}, { owners: keptFile({ 'lock:S': { owner: 'cabin', holders: ['main', 'cabin'] } }), started, devices: [lockEntry('S', 'Shed')] });
+    holdings.report('main', [lockEntry('S', 'Shed')], true);
+    // Cabin's tokens have not started: nothing moves, and the main account registers nothing of it.
+    expect(holdings.owned('main', 'lock')).toEqual([]);
+    started.add('cabin');
+    linked.add('cabin');
+    holdings.relink();
+    holdings.report('cabin', [lockEntry('S', 'Shed')], true);
+    expect(holdings.ownerOf('lock', 'S')).toBe('cabin');
+    expect(holdings.owned('cabin', 'lock')).toEqual(['S']);
+    expect(changes.filter(([, , to]) => to === 'main')).toEqual([]);
+  });
+
+  it('handover: the owner\'s entry for the lock left the config (restarted): the next holder owns it and registers first, the old owner keeps its registration until then', () => {
+    const started = new Set(['main', 'cabin']);
+    const { holdings, changes } = holdingsOf(new Set(['main', 'cabin']), {}, { owners: keptFile({ 'lock:S': { owner: 'cabin', holders: ['main', 'cabin'] } }), started, devices: [lockEntry('S', 'Shed')] });
+    holdings.report('main', [lockEntry('S', 'Shed')], true);
+    holdings.report('cabin', [], true);
+    expect(holdings.ownerOf('lock', 'S')).toBe('main');
+    expect(changes).toEqual([['lock:S', 'cabin', 'main']]);
+    expect(holdings.owned('main', 'lock')).toEqual(['S']);
+    expect(holdings.owned('cabin', 'lock')).toEqual(['S']);
+    holdings.registered('main', ['lock:S']);
+    expect(holdings.owned('cabin', 'lock')).toEqual([]);
+    expect(changes.at(-1)).toEqual(['lock:S', 'cabin', undefined]);
   });
 });

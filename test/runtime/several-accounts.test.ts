@@ -151,6 +151,26 @@ describe('several accounts behind one listener', () => {
     await waitFor(() => bed.sim.lock('SHARED')?.lockState === 'unlocked');
   });
 
+  it('handover: Cabin owned the shared lock and its entry for it left the config (restart): the main account registers it first, then Cabin deletes its own; the accessory stays', async () => {
+    const cabinLists = (locks: unknown[]) => [{ ...cabinEntry(), discoverDevices: false, locks }];
+    const first = homebridge(cabinLists([{ id: 'L2', name: 'Cabin Door' }, { id: 'SHARED', name: 'Shed', account: 'cabin' }]));
+    const running = await startPlugin(first.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => bed.sim.registrations().find((r) => r.scope === 'SHARED')?.account === 'cabin' && bed.sim.registrations().length === 3);
+    await running.watchers.runs.settled();
+    await first.shutdown.run();
+    const before = bed.sim.registrationChanges().length;
+
+    const second = homebridge(cabinLists([{ id: 'L2', name: 'Cabin Door' }]));
+    const again = await startPlugin(second.context);
+    if (!again) throw new Error('the plugin should have started again');
+    await waitFor(() => bed.sim.registrations().filter((r) => r.scope === 'SHARED').map((r) => r.account).join() === 'main');
+    await again.watchers.runs.settled();
+    const changes = bed.sim.registrationChanges().slice(before).map((change) => `${change.op} ${change.kind}:${change.scope} ${change.account}`);
+    expect(changes.filter((change) => change.includes('SHARED'))).toEqual(['register lock:SHARED main', 'delete lock:SHARED cabin']);
+    expect(again.listener.registry.lock('SHARED')).toBeDefined();
+  });
+
   it('handover: the main account deleted (lifecycle) while it owns a shared lock: Cabin registers the lock first, then the main account deletes its own registrations; Cabin\'s stay', async () => {
     const hb = homebridge([{ ...cabinEntry(), userWebhook: true }], { userWebhook: true });
     const running = await startPlugin(hb.context);
