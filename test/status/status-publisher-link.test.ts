@@ -27,7 +27,7 @@ async function publisherWith(view: { message?: string; problem?: TokenProblem; s
 
 describe('the status file names a setting to fix and unsaved tokens', () => {
   it('a refused client secret shows as "checkSettings" with the advice; fixed, it is "linked" again', async () => {
-    const view: { message?: string; problem?: TokenProblem } = {};
+    const view: { message?: string; problem?: TokenProblem; setting?: string } = {};
     const now = { t: 1000 };
     const { status, publisher } = await publisherWith(view, now);
     publisher.link('linked');
