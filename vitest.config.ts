@@ -4,6 +4,10 @@ import { join, relative } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 import { LongestFirst } from './test/harness/longest-first.js';
+import { useRamDiskForScratch } from './test/harness/scratch-root.js';
+
+// Before anything is started: the run's temporary files on a RAM disk (see the module).
+useRamDiskForScratch();
 
 /** End-to-end files with a Matter controller in the test process: matter.js keeps process-wide state. */
 const MATTER_E2E = ['test/e2e/matter*.test.ts'];
