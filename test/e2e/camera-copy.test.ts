@@ -50,7 +50,6 @@ async function play(recording: string, options: { width?: number; height?: numbe
 
 const logsSince = (from: number) => (bed.session.hb?.logs ?? []).slice(from).join('\n');
 const frames = (viewer: CameraViewer, count: number) => bed.frames(viewer, count);
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ffmpegChildren = () => bed.ffmpegChildren();
 
 beforeAll(async () => {
@@ -81,7 +80,7 @@ describe('a clip that fits is copied', () => {
     // After the clip: one stream goes on (the same SRTP session decodes on), with a picture that does not move.
     await frames(viewer, 45);
     const held = viewer.frames();
-    await pause(1_500);
+    await frames(viewer, held.count + 10);
     const later = viewer.frames();
     expect(later.count).toBeGreaterThan(held.count + 5);
     expect(later.changes - held.changes).toBeLessThanOrEqual(1);
@@ -151,8 +150,9 @@ describe('the microphone\'s Mute', () => {
     const { viewer } = await play('dvr-sound');
     await bed.eventually(() => Promise.resolve(viewer.audioFrames() >= 10 ? true : undefined), '10 decoded sound frames');
     expect(await bed.paired().write(mute, true)).toBe(0);
-    // What was on its way when the mute landed has arrived by then.
-    await pause(500);
+    // What was on its way when the mute landed has arrived once the picture has moved on a few frames.
+    const writtenAt = viewer.frames().count;
+    await bed.eventually(() => Promise.resolve(viewer.frames().count >= writtenAt + 8 ? true : undefined), 'the picture going on after the mute');
     const mutedAt = { audio: viewer.audioFrames(), packets: viewer.audioPackets, video: viewer.frames().count };
     // Muted while the picture goes on for over 10 frames (the sound's 20-ms packets would be dozens).
     await bed.eventually(() => Promise.resolve(viewer.frames().count > mutedAt.video + 10 ? true : undefined), 'the picture going on while muted');

@@ -24,8 +24,6 @@ const view = bed.view.bind(bed);
 const streamsOf = bed.streamsOf.bind(bed);
 const ffmpegChildren = bed.ffmpegChildren.bind(bed);
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 beforeAll(async () => {
   // A recording with sound (a sine tone); the simulator's own recording has none.
   const withSound = makeClip(bed.ffmpeg, join(work, 'sound'), 4, true);
@@ -50,7 +48,7 @@ describe('the camera view plays what the doorbell has', () => {
     await bed.frames(viewer, 20);
     expect((viewer.firstPacketAt ?? Infinity) - viewer.startedAt).toBeLessThan(3_000);
     const settled = viewer.frames();
-    await pause(1_000);
+    await bed.frames(viewer, settled.count + 10);
     const later = viewer.frames();
     expect(later.count).toBeGreaterThan(settled.count);
     // A held still: hardly a frame that differs from the one before (the first, a sharpening or two).
@@ -122,8 +120,7 @@ describe('the camera view plays what the doorbell has', () => {
     await a.end();
     await bed.ffmpegCount(1, 'one ffmpeg left', 2_500);
     const more = b.packetsSince();
-    await pause(500);
-    expect(more()).toBeGreaterThan(0);
+    await eventually(() => Promise.resolve(more() > 0 ? true : undefined), 'packets on the stream left open');
     await b.end();
     await bed.ffmpegCount(0, 'no ffmpeg left', 2_500);
   });

@@ -105,10 +105,15 @@ export class VideoBed {
     await this.session.hb?.waitForLog(/Doorbell video (uses ffmpeg|is off)/, 90_000);
   }
 
-  /** The stream-management services of a doorbell's camera. */
+  /**
+   * The stream-management services of a doorbell's camera. They are added once ffmpeg has been
+   * checked, which may end after the pairing on a busy machine: this waits until the camera has them.
+   */
   async streamsOf(name: string): Promise<StreamIds[]> {
-    const accessory = await this.eventually(() => this.paired().accessory(name), `accessory ${name}`);
-    return streamServices(accessory);
+    return this.eventually(async () => {
+      const streams = streamServices(await this.paired().accessory(name));
+      return streams.length > 0 ? streams : undefined;
+    }, `the camera services of ${name}`);
   }
 
   /** One stream-management service of a doorbell; throws when it has none at `index`. */
