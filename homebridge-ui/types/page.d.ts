@@ -55,6 +55,8 @@ export interface LinkAnswer {
   ok?: boolean;
   url?: string;
   left?: LeftRegistration[];
+  /** After an unlink: false when the unlinked state could not be written (the message says what to do). */
+  saved?: boolean;
 }
 
 declare global {

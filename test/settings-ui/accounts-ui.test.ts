@@ -1,7 +1,7 @@
 // The settings page with several accounts, in a real browser hosted by the real Homebridge UI, the
 // simulator as the cloud (a main account and "Cabin" with its own key and client, a lock both
 // hold): a row per account, linking and testing the account of a row, Add account, devices per
-// account with a shared device's owner, the unlink of that owner, the keyboard and axe. One page
+// account with a shared device's owner, the unlink of that owner, Remove account, the keyboard and axe. One page
 // load serves every case, in order.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -60,7 +60,7 @@ describe.skipIf(unavailable !== undefined)('README "Several homes or accounts": 
     await sim.close().catch(() => undefined);
   }, 60_000);
 
-  it('a row per account, the main one first: name, id, a badge, and Link, Test and Unlink', async () => {
+  it('a row per account, the main one first: name, id, a badge, and Link, Test and Unlink; Remove on an extra account\'s row', async () => {
     await expect.poll(() => frame.locator('#accounts tbody tr[data-account="cabin"] [data-role="badge"]').getAttribute('data-state')).toBe('unlinked');
     const rows = await frame.locator('#accounts tbody tr').evaluateAll((trs) => trs.map((tr) => [
       tr.getAttribute('data-account'), tr.querySelector('th')?.textContent, tr.querySelector('code')?.textContent,
@@ -68,7 +68,7 @@ describe.skipIf(unavailable !== undefined)('README "Several homes or accounts": 
     ]));
     expect(rows).toEqual([
       ['main', 'Main account', 'main', ['Link account', 'Test connection', 'Unlink account']],
-      ['cabin', 'Cabin', 'cabin', ['Link account', 'Test connection', 'Unlink account']],
+      ['cabin', 'Cabin', 'cabin', ['Link account', 'Test connection', 'Unlink account', 'Remove account']],
     ]);
   });
 
@@ -158,9 +158,9 @@ describe.skipIf(unavailable !== undefined)('README "Several homes or accounts": 
     }
     expect(walked).toEqual([
       'main/link/visible', 'main/test/visible', 'main/unlink/visible',
-      'cabin/link/visible', 'cabin/test/visible', 'cabin/unlink/visible',
-      'parents/link/visible', 'parents/test/visible', 'parents/unlink/visible',
-      '/add-account/visible', '/new-account-name/visible', '/new-account-id/visible',
+      'cabin/link/visible', 'cabin/test/visible', 'cabin/unlink/visible', 'cabin/remove/visible',
+      'parents/link/visible', 'parents/test/visible', 'parents/unlink/visible', 'parents/remove/visible',
+      '/add-account/visible',
     ]);
     expect(await axeViolations(frame)).toEqual([]);
     await frame.locator('#new-account-name').press('Escape');
@@ -180,5 +180,37 @@ describe.skipIf(unavailable !== undefined)('README "Several homes or accounts": 
     expect(JSON.parse(await readFile(lockAccess('accounts', 'cabin', 'tokens.json'), 'utf8'))).toMatchObject({ state: 'unlinked' });
     expect(await readFile(lockAccess('tokens.json'), 'utf8')).toBe(mainTokens);
     expect(await frame.locator('#account-row-main [data-role="badge"]').getAttribute('data-state')).toBe('linked');
+  });
+
+  it('Remove account of Cabin: a confirmation says what happens (the shared lock handed over first) with the keyboard on Cancel, Escape goes back; confirmed, Cabin is unlinked and its entry leaves the saved config', async () => {
+    const remove = frame.locator('#remove-cabin');
+    const dialog = frame.locator('#remove-account-dialog');
+    expect(await frame.locator('#account-row-main [data-action="remove"]').count()).toBe(0);
+    await remove.press('Enter');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.getAttribute('role')).toBe('alertdialog');
+    expect(await frame.locator('#remove-account-title').textContent()).toBe('Remove Cabin (cabin)?');
+    expect(await frame.locator('#remove-account-text').textContent()).toMatch(/handed over to the next account that holds them first.*Cabin owns Front Door, which Main account also holds/s);
+    expect(await focused()).toBe('remove-account-cancel');
+    // Read once the focused button's colour transition has ended, as a person sees it.
+    await frame.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished)));
+    expect(await axeViolations(frame)).toEqual([]);
+    await page.keyboard.press('Escape');
+    expect(await dialog.isHidden()).toBe(true);
+    expect(await focused()).toBe('remove-cabin');
+    await remove.press('Enter');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('remove-account-confirm');
+    expect(await frame.locator('#remove-account-confirm').textContent()).toBe('Remove Cabin');
+    const mainTokens = await readFile(lockAccess('tokens.json'), 'utf8');
+    await page.keyboard.press('Enter');
+    await expect.poll(result, { timeout: 30_000 }).toMatch(/^Cabin removed\. Click "Save settings"/);
+    await expect.poll(() => frame.locator('#account-row-cabin').count()).toBe(0);
+    expect(await focused()).toBe('add-account');
+    expect(JSON.parse(await readFile(lockAccess('accounts', 'cabin', 'tokens.json'), 'utf8'))).toMatchObject({ state: 'unlinked' });
+    expect(await readFile(lockAccess('tokens.json'), 'utf8')).toBe(mainTokens);
+    await frame.locator('#save').click();
+    await expect.poll(async () => (await savedPluginBlock(storagePath)).accounts, { timeout: 15_000 }).toMatchObject([{ id: 'parents' }]);
+    expect(JSON.stringify(await savedPluginBlock(storagePath))).not.toMatch(/"account":"cabin"/);
   });
 });

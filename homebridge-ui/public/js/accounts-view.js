@@ -1,7 +1,7 @@
 // @ts-check
 // The account rows of the Account card: one per account, the main account first, each with its
-// name, id, link badge and "Link account" (points the link steps below at it), "Test connection"
-// and "Unlink account" (two clicks). Rows are redrawn only when the accounts change, so focus stays
+// name, id, link badge and "Link account" (points the link steps below at it), "Test connection",
+// "Unlink account" (two clicks) and, for an extra account, "Remove account" (account-remove.js). Rows are redrawn only when the accounts change, so focus stays
 // where the keyboard left it; badges are updated in place.
 import { accountLink, accountList, accountName, accountRequest, handedOverBy, linkTargetId, MAIN, setLinkTarget, severalAccounts } from './account-list.js';
 import { $, busy, el, say } from './dom.js';
@@ -69,7 +69,7 @@ async function testConnection(id, refresh) {
 }
 
 /** What unlinking `id` does to the shared devices it owns, in one sentence; '' when it owns none. @param {string} id */
-function handoverWords(id) {
+export function handoverWords(id) {
   const going = handedOverBy(id);
   if (going.length === 0) return '';
   const next = [...new Set(going.map((g) => g.next))];
@@ -133,7 +133,9 @@ function accountRow(a, refresh) {
         onclick: () => { chooseLink(a.id); } }),
       el('button', { type: 'button', class: 'btn btn-sm btn-outline-primary', 'data-action': 'test', id: a.main ? 'test-connection' : `test-connection-${a.id}`, 'aria-describedby': nameId, text: t('account.testConnection'),
         onclick: (event) => busy(event.currentTarget, () => testConnection(a.id, refresh)) }),
-      unlink)));
+      unlink,
+      // An extra account can leave the block (account-remove.js answers the click); the main one is the block's own fields.
+      a.main ? undefined : el('button', { type: 'button', class: 'btn btn-sm btn-outline-danger', 'data-action': 'remove', id: `remove-${a.id}`, 'aria-describedby': nameId, 'aria-haspopup': 'dialog', 'aria-controls': 'remove-account-dialog', text: t('accounts.remove') }))));
 }
 
 /** Each row's badge and message from the last status. */

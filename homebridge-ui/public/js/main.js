@@ -16,6 +16,7 @@
 //   index.html names keys in data-i18n attributes; dates and numbers go through format.js.
 import { loadBlock } from './config-block.js';
 import { wireAddAccount } from './account-add.js';
+import { wireRemoveAccount } from './account-remove.js';
 import { accountEntries, setAccountStatus } from './account-list.js';
 import { fillAccountForm, wireAccountActions, wireAccountForm } from './account-view.js';
 import { renderAccounts, setAccountDeviceNames } from './accounts-view.js';
@@ -109,13 +110,15 @@ async function start() {
   wireAccountForm();
   wireReach();
   wireAccountActions(refresh);
-  wireAddAccount(() => {
+  const accountsChanged = () => {
     renderAccounts(refresh);
     renderDevices();
-    // The new account's badge comes from its own token file.
+    // A new account's badge comes from its own token file.
     drawn.delete('/status');
     void refresh();
-  });
+  };
+  wireAddAccount(accountsChanged);
+  wireRemoveAccount(accountsChanged);
   wireDevices();
   wireEvents();
   wireSupport();
