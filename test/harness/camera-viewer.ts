@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { TLV } from 'hap-controller';
 
 import type { HapAccessoryInfo, HapController } from './hap.js';
+import { until } from './until.js';
 
 const STREAM_MANAGEMENT = '110';
 const SETUP_ENDPOINTS = '118';
@@ -154,6 +155,9 @@ export class CameraViewer {
     const audioSdp = join(dir, 'audio.sdp');
     await writeFile(audioSdp, ['v=0', 'o=- 0 0 IN IP4 127.0.0.1', 's=viewer', 'c=IN IP4 127.0.0.1', 't=0 0', `m=audio ${audioDecoderPort} RTP/AVP 110`, 'a=rtpmap:110 opus/48000/2', `a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:${Buffer.concat([audioKey, audioSalt]).toString('base64')}`, ''].join('\n'));
     const audioDecoder = spawn(options.ffmpeg, ['-hide_banner', '-nostdin', '-loglevel', 'info', '-protocol_whitelist', 'file,udp,rtp,srtp', '-i', audioSdp, '-af', 'ashowinfo', '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Both decoders listen before the stream starts: a first packet sent to a port not yet bound
+    // is lost, and with it the picture's first key frame.
+    await until(() => udpBound(decoderPort) && udpBound(audioDecoderPort), 'the viewer\'s decoders listening');
     const session = randomBytes(16);
     const viewer = new CameraViewer(controller, ids, socket, decoder, decoderPort, session, audioSocket, audioDecoder, audioDecoderPort);
     const address = tlv([[1, u8(0)], [2, Buffer.from('127.0.0.1')], [3, u16(port)], [4, u16(audioPort)]]);
@@ -265,6 +269,13 @@ export async function freeUdpPort(): Promise<number> {
   await new Promise<void>((resolve) => probe.close(resolve));
   // ffmpeg's RTP input takes port and port + 1: an even port leaves room for both.
   return port % 2 === 0 ? port : port + 1;
+}
+
+/** Whether a socket is bound to this UDP port on 127.0.0.1 or any address (Linux: /proc/net/udp). */
+export function udpBound(port: number): boolean {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const table = readFileSync('/proc/net/udp', 'utf8');
+  return table.split('\n').some((line) => /^\s*\d+: (0100007F|00000000):([0-9A-F]{4}) /.exec(line)?.[2] === hex);
 }
 
 /** The pids of the processes whose parent is `pid` (Linux: /proc). */

@@ -16,7 +16,7 @@ import { startCopiedStream, type StreamRun } from '../../src/video/copied-stream
 import { describeExit } from '../../src/video/ffmpeg-processes.js';
 import type { LiveTarget } from '../../src/video/live-args.js';
 import { VideoRoom } from '../../src/video/video-room.js';
-import { freeUdpPort } from '../harness/camera-viewer.js';
+import { freeUdpPort, udpBound } from '../harness/camera-viewer.js';
 import { makeClip } from '../harness/secure-video-hub.js';
 import { openServed, serveFolder, testRelay, type ServedFolder } from './clip-relay.js';
 import { keptLog, noMedia, testFfmpeg } from './ffmpeg-binary.js';
@@ -49,7 +49,7 @@ async function viewer(key: Buffer, salt: Buffer): Promise<{ port: number; decode
   });
   cleanups.push(() => decoder.kill('SIGKILL'));
   // The decoder listens before the first packet.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await until(() => udpBound(port), 'the decoder listening');
   return { port, decoder, text: () => text };
 }
 
