@@ -115,7 +115,7 @@ describe('README "Several homes or accounts": link, test and unlink an extra acc
   it('a pasted refresh token links the named account only; unlink of that account deletes its registrations and tokens, the main account\'s stay', async () => {
     await backend.linkWithRefreshToken({ refreshToken: sim.issueRefreshToken() });
     await backend.linkWithRefreshToken({ accountId: 'cabin', refreshToken: sim.issueRefreshToken('cabin') });
-    const mainBefore = await readFile(mainTokens(), 'utf8');
+    const mainFile = await readFile(mainTokens(), 'utf8');
     expect(JSON.parse(await readFile(cabinTokens(), 'utf8'))).toMatchObject({ state: 'linked' });
     // Each account registers its lock, as the plugin would: the cabin's under /a/cabin with its own storage.
     const session = new CloudSession({ storage: Storage.under(dir), log: quiet, now: Date.now, createClient: (a, tokens) => new CloudHttpClient({ baseUrl: a.baseUrl, apiKey: a.apiKey, tokens }) });
@@ -129,10 +129,13 @@ describe('README "Several homes or accounts": link, test and unlink an extra acc
       });
     }
     expect(sim.registrations().map((r) => [r.account, r.url])).toEqual([['main', `${PUBLIC_URL}/lock/L1`], ['cabin', `${PUBLIC_URL}/a/cabin/lock/CABIN-1`]]);
+    const mainBefore = { grants: sim.stats.accounts.main?.grants, calls: sim.stats.accounts.main?.apiCalls };
     expect(await backend.unlink({ accountId: 'cabin' })).toMatchObject({ saved: true, left: [] });
+    // Nothing of the main account's was asked for: no grant, no call with its token.
+    expect({ grants: sim.stats.accounts.main?.grants, calls: sim.stats.accounts.main?.apiCalls }).toEqual(mainBefore);
     expect(sim.registrations().map((r) => r.account)).toEqual(['main']);
     expect(JSON.parse(await readFile(cabinTokens(), 'utf8'))).toMatchObject({ state: 'unlinked' });
-    expect(await readFile(mainTokens(), 'utf8')).toBe(mainBefore);
+    expect(await readFile(mainTokens(), 'utf8')).toBe(mainFile);
     expect(sim.stats.accounts.main?.byRoute['DELETE /api/webhook/:lockID/:clientID']).toBeUndefined();
   });
 
