@@ -78,7 +78,8 @@ function redirected(init: RequestInit, status: number): RequestInit {
   return init;
 }
 
-function send(url: URL, init: RequestInit, redirects: number): Promise<Response> {
+/** `fresh`: on a new connection, never a kept one (see grantFetch). */
+function send(url: URL, init: RequestInit, redirects: number, fresh: boolean): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     const signal = init.signal ?? undefined;
     if (signal?.aborted === true) {
@@ -101,9 +102,7 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
       action();
     };
     const method = (init.method ?? 'GET').toUpperCase();
-    // A POST (the refresh grant) goes on a new connection: on a kept one the server may have just
-    // closed, it could fail without having been read, and it is never sent twice.
-    const agent = method === 'POST' ? false : AGENTS[url.protocol];
+    const agent = fresh ? false : AGENTS[url.protocol];
     const req = transport.request(url, { method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -127,7 +126,7 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
           finish(() => {
             if (init.redirect === 'error') reject(fetchFailed(coded(`redirected to another address (${String(status)})`, 'ERR_REDIRECT')));
             else if (redirects >= MAX_REDIRECTS) reject(fetchFailed(coded('too many redirects', 'ERR_TOO_MANY_REDIRECTS')));
-            else resolve(send(new URL(location, url), redirected(init, status), redirects + 1));
+            else resolve(send(new URL(location, url), redirected(init, status), redirects + 1, fresh));
           });
           return;
         }
@@ -155,5 +154,17 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
   });
 }
 
-/** A fetch for the plugin's calls to the service, without undici (see the top of this file). */
-export const nodeFetch: typeof fetch = (input, init) => send(toUrl(input), init ?? {}, 0);
+/**
+ * A fetch for the plugin's calls to the service, without undici (see the top of this file), on kept
+ * connections: a registration burst of a hundred POSTs opens a few sockets, not a hundred (each a
+ * TLS handshake, and a socket's worth of memory while the registrations run). Those calls may be
+ * sent again: registration and the API's other calls are idempotent, and their callers retry.
+ */
+export const nodeFetch: typeof fetch = (input, init) => send(toUrl(input), init ?? {}, 0, false);
+
+/**
+ * The same for the token grant, each call on a new connection: on a kept one the server may have
+ * just closed, the grant could fail without having been read, and a grant is never sent twice (a
+ * refresh token may be spent by it).
+ */
+export const grantFetch: typeof fetch = (input, init) => send(toUrl(input), init ?? {}, 0, true);

@@ -18,7 +18,7 @@ import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
 import type { UiMessage } from '../../util/ui-message.js';
 import { RequestRejectedError } from '../http/errors.js';
-import { nodeFetch } from '../http/node-fetch.js';
+import { grantFetch, nodeFetch } from '../http/node-fetch.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
 import { KeepAlive, testConnection } from './keep-alive.js';
@@ -61,13 +61,14 @@ export class TokenManager {
   constructor(private readonly options: TokenManagerOptions) {
     const now = options.now ?? Date.now;
     const fetchFn = options.fetch ?? nodeFetch;
+    const grantFn = options.fetch ?? grantFetch;
     const timeoutMs = options.timeoutMs ?? 10_000;
     const grant: GrantSettings = (this.grant = {
       authUrl: options.authUrl.replace(/\/+$/, ''),
       clientId: options.clientId,
       clientSecret: options.clientSecret,
       timeoutMs,
-      fetch: fetchFn,
+      fetch: grantFn,
       now,
     });
     const onHeaderToken = (token: string, sentWith?: string): void => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { MAX_RESPONSE_BYTES, nodeFetch } from '../../../src/cloud/http/node-fetch.js';
+import { grantFetch, MAX_RESPONSE_BYTES, nodeFetch } from '../../../src/cloud/http/node-fetch.js';
 import { networkErrorCode } from '../../../src/cloud/http/network-error.js';
 import { closedPort, startLocalServer, type LocalServer } from '../local-server.js';
 
@@ -95,17 +95,19 @@ describe('nodeFetch, the fetch of every call to the service (node:http, a POST n
     expect(networkErrorCode(error)).toBe('ERR_RESPONSE_TOO_LARGE');
   });
 
-  it('reuses kept connections for calls in a row, but sends every POST (a refresh grant) on a new one', async () => {
-    const ports: Record<string, Set<number>> = { GET: new Set(), PUT: new Set(), POST: new Set() };
+  it('reuses kept connections for calls in a row, POSTs (registrations) too; the token grant goes on a new one each time', async () => {
+    const ports: Record<string, Set<number>> = { GET: new Set(), PUT: new Set(), POST: new Set(), grant: new Set() };
     server.handle((request, _body, response) => {
-      ports[request.method ?? '']?.add(request.socket.remotePort ?? 0);
+      ports[request.url === '/grant' ? 'grant' : (request.method ?? '')]?.add(request.socket.remotePort ?? 0);
       response.end('ok');
     });
     for (let i = 0; i < 5; i += 1) expect(await (await nodeFetch(`${base}/again`)).text()).toBe('ok');
     for (let i = 0; i < 3; i += 1) expect(await (await nodeFetch(`${base}/again`, { method: 'PUT', body: '{}' })).text()).toBe('ok');
-    for (let i = 0; i < 3; i += 1) expect(await (await nodeFetch(`${base}/grant`, { method: 'POST', body: 'a=1' })).text()).toBe('ok');
+    for (let i = 0; i < 5; i += 1) expect(await (await nodeFetch(`${base}/webhook/L${String(i)}`, { method: 'POST', body: '{}' })).text()).toBe('ok');
+    for (let i = 0; i < 3; i += 1) expect(await (await grantFetch(`${base}/grant`, { method: 'POST', body: 'a=1' })).text()).toBe('ok');
     expect(ports.GET?.size).toBe(1);
     expect(ports.PUT?.size).toBe(1);
-    expect(ports.POST?.size).toBe(3);
+    expect(ports.POST?.size).toBe(1);
+    expect(ports.grant?.size).toBe(3);
   });
 });
