@@ -2,7 +2,7 @@
 // (src/model/events.ts), keeping only the battery words the spec lists, and the route rules
 // (a kind only on its route, the path id equal to the body's id). No I/O.
 import { batteryWord } from '../model/battery-words.js';
-import { scheduleWords } from '../model/keypad-schedule.js';
+import { keypadSchedule } from '../model/keypad-schedule.js';
 import type { Actor, DeviceEvent, LockEvent } from '../model/events.js';
 import { ROUTE_KINDS, type CallbackRoute } from './callback-kinds.js';
 import type { CallbackPayload, CallbackUser } from './payloads.js';
@@ -85,7 +85,7 @@ function pinManaged(p: PayloadOf<'pinManaged'>): LockEvent {
   const masterPin = p.PinUser?.UserID === 'masterpin' || p.User?.UserID === 'masterpin' || Object.keys(p.Pin).length === 0;
   const state = p.Pin.state ?? (masterPin ? 'master' : 'changed');
   // The code's digits (Pin.pin) are never read into an event: only who, what and when.
-  const schedule = masterPin ? undefined : scheduleWords(p.Pin);
+  const schedule = masterPin ? undefined : keypadSchedule(p.Pin);
   const event: LockEvent = { kind: 'pinManaged', lockId: p.LockID, at: eventTime(p), state, pinUser: actorOf(p.PinUser), actor: actorOf(p.User), masterPin };
   if (schedule !== undefined) event.schedule = schedule;
   return withId(event, p.EventID);

@@ -1,6 +1,8 @@
 // The model's vocabulary: what a callback means, independent of its wire shape.
 // src/callbacks/normalise.ts produces these; src/model/ reduces them into device state, which HomeKit and Matter render.
 
+import type { UiMessage } from '../util/ui-message.js';
+
 /** Who did it, as far as the callback tells. `kind` separates people from the reserved actors. */
 export interface Actor {
   kind: 'person' | 'manual' | 'doorSensor' | 'oneTouch' | 'masterPin' | 'unknown';
@@ -24,7 +26,7 @@ export type LockEvent = Base & { lockId: string } & (
   | { kind: 'online'; online: boolean }
   | { kind: 'lockName'; name: string; actor?: Actor }
   | { kind: 'configFlag'; flag: 'privacyMode' | 'vacationMode' | 'keypadEnabled'; value: boolean }
-  | { kind: 'pinManaged'; state: string; pinUser: Actor; actor: Actor; masterPin: boolean; /** The code's schedule in words; the code itself is never kept. */ schedule?: string }
+  | { kind: 'pinManaged'; state: string; pinUser: Actor; actor: Actor; masterPin: boolean; /** The code's schedule (days and hours, worded by whoever shows it); the code itself is never kept. */ schedule?: UiMessage }
   | { kind: 'membership'; change: 'added' | 'removed' | 'userType' | 'accessType'; user: Actor; value?: string; viaUserHook: boolean }
   | { kind: 'clockDrift'; warningLevel?: string; driftedTo?: number }
 );

@@ -43,9 +43,12 @@ export const eventLogEntrySchema = z.object({
   /** The person the event is about (the settings UI lists people and filters by them). */
   userId: z.string().optional(),
   userName: z.string().optional(),
-  /** A keypad code's change (load, enable, disable, delete, update) and its schedule in words; never the code. */
+  /**
+   * A keypad code's change (load, enable, disable, delete, update) and its schedule as a message
+   * (days and hours the page words); an earlier version's entry has it in English words. Never the code.
+   */
   pinState: z.string().optional(),
-  schedule: z.string().optional(),
+  schedule: z.union([z.string(), uiMessageSchema()]).optional(),
 });
 
 export const eventLogFileSchema = z.object({

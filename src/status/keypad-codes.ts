@@ -1,6 +1,7 @@
 // Each lock's keypad codes as far as the PIN-managed callbacks tell them: whose code, what last
 // happened to it and its schedule, newest first. Derived from the event log (pure); the codes'
 // digits were never kept, so they cannot appear here.
+import type { UiMessage } from '../util/ui-message.js';
 import type { EventLogEntry } from './event-log.js';
 
 export interface KeypadCode {
@@ -10,7 +11,8 @@ export interface KeypadCode {
   who: string;
   /** added, enabled, disabled, deleted or changed (or the service's own word for a state it adds). */
   state: string;
-  schedule?: string;
+  /** Days and hours as a message the page words; an earlier version's entry has English words. */
+  schedule?: string | UiMessage;
   at: number;
 }
 

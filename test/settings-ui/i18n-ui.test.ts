@@ -13,10 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { linkMessage } from '../../src/cloud/link-messages.js';
 import type { DeviceEvent } from '../../src/model/events.js';
+import { keypadSchedule } from '../../src/model/keypad-schedule.js';
 import { EventLog } from '../../src/status/event-log.js';
 import { emptyStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 import { TokenStore } from '../../src/storage/token-file.js';
+import { fillTemplate } from '../../src/util/ui-message.js';
 import { readCatalog, shippedLanguages } from './catalogs.js';
 import { axeViolations, browserTestsUnavailable, launchBrowser, startHomebridgeUi, type UiHost, uiTestStorage } from './host.js';
 import { openLanguagePage, type LanguagePage, type OpenedLanguage } from './i18n-page.js';
@@ -32,6 +34,11 @@ const DATE_FORMS: Readonly<Record<string, RegExp>> = { de: /28\.11\.2026/, fr: /
 const NAMES = ['Front Door', 'LOCK-1', 'Porch', 'BELL-1', 'Jamie', 'user-jamie-0001', 'Cabin', 'cabin', 'main'];
 const WAVE_1 = shippedLanguages().filter((code) => code !== 'en');
 const en = readCatalog('en');
+/** A keypad code for weekdays 08:00 to 18:00: its days and hours are worded by the page. */
+const WEEKDAYS = keypadSchedule({ accessTimes: 'STARTSEC=28800;ENDSEC=64800', accessRecurrence: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR' });
+/** The listener port the plugin refuses, and what the page says next to its field in each language. */
+const PORT_PROBLEM = { field: 'webhook.listenPort', min: '1', max: '65535' };
+const SCHEDULE_FORMS: Readonly<Record<string, RegExp>> = { de: /Mo–Fr 0?8:00–18:00/, fr: /lun\.–ven\. de 0?8:00 à 18:00/, nl: /ma–vr van 0?8:00 tot 18:00/ };
 
 /** The status file of a running plugin (this test process stands in for it: its pid is alive). */
 function status(now: number): Status {
@@ -69,6 +76,10 @@ async function openEveryView(frame: Frame): Promise<void> {
   await frame.waitForSelector('#devices tr[data-group="cabin"]');
   await frame.click('#unlink-cabin');
   await frame.waitForSelector('#account-result:not(:empty)');
+  // A value the plugin would refuse: the config check's problem shows next to its field.
+  await frame.fill('#listenPort', '70000');
+  await frame.dispatchEvent('#listenPort', 'change');
+  await frame.waitForSelector('.la-problem[data-problem-for="webhook.listenPort"]');
 }
 
 /** Texts a user sees that are still to translate after the set-aside ones (see visible-texts.ts). */
@@ -104,6 +115,7 @@ describe.skipIf(unavailable !== undefined)('the settings page in the Homebridge 
     const events: [number, 'lock' | 'doorbell', DeviceEvent][] = [
       [LAST_CALLBACK - 60_000, 'lock', { lockId: 'LOCK-1', at: LAST_CALLBACK - 60_000, kind: 'lockState', state: 'unlocked', source: 'operation', device: 'keypad', actor: { kind: 'person', userId: 'user-jamie-0001', firstName: 'Jamie' } }],
       [LAST_CALLBACK, 'doorbell', { doorbellId: 'BELL-1', at: LAST_CALLBACK, kind: 'doorbellPress', dvrId: 'dvr-1' }],
+      [LAST_CALLBACK - 120_000, 'lock', { lockId: 'LOCK-1', at: LAST_CALLBACK - 120_000, kind: 'pinManaged', state: 'load', pinUser: { kind: 'person', userId: 'user-jamie-0001', firstName: 'Jamie' }, actor: { kind: 'unknown' }, masterPin: false, ...(WEEKDAYS ? { schedule: WEEKDAYS } : {}) }],
     ];
     for (const [at, deviceKind, event] of events) log.record({ deviceKind, deviceId: deviceKind === 'lock' ? 'LOCK-1' : 'BELL-1', deviceName: deviceKind === 'lock' ? 'Front Door' : 'Porch', event, at });
     await log.flush();
@@ -145,6 +157,10 @@ describe.skipIf(unavailable !== undefined)('the settings page in the Homebridge 
       expect(shown).toMatch(DATE_FORMS[code] ?? /2026/);
       expect(shown).toMatch(/18:45:31/);
       await openEveryView(frame);
+      // The config check's problem in this language, its numbers as written; a keypad code's days and hours through Intl.
+      expect(await frame.textContent('.la-problem[data-problem-for="webhook.listenPort"]')).toBe(fillTemplate(catalog['config.field.range'] as string, PORT_PROBLEM));
+      const keypad = await frame.textContent('#keypad-codes tbody') ?? '';
+      expect(keypad).toMatch(SCHEDULE_FORMS[code] ?? /18:00/);
       const texts = await textsToTranslate(opened);
       const pageText = await frame.evaluate(() => document.getElementById('la-root')?.innerText ?? '');
       expect(pageText).not.toMatch(/\b(AM|PM)\b/);

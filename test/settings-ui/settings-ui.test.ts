@@ -374,7 +374,8 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     const rows = frame.locator('#keypad-codes tbody tr');
     await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/added/);
     const text = (await rows.allTextContents()).join('\n');
-    expect(text).toMatch(/Mon-Fri 08:00-18:00/);
+    // The schedule's days and hours worded by the page through Intl (English: a 12-hour clock).
+    expect(text).toMatch(/Mon-Fri 8:00\sAM-6:00\sPM/);
     expect(await frame.content()).not.toContain('987123');
     for (const file of ['events.json', 'status.json']) expect(await readFile(join(storagePath, 'lock-access', file), 'utf8')).not.toContain('987123');
   }, 60_000);

@@ -34,10 +34,10 @@ describe('events.json entries: the line as a code with params, the English text 
   });
 
   it('a PIN change with its schedule and who made it: one line inside the next', () => {
-    const entry = entryOf(lockEv({ kind: 'pinManaged', state: 'load', pinUser: jane, actor: { kind: 'person', userId: 'u-2', firstName: 'Max' }, masterPin: false, schedule: 'weekdays 8-17' }));
+    const entry = entryOf(lockEv({ kind: 'pinManaged', state: 'load', pinUser: jane, actor: { kind: 'person', userId: 'u-2', firstName: 'Max' }, masterPin: false, schedule: { code: 'schedule.days', params: { days: 'MO-FR' }, text: 'Mon-Fri' } }));
     expect(entry.how).toBe('event.withActor');
-    expect(entry.params).toMatchObject({ actor: 'Max', line: { code: 'event.withSchedule', params: { schedule: 'weekdays 8-17', line: { code: 'event.pinFor.load', params: { owner: 'Jane Doe' } } } } });
-    expect(entry.text).toBe('PIN added for Jane Doe (weekdays 8-17) by Max');
+    expect(entry.params).toMatchObject({ actor: 'Max', line: { code: 'event.withSchedule', params: { schedule: { code: 'schedule.days', params: { days: 'MO-FR' } }, line: { code: 'event.pinFor.load', params: { owner: 'Jane Doe' } } } } });
+    expect(entry.text).toBe('PIN added for Jane Doe (Mon-Fri) by Max');
   });
 });
 

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 
 import { normalise } from '../../src/callbacks/normalise.js';
 import { classifyPayload } from '../../src/callbacks/callback-kinds.js';
-import { toEntry } from '../../src/status/event-log.js';
+import { eventLogEntrySchema, toEntry } from '../../src/status/event-log.js';
 import { keypadCodes } from '../../src/status/keypad-codes.js';
 import { LOCK_ID, fixtures } from '../callbacks/fixtures.js';
 
 const PIN = '482913';
+const WEEKDAYS = { code: 'schedule.daysHours', params: { days: 'MO-FR', start: '08:00', end: '18:00' }, text: 'Mon-Fri 08:00-18:00' };
 
 /** A PIN-managed callback as the service sends it, through the plugin's own parsing and event log. */
 function entryFor(state: string, at: number, who: { UserID: string; FirstName: string }) {
@@ -22,7 +23,8 @@ describe('keypad codes stay secret, and the settings page lists whose code, its 
   it('the digits of the code never reach the event or the event log entry', () => {
     const entry = entryFor('load', 1_000, { UserID: 'u-jamie', FirstName: 'Jamie' });
     expect(JSON.stringify(entry)).not.toContain(PIN);
-    expect(entry).toMatchObject({ kind: 'pinManaged', pinState: 'load', schedule: 'Mon-Fri 08:00-18:00', userName: expect.stringMatching(/^Jamie/) as unknown });
+    // The schedule's days and hours as codes the page words; the English words for the log.
+    expect(entry).toMatchObject({ kind: 'pinManaged', pinState: 'load', schedule: WEEKDAYS, userName: expect.stringMatching(/^Jamie/) as unknown });
     expect(entry.text).toMatch(/for Jamie.* \(Mon-Fri 08:00-18:00\)/);
   });
 
@@ -34,9 +36,15 @@ describe('keypad codes stay secret, and the settings page lists whose code, its 
     ];
     const codes = keypadCodes(entries);
     expect(codes.map((c) => [c.who.split(' ')[0], c.state, c.schedule])).toEqual([
-      ['Jamie', 'disabled', 'Mon-Fri 08:00-18:00'],
-      ['Sam', 'added', 'Mon-Fri 08:00-18:00'],
+      ['Jamie', 'disabled', WEEKDAYS],
+      ['Sam', 'added', WEEKDAYS],
     ]);
     expect(JSON.stringify(codes)).not.toContain(PIN);
+  });
+
+  it('an entry an earlier version wrote keeps its schedule in English words, and still shows', () => {
+    const older = { ...entryFor('load', 1_000, { UserID: 'u-jamie', FirstName: 'Jamie' }), schedule: 'Mon-Fri 08:00-18:00' };
+    const read = eventLogEntrySchema.parse(JSON.parse(JSON.stringify(older)));
+    expect(keypadCodes([read]).map((c) => c.schedule)).toEqual(['Mon-Fri 08:00-18:00']);
   });
 });

@@ -3,6 +3,7 @@
 // params, worded here in the page's language ({code, params, text}); `text` (English) only for a
 // code this page does not know. Older status files hold plain sentences: those show as they are.
 import { t } from './i18n.js';
+import { scheduleParams } from './schedule-words.js';
 
 /** @typedef {import('../../types/page.js').UiMessage} UiMessage */
 
@@ -38,7 +39,8 @@ function worded(message) {
     else if (isCoded(value)) params[name] = worded(value);
     else if (value !== undefined && value !== null) params[name] = String(value);
   }
-  const words = t(message.code, params);
+  // A keypad code's schedule names days and hours by code: the page words them through Intl.
+  const words = t(message.code, message.code.startsWith('schedule.') ? scheduleParams(params) : params);
   return words === message.code && typeof message.text === 'string' ? message.text : words;
 }
 
