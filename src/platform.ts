@@ -39,7 +39,8 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
     }
 
     api.on('didFinishLaunching', () => {
-      const context = { api, log, config, ...(mainDisabled === undefined ? {} : { mainDisabled }), cachedAccessories: this.cached, cachedMatter: this.cachedMatter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown: this.shutdown };
+      const disabledAccountIds = check.disabledAccounts.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]));
+      const context = { api, log, config, ...(mainDisabled === undefined ? {} : { mainDisabled }), disabledAccountIds, cachedAccessories: this.cached, cachedMatter: this.cachedMatter, pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown: this.shutdown };
       startPlugin(context).catch((error: unknown) => {
         // The stages handle their own failures; this is the last guard so Homebridge never crashes.
         log.error(`Lock Access could not start: ${errorText(error)}`);

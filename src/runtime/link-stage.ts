@@ -31,6 +31,8 @@ export interface PluginContext {
   config: LockAccessConfig;
   /** The top-level account fields have a mistake (what to fix): the main account sends nothing. */
   mainDisabled?: string;
+  /** Ids of the entries of `accounts` that do not run (a mistake in them): still the config's. */
+  disabledAccountIds?: readonly string[];
   /** Accessories and Matter endpoints Homebridge restored from its cache before launch. */
   cachedAccessories: readonly PlatformAccessory[];
   cachedMatter: readonly MatterAccessory[];

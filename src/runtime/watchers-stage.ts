@@ -3,6 +3,7 @@
 // token file (a link or unlink made in the settings UI), the public address's self-check and the
 // delivery watch; each follows what the earlier stages announce.
 import { startAccounts, type AccountRuns } from '../accounts/account-runs.js';
+import { warnDepartedAccounts } from '../accounts/departed-accounts.js';
 import type { AccountSetup } from '../cloud/account-setup.js';
 import { selfCheckOnce } from '../cloud/startup-checks.js';
 import { SelfCheckWatch } from '../status/self-check-watch.js';
@@ -55,6 +56,8 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
     selfCheck: () => (address.publicUrl === undefined ? Promise.resolve() : selfChecks.runNow()),
   });
   const setup = runs.main;
+  const named = new Set([...config.accounts.map((entry) => entry.id), ...(context.disabledAccountIds ?? [])]);
+  void warnDepartedAccounts(files.storage, named, log);
   // After the tokens: the watch's first look at the way in asks the service only once linked. An
   // address announced before this needs nothing here: the first setup run registers and checks
   // whatever address there is then.

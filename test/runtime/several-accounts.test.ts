@@ -171,6 +171,23 @@ describe('several accounts behind one listener', () => {
     expect(again.listener.registry.lock('SHARED')).toBeDefined();
   });
 
+  it('an account whose entry was taken out of config.json by hand: one warning at the next start names its folder and the registrations it left at the service, and says how to remove it', async () => {
+    const first = homebridge([cabinEntry()]);
+    const running = await startPlugin(first.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => bed.sim.registrations().some((r) => r.account === 'cabin'));
+    await running.watchers.runs.settled();
+    await first.shutdown.run();
+    expect(first.captured.text('warn')).not.toMatch(/accounts\/cabin\//);
+
+    const second = homebridge([]);
+    if (!await startPlugin(second.context)) throw new Error('the plugin should have started again');
+    await waitFor(() => second.captured.text('warn').includes('lock-access/accounts/cabin/'));
+    expect(second.captured.lines.filter((line) => line.message.includes('accounts/cabin/')).map((line) => line.message)).toEqual([
+      expect.stringMatching(/^lock-access\/accounts\/cabin\/ holds 1 webhook registration of an account whose entry is no longer in accounts: .*answers 404\. Put the entry back \(id "cabin"\), restart Homebridge, and remove it with Remove account/),
+    ]);
+  });
+
   it('handover: the main account deleted (lifecycle) while it owns a shared lock: Cabin registers the lock first, then the main account deletes its own registrations; Cabin\'s stay', async () => {
     const hb = homebridge([{ ...cabinEntry(), userWebhook: true }], { userWebhook: true });
     const running = await startPlugin(hb.context);
