@@ -31,8 +31,6 @@ export interface BackendOptions {
   log: Logger;
   now?: () => number;
   fetch?: typeof fetch;
-  /** How long a test event waits for its callback; the product's 30 s unless a test gives less. */
-  testEventTimeoutMs?: number;
 }
 
 /**
@@ -59,7 +57,7 @@ export class SettingsUiBackend {
     this.flow = new AuthorizationCodeFlow(now);
     this.link = new AccountLink(session);
     this.views = new SettingsViews(session, now);
-    this.tests = new TestEvents(session, now, options.testEventTimeoutMs);
+    this.tests = new TestEvents(session, now);
     this.session = session;
     this.now = now;
   }

@@ -54,8 +54,6 @@ export interface TestEventQuestion {
   publicUrl: string;
   /** The account whose path the callback comes to (`/a/<id>/lock/…`); the main account when absent. */
   accountId?: string;
-  /** How long to wait before "nothing arrived"; TEST_EVENT_TIMEOUT_MS unless the settings server was given less. */
-  timeoutMs?: number;
 }
 
 /** What a refusal reason means for the user, in one sentence they can act on. */
@@ -97,7 +95,7 @@ export function testEventAddress(status: Status | undefined, pagePublicUrl: stri
 /** Reads the outcome of a test event for `lockId` from the plugin's status file. */
 export function judgeTestEvent(status: Status | undefined, question: TestEventQuestion): TestEventVerdict {
   const { lockId, startedAt, now } = question;
-  const timeoutMs = question.timeoutMs ?? TEST_EVENT_TIMEOUT_MS;
+  const timeoutMs = TEST_EVENT_TIMEOUT_MS;
   // The account's own path: the main account's callbacks come to the address, another's to `/a/<id>` under it.
   const accountUrl = accountPublicUrl(question.publicUrl, question.accountId ?? MAIN_ACCOUNT_ID) ?? question.publicUrl;
   const where = withoutCredentials(accountUrl);

@@ -21,8 +21,6 @@ export class TestEvents {
   constructor(
     private readonly session: CloudSession,
     private readonly now: () => number,
-    /** Undefined: the product's wait (TEST_EVENT_TIMEOUT_MS). */
-    private readonly timeoutMs?: number,
   ) {}
 
   /** Step 1: the service is asked; the answer says when, so the page can ask for the verdict. */
@@ -48,7 +46,7 @@ export class TestEvents {
     const status = await readStatus(this.session.storage);
     const address = testEventAddress(status, account.publicUrl);
     if ('problem' in address) throw new UiError(address.problem);
-    const verdict = judgeTestEvent(status, { ...start, now: this.now(), publicUrl: address.url, ...(account.id === undefined ? {} : { accountId: account.id }), ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }) });
+    const verdict = judgeTestEvent(status, { ...start, now: this.now(), publicUrl: address.url, ...(account.id === undefined ? {} : { accountId: account.id }) });
     if (verdict.state !== 'waiting') {
       await recordTestEvent(this.session.storage, { ...start, state: verdict.state, message: verdict.message.text, ...(verdict.state === 'passed' ? { tookMs: verdict.tookMs } : {}) }).catch(() => undefined);
     }

@@ -105,24 +105,14 @@ describe('README "Link your account": the settings server links by OAuth 2.0 aut
     expect(sim.refreshTokenState(after.refreshToken)).toBe('issued');
   });
 
-  it('"Send a test event" that gets no answer: still waiting at 29.999 s, "nothing arrived within 30 seconds" at 30 s; a shorter wait only when the server is given one', async () => {
+  it('"Send a test event" that gets no answer: still waiting at 29.999 s, "nothing arrived within 30 seconds" at 30 s', async () => {
     await backend.linkWithRefreshToken({ refreshToken: sim.issueRefreshToken() });
     // The config's public address (port 9) reaches nothing: the service's callback never arrives.
     const started = await backend.startTestEvent({ lockId: 'LOCK-FRONT-DOOR' });
     now = started.startedAt + 29_999;
     expect(await backend.testEventResult({ ...started })).toMatchObject({ state: 'waiting' });
     now = started.startedAt + 30_000;
-    expect((await backend.testEventResult({ ...started })).message.text).toMatch(/^Nothing arrived within 30 seconds: the service cannot reach http:\/\/127\.0\.0\.1:9\/lock-access\./);
-
-    const brief = new SettingsUiBackend({
-      storagePath: dir, configPath: join(dir, 'config.json'), log: quiet, now: () => now, testEventTimeoutMs: 2_000,
-      createClient: (account, tokens) => new CloudHttpClient({ baseUrl: account.baseUrl, apiKey: account.apiKey, tokens }),
-    });
-    const again = await brief.startTestEvent({ lockId: 'LOCK-FRONT-DOOR' });
-    now = again.startedAt + 1_999;
-    expect(await brief.testEventResult({ ...again })).toMatchObject({ state: 'waiting' });
-    now = again.startedAt + 2_000;
-    expect(await brief.testEventResult({ ...again })).toMatchObject({ state: 'nothing', message: { code: 'testEvent.nothing', params: { count: 2 }, text: expect.stringMatching(/^Nothing arrived within 2 seconds: /) as unknown } });
+    expect(await backend.testEventResult({ ...started })).toMatchObject({ state: 'nothing', message: { code: 'testEvent.nothing', params: { count: 30 }, text: expect.stringMatching(/^Nothing arrived within 30 seconds: the service cannot reach http:\/\/127\.0\.0\.1:9\/lock-access\./) as unknown } });
   });
 
   it('names the missing account fields instead of calling the service', async () => {

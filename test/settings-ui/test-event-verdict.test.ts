@@ -72,14 +72,13 @@ describe('"Send a test event": what came of it, in one sentence a user can act o
     expect(JSON.stringify(verdict.message)).not.toContain('pass-word');
   });
 
-  it('the product waits 30 s; a shorter wait given to the settings server (its own tests only) says so in its words', () => {
+  it('the product waits 30 s; a callback that came in time passes even when asked about later', () => {
     expect(TEST_EVENT_TIMEOUT_MS).toBe(30_000);
-    const short = (now: number) => judgeTestEvent(status(() => undefined), { lockId: 'L1', startedAt: STARTED, now, publicUrl: PUBLIC, timeoutMs: 2_000 });
-    expect(short(STARTED + 1_999).state).toBe('waiting');
-    expect(short(STARTED + 2_000).state).toBe('nothing');
-    expect(short(STARTED + 2_000).message.text).toMatch(/^Nothing arrived within 2 seconds: /);
-    // A callback that came in time still passes under the shorter wait.
-    const passed = judgeTestEvent(status((s) => { s.receiver.lastCallbacks['lock:L1'] = { deviceKind: 'lock', deviceId: 'L1', at: STARTED + 500 }; }), { lockId: 'L1', startedAt: STARTED, now: STARTED + 5_000, publicUrl: PUBLIC, timeoutMs: 2_000 });
+    const silent = (now: number) => judgeTestEvent(status(() => undefined), { lockId: 'L1', startedAt: STARTED, now, publicUrl: PUBLIC });
+    expect(silent(STARTED + 29_999).state).toBe('waiting');
+    expect(silent(STARTED + 30_000).state).toBe('nothing');
+    expect(silent(STARTED + 30_000).message.text).toMatch(/^Nothing arrived within 30 seconds: /);
+    const passed = judgeTestEvent(status((s) => { s.receiver.lastCallbacks['lock:L1'] = { deviceKind: 'lock', deviceId: 'L1', at: STARTED + 500 }; }), { lockId: 'L1', startedAt: STARTED, now: STARTED + 35_000, publicUrl: PUBLIC });
     expect(passed.state).toBe('passed');
   });
 
