@@ -16,6 +16,7 @@ import type { CloudSession } from './cloud-session.js';
 import { readEventLog, type EventLogEntry } from '../status/event-log.js';
 import { readStatus, type Status } from '../status/status.js';
 import { checkSettingsMessage, messageOfSentence } from '../cloud/link-messages.js';
+import { failureMessage } from './failure-message.js';
 import type { UiMessage } from '../util/ui-message.js';
 import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
@@ -108,7 +109,7 @@ export class SettingsViews {
       try {
         return await lookupVideo(await this.session.client(account, tokens), doorbellId, dvrId);
       } catch (error) {
-        throw new UiError(serverMessage('server.video.notFound', { reason: errorText(error) }));
+        throw new UiError(failureMessage(this.session.log, 'server.video.notFound', error));
       }
     });
   }
@@ -121,7 +122,7 @@ export class SettingsViews {
         const plain = (list: { id: string; name: string | undefined }[]) => list.map((d) => (d.name === undefined ? { id: d.id } : { id: d.id, name: d.name }));
         return { locks: plain(found.locks), doorbells: plain(found.doorbells) };
       } catch (error) {
-        throw new UiError(serverMessage('server.devices.notListed', { reason: errorText(error) }));
+        throw new UiError(failureMessage(this.session.log, 'server.devices.notListed', error));
       }
     });
   }

@@ -5,11 +5,10 @@
 import { operateLock } from '../cloud/remote-operate.js';
 import { recordTestEvent } from '../status/support-record.js';
 import { readStatus } from '../status/status.js';
-import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';
 import type { CloudSession } from './cloud-session.js';
+import { failureMessage } from './failure-message.js';
 import { judgeTestEvent, testEventAddress, type TestEventVerdict } from './test-event-verdict.js';
-import { serverMessage } from './server-messages.js';
 import { UiError } from './ui-error.js';
 
 export interface TestEventStart {
@@ -34,7 +33,7 @@ export class TestEvents {
         await operateLock(await this.session.client(account, tokens), lockId, 'status');
       });
     } catch (error) {
-      const message = serverMessage('server.testEvent.notTaken', { reason: errorText(error) });
+      const message = failureMessage(this.session.log, 'server.testEvent.notTaken', error);
       await recordTestEvent(this.session.storage, { lockId, startedAt, state: 'requestFailed', message: message.text }).catch(() => undefined);
       throw new UiError(message);
     }

@@ -135,5 +135,7 @@ describe('README "Settings UI" > Devices and Event log: device list and recordin
     const failure = views.video(account, 'NOPE', 'x');
     await expect(failure).rejects.toBeInstanceOf(UiError);
     await expect(failure).rejects.toThrow(/^The recording could not be found: /);
+    // Why, as a reason code the page words in its language; the error's own words are logged.
+    await expect(failure).rejects.toMatchObject({ uiMessage: { code: 'server.video.notFound', params: { reason: { code: expect.stringMatching(/^reason\./) as unknown } } } });
   });
 });
