@@ -121,7 +121,7 @@ describe.skipIf(unavailable !== undefined)('whether events arrive, in the settin
     await expect.poll(async () => JSON.stringify((await configBlock()).webhook), { timeout: 15_000 }).toMatch(/"deliveryCheckMinutes":60.*"deliverySensor":false|"deliverySensor":false.*"deliveryCheckMinutes":60/);
     await minutes.fill('-5');
     await minutes.dispatchEvent('change');
-    await expect.poll(() => frame.locator('#delivery-result').textContent(), { timeout: 15_000 }).toMatch(/deliveryCheckMinutes must be 0 \(off\) or 1 to 10080/);
+    await expect.poll(() => frame.locator('#delivery-result').textContent(), { timeout: 15_000 }).toMatch(/deliveryCheckMinutes must be 0 \(off\) or 1 to 10,080\./);
     await frame.locator('#save').click();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await configBlock()).webhook.deliveryCheckMinutes).toBe(60);
