@@ -5,10 +5,10 @@ import { unlinkAccount } from '../cloud/account-unlink.js';
 import { WebhookRegistrar, type RegistrationStatus } from '../cloud/registrations/registrations.js';
 import { describeScope } from '../cloud/registrations/registration-requests.js';
 import { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
-import { errorText } from '../util/error-text.js';
 import type { Account } from './account-input.js';
 import { MAIN_ACCOUNT_ID } from '../config/fields.js';
 import { accountPublicUrl } from './account-choice.js';
+import { failureMessage } from './failure-message.js';
 import type { CloudSession } from './cloud-session.js';
 import type { AuthorizationGrant } from './oauth-code-flow.js';
 import type { TokenManager } from '../cloud/tokens/token-manager.js';
@@ -49,7 +49,7 @@ export class AccountLink {
       try {
         await tokens.exchangeAuthorizationCode({ code: grant.code, redirectUri: grant.redirectUri });
       } catch (error) {
-        throw new UiError(serverMessage('server.link.failed', { reason: errorText(error) }));
+        throw new UiError(failureMessage(this.session.log, 'server.link.failed', error));
       }
       refuseUnsaved(tokens);
     });
@@ -62,7 +62,7 @@ export class AccountLink {
       try {
         await tokens.linkWithRefreshToken(token);
       } catch (error) {
-        throw new UiError(serverMessage('server.link.failed', { reason: errorText(error) }));
+        throw new UiError(failureMessage(this.session.log, 'server.link.failed', error));
       }
       refuseUnsaved(tokens);
       if (tokens.state !== 'linked') {

@@ -7,7 +7,7 @@ import { reasonOf } from '../util/reason-messages.js';
 import type { UiMessage } from '../util/ui-message.js';
 import { serverMessage } from './server-messages.js';
 
-type ReasonCode = 'server.video.notFound' | 'server.devices.notListed' | 'server.testEvent.notTaken';
+type ReasonCode = 'server.video.notFound' | 'server.devices.notListed' | 'server.testEvent.notTaken' | 'server.link.failed';
 
 export function failureMessage(log: Pick<Logger, 'warn'>, code: ReasonCode, error: unknown): UiMessage {
   log.warn(serverMessage(code, { reason: errorText(error) }).text);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { z } from 'zod/v3';
 
-import { errorText } from '../util/error-text.js';
+import { reasonOf } from '../util/reason-messages.js';
 import { messageCatalog, type UiMessage } from '../util/ui-message.js';
 import { PLATFORM_NAME } from '../settings.js';
 import { readHomebridgeConfig } from './homebridge-config.js';
@@ -88,7 +88,7 @@ export async function readMatterPairing(options: { storagePath: string; configPa
   try {
     config = configSchema.parse(await readHomebridgeConfig(options.configPath));
   } catch (error) {
-    return { ...base, bridge: 'main', bridgeMatter: false, pluginMatter: true, active: false, message: say('matter.configUnreadable', { reason: errorText(error) }) };
+    return { ...base, bridge: 'main', bridgeMatter: false, pluginMatter: true, active: false, message: say('matter.configUnreadable', { reason: reasonOf(error) }) };
   }
   const block = config.platforms?.find((p) => p.platform === PLATFORM_NAME);
   const child = block?._bridge;

@@ -7,7 +7,7 @@ import { readDeviceHoldings, type DeviceHolding } from '../storage/device-owners
 import type { Storage } from '../storage.js';
 import { TokenStore } from '../storage/token-file.js';
 import { lookupVideo, type VideoEvent } from '../cloud/video.js';
-import { errorText } from '../util/error-text.js';
+import { reasonOf } from '../util/reason-messages.js';
 import { processAlive } from '../util/process-alive.js';
 import type { Account } from './account-input.js';
 import { accountStorage } from '../accounts/account-storage.js';
@@ -73,7 +73,7 @@ async function linkOf(storage: Storage): Promise<UiLinkStatus> {
         : { state: record.state, message: storedLinkMessage(record) }
       : { state: 'unlinked', message: serverMessage(record ? 'server.linkState.unlinked' : 'server.linkState.neverLinked') };
   } catch (error) {
-    return { state: 'reauthorizationNeeded', message: serverMessage('server.linkState.unreadable', { reason: errorText(error) }) };
+    return { state: 'reauthorizationNeeded', message: serverMessage('server.linkState.unreadable', { reason: reasonOf(error) }) };
   }
 }
 

@@ -15,6 +15,7 @@ export const REASON_MESSAGES = {
   'reason.bridgeOffline': 'the lock\'s Wi-Fi bridge is offline',
   'reason.bridgeBusy': 'the lock\'s Wi-Fi bridge is busy with another command',
   'reason.httpStatus': 'the service answered HTTP {status}',
+  'reason.refused': 'the service refused it ({oauthError})',
   'reason.file': 'a file could not be read or written ({errorCode})',
   'reason.other': 'an unexpected error (the Homebridge log has the details)',
 } as const;
@@ -35,6 +36,7 @@ interface Described {
   code?: unknown;
   status?: unknown;
   problem?: unknown;
+  oauthError?: unknown;
   cause?: unknown;
 }
 
@@ -64,6 +66,8 @@ export function reasonOf(error: unknown): UiMessage {
   if (name === 'NotLinkedError') return reasonMessage('reason.notLinked');
   if (name === 'AuthorizationLostError') return reasonMessage('reason.tokenRefused');
   if (name === 'RateLimitedError') return reasonMessage('reason.rateLimited');
+  // An OAuth refusal names itself in a code of the standard (invalid_grant): words of no language.
+  if (typeof described.oauthError === 'string' && /^[a-z_]{1,40}$/.test(described.oauthError)) return reasonMessage('reason.refused', { oauthError: described.oauthError });
   const bridge = name === 'BridgeError' && typeof described.problem === 'string' ? BRIDGE_REASONS[described.problem] : undefined;
   if (bridge !== undefined) return reasonMessage(bridge);
   const code = errorCodeOf(error);

@@ -46,6 +46,9 @@ describe('README "Link your account": link, test and unlink from the settings pa
     const failure = link.withRefreshToken(account, 'not-a-token-the-service-issued');
     await expect(failure).rejects.toBeInstanceOf(UiError);
     await expect(failure).rejects.toThrow(/^Linking failed: /);
+    // The page is told why in a code it words (the OAuth error's own code, no English); the log has the sentence.
+    const refused = await failure.catch((error: unknown) => error);
+    expect((refused as UiError).uiMessage).toMatchObject({ code: 'server.link.failed', params: { reason: { code: 'reason.refused', params: { oauthError: 'invalid_grant' } } } });
     expect(await link.test(account)).toMatchObject({ ok: false });
   });
 

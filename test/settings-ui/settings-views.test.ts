@@ -81,6 +81,8 @@ describe('README "Settings UI": status and event log read from the files the plu
     expect(status.link.state).toBe('reauthorizationNeeded');
     expect(status.link.message.code).toBe('server.linkState.unreadable');
     expect(status.link.message.text).toMatch(/^The stored tokens cannot be read \(.+\)\. Link the account again\.$/);
+    // Why, as a reason the page words: a damaged file is no error code of the system.
+    expect(status.link.message.params.reason).toMatchObject({ code: 'reason.other' });
   });
 
   it('shows the plugin\'s snapshot (rejection counts included) and that its writer runs', async () => {
