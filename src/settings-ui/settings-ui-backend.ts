@@ -129,7 +129,9 @@ export class SettingsUiBackend {
     const answer = await this.link.unlink(account);
     const notes = handed.map(({ device, to, error }) => {
       const params = { device: device.slice(device.indexOf(':') + 1), account: to };
-      return error === undefined ? serverMessage('server.unlink.handedOver', params) : serverMessage('server.unlink.handoverFailed', { ...params, reason: error });
+      if (error === undefined) return serverMessage('server.unlink.handedOver', params);
+      this.session.log.warn(serverMessage('server.unlink.handoverFailed', { ...params, reason: error.text }).text);
+      return serverMessage('server.unlink.handoverFailed', { ...params, reason: error.reason });
     });
     return { ...answer, notes: [...notes, ...answer.notes] };
   }

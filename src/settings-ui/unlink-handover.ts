@@ -13,6 +13,8 @@ import { readDeviceHoldings } from '../storage/device-owners.js';
 import { TokenStore } from '../storage/token-file.js';
 import type { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
+import { reasonMessage, reasonOf } from '../util/reason-messages.js';
+import type { UiMessage } from '../util/ui-message.js';
 import { accountPublicUrl, resolveAccountById } from './account-choice.js';
 import type { CloudSession } from './cloud-session.js';
 
@@ -20,8 +22,8 @@ export interface HandedOver {
   /** `lock:ID` or `doorbell:ID`. */
   device: string;
   to: string;
-  /** Why the new owner could not register it (the leaving account's registration is deleted all the same). */
-  error?: string;
+  /** Why the new owner could not register it (the leaving account's registration is deleted all the same): words for the log, and a reason the page words. */
+  error?: { text: string; reason: UiMessage };
 }
 
 type Listed = { id?: unknown; account?: unknown };
@@ -86,10 +88,11 @@ export async function handOverBeforeUnlink(leaving: string, root: Storage, saved
       for (const device of devices) {
         const failed = report.failed.find((row) => row.key === device);
         const done = report.registered.includes(device) || report.unchanged.includes(device);
-        handed.push(done ? { device, to: next } : { device, to: next, error: failed?.error ?? 'not registered' });
+        const why = failed === undefined ? { text: 'not registered', reason: reasonMessage('reason.other') } : { text: failed.error, reason: failed.reason };
+        handed.push(done ? { device, to: next } : { device, to: next, error: why });
       }
     } catch (error) {
-      for (const device of devices) handed.push({ device, to: next, error: errorText(error) });
+      for (const device of devices) handed.push({ device, to: next, error: { text: errorText(error), reason: reasonOf(error) } });
     }
   }
   return handed;

@@ -4,6 +4,7 @@ import type { ApiClient } from '../../src/cloud/http/api.js';
 import { AccountSetup, type AccountSetupDeps } from '../../src/cloud/account-setup.js';
 import type { Registrar } from '../../src/cloud/link-control.js';
 import { emptyReport } from '../../src/cloud/registrations/registration-report.js';
+import { reasonMessage } from '../../src/util/reason-messages.js';
 import type { DeviceEntry } from '../../src/model/device-entry.js';
 import { runtimeConfig } from '../runtime/config-fixture.js';
 
@@ -220,7 +221,7 @@ describe('refreshStateOnStart with a public address that comes late (a tunnel co
     await settle();
     expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
     // The tunnel connected but its registrations failed: still nothing to ask.
-    await convergence.registered({ ...emptyReport(false), failed: [{ key: 'lock:L1', error: 'busy' }] });
+    await convergence.registered({ ...emptyReport(false), failed: [{ key: 'lock:L1', error: 'busy', reason: reasonMessage('reason.bridgeBusy') }] });
     expect(calls.filter((call) => call.startsWith('PUT'))).toEqual([]);
     await convergence.registered({ ...emptyReport(false), registered: ['lock:L1', 'lock:L2', 'user'] });
     expect(calls.filter((call) => call.startsWith('PUT'))).toEqual(['PUT /remoteoperate/L1/status', 'PUT /remoteoperate/L2/status']);

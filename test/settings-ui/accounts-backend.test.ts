@@ -168,6 +168,24 @@ describe('README "Several homes or accounts": link, test and unlink an extra acc
     expect(sim.registrations().map((r) => [r.account, r.kind, r.scope]).sort()).toEqual([['main', 'lock', 'L1'], ['main', 'user', expect.anything()]].sort());
   });
 
+  it('a handover the next holder cannot register: the note says why as a reason code the page words (the service\'s words go to the log)', async () => {
+    await backend.linkWithRefreshToken({ refreshToken: sim.issueRefreshToken() });
+    await backend.linkWithRefreshToken({ accountId: 'cabin', refreshToken: sim.issueRefreshToken('cabin') });
+    const session = new CloudSession({ storage: Storage.under(dir), log: quiet, now: Date.now, createClient: (a, tokens) => new CloudHttpClient({ baseUrl: a.baseUrl, apiKey: a.apiKey, tokens }) });
+    const cabin = { id: 'cabin', apiKey: sim.accountOf('cabin').apiKey, clientId: sim.accountOf('cabin').clientId, clientSecret: sim.accountOf('cabin').clientSecret, baseUrl: sim.baseUrl, authUrl: sim.authUrl };
+    await session.withTokens(cabin, async (tokens) => {
+      const storage = session.storageOf(cabin);
+      const registrar = new WebhookRegistrar({ client: await session.client(cabin, tokens), storage, clientId: cabin.clientId, publicUrl: () => `${PUBLIC_URL}/a/cabin`, secret: await WebhookSecret.load(storage), log: quiet });
+      await registrar.reconcile({ locks: ['CABIN-1'], doorbells: [], user: false });
+      registrar.stop();
+    });
+    // The holdings say the main account holds CABIN-1 too, which the service does not know: its registration is refused.
+    await writeFile(join(dir, 'lock-access', 'device-accounts.json'), JSON.stringify({ version: 1, devices: { 'lock:CABIN-1': { owner: 'cabin', holders: ['main', 'cabin'] } } }));
+    const answer = await backend.unlink({ accountId: 'cabin' });
+    const note = answer.notes.find((message) => message.code === 'server.unlink.handoverFailed');
+    expect(note).toMatchObject({ params: { device: 'CABIN-1', account: 'main', reason: { code: 'reason.httpStatus', params: { status: expect.any(Number) as number } } } });
+  });
+
   it('an account that is not in the settings is named', async () => {
     await expect(backend.testConnection({ accountId: 'attic' })).rejects.toThrow(/no account "attic"/);
   });

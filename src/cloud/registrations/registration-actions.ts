@@ -56,7 +56,7 @@ export async function carryOut(deps: ActionDeps, ledger: RegistrationLedger, act
       report.registered.push(desired.key);
     } catch (error) {
       ledger.update(desired.key, { state: 'failed', lastError: describeRegistrationError(error), lastReason: reasonOf(error) });
-      report.failed.push({ key: desired.key, error: describeRegistrationError(error) });
+      report.failed.push({ key: desired.key, error: describeRegistrationError(error), reason: reasonOf(error) });
     }
   } else {
     const { entry } = action;
@@ -67,7 +67,7 @@ export async function carryOut(deps: ActionDeps, ledger: RegistrationLedger, act
       report.deleted.push(key);
     } catch (error) {
       ledger.update(key, { state: 'deleting', lastError: describeRegistrationError(error), lastReason: reasonOf(error) });
-      report.failed.push({ key, error: describeRegistrationError(error) });
+      report.failed.push({ key, error: describeRegistrationError(error), reason: reasonOf(error) });
     }
   }
   await ledger.flush().catch((error: unknown) => {

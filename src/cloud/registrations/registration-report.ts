@@ -11,7 +11,8 @@ export interface ReconcileReport {
   deleted: string[];
   /** Confirmed, current and fresh: nothing was sent. */
   unchanged: string[];
-  failed: { key: string; error: string }[];
+  /** `error` for the log, `reason` the same as a code the settings page words. */
+  failed: { key: string; error: string; reason: UiMessage }[];
   /** The account is not linked (or no longer): nothing more is tried until the platform calls again. */
   authorizationLost: boolean;
   /** True when the run did nothing because the registrar was stopped or an unlink took over. */

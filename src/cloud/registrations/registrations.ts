@@ -14,6 +14,7 @@ import { desiredRegistrations, nextRefreshAt, planReconcile, type WantedHooks } 
 import { emptyReport, logOutcome, registrationStatus, type ReconcileReport, type RegistrationStatus, type UnlinkOutcome } from './registration-report.js';
 import { deleteAllRegistrations } from './registration-unlink.js';
 import { jitteredDelay } from '../../util/backoff.js';
+import { reasonOf } from '../../util/reason-messages.js';
 import { DEFAULT_RETRY, realSleep, type Sleep } from '../http/retry.js';
 import type { WebhookSecret } from './webhook-secret.js';
 
@@ -239,7 +240,7 @@ export class WebhookRegistrar {
       logOutcome(report, this.log);
     } catch (error) {
       // Storage trouble: nothing was lost at the service, try again later.
-      report.failed.push({ key: '*', error: describeRegistrationError(error) });
+      report.failed.push({ key: '*', error: describeRegistrationError(error), reason: reasonOf(error) });
       this.log.error(`Webhook registration could not run: ${describeRegistrationError(error)}`);
     } finally {
       if (this.activeRun === run) this.activeRun = undefined;

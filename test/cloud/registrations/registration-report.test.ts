@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { emptyReport, logOutcome, type ReconcileReport, registrationStatus } from '../../../src/cloud/registrations/registration-report.js';
+import { reasonMessage } from '../../../src/util/reason-messages.js';
 import { captureLog } from '../../fixtures/token-harness.js';
 import { ALL_HOOKS, registrarTestBed } from './registrar-harness.js';
 
@@ -34,7 +35,7 @@ describe('one log line per reconcile run', () => {
 
   it('failures are a warning naming the first five, tried again later', () => {
     const log = captureLog();
-    const failed = Array.from({ length: 7 }, (_, i) => ({ key: `lock:L${i}`, error: 'down (HTTP 503)' }));
+    const failed = Array.from({ length: 7 }, (_, i) => ({ key: `lock:L${i}`, error: 'down (HTTP 503)', reason: reasonMessage('reason.httpStatus', { status: 503 }) }));
     logOutcome(report({ failed }), log);
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]?.level).toBe('warn');
@@ -46,7 +47,7 @@ describe('one log line per reconcile run', () => {
 
   it('a lost link says what to do; a run cut short by unlink or shutdown is only debug', () => {
     const log = captureLog();
-    logOutcome(report({ authorizationLost: true, failed: [{ key: 'lock:A', error: 'x' }] }), log);
+    logOutcome(report({ authorizationLost: true, failed: [{ key: 'lock:A', error: 'x', reason: reasonMessage('reason.other') }] }), log);
     logOutcome(emptyReport(true), log);
     expect(log.lines.map((line) => line.level)).toEqual(['warn', 'debug']);
     expect(log.lines[0]?.message).toContain('link it again in the plugin settings');

@@ -84,7 +84,7 @@ describe('spec "Webhook registration" against the simulator', () => {
     second.secret.stop();
     const before = bed.events.filter((e) => e.type === 'start').length;
     const refused = await second.registrar.reconcile(ALL_HOOKS);
-    expect(refused.failed).toEqual([{ key: '*', error: expect.stringMatching(/webhook-secret\.json cannot be read yet/) as string }]);
+    expect(refused.failed).toEqual([{ key: '*', error: expect.stringMatching(/webhook-secret\.json cannot be read yet/) as string, reason: expect.objectContaining({ code: 'reason.other' }) as object }]);
     expect(bed.events.filter((e) => e.type === 'start').length).toBe(before);
     await rm(file, { recursive: true });
     await writeFile(file, text);

@@ -67,7 +67,7 @@ describe('webhooks are registered only with a token that is saved', () => {
     const { registrar, secret } = await bed.registrar();
     try {
       const refused = await registrar.reconcile(ALL_HOOKS);
-      expect(refused.failed).toEqual([{ key: '*', error: expect.stringMatching(/new webhook token is not saved yet/) as string }]);
+      expect(refused.failed).toEqual([{ key: '*', error: expect.stringMatching(/new webhook token is not saved yet/) as string, reason: expect.objectContaining({ code: 'reason.other' }) as object }]);
       expect(bed.fx.sim.registrations()).toEqual([]);
       // Saved again on its own after a second.
       await vi.waitFor(() => {
