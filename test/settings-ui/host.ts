@@ -69,9 +69,27 @@ export async function uiTestStorage(name: string, username: string, extra: Recor
   return { storagePath, pluginsDir };
 }
 
+/**
+ * config.json in `storagePath` once it is whole. The Homebridge UI saves by moving the file to its
+ * backups and then writing the new one, so a read in between finds no file or half of one: such a
+ * read waits for the write to end (up to 10 s), as Homebridge itself only reads it at start.
+ */
+export async function savedConfig(storagePath: string): Promise<{ platforms: Record<string, unknown>[] }> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
+    } catch (error) {
+      const between = (error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError;
+      if (!between || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
 /** The LockAccess block of the config.json in `storagePath`, as the Homebridge UI saved it. */
 export async function savedPluginBlock(storagePath: string): Promise<Record<string, unknown>> {
-  const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
+  const config = await savedConfig(storagePath);
   return config.platforms.find((p) => p.platform === 'LockAccess') as Record<string, unknown>;
 }
 

@@ -1,7 +1,7 @@
 // The settings page's Matter box in a real browser, hosted by the real Homebridge UI:
 // with Matter on for the bridge it shows the pairing code and QR payload Homebridge made, says what
 // was tested, and its switch writes `"matter": false` into the plugin's config.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { commissioningFile } from '../../src/settings-ui/matter-pairing.js';
 import { freePort } from '../harness/homebridge.js';
-import { askForNews, browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { askForNews, browserTestsUnavailable, launchBrowser, openPluginSettings, savedPluginBlock, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the Matter settings UI test: ${unavailable}`);
@@ -65,11 +65,8 @@ describe.skipIf(unavailable !== undefined)('the settings page\'s Matter box', ()
     expect(await frame.isChecked('#matter')).toBe(true);
     await frame.click('#matter');
     await frame.click('#save');
-    const block = async () => {
-      const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
-      return config.platforms.find((p) => p.platform === 'LockAccess');
-    };
-    await expect.poll(async () => (await block())?.matter, { timeout: 15_000 }).toBe(false);
+    const block = () => savedPluginBlock(storagePath);
+    await expect.poll(async () => (await block()).matter, { timeout: 15_000 }).toBe(false);
     await askForNews(frame.page());
     await frame.waitForSelector('#matter-badge[data-state="off"]', { timeout: 15_000 });
     expect(await frame.textContent('#matter-message')).toMatch(/keeps its devices HomeKit-only/);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { demoDevices } from '../sim/devices.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { askForNews, axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { askForNews, axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, savedConfig, savedPluginBlock, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the settings UI browser tests: ${unavailable}`);
@@ -39,10 +39,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
   const shot = async (name: string) => {
     await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
   };
-  const configBlock = async () => {
-    const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
-    return config.platforms.find((p) => p.platform === 'LockAccess') as Record<string, unknown>;
-  };
+  const configBlock = () => savedPluginBlock(storagePath);
   const tokensFile = () => join(storagePath, 'lock-access', 'tokens.json');
   /** The plugin's event log as written (empty before its first write): what the page's next ask brings. */
   const eventLog = () => readFile(join(storagePath, 'lock-access', 'events.json'), 'utf8').catch(() => '');
@@ -149,7 +146,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
   }, 120_000);
 
   it('status and event log fill in live from the running plugin; a recording plays', async () => {
-    const config = JSON.parse(await readFile(join(storagePath, 'config.json'), 'utf8')) as { platforms: Record<string, unknown>[] };
+    const config = await savedConfig(storagePath);
     homebridge = await startHomebridge({ storagePath, platforms: config.platforms, pluginPath: packageDir, env: { UIX_SERVICE_MODE: '1' } });
     await expect.poll(() => sim.registrations().length, { timeout: 90_000, interval: 500 }).toBe(3);
     await askForNews(page);
