@@ -73,7 +73,7 @@ function followAddress({ shutdown }: PluginContext, { address, publisher, main, 
     if (shutdown.stopping) return;
     const followed = [main, ...extras].map(async ({ account, control }) => {
       const registrar = control.idle ? undefined : control.registrar;
-      const report = await registrar?.addressChanged();
+      const report = registrar === undefined ? undefined : await registrar.addressChanged();
       // The main account's registrations are in the status file; an extra account's in its own ledger.
       if (account.main && registrar !== undefined && report !== undefined && !report.skipped) publisher.registrations(registrar.status());
       // refreshStateOnStart waited for an address to be registered at.
