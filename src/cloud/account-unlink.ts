@@ -5,7 +5,7 @@
 // awaits and a page that must show an answer.
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
-import { reasonOf } from '../util/reason-messages.js';
+import { reasonMessage, reasonOf } from '../util/reason-messages.js';
 import type { UiMessage } from '../util/ui-message.js';
 import type { RegistrationStatus, UnlinkOutcome } from './registrations/registration-report.js';
 
@@ -27,6 +27,8 @@ export interface AccountUnlinkResult {
   left: RegistrationStatus[];
   /** The ledger could not be read or written: `left` may be incomplete. */
   listError?: string;
+  /** Why, as a reason code the settings page words. */
+  listErrorCause?: UiMessage;
   /** The tombstone could not be written: after a restart the stored tokens would be used again. */
   tokensNotSaved?: string;
   /** Why, as a reason code the settings page words. */
@@ -43,13 +45,17 @@ export async function unlinkAccount(tokens: UnlinkTokens, registrar: UnlinkRegis
       if (tokens.canAuthenticate()) {
         const outcome = await registrar.unlinkAll();
         result.left = outcome.left;
-        if (outcome.error !== undefined) result.listError = outcome.error;
+        if (outcome.error !== undefined) {
+          result.listError = outcome.error;
+          result.listErrorCause = outcome.reason ?? reasonMessage('reason.other');
+        }
       } else {
         result.left = (await registrar.knownRegistrations()).map((row) => ({ ...row, lastError: NO_TOKEN_LEFT }));
       }
     } catch (error) {
       // unlinkAll and knownRegistrations do not reject; a fake or future one might.
       result.listError = errorText(error);
+      result.listErrorCause = reasonOf(error);
       log.warn(`Some webhook registrations could not be deleted (${result.listError}).`);
     }
     registrar.stop();

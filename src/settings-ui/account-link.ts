@@ -102,7 +102,7 @@ export class AccountLink {
     });
     const left = result.left.map(leftRow);
     const notes: UiMessage[] = [];
-    if (result.listError !== undefined) notes.push(serverMessage('server.unlink.listNotUpdated', { reason: result.listError }));
+    if (result.listError !== undefined) notes.push(serverMessage('server.unlink.listNotUpdated', { reason: result.listErrorCause ?? reasonMessage('reason.other') }));
     if (left.length > 0) {
       notes.push(serverMessage('server.unlink.left', { count: left.length, registrations: left.map((row) => `${row.scope} (${row.error})`).join('; ') }));
     }

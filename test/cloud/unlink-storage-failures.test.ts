@@ -147,6 +147,8 @@ describe('storage failures in unlink and token writes never reject unhandled', (
     expect(answer.message.text).toContain('unlink again');
     // The ledger was unwritable too: the answer says the list could not be updated.
     expect(answer.notes.map((note) => note.code)).toContain('server.unlink.listNotUpdated');
+    // Its why, too, as a reason code (not the storage error's words).
+    expect(answer.notes.find((note) => note.code === 'server.unlink.listNotUpdated')?.params.reason).toMatchObject({ code: expect.stringMatching(/^reason\./) as unknown });
     expect(answer.notes.map((note) => note.text).join(' ')).toContain('The list of webhooks could not be updated');
   });
 

@@ -37,8 +37,9 @@ export interface RegistrationStatus {
 export interface UnlinkOutcome {
   deleted: number;
   left: RegistrationStatus[];
-  /** The ledger could not be read or written: the list above may be incomplete. */
+  /** The ledger could not be read or written: the list above may be incomplete (`reason`: the same as a code the settings page words). */
   error?: string;
+  reason?: UiMessage;
 }
 
 export function emptyReport(skipped: boolean): ReconcileReport {

@@ -171,7 +171,7 @@ export class WebhookRegistrar {
     return done.catch((error: unknown): UnlinkOutcome => {
       const text = describeRegistrationError(error);
       this.log.error(`Unlinking could not finish: ${text}`);
-      return { deleted: 0, left: this.status(), error: text };
+      return { deleted: 0, left: this.status(), error: text, reason: reasonOf(error) };
     });
   }
 
