@@ -9,6 +9,7 @@ import type { Account } from './account-input.js';
 import { MAIN_ACCOUNT_ID } from '../config/fields.js';
 import { accountPublicUrl } from './account-choice.js';
 import { failureMessage } from './failure-message.js';
+import { messageOfSentence } from '../cloud/link-messages.js';
 import type { CloudSession } from './cloud-session.js';
 import type { AuthorizationGrant } from './oauth-code-flow.js';
 import type { TokenManager } from '../cloud/tokens/token-manager.js';
@@ -67,7 +68,8 @@ export class AccountLink {
       refuseUnsaved(tokens);
       if (tokens.state !== 'linked') {
         const why = tokens.status().message;
-        throw new UiError(why === undefined ? serverMessage('server.link.tokenRefused') : serverMessage('server.link.failed', { reason: why }));
+        // The token status's sentence as its code, so the page words it (any other sentence shows as it is).
+        throw new UiError(why === undefined ? serverMessage('server.link.tokenRefused') : serverMessage('server.link.failed', { reason: messageOfSentence(why) }));
       }
     });
     return { linked: true, message: serverMessage('server.link.linkedWithToken') };

@@ -52,6 +52,15 @@ describe('README "Link your account": link, test and unlink from the settings pa
     expect(await link.test(account)).toMatchObject({ ok: false });
   });
 
+  it('a client secret the token service refuses: linking fails, why as a reason code the page words (the service\'s status)', async () => {
+    const failure = link.withRefreshToken({ ...account, clientSecret: 'not-the-secret' }, sim.issueRefreshToken());
+    const refused = await failure.catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UiError);
+    const message = (refused as UiError).uiMessage;
+    expect(message.code).toBe('server.link.failed');
+    expect(message.params.reason).toMatchObject({ code: 'reason.httpStatus', params: { status: 400 } });
+  });
+
   /** Links through the page and registers three webhooks, as the plugin would. */
   async function linkAndRegister(): Promise<void> {
     await link.withRefreshToken(account, sim.issueRefreshToken());
