@@ -133,10 +133,16 @@ export type ConfigCheck =
    */
   | {
     ok: true; config: LockAccessConfig; warnings: string[]; disabled: string[]; disabledAccounts: DisabledAccount[];
-    /** The top-level account fields have a mistake (what to fix): the main account is disabled, the extra accounts with their own credentials run. */
-    mainDisabled?: string;
+    /** The top-level account fields have a mistake: the main account is disabled, the extra accounts with their own credentials run. */
+    mainDisabled?: MainDisabled;
   }
   | { ok: false; missing: string[]; problems: string[] };
+
+/** Which top-level credentials are broken (field names, for the settings page) and what to fix (the log's words). */
+export interface MainDisabled {
+  fields: string[];
+  text: string;
+}
 
 /** Fields a user must fill before the plugin does anything (the public address: unless a tunnel gives one). */
 export const REQUIRED_FIELDS = ['apiKey', 'clientId', 'clientSecret', 'baseUrl', 'authUrl', 'webhook.publicUrl'] as const;
@@ -176,7 +182,8 @@ export function checkConfig(raw: unknown): ConfigCheck {
     if (!stand.ok) return block;
     const accounts = checkAccounts(rawAccounts, { refreshToken: stand.config.refreshToken, broken });
     if (accounts.accounts.length === 0) return block;
-    const mainDisabled = [...(block.missing.length > 0 ? [`missing: ${block.missing.join(', ')}`] : []), ...block.problems].join('; ');
+    const text = [...(block.missing.length > 0 ? [`missing: ${block.missing.join(', ')}`] : []), ...block.problems].join('; ');
+    const mainDisabled: MainDisabled = { fields: [...broken], text };
     return finish(stand.config, accounts, stand.disabled, mainDisabled);
   }
   const accounts = checkAccounts(rawAccounts, { refreshToken: block.config.refreshToken, broken: new Set() });
@@ -216,7 +223,7 @@ function brokenCredentials(failed: { missing: string[]; issues: z.ZodIssue[] }, 
   return broken.size > 0 ? broken : undefined;
 }
 
-function finish(config: LockAccessConfig, accounts: ReturnType<typeof checkAccounts>, disabled: string[], mainDisabled: string | undefined): ConfigCheck {
+function finish(config: LockAccessConfig, accounts: ReturnType<typeof checkAccounts>, disabled: string[], mainDisabled: MainDisabled | undefined): ConfigCheck {
   config.accounts = accounts.accounts;
   disabled.push(...accounts.problems);
   const warnings: string[] = [];

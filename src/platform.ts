@@ -35,7 +35,7 @@ export class LockAccessPlatform implements DynamicPlatformPlugin {
     for (const entry of check.disabled) this.log.error(entry);
     const { config, mainDisabled } = check;
     if (mainDisabled !== undefined) {
-      this.log.error(`The main account (the top-level account fields) is disabled until you fix it in the plugin settings (${mainDisabled}); it sends nothing. The extra accounts with their own API key, client id and client secret run.`);
+      this.log.error(`The main account (the top-level account fields) is disabled until you fix it in the plugin settings (${mainDisabled.text}); it sends nothing. The extra accounts with their own API key, client id and client secret run.`);
     }
 
     api.on('didFinishLaunching', () => {

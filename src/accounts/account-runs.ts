@@ -5,7 +5,7 @@
 import type { AccountSetup, AccountSetupDeps } from '../cloud/account-setup.js';
 import type { AccountChange } from '../callbacks/event-router.js';
 import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
-import { MAIN_ACCOUNT_ID, type LockAccessConfig } from '../config.js';
+import { MAIN_ACCOUNT_ID, type LockAccessConfig, type MainDisabled } from '../config.js';
 import type { DeviceRegistry } from '../model/device-registry.js';
 import { AccountStatusReporter, type AccountsStatusSink } from '../status/account-status.js';
 import { errorText } from '../util/error-text.js';
@@ -28,7 +28,7 @@ export interface AccountRunsDeps extends Pick<AccountSetupDeps, 'listening' | 's
   accounts: AccountDevices;
   registry: DeviceRegistry;
   /** The main account's results: registrations and link in the status file's own fields. */
-  mainStatus: AccountSetupDeps['status'] & { link(state: AccountUnit['tokens']['state']): void; disabled(reason: string): void };
+  mainStatus: AccountSetupDeps['status'] & { link(state: AccountUnit['tokens']['state']): void; disabled(fields: readonly string[]): void };
   /** Where the extra accounts' section of the status file is kept. */
   accountsStatus: AccountsStatusSink;
   /** Notices on the accounts' user routes. */
@@ -36,7 +36,7 @@ export interface AccountRunsDeps extends Pick<AccountSetupDeps, 'listening' | 's
   /** Each registration run's report, per account (with extra accounts only). */
   reported: Signal<[account: string, report: ReconcileReport]>;
   /** The top-level account fields have a mistake (what to fix): the main account is disabled. */
-  mainDisabled?: string | undefined;
+  mainDisabled?: MainDisabled | undefined;
 }
 
 export interface AccountRuns {
@@ -84,8 +84,8 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
   const common = { config: deps.config, shutdown: deps.shutdown, accounts, registry: deps.registry, listening: deps.listening };
   const mainSetup = await runAccount(main, { ...common, status: deps.mainStatus, selfCheck: deps.selfCheck, showLink: (state) => {
     deps.mainStatus.link(state);
-  }, ...(deps.mainDisabled === undefined ? {} : { disabled: deps.mainDisabled }) });
-  if (deps.mainDisabled !== undefined) deps.mainStatus.disabled(deps.mainDisabled);
+  }, ...(deps.mainDisabled === undefined ? {} : { disabled: deps.mainDisabled.text }) });
+  if (deps.mainDisabled !== undefined) deps.mainStatus.disabled(deps.mainDisabled.fields);
   setups.set(MAIN_ACCOUNT_ID, mainSetup);
   const distinct = new DistinctUsers([main, ...extras], (account) => accounts.linked(account));
   for (const unit of extras) {

@@ -24,7 +24,7 @@ export const LINK_MESSAGES = {
   'link.checkSetting': 'The Lock Access token service refused {field} in the plugin settings. Check it against the one the service gave you, save, and restart Homebridge. The stored link is kept.',
   'link.tokensNotSaved': 'The renewed tokens are in use but not saved yet. The plugin keeps retrying the save; free disk space or fix the folder\'s permissions, and do not restart Homebridge until the Homebridge log says the tokens are saved.',
   'link.notSaved': 'The renewed tokens are in use but not saved yet ({reason}). The plugin keeps retrying the save; free disk space or fix the folder\'s permissions, and do not restart Homebridge until a later line says the tokens are saved.',
-  'link.mainDisabled': 'The main account (the top-level account fields) is disabled until you fix it in the plugin settings: {reason}. It sends nothing; the extra accounts with their own API key, client ID and client secret run.',
+  'link.mainDisabled': 'The main account (the top-level account fields) is disabled until you fix it in the plugin settings: {fields}. It sends nothing; the extra accounts with their own API key, client ID and client secret run.',
   'link.test.ok': 'Connected: the Lock Access service accepted the access token.',
   'link.test.refused': `The service refused the access token. ${ADVICE}`,
   'link.test.unreachable': 'Could not reach the Lock Access service ({reason}). Try again later.',

@@ -10,7 +10,7 @@ import type { LinkControl } from '../cloud/link-control.js';
 import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
 import type { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
 import type { TokenManager } from '../cloud/tokens/token-manager.js';
-import type { LockAccessConfig } from '../config.js';
+import type { LockAccessConfig, MainDisabled } from '../config.js';
 import { moveContextToRecords } from '../storage/context-migration.js';
 import { DeviceRecords } from '../storage/device-records.js';
 import { EventLog } from '../status/event-log.js';
@@ -30,7 +30,7 @@ export interface PluginContext {
   log: Logger;
   config: LockAccessConfig;
   /** The top-level account fields have a mistake (what to fix): the main account sends nothing. */
-  mainDisabled?: string;
+  mainDisabled?: MainDisabled;
   /** Ids of the entries of `accounts` that do not run (a mistake in them): still the config's. */
   disabledAccountIds?: readonly string[];
   /** Accessories and Matter endpoints Homebridge restored from its cache before launch. */

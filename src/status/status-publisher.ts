@@ -57,10 +57,10 @@ export class StatusPublisher {
     this.deps.status.update({ link: { state: shown, message, since } });
   }
 
-  /** The main account's settings have a mistake: it sends nothing until they are fixed (`reason` says what to fix). */
-  disabled(reason: string): void {
+  /** The main account's settings have a mistake: it sends nothing until the named fields are fixed. */
+  disabled(fields: readonly string[]): void {
     const now = this.deps.now ?? Date.now;
-    this.deps.status.update({ link: { state: 'checkSettings', message: linkMessage('link.mainDisabled', { reason }), since: now() } });
+    this.deps.status.update({ link: { state: 'checkSettings', message: linkMessage('link.mainDisabled', { fields: fields.join(', ') }), since: now() } });
   }
 
   /** Where each device is known from (config, the service or both), for the next device list. */

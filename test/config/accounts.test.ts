@@ -119,7 +119,9 @@ describe('config: the top-level account fields broken', () => {
   it('disables the main account and every entry that takes the broken field; an entry with its own runs', () => {
     const result = checkConfig({ ...block, apiKey: '', accounts: [{ id: 'cabin', refreshToken: 'r-cabin', ...own }, { id: 'flat', refreshToken: 'r-flat' }] });
     if (!result.ok) throw new Error(`expected the extra account to run: ${result.problems.join('; ')}`);
-    expect(result.mainDisabled).toMatch(/apiKey/);
+    // The log's words say what to fix; the settings page gets the broken fields' names, words of no language.
+    expect(result.mainDisabled?.text).toMatch(/apiKey/);
+    expect(result.mainDisabled?.fields).toEqual(['apiKey']);
     expect(result.config.accounts.map((entry) => entry.id)).toEqual(['cabin']);
     expect(result.disabled.join('\n')).toMatch(/"flat".*apiKey is taken from the top-level account fields, where it has a mistake/);
   });

@@ -65,7 +65,7 @@ describe('several accounts behind one listener', () => {
     await waitFor(() => bed.sim.registrations().length === 2);
     expect(bed.sim.registrations().map((r) => [r.scope, r.account]).sort()).toEqual([['L2', 'cabin'], ['SHARED', 'cabin']]);
     expect(bed.sim.refreshTokenState(mainSeed)).toBe('issued');
-    expect(running.files.status.status.link).toMatchObject({ state: 'checkSettings', message: { code: 'link.mainDisabled' } });
+    expect(running.files.status.status.link).toMatchObject({ state: 'checkSettings', message: { code: 'link.mainDisabled', params: { fields: expect.stringMatching(/^(apiKey|clientId|clientSecret)(, (apiKey|clientId|clientSecret))*$/) as unknown } } });
     expect(running.files.status.status.accounts?.cabin).toMatchObject({ link: { state: 'linked' } });
   });
 
