@@ -7,14 +7,9 @@ import { checkConfig } from '../../src/config.js';
 import { configProblems } from '../../src/settings-ui/config-check.js';
 import { fillTemplate, type MessageParams, type UiMessage } from '../../src/util/ui-message.js';
 import { readCatalog } from '../settings-ui/catalogs.js';
+import { COMPLETE_BLOCK } from './complete-block.js';
 
-const complete = {
-  platform: 'LockAccess', name: 'Lock Access',
-  apiKey: 'key-1', clientId: 'client-1', clientSecret: 'secret-1',
-  baseUrl: 'https://api.example.com', authUrl: 'https://auth.example.com',
-  webhook: { publicUrl: 'https://home.example.net/lock-access', listenPort: 8582 },
-  locks: [{ id: 'LOCK-1', name: 'Front' }],
-};
+const complete = COMPLETE_BLOCK;
 
 const en = readCatalog('en');
 

@@ -5,18 +5,12 @@ import { describe, expect, it } from 'vitest';
 
 import { checkConfig } from '../../src/config.js';
 import { configProblems, type FieldProblem } from '../../src/settings-ui/config-check.js';
+import { COMPLETE_BLOCK } from '../config/complete-block.js';
 
 /** The problems as the log shows them: path and English sentence. */
 const inWords = (problems: FieldProblem[]) => problems.map(({ path, message }) => ({ path, message: message.text }));
 
-const complete = {
-  platform: 'LockAccess', name: 'Lock Access',
-  apiKey: 'key-1', clientId: 'client-1', clientSecret: 'secret-1',
-  baseUrl: 'https://api.example.com', authUrl: 'https://auth.example.com',
-  webhook: { publicUrl: 'https://home.example.net/lock-access', listenPort: 8582 },
-  locks: [{ id: 'LOCK-1', name: 'Front' }],
-  doorbells: [{ id: 'BELL-1', motionTimeoutSeconds: 30 }],
-};
+const complete = { ...COMPLETE_BLOCK, doorbells: [{ id: 'BELL-1', motionTimeoutSeconds: 30 }] };
 
 describe('the settings page saves only what the plugin accepts', () => {
   it('a complete, valid block has no problems', () => {
