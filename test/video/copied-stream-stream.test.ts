@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
-import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -16,13 +16,22 @@ import { startCopiedStream, type StreamRun } from '../../src/video/copied-stream
 import { describeExit } from '../../src/video/ffmpeg-processes.js';
 import type { LiveTarget } from '../../src/video/live-args.js';
 import { VideoRoom } from '../../src/video/video-room.js';
-import { freeUdpPort, udpBound } from '../harness/camera-viewer.js';
+import { childPids, freeUdpPort, udpBound } from '../harness/camera-viewer.js';
 import { makeClip } from '../harness/secure-video-hub.js';
 import { openServed, serveFolder, testRelay, type ServedFolder } from './clip-relay.js';
 import { keptLog, noMedia, testFfmpeg } from './ffmpeg-binary.js';
 import { until } from '../harness/until.js';
 
 const FFMPEG = testFfmpeg();
+
+/** A process's arguments, NUL-separated (empty once it has gone). */
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
 const work = mkdtempSync(join(tmpdir(), 'la-copied-'));
 let clip: string;
 /** The clip's playlist as the relay hands it to ffmpeg (on standard input). */
@@ -118,9 +127,12 @@ describe('a copied clip through the relay', () => {
     symlinkSync(FFMPEG, link);
     const videoRoom = await room(link);
     const run = await startCopiedStream(videoRoom, output, target(seen.port, key, salt), { playlist: relayed, lastFrameAt: 2 - 1.5 / 15, width: 320, height: 180 }, 'libx264', { label: 'test view' });
-    await until(() => checksums(seen.text()).length >= 3, 'the first frames');
-    // The program goes away while the copy runs: the hold's start fails.
+    // The program goes away while the copy runs (its ffmpeg started already is not touched): the
+    // hold's start at the clip's end fails. Taken away as soon as the copy runs, not after the first
+    // frames: on a busy machine the 2 s clip could end first, and a hold already running never ends.
+    await until(() => childPids(process.pid).some((pid) => commandLineOf(pid).includes('\0copy\0')), 'the copy\'s ffmpeg running');
     unlinkSync(link);
+    await until(() => checksums(seen.text()).length >= 3, 'the first frames');
     const exit = await run.exited;
     expect(exit.stopped).toBe(false);
     expect(describeExit(exit)).toMatch(/^ffmpeg could not be started \(for the held last frame: .*ENOENT/);
