@@ -50,7 +50,7 @@ export async function unlinkAccount(tokens: UnlinkTokens, registrar: UnlinkRegis
           result.listErrorCause = outcome.reason ?? reasonMessage('reason.other');
         }
       } else {
-        result.left = (await registrar.knownRegistrations()).map((row) => ({ ...row, lastError: NO_TOKEN_LEFT }));
+        result.left = (await registrar.knownRegistrations()).map((row) => ({ ...row, lastError: NO_TOKEN_LEFT, lastReason: reasonMessage('reason.notLinked') }));
       }
     } catch (error) {
       // unlinkAll and knownRegistrations do not reject; a fake or future one might.

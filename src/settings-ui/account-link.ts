@@ -3,7 +3,6 @@
 // spending anything, and unlink (webhook registrations first, then the tokens).
 import { unlinkAccount } from '../cloud/account-unlink.js';
 import { WebhookRegistrar, type RegistrationStatus } from '../cloud/registrations/registrations.js';
-import { describeScope } from '../cloud/registrations/registration-requests.js';
 import { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
 import type { Account } from './account-input.js';
 import { MAIN_ACCOUNT_ID } from '../config/fields.js';
@@ -23,13 +22,11 @@ export interface LinkAnswer {
   message: UiMessage;
 }
 
-/** A registration unlink could not delete, in words the page shows. */
+/** A registration unlink could not delete: the page words its kind and id, and why as a reason code. */
 export interface LeftRegistration {
   kind: RegistrationStatus['kind'];
   id: string;
-  /** e.g. "lock LOCK-1", "the user registration" (English, as the log says it). */
-  scope: string;
-  error: string;
+  reason: UiMessage;
 }
 
 export interface UnlinkAnswer {
@@ -106,7 +103,9 @@ export class AccountLink {
     const notes: UiMessage[] = [];
     if (result.listError !== undefined) notes.push(serverMessage('server.unlink.listNotUpdated', { reason: result.listErrorCause ?? reasonMessage('reason.other') }));
     if (left.length > 0) {
-      notes.push(serverMessage('server.unlink.left', { count: left.length, registrations: left.map((row) => `${row.scope} (${row.error})`).join('; ') }));
+      // Ids, words of no language (the account's own registration by its route, /user): the page
+      // lists each registration below in its words, with its reason.
+      notes.push(serverMessage('server.unlink.left', { count: left.length, registrations: left.map((row) => (row.kind === 'user' ? 'user' : row.id)).join(', ') }));
     }
     if (result.tokensNotSaved !== undefined) {
       return { message: serverMessage('server.unlink.notSaved', { reason: result.tokensNotSavedCause ?? reasonMessage('reason.other') }), notes, left, saved: false };
@@ -126,5 +125,5 @@ function refuseUnsaved(tokens: TokenManager): void {
 }
 
 function leftRow(row: RegistrationStatus): LeftRegistration {
-  return { kind: row.kind, id: row.id, scope: describeScope(row.kind, row.id), error: row.lastError ?? 'not deleted' };
+  return { kind: row.kind, id: row.id, reason: row.lastReason ?? reasonMessage('reason.other') };
 }

@@ -107,11 +107,15 @@ describe('README "Link your account": link, test and unlink from the settings pa
     if (!record?.refreshToken) throw new Error('linked record expected');
     sim.revokeRefreshToken(record.refreshToken);
     const answer = await link.unlink(account);
-    expect(answer.left.map((row) => row.scope).sort()).toEqual(['doorbell DOORBELL-FRONT', 'lock LOCK-FRONT-DOOR', 'the account (user webhook)']);
+    expect(answer.left.map((row) => `${row.kind} ${row.id}`).sort()).toEqual(['doorbell DOORBELL-FRONT', 'lock LOCK-FRONT-DOOR', 'user ']);
+    // Why, as a code the page words: the service refused the token, or none could sign in.
+    for (const row of answer.left) expect(row.reason.code).toMatch(/^reason\.(tokenRefused|notLinked)$/);
     expect(answer.message.code).toBe('server.unlink.done');
     expect(answer.notes).toHaveLength(1);
     expect(answer.notes[0]).toMatchObject({ code: 'server.unlink.left', params: { count: 3 } });
-    expect(answer.notes[0]?.text).toMatch(/^3 webhook registrations could not be deleted: .*lock LOCK-FRONT-DOOR \(.+\).*deleted after the next link/);
+    // The note names them by id, words of no language; the page lists each with its reason.
+    expect(answer.notes[0]?.params.registrations).toBe(answer.left.map((row) => (row.kind === 'user' ? 'user' : row.id)).join(', '));
+    expect(answer.notes[0]?.text).toMatch(/^3 webhook registrations could not be deleted: .*LOCK-FRONT-DOOR.*deleted after the next link/);
     expect(sim.registrations()).toHaveLength(3);
     expect(await store.read()).toMatchObject({ state: 'unlinked' });
   });

@@ -6,9 +6,9 @@
 // its entry leaves `accounts` through changeConfig; an unlink that left something at the service
 // keeps the entry, so the account can be unlinked again.
 import { accountName, accountRequest } from './account-list.js';
-import { handoverWords } from './accounts-view.js';
+import { handoverWords, leftList } from './accounts-view.js';
 import { changeConfig } from './config-block.js';
-import { $, busy, el, say } from './dom.js';
+import { $, busy, say } from './dom.js';
 import { t } from './i18n.js';
 import { showMessage } from './messages.js';
 import { call } from './requests.js';
@@ -77,8 +77,7 @@ async function remove(redraw) {
   const left = answer.left ?? [];
   if (left.length > 0 || answer.saved === false) {
     say('account-result', `${t('accounts.notRemoved', { name })} ${words}`, 'error');
-    $('account-result').append(el('ul', { class: 'mb-0 ps-3', id: 'remove-left' },
-      ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: t('account.unlinkLeft', { scope: showMessage(row.scope), error: showMessage(row.error) }) }))));
+    $('account-result').append(leftList(left, 'remove-left'));
     asking.opener?.focus();
     return;
   }

@@ -7,10 +7,11 @@ import { accountLink, accountList, accountName, accountRequest, handedOverBy, li
 import { $, busy, el, say } from './dom.js';
 import { list } from './format.js';
 import { t } from './i18n.js';
-import { showMessage } from './messages.js';
+import { registrationWords, showMessage } from './messages.js';
 import { call } from './requests.js';
 
 /** @typedef {import('../../types/page.js').LinkAnswer} LinkAnswer */
+/** @typedef {import('../../types/page.js').LeftRegistration} LeftRegistration */
 /** @typedef {import('./account-list.js').PageAccount} PageAccount */
 
 /** The badge colour per state; the words are the catalog's status.link.<state>. @type {Record<string, string>} */
@@ -68,6 +69,16 @@ async function testConnection(id, refresh) {
   await refresh();
 }
 
+/**
+ * The registrations an unlink could not delete, each in the page's words with why.
+ * @param {LeftRegistration[]} left
+ * @param {string} id the list's element id
+ */
+export function leftList(left, id) {
+  return el('ul', { class: 'mb-0 ps-3', id },
+    ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: t('account.unlinkLeft', { scope: registrationWords(row.kind, deviceNames.get(`${row.kind}:${row.id}`) ?? row.id), error: showMessage(row.reason) }) })));
+}
+
 /** What unlinking `id` does to the shared devices it owns, in one sentence; '' when it owns none. @param {string} id */
 export function handoverWords(id) {
   const going = handedOverBy(id);
@@ -107,10 +118,7 @@ function unlinkClicked(button, id, refresh) {
     // Registrations the unlink could not delete are named, each with its reason.
     const left = answer.left ?? [];
     sayFor(id, [answer.message, ...(answer.notes ?? [])].map(showMessage).join(' '), left.length > 0 ? 'error' : 'ok');
-    if (left.length > 0) {
-      $('account-result').append(el('ul', { class: 'mb-0 ps-3', id: 'unlink-left' },
-        ...left.map((row) => el('li', { 'data-kind': row.kind, 'data-id': row.id, text: t('account.unlinkLeft', { scope: showMessage(row.scope), error: showMessage(row.error) }) }))));
-    }
+    if (left.length > 0) $('account-result').append(leftList(left, 'unlink-left'));
     await refresh();
   });
 }

@@ -57,3 +57,21 @@ export function errorMessage(error) {
   if (isCoded(data)) return worded(data);
   return text ?? String(error);
 }
+
+/**
+ * A device in the page's words ("Lock Front Door"), by its name or, without one, its id.
+ * @param {string} kind 'lock' or 'doorbell'
+ * @param {string} name
+ */
+export function deviceWords(kind, name) {
+  return t(kind === 'lock' ? 'common.lockNamed' : 'common.doorbellNamed', { name });
+}
+
+/**
+ * A webhook registration in the page's words: the account's own (user) one, or its device's.
+ * @param {string} kind 'lock', 'doorbell' or 'user'
+ * @param {string} name the device's name, or its id
+ */
+export function registrationWords(kind, name) {
+  return kind === 'user' ? t('status.registrations.user') : deviceWords(kind, name);
+}

@@ -6,7 +6,7 @@
 import { $, el } from './dom.js';
 import { duration, timeOfDay, when } from './format.js';
 import { t } from './i18n.js';
-import { showMessage } from './messages.js';
+import { deviceWords, registrationWords, showMessage } from './messages.js';
 
 /** @typedef {import('../../types/page.js').UiStatus} UiStatus */
 /** @typedef {NonNullable<UiStatus['plugin']>} PluginStatus */
@@ -78,14 +78,6 @@ function renderReceiver(receiver) {
 }
 
 /**
- * @param {'lock' | 'doorbell'} kind
- * @param {string} name
- */
-function deviceWords(kind, name) {
-  return t(kind === 'lock' ? 'common.lockNamed' : 'common.doorbellNamed', { name });
-}
-
-/**
  * @param {PluginStatus | undefined} plugin
  * @param {Map<string, string>} names device name by "kind:id"
  */
@@ -95,7 +87,7 @@ function renderTables(plugin, names) {
     ...(regs.length === 0
       ? [el('tr', {}, el('td', { colspan: 4, class: 'text-muted', text: t('status.registrations.none') }))]
       : regs.map((r) => el('tr', { 'data-kind': r.kind, 'data-id': r.id },
-        el('td', { text: r.kind === 'user' ? t('status.registrations.user') : deviceWords(r.kind, r.name ?? names.get(`${r.kind}:${r.id}`) ?? r.id) }),
+        el('td', { text: registrationWords(r.kind, r.name ?? names.get(`${r.kind}:${r.id}`) ?? r.id) }),
         el('td', { class: r.state === 'registered' ? 'text-success' : r.state === 'failed' ? 'text-danger' : '', 'data-state': r.state,
           text: REGISTRATION_STATES.has(r.state) ? t(`status.registrationState.${r.state}`) : r.state }),
         el('td', { text: when(r.lastSuccessAt) }),
