@@ -46,8 +46,8 @@ export async function startPlugin(context: PluginContext): Promise<RunningPlugin
   // From here HomeKit reads answer from the devices, no longer from the accessory cache.
   context.log.info(`Started: ${plural(listener.registry.lockIds().length, 'lock')} and ${plural(listener.registry.doorbellIds().length, 'doorbell')} served`);
   const watchers = await watchersStage(context, files, link, listener, views);
-  // The first setup is under way (or there is none): the ffmpeg check waits for it.
-  videoCheck.openAfter(watchers.setup.settled(), context.shutdown);
+  // Every account's first setup is under way (or there is none): the ffmpeg check waits for them all.
+  videoCheck.openAfter(watchers.runs.settled(), context.shutdown);
   return { files, link, listener, views, watchers };
 }
 

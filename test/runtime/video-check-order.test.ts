@@ -16,15 +16,16 @@ import { Shutdown } from '../../src/util/shutdown.js';
 import { captureLog } from '../homekit/hap-env.js';
 import { freePort } from '../harness/homebridge.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
+import { simAccountEntry, simPlatformConfig } from '../sim/plugin-config.js';
 import { testFfmpeg } from '../video/ffmpeg-binary.js';
 
 describe('start-up order of doorbell video', () => {
   let sim: Simulator;
   let dir: string;
-  const shutdown = new Shutdown();
+  let shutdown: Shutdown;
 
   beforeEach(async () => {
+    shutdown = new Shutdown();
     // Every call takes a while, as a real service's do: the first setup takes well over the time ffmpeg needs to answer.
     sim = await startSimulator({ latencyMs: 150, locks: [{ id: 'L1', name: 'Front Door' }], doorbells: [{ id: 'B1', name: 'Porch' }] });
     dir = await mkdtemp(join(tmpdir(), 'video-check-order-'));
@@ -57,5 +58,25 @@ describe('start-up order of doorbell video', () => {
     expect(registered).toBeGreaterThanOrEqual(0);
     expect(checked).toBeGreaterThan(registered);
     expect(sim.registrations().length).toBe(3);
+  });
+
+  it('with several accounts, ffmpeg is checked after every account\'s first setup, not the main account\'s alone', async () => {
+    await sim.close();
+    // Cabin has more to register than the main account: its first setup ends well after the main one's.
+    const cabinLocks = Array.from({ length: 16 }, (_, i) => ({ id: `C${String(i)}`, name: `Cabin Door ${String(i)}`, accounts: ['cabin'] }));
+    sim = await startSimulator({ latencyMs: 150, accounts: [{ id: 'cabin', name: 'Cabin' }], locks: [{ id: 'L1', name: 'Front Door' }, ...cabinLocks], doorbells: [{ id: 'B1', name: 'Porch' }] });
+    const port = await freePort();
+    const api = new HomebridgeAPI() as unknown as API;
+    Object.defineProperty(api, 'user', { value: { storagePath: () => dir } });
+    api.registerPlatformAccessories = () => undefined;
+    const webhook = { publicUrl: `http://127.0.0.1:${port}/lock-access`, listenHost: '127.0.0.1', listenPort: port, deliveryCheckMinutes: 0 };
+    const check = checkConfig(simPlatformConfig(sim, port, { webhook, video: { ffmpegPath: testFfmpeg() }, accounts: [simAccountEntry(sim, 'cabin')] }));
+    if (!check.ok) throw new Error('the test config should be valid');
+    const context: PluginContext = { api, log: captureLog().log, config: check.config, cachedAccessories: [], cachedMatter: [], pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown };
+    const running = await startPlugin(context);
+    if (!running) throw new Error('the plugin should have started');
+    await running.views.video.ready;
+    // Every registration of both accounts was made before the check began.
+    expect(sim.registrations().filter((r) => r.account === 'cabin').length).toBe(17);
   });
 });
