@@ -1,14 +1,16 @@
 // The settings page with several accounts, in a real browser hosted by the real Homebridge UI, the
 // simulator as the cloud (a main account and "Cabin" with its own key and client, a lock both
 // hold): a row per account, linking and testing the account of a row, Add account, devices per
-// account with a shared device's owner, the unlink of that owner, Remove account, the keyboard and axe. One page
-// load serves every case, in order.
+// account with a shared device's owner, an unlink that leaves registrations, the unlink of that
+// owner, Remove account, the keyboard and axe. One page load serves every case, in order.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { accountStorage } from '../../src/accounts/account-storage.js';
+import { LEDGER_FILE } from '../../src/cloud/registrations/registration-ledger.js';
 import { emptyStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
@@ -166,6 +168,28 @@ describe.skipIf(unavailable !== undefined)('README "Several homes or accounts": 
     await frame.locator('#new-account-name').press('Escape');
     expect(await frame.locator('#add-account-form').isHidden()).toBe(true);
     expect(await focused()).toBe('add-account');
+  });
+
+  it('Unlink of Parents, whose registrations the service holds while no token of Parents can sign in: each one left is listed in the page\'s words, with why', async () => {
+    // What a plugin run of Parents registered before its tokens went away: its ledger, as the plugin writes it.
+    const registered = (kind: 'lock' | 'user', id: string) => ({
+      kind, id, clientId: 'parents-client', url: 'https://example.invalid/lock-access/parents', types: ['lock.state'],
+      tokenGeneration: 1, tokenFingerprint: 'f1', state: 'registered', lastSuccessAt: Date.now(),
+    });
+    await accountStorage(Storage.under(storagePath), 'parents').write(LEDGER_FILE, { version: 1, entries: [registered('lock', 'LOCK-1'), registered('user', '')] });
+    const unlink = frame.locator('#unlink-parents');
+    await unlink.press('Enter');
+    await expect.poll(() => unlink.textContent()).toBe('Click again to unlink');
+    await unlink.press('Enter');
+    await expect.poll(result, { timeout: 30_000 }).toMatch(/^Parents’ House: Unlinked: the stored tokens were deleted\. 2 webhook registrations could not be deleted: LOCK-1, user\./);
+    const left = frame.locator('#unlink-left li');
+    expect(await left.evaluateAll((items) => items.map((li) => [li.getAttribute('data-kind'), li.getAttribute('data-id'), li.textContent]))).toEqual([
+      ['lock', 'LOCK-1', 'Lock Front Door: the account is not linked'],
+      ['user', '', 'Your account (user): the account is not linked'],
+    ]);
+    expect(await frame.locator('#account-result').getAttribute('class')).toContain('text-danger');
+    // Kept in Parents' ledger (a section of its tokens.json) for its next link.
+    expect((JSON.parse(await accountStorage(Storage.under(storagePath), 'parents').readText(LEDGER_FILE) ?? '{}') as { entries?: unknown[] }).entries).toHaveLength(2);
   });
 
   it('Unlink of Cabin, the shared lock\'s owner: the first press says the main account takes it over first; the second unlinks Cabin alone', async () => {
