@@ -1,7 +1,9 @@
 // What Google Home, Alexa and other Matter apps see: the built plugin in a real Homebridge 2 with
 // Matter on (loopback), against the simulator, checked through a real Matter controller in this
 // process (matter.js), commissioned with the QR payload the settings UI shows.
-// One Homebridge for the whole file; vitest.config.ts runs it in a forked worker of its own.
+// One Homebridge for the whole file; vitest.config.ts runs it in a forked worker of its own. Its
+// restart is an upgrade: the config gains an extra account ("Cabin", which shares Front Door and
+// has a lock of its own), and the main account's endpoints must stay as the controller knew them.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +15,7 @@ import { E2eSession, fireAccepted } from '../harness/e2e-session.js';
 import { freePort, type RunningHomebridge } from '../harness/homebridge.js';
 import { MatterTestController, pairingFromQr, type MatterEndpointView } from '../harness/matter.js';
 import { startSimulator, type FireOptions, type Simulator } from '../sim/index.js';
-import { simPlatformConfig } from '../sim/plugin-config.js';
+import { simAccountEntry, simPlatformConfig } from '../sim/plugin-config.js';
 
 /** Matter device type ids (Matter Device Library). */
 const DEVICE = { DoorLock: 10, ContactSensor: 21, GenericSwitch: 15, OccupancySensor: 263, PowerSource: 17 } as const;
@@ -28,8 +30,10 @@ let controllerStorage: string;
 let listenPort: number;
 let matterPort: number;
 
-function platformConfig(): Record<string, unknown> {
+/** The plugin's block; `withCabin`: the extra account added (the upgrade of the restart case). */
+function platformConfig(withCabin = false): Record<string, unknown> {
   return simPlatformConfig(sim, listenPort, {
+    ...(withCabin ? { accounts: [simAccountEntry(sim, 'cabin', { locks: [{ id: 'CABIN-1', name: 'Cabin Door' }, { id: 'LOCK-1' }] })] } : {}),
     locks: [
       { id: 'LOCK-1', name: 'Front Door', doorSensor: true },
       { id: 'LOCK-2', name: 'Back Door' },
@@ -44,9 +48,9 @@ function platformConfig(): Record<string, unknown> {
 }
 
 /** Starts Homebridge (again with the same identity after the first time) and waits for its Matter endpoints. */
-async function start(): Promise<RunningHomebridge> {
+async function start(withCabin = false): Promise<RunningHomebridge> {
   const hb = await session.start({
-    platforms: [platformConfig()],
+    platforms: [platformConfig(withCabin)],
     // Matter needs an interface name to bind to; 127.0.0.1 makes its server fail to start.
     bridge: { bind: ['lo'], matter: { port: matterPort } },
     listenerTimeoutMs: 60_000,
@@ -75,8 +79,10 @@ const fire = (name: string, options: FireOptions = {}) => fireAccepted(sim, name
 
 beforeAll(async () => {
   sim = await startSimulator({
+    accounts: [{ id: 'cabin', name: 'Cabin' }],
     locks: [
-      { id: 'LOCK-1', name: 'Front Door', doorSensor: true, keypad: true, lockState: 'locked' },
+      { id: 'LOCK-1', name: 'Front Door', doorSensor: true, keypad: true, lockState: 'locked', accounts: ['main', 'cabin'] },
+      { id: 'CABIN-1', name: 'Cabin Door', bridge: 'none', accounts: ['cabin'] },
       { id: 'LOCK-2', name: 'Back Door', bridge: 'none' },
       { id: LONG_ID, name: LONG_NAME, bridge: 'none' },
     ],
@@ -260,13 +266,19 @@ describe('the doorbell', () => {
 });
 
 describe('restarts and removal', () => {
-  it('after a restart the controller reconnects without commissioning, the endpoints keep their numbers and commands work', async () => {
-    const before = new Map(matter().endpoints().map((e) => [e.label, e.number]));
+  it('after a restart that adds an extra account the controller reconnects without commissioning; the main account\'s endpoints keep their numbers, labels and serials, the shared lock stays one endpoint, and commands work', async () => {
+    const seen = () => new Map(matter().endpoints().map((e) => [e.label, `${String(e.number)} ${e.serial ?? ''}`]));
+    const before = seen();
     await session.hb?.stop();
-    await start();
+    await start(true);
     await matter().reconnect();
-    expect(session.hb?.logs.some((line) => /Matter: 7 endpoints ready .*\(7 kept from the last run\)/.test(line))).toBe(true);
-    expect(new Map(matter().endpoints().map((e) => [e.label, e.number]))).toEqual(before);
+    await matter().waitFor(() => matter().endpoint('Cabin Door') !== undefined, 'Cabin\'s own lock to appear');
+    expect(session.hb?.logs.find((line) => /Matter: \d+ endpoints? ready/.test(line))).toMatch(/Matter: [78] endpoints ready .*\(7 kept from the last run\)/);
+    const after = seen();
+    expect(after.get('Cabin Door')).toMatch(/^\d+ CABIN-1$/);
+    after.delete('Cabin Door');
+    expect(after).toEqual(before);
+    expect(matter().endpoints().filter((e) => e.serial === 'LOCK-1')).toHaveLength(1);
     await expectAttribute('Front Door', 'doorLock', 'lockState', 1, 'last state after the restart');
     // Handlers are attached again: a command works (a restored endpoint without them answers FAILURE).
     await endpoint('Front Door').invoke('doorLock', 'unlockDoor');
