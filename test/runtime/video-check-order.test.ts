@@ -73,10 +73,14 @@ describe('start-up order of doorbell video', () => {
     const check = checkConfig(simPlatformConfig(sim, port, { webhook, video: { ffmpegPath: testFfmpeg() }, accounts: [simAccountEntry(sim, 'cabin')] }));
     if (!check.ok) throw new Error('the test config should be valid');
     const context: PluginContext = { api, log: captureLog().log, config: check.config, cachedAccessories: [], cachedMatter: [], pluginName: PLUGIN_NAME, platformName: PLATFORM_NAME, shutdown };
+    const started = performance.now();
     const running = await startPlugin(context);
     if (!running) throw new Error('the plugin should have started');
     await running.views.video.ready;
-    // Every registration of both accounts was made before the check began.
-    expect(sim.registrations().filter((r) => r.account === 'cabin').length).toBe(17);
+    const waited = performance.now() - started;
+    // Every registration of both accounts was made before the check began, unless the setups took
+    // longer than the check waits for them (10 s; a machine so busy that a 2 s setup took 10 s).
+    const cabin = sim.registrations().filter((r) => r.account === 'cabin').length;
+    expect(cabin === 17 || waited >= 10_000, `Cabin had ${String(cabin)} of 17 registrations when video was ready, ${String(Math.round(waited))} ms after start`).toBe(true);
   });
 });
