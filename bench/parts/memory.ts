@@ -7,12 +7,13 @@
 // twice: after a full collection, and after the collection V8 makes under memory pressure. The bare
 // plugin on node:http (no Fastify, no zod) and this plugin with a person trigger on every lock are
 // read once and shown beside it.
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startHomebridge, type RunningHomebridge } from '../../test/harness/homebridge.js';
 import { addFleetToSim, startBare, startOurs, type BenchEnv, type Subject } from '../lib/env.js';
+import { heapSnapshot } from '../lib/heap-snapshot.js';
 import { HEAP_DIR, rssKiB, SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
 import { startSimulator, type Simulator } from '../../test/sim/index.js';
 import { median, round } from '../lib/stats.js';
@@ -154,7 +155,7 @@ async function readOnOwnSimulator(env: BenchEnv, start: (sim: Simulator) => Prom
     const subject = await start(sim);
     try {
       const reading = await read(subject.pid, subject.hb, subject.timings.readyAt);
-      if (HEAP_DIR !== undefined && snapshotAs !== undefined) await snapshot(subject.pid, snapshotAs);
+      if (HEAP_DIR !== undefined && snapshotAs !== undefined) await heapSnapshot(subject.pid, snapshotAs);
       return reading;
     } finally {
       await subject.stop();
@@ -164,26 +165,3 @@ async function readOnOwnSimulator(env: BenchEnv, start: (sim: Simulator) => Prom
   }
 }
 
-/** Asks the process for a heap snapshot (BENCH_HEAP_DIR) and waits until it is written. */
-async function snapshot(pid: number, label: string): Promise<void> {
-  if (HEAP_DIR === undefined) return;
-  process.kill(pid, 'SIGTTIN');
-  const mine = (names: string[]) => names.find((n) => n.includes(`.${pid}.`) && n.endsWith('.heapsnapshot'));
-  for (let i = 0; i < 600; i += 1) {
-    await new Promise((r) => setTimeout(r, 500));
-    const name = mine(await readdir(HEAP_DIR));
-    // The file grows while the snapshot is written: done once its size holds for a second.
-    if (name !== undefined) {
-      // V8 makes the file first and writes it once the snapshot is built: an empty file is not done.
-      let size = -1;
-      for (;;) {
-        const now = (await stat(join(HEAP_DIR, name))).size;
-        if (now === size && now > 0) break;
-        size = now;
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-      process.stdout.write(`heap snapshot of ${label}: ${join(HEAP_DIR, name)}\n`);
-      return;
-    }
-  }
-}

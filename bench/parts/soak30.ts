@@ -22,6 +22,7 @@ import { startSimulator } from '../../test/sim/index.js';
 import { testFfmpeg } from '../../test/video/ffmpeg-binary.js';
 import { addFleetToSim, oursPlatform, pluginOverride, waitForRegistrations } from '../lib/env.js';
 import { fleet } from '../lib/fleet.js';
+import { heapSnapshot } from '../lib/heap-snapshot.js';
 import { rssKiB, SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
 import { SoakTraffic } from '../lib/soak-traffic.js';
 import { cameraView, secureVideoClip } from '../lib/soak-video.js';
@@ -126,6 +127,8 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
       const heapUsed = (JSON.parse(line.slice(line.indexOf('{'))) as { heapUsed: number }).heapUsed;
       memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: round(heapUsed / 1024 / 1024, 2) });
       options.log(`soak30: minute ${minute}: RSS ${psMiB} MiB as ps shows it, ${rss.mib} MiB and JS heap ${fmt(heapUsed / 1024 / 1024, 2)} MiB after a memory-pressure collection`);
+      // With BENCH_HEAP_DIR, a heap snapshot at the mark and at the end: bench/heap-summary.ts end mark says what grew.
+      if (minute === markMinute || minute === minutes) await heapSnapshot(pid, `minute ${String(minute)}`);
     };
     const side = new Set<Promise<void>>();
     const aside = (what: string, job: () => Promise<void>) => {
