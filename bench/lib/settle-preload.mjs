@@ -1,5 +1,5 @@
 /* global process */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 
 // BENCH_V8_FLAGS=<flags> sets V8 flags for a diagnosis that NODE_OPTIONS refuses, e.g. --trace-gc
 // (with HB_LOG=1 to see its lines).
@@ -15,11 +15,14 @@ process.on('SIGUSR2', () => {
 process.on('SIGWINCH', () => {
   if (typeof globalThis.gc === 'function') globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 });
-// - SIGTTOU prints the process's own view of its memory (JS heap used, external, array buffers), so
-//   the benchmark can tell the JS heap from the rest of the resident set.
+// - SIGTTOU prints the process's own view of its memory (JS heap used, external, array buffers,
+//   V8's code space and its own malloc), so the benchmark can tell the JS heap from the rest of the
+//   resident set.
 process.on('SIGTTOU', () => {
   const m = process.memoryUsage();
-  process.stdout.write(`bench-memory ${JSON.stringify({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`);
+  const codeSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'code_space')?.space_used_size ?? 0;
+  const malloced = getHeapStatistics().malloced_memory;
+  process.stdout.write(`bench-memory ${JSON.stringify({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, codeSpace, malloced })}\n`);
 });
 // - BENCH_ALLOC_PROF=<dir>: V8's sampling heap profiler runs from the start, counting objects the
 //   young and old collections took back too (every allocation, not only what survives); the first
