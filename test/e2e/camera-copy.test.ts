@@ -40,28 +40,8 @@ function highClip(dir: string): string {
   return ffmpegOnce(FFMPEG, dir, (folder) => ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=15', '-t', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-g', '15', '-an', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(folder, 'seg%d.ts'), join(folder, 'index.m3u8')], 'the High-profile clip');
 }
 
-/** How the plugin says a view plays its clip: copied, or encoded and why. */
-const PLAYS = /the camera view (sends the clip's H\.264 as it is|encodes the clip: [^\n]*)/;
-
-/**
- * The recording becomes the newest, a viewer starts a stream of it; `logsFrom` marks the log lines
- * since. The plugin examines the clip with a 1.2 s deadline before it answers the viewer, and
- * without an answer in time it encodes the picture and sends no sound (its rule, so a start is
- * never held back). These cases are about what follows an answer: a view whose check was late on a
- * busy machine is ended and started again (at most three times).
- */
-async function play(recording: string, options: { width?: number; height?: number; fps?: number; profile?: number } = {}): Promise<{ viewer: CameraViewer; logsFrom: number }> {
-  for (let attempt = 1; ; attempt += 1) {
-    await bed.recording(recording, FRONT_DOORBELL);
-    const ids = await bed.streamOf(FRONT_DOORBELL.name);
-    const logsFrom = bed.session.hb?.logs.length ?? 0;
-    const viewer = await bed.view(ids, options);
-    const plays = await bed.eventually(() => Promise.resolve(PLAYS.exec(logsSince(logsFrom))?.[1]), 'the plugin saying how the view plays the clip');
-    if (!plays.endsWith('could not be examined in time')) return { viewer, logsFrom };
-    if (attempt === 3) throw new Error('the plugin\'s check of the clip was late three times in a row');
-    await bed.endViewers();
-  }
-}
+/** The recording becomes the newest, a viewer starts a stream of it once the plugin has examined it; `logsFrom` marks the log lines since. */
+const play = (recording: string, options: { width?: number; height?: number; fps?: number; profile?: number } = {}) => bed.playExamined(recording, FRONT_DOORBELL, options);
 
 const logsSince = (from: number) => (bed.session.hb?.logs ?? []).slice(from).join('\n');
 const frames = (viewer: CameraViewer, count: number) => bed.frames(viewer, count);

@@ -174,6 +174,29 @@ export class VideoBed {
     await this.eventually(() => Promise.resolve(announced() > before ? true : undefined), `the recording ${dvrId} applied`);
   }
 
+  /**
+   * The recording becomes the newest and a viewer starts a stream of it, once the plugin has
+   * examined the clip: the plugin gives that check 1.2 s before it answers the viewer, and without
+   * an answer in time it encodes the picture and sends no sound (its rule, so a start is never held
+   * back). Cases about what follows an answer (copy or encode, sound) use this: a view whose check
+   * was late on a busy machine is ended and started again, at most three times. `logsFrom` marks
+   * the log lines since the view was asked for. The plugin says how it plays in a debug line: the
+   * bed must start with `debug`.
+   */
+  async playExamined(dvrId: string, doorbell: BedDoorbell, options: Omit<ViewerOptions, 'ffmpeg'> = {}): Promise<{ viewer: CameraViewer; logsFrom: number }> {
+    const plays = new RegExp(`${doorbell.name}: the camera view (sends the clip's H\\.264 as it is|encodes the clip: [^\\n]*)`);
+    for (let attempt = 1; ; attempt += 1) {
+      await this.recording(dvrId, doorbell);
+      const ids = await this.streamOf(doorbell.name);
+      const logsFrom = this.session.hb?.logs.length ?? 0;
+      const viewer = await this.view(ids, options);
+      const how = await this.eventually(() => Promise.resolve(plays.exec((this.session.hb?.logs ?? []).slice(logsFrom).join('\n'))?.[1]), `${doorbell.name}'s view saying how it plays the clip`);
+      if (!how.endsWith('could not be examined in time')) return { viewer, logsFrom };
+      if (attempt === 3) throw new Error(`the plugin's check of ${dvrId} was late three times in a row`);
+      await this.endViewers();
+    }
+  }
+
   /** Ends the viewers, the controller, Homebridge (with its storage) and the simulator; safe after a failed start. */
   async close(): Promise<void> {
     await this.endViewers();
