@@ -80,9 +80,7 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
   const { mayRun } = deps;
   unit.setupWanted.follow((asFirstRun) => {
     if (mayRun === undefined) setup.request(asFirstRun);
-    else void mayRun().then((ok) => {
-      if (ok) setup.request(asFirstRun);
-    });
+    else setup.requestIf(mayRun(), asFirstRun);
   });
   tokens.onStateChange((state) => {
     // Linked again after an unlink (the settings page): its devices count again.

@@ -73,6 +73,8 @@ export class AccountSetup {
   private membership: Membership = NO_MEMBERSHIP_CHANGES;
   private serviceLockNames: ReadonlyMap<string, string> = new Map();
   private sources: ReadonlyMap<string, DeviceSource> = new Map();
+  /** Requests waiting for a check before they may run: settled() waits for their answers too. */
+  private readonly asking = new Set<Promise<void>>();
 
   /** The account's own user: only their removal from a lock takes the lock away. */
   private readonly accountUser: AccountUser;
@@ -98,14 +100,35 @@ export class AccountSetup {
     this.runs.request();
   }
 
+  /**
+   * Starts a run (as request() does) once `allowed` says yes. Until it answers the setup counts as
+   * asked for: start-up's wait for every account's first setup must not end in between.
+   */
+  requestIf(allowed: Promise<boolean>, asFirstRun = false): void {
+    const asked: Promise<void> = allowed
+      .then((ok) => {
+        if (ok) this.request(asFirstRun);
+      }, (error: unknown) => {
+        this.deps.log.error(`Lock Access could not check whether this account may set up (${errorText(error)}); it tries again later.`);
+      })
+      .finally(() => this.asking.delete(asked));
+    this.asking.add(asked);
+  }
+
   /** Resolves once no run is under way or asked for (a run asked for during one follows it); true when one was. */
   async settled(): Promise<boolean> {
     let waited = false;
-    for (let run = this.runs.current; run !== undefined; run = this.runs.current) {
+    for (;;) {
+      const run = this.runs.current;
+      if (run !== undefined) {
+        waited = true;
+        await run;
+        continue;
+      }
+      if (this.asking.size === 0) return waited;
       waited = true;
-      await run;
+      await Promise.all(this.asking);
     }
-    return waited;
   }
 
   /**

@@ -155,6 +155,34 @@ describe('start-up reconciles with what the service lists', () => {
     expect(calls.filter((c) => c.startsWith('reconcile'))).toEqual([]);
   });
 
+  it('a run waiting for a check (is this account another user?) counts as asked for: settled() waits for the answer and the run it allows', async () => {
+    const { convergence, calls } = setup();
+    const answer = gate();
+    convergence.requestIf(answer.promise.then(() => true));
+    let settled = false;
+    const done = convergence.settled().then((waited) => {
+      settled = true;
+      return waited;
+    });
+    await settle();
+    // The check has not answered: no run yet, and the setup is not settled.
+    expect(calls).toEqual([]);
+    expect(settled).toBe(false);
+    answer.open();
+    expect(await done).toBe(true);
+    expect(calls).toContain('reconcile L1,L2 user=true');
+  });
+
+  it('a check that says no, or fails, starts no run and settles the setup (a failure is logged)', async () => {
+    const { convergence, calls, warnings } = setup();
+    convergence.requestIf(Promise.resolve(false));
+    convergence.requestIf(Promise.reject(new Error('the service did not answer')));
+    expect(await convergence.settled()).toBe(true);
+    expect(await convergence.settled()).toBe(false);
+    expect(calls).toEqual([]);
+    expect(warnings.join('\n')).toMatch(/could not check whether this account may set up \(the service did not answer\)/);
+  });
+
   it('idle: nothing is asked of the service', async () => {
     const { convergence, calls } = setup({ idle: () => true });
     convergence.request();
