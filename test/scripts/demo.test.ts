@@ -15,7 +15,7 @@ import { CameraViewer, streamServices } from '../harness/camera-viewer.js';
 import { HapController } from '../harness/hap.js';
 import { REPO_ROOT } from '../harness/homebridge.js';
 import { testFfmpeg } from '../video/ffmpeg-binary.js';
-import { browserTestsUnavailable, launchBrowser, openPluginSettings } from '../settings-ui/host.js';
+import { browserTestsUnavailable, launchBrowser, openPluginSettings, UI_CONTEXT } from '../settings-ui/host.js';
 
 interface DemoRun {
   child: ChildProcessWithoutNullStreams;
@@ -165,7 +165,7 @@ describe('npm start', () => {
     expect((await login(`${password}x`)).status).toBe(403);
 
     browser = await launchBrowser();
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1400 } })).newPage();
+    const page = await (await browser.newContext(UI_CONTEXT)).newPage();
     await page.goto(`${url}/login`);
     await page.locator('input[type="password"]').waitFor({ timeout: 30_000 });
     await page.locator('input:not([type="password"]):not([type="hidden"]):not([type="checkbox"])').first().fill(username);

@@ -7,16 +7,39 @@ import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Frame, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 
 import { REPO_ROOT, freePort, waitForListening } from '../harness/homebridge.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Chromium features turned off. Chromium keeps only the last `--disable-features`, so this list
+ * repeats Playwright's own (playwright-core 1.65) and adds the address bar's popups (the
+ * omnibox and its AI mode), which this Chromium preloads as a web page of their own for every
+ * window: about 2 s of CPU per browser context, for a bar no headless test sees.
+ */
+const DISABLED_FEATURES = [
+  // Playwright's.
+  'AimEnabled', 'AvoidCorsURLLoaderRestartOnRedirect', 'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose',
+  'HttpsFirstBalancedModeAutoEnable', 'HttpsUpgrades', 'LensOverlay', 'MediaRouter', 'NetworkTimeServiceQuerying',
+  'OptimizationHints', 'PaintHolding', 'PreconnectToSearch', 'ThirdPartyStoragePartitioning',
+  // The address bar's popups, and their preloading.
+  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup', 'PreloadTopChromeWebUI',
+];
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  `--disable-features=${DISABLED_FEATURES.join(',')}`,
 ];
+
+/**
+ * The browser context of a settings-page test: a desktop window, and reduced motion, which the
+ * Homebridge UI's icons honour. Without it an icon that fades forever (shown while the UI looks
+ * for plugin updates, which never come here) makes Chromium draw 60 frames a second in three
+ * processes for as long as the page is open.
+ */
+export const UI_CONTEXT = { viewport: { width: 1280, height: 1400 }, reducedMotion: 'reduce' } as const satisfies BrowserContextOptions;
 const UI_STANDALONE = join(REPO_ROOT, 'node_modules', 'homebridge-config-ui-x', 'dist', 'bin', 'standalone.js');
 
 /** Why the browser tests cannot run here, or undefined when they can. */
@@ -187,7 +210,7 @@ export async function openSettingsPage(storagePath: string, pluginsDir: string):
   };
   try {
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
+    const context = await browser.newContext(UI_CONTEXT);
     const page = await context.newPage();
     return { page, frame: await openPluginSettings(page, ui), close };
   } catch (error) {

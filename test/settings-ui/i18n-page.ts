@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 
 import type { Catalog } from './catalogs.js';
-import type { UiHost } from './host.js';
+import { UI_CONTEXT, type UiHost } from './host.js';
 
 /** Where the Homebridge UI serves this plugin's page and its files. */
 const PAGE_PATH = '/plugins/settings-ui/homebridge-lock-access/';
@@ -78,7 +78,7 @@ function answerAskedLanguage(): void {
 }
 
 export async function openLanguagePage(browser: Browser, ui: UiHost, options: PageOptions): Promise<LanguagePage> {
-  const context = await browser.newContext({ locale: options.browserLocale ?? 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 1400 } });
+  const context = await browser.newContext({ ...UI_CONTEXT, locale: options.browserLocale ?? 'en-US', timezoneId: 'UTC' });
   try {
     // What the current case serves, asks and records.
     let current: CaseOptions = {};

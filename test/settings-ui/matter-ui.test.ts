@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { commissioningFile } from '../../src/settings-ui/matter-pairing.js';
 import { freePort } from '../harness/homebridge.js';
-import { askForNews, browserTestsUnavailable, launchBrowser, openPluginSettings, savedPluginBlock, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { askForNews, browserTestsUnavailable, launchBrowser, openPluginSettings, savedPluginBlock, snapshotPackage, startHomebridgeUi, UI_CONTEXT, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the Matter settings UI test: ${unavailable}`);
@@ -37,7 +37,7 @@ describe.skipIf(unavailable !== undefined)('the settings page\'s Matter box', ()
     await writeFile(file, JSON.stringify(PAIRING));
     ui = await startHomebridgeUi(storagePath, pluginsDir);
     browser = await launchBrowser();
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1400 } })).newPage();
+    const page = await (await browser.newContext(UI_CONTEXT)).newPage();
     frame = await openPluginSettings(page, ui);
   }, 180_000);
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, freePort, startHomebridge, type RunningHomebridge } from '../harness/homebridge.js';
 import { demoDevices } from '../sim/devices.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { askForNews, axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, savedConfig, savedPluginBlock, snapshotPackage, startHomebridgeUi, type UiHost } from './host.js';
+import { askForNews, axeViolations, browserTestsUnavailable, launchBrowser, openPluginSettings, savedConfig, savedPluginBlock, snapshotPackage, startHomebridgeUi, UI_CONTEXT, type UiHost } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the settings UI browser tests: ${unavailable}`);
@@ -70,7 +70,7 @@ describe.skipIf(unavailable !== undefined)('Settings UI in the real Homebridge U
     ui = host;
     const chromium = await launchBrowser();
     browser = chromium;
-    context = await chromium.newContext({ viewport: { width: 1280, height: 1400 } });
+    context = await chromium.newContext(UI_CONTEXT);
     page = await context.newPage();
     frame = await openPluginSettings(page, host);
   }, 180_000);
