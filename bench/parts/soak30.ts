@@ -44,6 +44,8 @@ interface MemorySample {
   /** After a memory-pressure collection. */
   rssMiB: number;
   heapMiB: number;
+  /** The JS heap V8 has committed (used and free pages): grows with fragmentation while the heap in use stays. */
+  heapTotalMiB: number;
   /** Outside the JS heap, as the process sees it: Buffers and other external memory, V8's compiled code, V8's own malloc. */
   externalMiB: number;
   codeMiB: number;
@@ -128,10 +130,10 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
         hb.child.stdout?.on('data', onData);
         process.kill(pid, 'SIGTTOU');
       });
-      const told = JSON.parse(line.slice(line.indexOf('{'))) as { heapUsed: number; external: number; codeSpace: number; malloced: number };
+      const told = JSON.parse(line.slice(line.indexOf('{'))) as { heapUsed: number; heapTotal: number; external: number; codeSpace: number; malloced: number };
       const heapUsed = told.heapUsed;
       const mib = (bytes: number) => round(bytes / 1024 / 1024, 2);
-      memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: mib(heapUsed), externalMiB: mib(told.external), codeMiB: mib(told.codeSpace), mallocMiB: mib(told.malloced) });
+      memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: mib(heapUsed), heapTotalMiB: mib(told.heapTotal), externalMiB: mib(told.external), codeMiB: mib(told.codeSpace), mallocMiB: mib(told.malloced) });
       options.log(`soak30: minute ${minute}: RSS ${psMiB} MiB as ps shows it, ${rss.mib} MiB and JS heap ${fmt(heapUsed / 1024 / 1024, 2)} MiB after a memory-pressure collection`);
       // With BENCH_HEAP_DIR, a heap snapshot at the mark and at the end: bench/heap-summary.ts end mark says what grew.
       if (minute === markMinute || minute === minutes) await heapSnapshot(pid, `minute ${String(minute)}`);
@@ -236,6 +238,7 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
           ['JS heap after it, per minute', memory.map((m) => fmt(m.heapMiB, 1)).join(' ')],
           ['external memory (Buffers, array buffers) after it, per minute', memory.map((m) => fmt(m.externalMiB, 1)).join(' ')],
           ['V8 code space after it, per minute', memory.map((m) => fmt(m.codeMiB, 1)).join(' ')],
+          ['JS heap committed after it (heapTotal), per minute', memory.map((m) => fmt(m.heapTotalMiB, 1)).join(' ')],
           ['V8 malloced memory after it, per minute', memory.map((m) => fmt(m.mallocMiB, 1)).join(' ')],
           ['unhandled rejections / errors of the generator', `${unhandled} / ${video.errors.length}`],
         ],
