@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod/v3';
 
 import { Storage, StorageError } from '../src/storage.js';
+import { tsChildArgs } from './harness/ts-child.js';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -49,8 +50,8 @@ describe('storage: atomic JSON files under <storagePath>/lock-access/', () => {
     const storage = new Storage(dir);
     let lastN = 0;
     for (let round = 0; round < 6; round += 1) {
-      // `node --import tsx` keeps the writer in this very process, so SIGKILL reaches it (the tsx CLI would fork a child).
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-writer.ts', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // Plain node runs the writer in this very process, so SIGKILL reaches it (the tsx CLI would fork a child).
+      const child = spawn(process.execPath, await tsChildArgs('test/fixtures/storage-writer.ts', dir), { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((resolve, reject) => {
         child.stdout.once('data', () => { resolve(); });
         child.once('error', reject);

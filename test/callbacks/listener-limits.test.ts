@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { LISTENER_LIMITS } from '../../src/callbacks/listener-options.js';
 import { buildReceiverApp, startReceiver, type Receiver } from '../../src/callbacks/receiver.js';
+import { tsChildArgs } from '../harness/ts-child.js';
 import { makeHarness, type Harness } from './helpers.js';
 
 let harness: Harness | undefined;
@@ -53,7 +54,7 @@ describe('listener limits', () => {
   it('the listener is built without a Fastify warning, which Homebridge would print in the user\'s log', async () => {
     // A fresh process: Node prints each warning once per process, so only a new one shows it for sure.
     const script = new URL('./fixtures/build-listener.ts', import.meta.url).pathname;
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8' });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, await tsChildArgs(script), { encoding: 'utf8' });
     expect(stdout).toBe('built\n');
     expect(stderr).not.toMatch(/Warning|DEP\d/);
   });

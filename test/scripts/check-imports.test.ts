@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { MAX_LINES, checkImports, countLines, importsOf, type Rule } from '../../scripts/check-imports.js';
+import { tsChildArgs } from '../harness/ts-child.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const FIXTURE = join(HERE, 'fixtures', 'layout');
@@ -189,12 +190,14 @@ describe('source layout: only the five agreed files at the top of src/, no file 
 });
 
 describe('source layout: the command prints what it found and fails on a violation', () => {
-  const run = (dir: string) =>
-    new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(join(REPO, 'node_modules', '.bin', 'tsx'), [join(REPO, 'scripts', 'check-imports.ts'), dir], { cwd: REPO }, (error, stdout) => {
+  const run = async (dir: string) => {
+    const args = await tsChildArgs(join(REPO, 'scripts', 'check-imports.ts'), dir);
+    return new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, args, { cwd: REPO }, (error, stdout) => {
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout });
       });
     });
+  };
 
   it('exits 0 with a summary on the agreed shape, 1 with one FAIL line per violation otherwise', async () => {
     const ok = await run(root);

@@ -19,6 +19,7 @@ import { mediaAccess } from '../../src/cloud/media-fetch.js';
 import { HlsRelay } from '../../src/video/hls-relay.js';
 import { PIPED_PLAYLIST } from '../../src/video/playlist-rewrite.js';
 import { makeClip } from '../harness/secure-video-hub.js';
+import { tsChildArgs } from '../harness/ts-child.js';
 import { openServed, serveFolder, testRelay, type ServedFolder } from './clip-relay.js';
 import { keptLog, testFfmpeg } from './ffmpeg-binary.js';
 
@@ -161,8 +162,9 @@ async function childFetch(address: string, ca: string | undefined): Promise<stri
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
   if (ca !== undefined) env.NODE_EXTRA_CA_CERTS = ca;
+  const args = await tsChildArgs(child, address);
   return new Promise((resolve, reject) => {
-    const run = spawn(process.execPath, ['--import', 'tsx', child, address], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const run = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     run.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     run.once('error', reject);

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkOrphanGuard, guardedCommand, setprivExecFailure, startWatchdog } from '../../src/video/orphan-guard.js';
 import { childPids } from '../harness/camera-viewer.js';
 import { eventually } from '../harness/e2e-session.js';
+import { tsChildArgs } from '../harness/ts-child.js';
 import { commandLine, running } from '../harness/video-bed.js';
 
 const PARENT = join(process.cwd(), 'test/fixtures/guarded-parent.ts');
@@ -29,7 +30,7 @@ afterEach(() => {
 
 /** Starts the stand-in for Homebridge with a sleeper under `guard`; answers both pids. */
 async function guardedParent(guard: string): Promise<{ pid: number; sleeper: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', PARENT], { env: { ...process.env, GP_GUARD: guard }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, await tsChildArgs(PARENT), { env: { ...process.env, GP_GUARD: guard }, stdio: ['ignore', 'pipe', 'inherit'] });
   if (child.pid !== undefined) started.push(child.pid);
   const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
   const pids = JSON.parse(line) as { pid: number; sleeper: number };

@@ -10,6 +10,7 @@ import { LEDGER_FILE, type LedgerEntry } from '../../../src/cloud/registrations/
 import { WebhookRegistrar, type WantedHooks } from '../../../src/cloud/registrations/registrations.js';
 import { WEBHOOK_SECRET_FILE, WebhookSecret } from '../../../src/cloud/registrations/webhook-secret.js';
 import { type CloudFixture, startCloudFixture } from '../cloud-fixture.js';
+import { tsChildArgs } from '../../harness/ts-child.js';
 import { until } from '../../harness/until.js';
 
 const noTimers = { set: () => undefined, clear: () => undefined };
@@ -120,8 +121,8 @@ describe('a crash in the middle of reconciliation converges on the next start', 
     const ids = Array.from({ length: 10 }, (_, i) => `K${i}`);
     fx = await startCloudFixture({ locks: ids.map((id) => ({ id })), latencyMs: 150 });
     const here = fileURLToPath(new URL('.', import.meta.url));
-    // One process (node with the tsx loader, not the tsx CLI that forks): SIGKILL ends the registrar itself.
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'registrations-crash-child.ts')], {
+    // One process (plain node, not a CLI that forks): SIGKILL ends the registrar itself.
+    const child = spawn(process.execPath, await tsChildArgs(join(here, 'registrations-crash-child.ts')), {
       env: {
         ...process.env,
         CHILD_STORAGE: fx.storage.dir,

@@ -11,10 +11,10 @@ import { Storage } from '../../../src/storage.js';
 import type { TokenManager } from '../../../src/cloud/tokens/token-manager.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 import { captureLog, managerFor, readTokens, tempDir, tokenWorks, type CapturedLog } from '../../fixtures/token-harness.js';
+import { tsChildArgs } from '../../harness/ts-child.js';
 
 // node with tsx's loader: the same as node_modules/.bin/tsx, minus the wrapper process tsx puts in
 // between, so SIGKILL and signals reach the process that runs the manager.
-const NODE_ARGS = ['--import', 'tsx'];
 const CHILD = join(process.cwd(), 'test/fixtures/token-child.ts');
 
 interface ChildMessage {
@@ -40,10 +40,12 @@ let cleanup: () => Promise<void>;
 let storage: Storage;
 let log: CapturedLog;
 const children: Child[] = [];
+/** Node's arguments that run the child (bundled once, see tsChildArgs). */
+let childArgs: string[] = [];
 const managers: TokenManager[] = [];
 
 function startChild(env: Record<string, string>): Child {
-  const child = spawn(process.execPath, [...NODE_ARGS, CHILD], {
+  const child = spawn(process.execPath, childArgs, {
     env: {
       ...process.env,
       TC_STORAGE: storage.dir,
@@ -128,6 +130,7 @@ function restarted(): TokenManager {
 }
 
 beforeAll(async () => {
+  childArgs = await tsChildArgs(CHILD);
   sim = await startSimulator({ port: 0 });
 });
 
