@@ -1,13 +1,22 @@
 // Atomic JSON files under <storagePath>/lock-access/. Every file is written to a temp file, fsynced
 // and renamed over the old one, so a crash leaves either the old or the new content, never a torn file.
 // The one exception is `append`, for journals whose readers skip a torn last line.
-import { mkdir, open, readFile, readdir, rm, chmod } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
 import type { z } from 'zod/v3';
 
 import { STORAGE_FOLDER } from './settings.js';
+
+/**
+ * How much of a listed file is written at a time (characters). Below the C library's 128 KiB mmap
+ * threshold on purpose: a file of a megabyte or more written as one string and one buffer every few
+ * seconds (the event log under a stream of callbacks) left the process's memory fragmented and
+ * growing, while chunks this size reuse the same small blocks.
+ */
+const LIST_CHUNK = 32 * 1024;
 
 export class StorageError extends Error {
   /** The file was read but holds no valid content; false when it could not be read at all (which may pass). */
@@ -80,6 +89,43 @@ export class Storage {
     await this.ensureDir();
     const text = options.compact === true ? JSON.stringify(value) : JSON.stringify(value, null, 2);
     await writeFileAtomic(this.file(name), `${text}\n`, { mode: 0o600, fsync: true });
+  }
+
+  /**
+   * Writes `{...fields, [key]: [...items]}` as compact JSON, atomically like write() (temp file,
+   * fsync, rename, mode 0600), but a chunk at a time: for large machine-only files (the event log,
+   * the duplicate filter's keys), which then never exist as one string or buffer in memory. The text
+   * is the same as write() with `compact` gives. `key` must not be one of `fields`.
+   */
+  async writeList(name: string, fields: Readonly<Record<string, unknown>>, key: string, items: Iterable<unknown>): Promise<void> {
+    await this.ensureDir();
+    const target = this.file(name);
+    const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    const handle = await open(temporary, 'wx', 0o600);
+    try {
+      const head = JSON.stringify({ ...fields, [key]: [] });
+      // The head up to and with the list's opening bracket.
+      let chunk = head.slice(0, -2);
+      let first = true;
+      for (const item of items) {
+        // An element with no JSON form (undefined, a function) is written as JSON.stringify writes it in an array.
+        const text = JSON.stringify(item) as string | undefined;
+        chunk += `${first ? '' : ','}${text ?? 'null'}`;
+        first = false;
+        if (chunk.length >= LIST_CHUNK) {
+          await handle.write(chunk);
+          chunk = '';
+        }
+      }
+      await handle.write(`${chunk}]}\n`);
+      await handle.sync();
+      await handle.close();
+      await rename(temporary, target);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(temporary, { force: true }).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,6 +38,36 @@ describe('storage: atomic JSON files under <storagePath>/lock-access/', () => {
     expect(await storage.read('none.json', record)).toBeUndefined();
     await storage.write('bad.json', { wrong: true });
     await expect(storage.read('bad.json', record)).rejects.toBeInstanceOf(StorageError);
+  });
+
+  it('writeList: the same text as a compact write, mode 0600, written in chunks (a list of 300 KB), no temp file left', async () => {
+    const storage = new Storage(await tempDir());
+    const items = Array.from({ length: 3000 }, (_, i) => ({ i, text: `entry ${String(i)} ${'x'.repeat(80)}`, gone: undefined, at: i % 7 === 0 ? null : i }));
+    const value = { version: 3, note: 'kept', entries: items };
+    await storage.write('whole.json', value, { compact: true });
+    await storage.writeList('listed.json', { version: 3, note: 'kept' }, 'entries', items);
+    const listed = await readFile(storage.file('listed.json'), 'utf8');
+    expect(listed.length).toBeGreaterThan(300_000);
+    expect(listed).toBe(await readFile(storage.file('whole.json'), 'utf8'));
+    expect((await stat(storage.file('listed.json'))).mode & 0o777).toBe(0o600);
+    // An empty list, and elements with no JSON form, as JSON.stringify writes them.
+    await storage.writeList('empty.json', {}, 'entries', []);
+    expect(await readFile(storage.file('empty.json'), 'utf8')).toBe('{"entries":[]}\n');
+    await storage.writeList('odd.json', { v: 1 }, 'list', [undefined, () => 1, 2]);
+    expect(await readFile(storage.file('odd.json'), 'utf8')).toBe(`${JSON.stringify({ v: 1, list: [undefined, () => 1, 2] })}\n`);
+    expect((await readdir(storage.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('writeList: a list that fails while it is written leaves the old file whole and no temp file', async () => {
+    const storage = new Storage(await tempDir());
+    await storage.writeList('events.json', { version: 1 }, 'entries', [{ old: true }]);
+    function* failing(): Generator {
+      for (let i = 0; i < 5000; i += 1) yield { i, padding: 'y'.repeat(100) };
+      throw new Error('the list broke halfway');
+    }
+    await expect(storage.writeList('events.json', { version: 1 }, 'entries', failing())).rejects.toThrow('the list broke halfway');
+    expect(await readFile(storage.file('events.json'), 'utf8')).toBe('{"version":1,"entries":[{"old":true}]}\n');
+    expect(await readdir(storage.dir)).toEqual(['events.json']);
   });
 
   it('refuses file names that would leave the folder', () => {

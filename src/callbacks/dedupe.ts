@@ -210,7 +210,7 @@ export class DedupeStore {
       const mayCompact = this.unread.size === 0;
       if (mayCompact && (this.compactNext || this.journalLines + entries.length > 2 * Math.max(this.table.size, JOURNAL_FLOOR))) {
         this.compactNext = true;
-        await storage.write(DEDUPE_FILE, { version: DEDUPE_FILE_VERSION, entries: this.live() }, { compact: true });
+        await storage.writeList(DEDUPE_FILE, { version: DEDUPE_FILE_VERSION }, 'entries', this.live());
         await storage.remove(DEDUPE_JOURNAL);
         this.journalLines = 0;
         this.compactNext = false;

@@ -199,8 +199,8 @@ export class EventLog {
   ) {
     this.kept = new BoundedEntries(Math.max(1, options.perDevice ?? DEFAULT_EVENTS_PER_DEVICE), entries);
     this.saver = new QuietWriter({
-      // Compact: up to 50 entries per device, written a second after a change while events flow.
-      write: () => this.storage.write(EVENT_LOG_FILE, { version: 1, entries: this.kept.list() }, { compact: true }),
+      // Compact and a chunk at a time: up to 50 entries per device, written a second after a change while events flow.
+      write: () => this.storage.writeList(EVENT_LOG_FILE, { version: 1 }, 'entries', this.kept.list()),
       quietMs: options.debounceMs ?? DEFAULT_EVENT_LOG_DEBOUNCE_MS,
       maxDelayMs: MAX_WRITE_DELAY_MS,
       onError: (error) => this.options.log?.warn(`The event log could not be saved (${errorText(error)}); it will be retried with the next event.`),

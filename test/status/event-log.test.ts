@@ -123,7 +123,7 @@ describe('README "Settings UI" > Event log: events.json through Storage', () => 
   it('debounces: a burst of events is one write, made after the debounce delay', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const storage = Storage.under(dir);
-    const write = vi.spyOn(storage, 'write');
+    const write = vi.spyOn(storage, 'writeList');
     const log = await EventLog.open(storage, { debounceMs: 1000 });
     for (let i = 0; i < 20; i += 1) log.record({ deviceKind: 'doorbell', deviceId: 'D1', deviceName: 'Bell', at: i, event: bellEv({ kind: 'doorbellPress' }) });
     expect(write).not.toHaveBeenCalled();
@@ -150,7 +150,7 @@ describe('README "Settings UI" > Event log: events.json through Storage', () => 
     const storage = Storage.under(dir);
     const warnings: string[] = [];
     const log = await EventLog.open(storage, { debounceMs: 1000, log: { warn: (m) => warnings.push(m) } });
-    const write = vi.spyOn(storage, 'write').mockRejectedValueOnce(new Error('disk full'));
+    const write = vi.spyOn(storage, 'writeList').mockRejectedValueOnce(new Error('disk full'));
     log.record({ deviceKind: 'lock', deviceId: 'L1', deviceName: 'Front Door', at: 1, event: lockEv({ kind: 'doorState', state: 'open' }) });
     await vi.advanceTimersByTimeAsync(1000);
     expect(warnings).toEqual(['The event log could not be saved (disk full); it will be retried with the next event.']);
