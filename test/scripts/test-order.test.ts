@@ -34,7 +34,7 @@ describe('the longest-first order of test files', () => {
     expect(missing).toEqual([]);
   });
 
-  it('the lanes with real processes longest first, then the unit lanes\' files together (even a long unit file), a file that failed first of all', async () => {
+  it('the lanes with real processes longest first, browser and other files by turns, then the unit lanes\' files together (even a long unit file), a file that failed first of all', async () => {
     expect(await order([
       { lane: 'fast', file: 'test/a-unit.test.ts', seconds: 30 },
       { lane: 'slow', file: 'test/e2e/short.test.ts', seconds: 2 },
@@ -44,13 +44,17 @@ describe('the longest-first order of test files', () => {
       { lane: 'slow', file: 'test/e2e/new.test.ts' },
       { lane: 'fast', file: 'test/broken-unit.test.ts', seconds: 1, failed: true },
       { lane: 'matter', file: 'test/e2e/matter.test.ts', seconds: 20 },
+      { lane: 'browser', file: 'test/settings-ui/other-ui.test.ts', seconds: 50 },
+      { lane: 'browser', file: 'test/settings-ui/short-ui.test.ts', seconds: 3 },
     ])).toEqual([
       'fast:test/broken-unit.test.ts',
       'browser:test/settings-ui/long-ui.test.ts',
       // Measured in an earlier run of this clone: the recorded 20 s.
       'matter:test/e2e/matter.test.ts',
+      'browser:test/settings-ui/other-ui.test.ts',
       // New here: the slow lane's estimate (4 s).
       'slow:test/e2e/new.test.ts',
+      'browser:test/settings-ui/short-ui.test.ts',
       'slow:test/e2e/short.test.ts',
       'fast:test/a-unit.test.ts',
       'fast:test/b-unit.test.ts',
