@@ -20,7 +20,15 @@ import { captureLog, type CapturedLog } from '../homekit/hap-env.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { simPlatformConfig } from '../sim/plugin-config.js';
 
-export const waitFor = (condition: () => boolean): Promise<void> => until(condition, String(condition));
+/** Waits for `condition`; when it times out, the error also gives `context()` (the plugin's log lines, say). */
+export async function waitFor(condition: () => boolean, context?: () => string): Promise<void> {
+  try {
+    await until(condition, String(condition));
+  } catch (error) {
+    if (context === undefined) throw error;
+    throw new Error(`${(error as Error).message}\n${context()}`, { cause: error });
+  }
+}
 
 export interface HomebridgeStart {
   api: API;

@@ -94,7 +94,8 @@ describe('several accounts behind one listener', () => {
     bed.sim.revokeAccount('cabin');
     // Cabin's next call (a command to its lock) meets 401, its one refresh meets invalid_grant.
     await running.listener.registry.lock('L2')?.request('unlock', 'test').catch(() => undefined);
-    await waitFor(() => running.files.status.status.accounts?.cabin?.link.state === 'reauthorizationNeeded');
+    // Seen once in a full run: the state stayed linked. The plugin's lines say why if it happens again.
+    await waitFor(() => running.files.status.status.accounts?.cabin?.link.state === 'reauthorizationNeeded', () => `the plugin's log:\n${hb.captured.text()}`);
     expect(running.files.status.status.link.state).toBe('linked');
     expect(bed.sim.registrationChanges().slice(changesBefore).filter((change) => change.op === 'delete')).toEqual([]);
     expect(bed.sim.registrations().filter((r) => r.account === 'main').map((r) => `${r.scope} ${String(r.updatedAt)}`).sort()).toEqual(mainBefore);
