@@ -5,12 +5,12 @@
 // times the CPU of the bundle (0.65 s against 0.2 s a child, about 24 children in the fast lane).
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join, resolve } from 'node:path';
 
 import { build } from 'esbuild';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { REPO_ROOT } from './homebridge.js';
+
 /** Inside the repository, so the bundles' imports of packages resolve to its node_modules. */
 const OUT_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'lock-access-children');
 
