@@ -70,7 +70,12 @@ describe('accessories as Apple Home sees them', () => {
     const lock = await accessory('Front Door');
     expect(lock.services.find((s) => s.primary)?.type).toBe('45');
     for (const type of [S.ContactSensor.UUID, S.Battery.UUID]) expect(lock.services.some((s) => s.type === characteristicType(type))).toBe(true);
-    const doorbell = await accessory('Front Doorbell');
+    // The camera is set up once start-up's ffmpeg check has answered, which may be after pairing.
+    const camera = characteristicType(S.CameraRTPStreamManagement.UUID);
+    const doorbell = await eventually(async () => {
+      const found = await paired().accessory('Front Doorbell');
+      return found.services.some((s) => s.type === camera) ? found : undefined;
+    }, 'the Front Doorbell with its camera');
     expect(doorbell.services.find((s) => s.primary)?.type).toBe(characteristicType(S.Doorbell.UUID));
     for (const type of [S.MotionSensor.UUID, S.CameraRTPStreamManagement.UUID]) expect(doorbell.services.some((s) => s.type === characteristicType(type))).toBe(true);
   });

@@ -19,11 +19,21 @@ import { nodeFetch } from './node-fetch.js';
 import { parseRetryAfter } from './retry-after.js';
 import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from './service-request.js';
 
+/**
+ * The token to try a refused request again with. `renewed`: it came from a renewal (ours or another
+ * process's), so its refusal is final; otherwise it is a newer token that was already in use (from
+ * an answer's header), and its refusal earns a renewal of its own.
+ */
+export interface RetryToken {
+  token: string;
+  renewed: boolean;
+}
+
 /** What the client needs from the token manager (tokens/token-manager.ts). */
 export interface AccessTokenSource {
   getAccessToken(): Promise<string>;
   /** After a 401 with `rejectedToken`: a token worth one retry, or a typed error. */
-  handleUnauthorized(rejectedToken: string): Promise<string>;
+  handleUnauthorized(rejectedToken: string): Promise<RetryToken>;
   /** A response's rotated `x-svc-access-token`. */
   /** `sentWith`: the token the request carried (an answer from before an unlink is ignored). */
   noteResponseToken(token: string, sentWith?: string): void;
@@ -61,13 +71,20 @@ export class CloudHttpClient implements ApiClient {
 
   async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions<T> = {}): Promise<T> {
     const url = serviceUrl(this.endpoint.baseUrl, path, options.query);
-    let token = await this.options.tokens.getAccessToken();
+    const token = await this.options.tokens.getAccessToken();
     let response = await this.send(method, url, path, token, options);
     if (response.status === 401) {
       await response.body?.cancel().catch(() => undefined);
-      // One refresh (shared with every other caller that got a 401), then one retry.
-      token = await this.options.tokens.handleUnauthorized(token);
-      response = await this.send(method, url, path, token, options);
+      // One refresh (shared with every other caller that got a 401), then one retry. A newer token
+      // that was already in use (an answer's header came while this request was under way) is
+      // tried first, and its own refusal gets the renewal: no refused token goes unrenewed.
+      let retry = await this.options.tokens.handleUnauthorized(token);
+      response = await this.send(method, url, path, retry.token, options);
+      if (response.status === 401 && !retry.renewed) {
+        await response.body?.cancel().catch(() => undefined);
+        retry = await this.options.tokens.handleUnauthorized(retry.token);
+        response = await this.send(method, url, path, retry.token, options);
+      }
       if (response.status === 401) {
         await response.body?.cancel().catch(() => undefined);
         throw new AuthorizationLostError(`The Lock Access service refused the renewed access token (${label(method, path)}).`, 401);

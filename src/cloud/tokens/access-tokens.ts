@@ -6,6 +6,7 @@ import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { reasonMessage, reasonOf } from '../../util/reason-messages.js';
 import type { UiMessage } from '../../util/ui-message.js';
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
+import type { RetryToken } from '../http/http-client.js';
 import { describeNetworkError } from '../http/network-error.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { LINK_MESSAGES } from '../link-messages.js';
@@ -50,14 +51,17 @@ export class AccessTokens {
     throw new NotLinkedError(session.state === 'reauthorizationNeeded' ? RELINK_MESSAGE : NOT_LINKED_MESSAGE);
   }
 
-  /** After a 401 with `rejectedToken`: one refresh (shared by all callers), else AuthorizationLostError. */
-  async afterUnauthorized(rejectedToken: string): Promise<string> {
-    const token = await this.renewAfter(rejectedToken);
-    this.session.noteLive(token);
-    return token;
+  /**
+   * After a 401 with `rejectedToken`: a newer token already in use, or one refresh (shared by all
+   * callers), else AuthorizationLostError.
+   */
+  async afterUnauthorized(rejectedToken: string): Promise<RetryToken> {
+    const retry = await this.renewAfter(rejectedToken);
+    this.session.noteLive(retry.token);
+    return retry;
   }
 
-  private async renewAfter(rejectedToken: string): Promise<string> {
+  private async renewAfter(rejectedToken: string): Promise<RetryToken> {
     const session = this.session;
     // The token machine decides: a newer token already in use answers at once; the refused one is
     // dropped. A 401 means the authorization behind this token is gone (spec), so the stored
@@ -65,7 +69,7 @@ export class AccessTokens {
     const view: MachineState = { link: session.state, granting: false, unlinks: 0 };
     if (session.current) view.access = { token: session.current.token };
     const decided = step(view, { type: 'unauthorized', token: rejectedToken });
-    if (decided.state.access !== undefined) return decided.state.access.token;
+    if (decided.state.access !== undefined) return { token: decided.state.access.token, renewed: false };
     session.rememberRejected(rejectedToken);
     if (session.record?.accessToken !== undefined) session.rememberRejected(session.record.accessToken);
     session.dropAccess();
@@ -76,9 +80,9 @@ export class AccessTokens {
       failure = error;
     }
     const after = session.currentToken();
-    if (after !== undefined && after !== rejectedToken) return after;
+    if (after !== undefined && after !== rejectedToken) return { token: after, renewed: true };
     if (failure instanceof TransientError || failure instanceof RateLimitedError) throw failure;
-    return this.declareLost();
+    return { token: await this.declareLost(), renewed: true };
   }
 
   /** After every way to get a working token failed: re-read the store, then ask the user to link again. */

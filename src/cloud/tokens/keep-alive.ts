@@ -73,9 +73,10 @@ export async function testConnection(parts: { check: TokenCheck; access: AccessT
     return { ok: false, message: failedTest(error) };
   }
   let result = await check.check(token);
-  if (result.kind === 'unauthorized') {
+  // As every request: a refused newer token that was already in use earns a renewal of its own.
+  for (let tries = 0, renewed = false; result.kind === 'unauthorized' && !renewed && tries < 2; tries += 1) {
     try {
-      token = await access.afterUnauthorized(token);
+      ({ token, renewed } = await access.afterUnauthorized(token));
     } catch (error) {
       return { ok: false, message: failedTest(error) };
     }

@@ -21,6 +21,7 @@ import { RequestRejectedError } from '../http/errors.js';
 import { grantFetch, nodeFetch } from '../http/node-fetch.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
+import type { RetryToken } from '../http/http-client.js';
 import { KeepAlive, testConnection } from './keep-alive.js';
 import { codeGrant, type GrantSettings, recoverInterrupted, RefreshGrant } from './refresh-grant.js';
 import { initialState, machineFromRecord, step } from './token-machine.js';
@@ -147,8 +148,8 @@ export class TokenManager {
     if (this.keepAlive.running) this.keepAlive.schedule();
   }
 
-  /** After a 401 with `rejectedToken`: one refresh (shared by all callers), else AuthorizationLostError. */
-  handleUnauthorized(rejectedToken: string): Promise<string> {
+  /** After a 401 with `rejectedToken`: a newer token in use or one refresh (shared by all callers), else AuthorizationLostError. */
+  handleUnauthorized(rejectedToken: string): Promise<RetryToken> {
     return this.access.afterUnauthorized(rejectedToken);
   }
 

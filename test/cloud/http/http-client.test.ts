@@ -110,6 +110,42 @@ describe('spec Errors: failures map to typed errors so callers decide without pa
     expect(sim.stats.grants).toBe(grants + 1);
   });
 
+  // Seen in a full run: an answer's header brought a newer token while a command was under way, then
+  // the account's tokens were taken away. The retry with that newer token was refused too, and the
+  // command failed without any renewal, so the link stayed "linked" until some later call.
+  /** A client whose first answer comes with a newer token noted meanwhile (another request's header); the tokens each send carried. */
+  async function headerCameMeanwhile(): Promise<{ client: CloudHttpClient; sent: string; newer: string; carried: string[] }> {
+    const sent = await tokens.getAccessToken();
+    const answer = await fetch(`${sim.baseUrl}/users/me`, { headers: { 'x-svc-api-key': sim.account.apiKey, 'x-svc-access-token': sent } });
+    const newer = answer.headers.get('x-svc-access-token') ?? '';
+    expect(newer).not.toBe(sent);
+    const carried: string[] = [];
+    const meanwhile: typeof fetch = async (input, init) => {
+      carried.push(new Headers(init?.headers).get('x-svc-access-token') ?? '');
+      const response = await fetch(input, init);
+      if (carried.length === 1) tokens.noteResponseToken(newer, sent);
+      return response;
+    };
+    return { client: client({ fetch: meanwhile }), sent, newer, carried };
+  }
+
+  it('401, and a newer token that came meanwhile in an answer\'s header is refused too: that refusal gets the one refresh, then success', async () => {
+    const { client: racing, sent, newer, carried } = await headerCameMeanwhile();
+    sim.revokeAccessTokens();
+    const grants = sim.stats.grants;
+    await expect(racing.request('GET', '/users/me')).resolves.toBeDefined();
+    expect(sim.stats.grants).toBe(grants + 1);
+    expect(carried.slice(0, 2)).toEqual([sent, newer]);
+    expect(carried).toHaveLength(3);
+  });
+
+  it('the same with the account\'s authorization gone: the refresh meets invalid_grant and the link says "re-authorization needed"', async () => {
+    const { client: racing } = await headerCameMeanwhile();
+    sim.revokeAccount('main');
+    await expect(racing.request('GET', '/users/me')).rejects.toBeInstanceOf(AuthorizationLostError);
+    expect(tokens.state).toBe('reauthorizationNeeded');
+  });
+
   it('429: RateLimitedError with the Retry-After delay', async () => {
     sim.faults.rateLimitNext(1, 7, '/users/me');
     const error = await client().request('GET', '/users/me').catch((e: unknown) => e);

@@ -20,8 +20,9 @@ describe('401 from the API: one refresh attempt, then "re-authorization needed"'
     await m.start();
     const old = await m.getAccessToken();
     sim.revokeAccessTokens();
-    const fresh = await m.handleUnauthorized(old);
+    const { token: fresh, renewed } = await m.handleUnauthorized(old);
     expect(fresh).not.toBe(old);
+    expect(renewed).toBe(true);
     expect(await tokenWorks(sim, fresh)).toBe(true);
     expect(sim.stats.grants).toBe(2);
     expect(m.state).toBe('linked');
@@ -35,7 +36,7 @@ describe('401 from the API: one refresh attempt, then "re-authorization needed"'
     await m.refreshNow();
     const current = await m.getAccessToken();
     const grants = sim.stats.grants;
-    expect(await m.handleUnauthorized(old)).toBe(current);
+    expect(await m.handleUnauthorized(old)).toEqual({ token: current, renewed: false });
     expect(sim.stats.grants).toBe(grants);
   });
 
@@ -125,7 +126,7 @@ describe('header tokens are used at once and written at most once per 24 h (fake
     m.stop();
     const old = await m.getAccessToken();
     sim.revokeAccessTokens();
-    const fresh = await m.handleUnauthorized(old);
+    const { token: fresh } = await m.handleUnauthorized(old);
     m.noteResponseToken(old);
     m.noteResponseToken('');
     expect(await m.getAccessToken()).toBe(fresh);
