@@ -12,6 +12,8 @@
 // LockAccess block on the same storage runs nothing.
 import { MATTER_OFF_FOR_BRIDGE, matterOf } from '../matter/matter-on-bridge.js';
 import { claimInstance } from '../storage/instance-lock.js';
+import { sweepLeftoverTempFiles } from '../storage/leftover-temp-files.js';
+import { errorText } from '../util/error-text.js';
 import { Storage } from '../storage.js';
 import { linkStage, openFiles, type Files, type Link, type PluginContext } from './link-stage.js';
 import { listenerStage, type Listener } from './listener-stage.js';
@@ -60,6 +62,15 @@ async function claimStorage({ api, log, shutdown }: PluginContext): Promise<bool
   const claim = await claimInstance(storage);
   if (claim.held) {
     shutdown.on('flush', () => claim.release());
+    // Beside the start, never in its way: a failure here costs nothing but the files staying.
+    void sweepLeftoverTempFiles(storage).then(
+      (removed) => {
+        if (removed.length > 0) log.info(`Removed ${removed.length === 1 ? 'a temporary file that an interrupted write' : `${String(removed.length)} temporary files that interrupted writes`} left in ${storage.dir}: ${removed.join(', ')}.`);
+      },
+      (error: unknown) => {
+        log.debug(`Could not look for temporary files left by interrupted writes (${errorText(error)}).`);
+      },
+    );
     return true;
   }
   log.error(`Another Lock Access block already runs on this storage (${storage.dir}, process ${String(claim.pid)}), so this block does nothing: `

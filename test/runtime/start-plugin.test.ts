@@ -1,11 +1,16 @@
 // The plugin built in stages, in process: the real HomebridgeAPI of Homebridge 2 (as the accessory
 // tests use it), the service simulator on port 0 and the listener on a free port of this machine.
 // Each record a stage builds is read here as the next stage reads it; nothing is a stand-in.
+import { existsSync } from 'node:fs';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
 import type { PlatformAccessory } from 'homebridge';
 import { describe, expect, it } from 'vitest';
 
 import { deliveryAccessoryUuid } from '../../src/homekit/delivery-sensor.js';
 import { startPlugin } from '../../src/runtime/start-plugin.js';
+import { LEFTOVER_AGE_MS } from '../../src/storage/leftover-temp-files.js';
 import { restart, service } from '../homekit/hap-env.js';
 import { pluginBed, waitFor } from './plugin-bed.js';
 
@@ -109,5 +114,19 @@ describe('the plugin built in stages, in process', () => {
     expect(await starting).toBeUndefined();
     await expect(fetch(`http://127.0.0.1:${bed.port}/lock-access/health`)).rejects.toThrow();
     expect(hb.registered).toEqual([]);
+  });
+
+  it('a temporary file that a write cut short by a crash left in the plugin\'s folder is removed at start, with one line saying so', async () => {
+    const leftover = join(bed.dir, 'lock-access', 'tokens.json.3805196742');
+    await mkdir(join(bed.dir, 'lock-access'), { recursive: true });
+    await writeFile(leftover, '{"refreshToken":"half of a');
+    const longAgo = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
+    await utimes(leftover, longAgo, longAgo);
+    const hb = homebridge();
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => /Removed a temporary file that an interrupted write left in .*: tokens\.json\.3805196742\./.test(hb.captured.text('info')));
+    expect(existsSync(leftover)).toBe(false);
+    await waitFor(() => bed.sim.registrations().length === 2);
   });
 });
