@@ -78,10 +78,12 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
     return setup;
   }
   const { mayRun } = deps;
-  unit.setupWanted.follow((asFirstRun) => {
+  // Every run, the periodic one too, goes through `mayRun`: a check that could not tell is asked again.
+  const want = (asFirstRun = false) => {
     if (mayRun === undefined) setup.request(asFirstRun);
     else setup.requestIf(mayRun(), asFirstRun);
-  });
+  };
+  unit.setupWanted.follow(want);
   tokens.onStateChange((state) => {
     // Linked again after an unlink (the settings page): its devices count again.
     if (state === 'linked') accounts.holdings?.rejoin(id);
@@ -101,7 +103,7 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
     void tokens.syncWithStore();
   });
   const reconcile = setInterval(() => {
-    if (tokens.state === 'linked' && !control.idle) setup.request();
+    if (tokens.state === 'linked' && !control.idle) want();
   }, RECONCILE_INTERVAL_MS).unref();
   shutdown.on('halt', () => {
     unwatchFile(tokensFile);

@@ -108,6 +108,14 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
       mayRun: () => distinct.check(unit, disable),
     }));
   }
+  // An account that links may be the same user as a later one already running without a verdict
+  // (it was compared while this one was not linked): that one is compared again now, before its next run.
+  for (const [index, unit] of [main, ...extras].entries()) {
+    unit.tokens.onStateChange((state) => {
+      if (state !== 'linked') return;
+      for (const later of extras.slice(index)) if (distinct.undecided(later) && accounts.linked(later.account.id)) later.setupWanted.emit(false);
+    });
+  }
   const settled = async () => {
     for (let busy = true; busy;) busy = (await Promise.all([...setups.values()].map((setup) => setup.settled()))).includes(true);
   };

@@ -3,7 +3,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { startPlugin } from '../../src/runtime/start-plugin.js';
 import { pluginBed, waitFor } from './plugin-bed.js';
@@ -81,6 +81,37 @@ describe('several accounts behind one listener', () => {
     expect(bed.sim.registrations().map((r) => r.url).filter((url) => url.includes('/a/again/'))).toEqual([]);
     expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
     expect(running.files.status.status.accounts?.cabin).toMatchObject({ link: { state: 'linked' } });
+  });
+
+  it('an entry of the main account\'s user runs while the main account is not linked; when the main account links, it is compared at once and disabled', async () => {
+    const twice = { id: 'again', name: 'Again', refreshToken: bed.sim.issueRefreshToken() };
+    const hb = homebridge([twice], { refreshToken: undefined });
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => bed.sim.registrations().some((r) => r.url.includes('/a/again/')));
+    await running.watchers.runs.settled();
+    expect(running.files.status.status.accounts?.again?.link.state).toBe('linked');
+    await running.link.tokens.linkWithRefreshToken(bed.sim.issueRefreshToken());
+    await waitFor(() => running.files.status.status.accounts?.again?.link.state === 'disabled', () => hb.captured.text());
+    expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
+  });
+
+  it('an entry of the main account\'s user whose comparison could not tell at start (GET /users/me failing) runs; the next periodic run compares again and disables it', async () => {
+    // Only the periodic (6-hour) run's timer is fake: everything else runs in real time.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    bed.sim.faults.failNext(1_000, 503, 'GET /users/me');
+    const twice = { id: 'again', name: 'Again', refreshToken: bed.sim.issueRefreshToken() };
+    const hb = homebridge([twice]);
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    // The main account holds every lock of that user, so this entry registers none of its own.
+    await waitFor(() => bed.sim.registrations().length === 2);
+    await running.watchers.runs.settled();
+    expect(running.files.status.status.accounts?.again?.link.state).toBe('linked');
+    bed.sim.faults.clear();
+    vi.advanceTimersByTime(6 * 60 * 60 * 1000);
+    await waitFor(() => running.files.status.status.accounts?.again?.link.state === 'disabled', () => hb.captured.text());
+    expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
   });
 
   it('isolation: one account\'s invalid_grant puts it alone in re-authorization needed; the main account gets no grant, no DELETE and no line blaming it, and its commands keep working', async () => {
