@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -17,6 +17,7 @@ import { describeExit } from '../../src/video/ffmpeg-processes.js';
 import type { LiveTarget } from '../../src/video/live-args.js';
 import { VideoRoom } from '../../src/video/video-room.js';
 import { childPids, freeUdpPort, udpBound } from '../harness/camera-viewer.js';
+import { commandLine } from '../harness/processes.js';
 import { makeClip } from '../harness/secure-video-hub.js';
 import { openServed, serveFolder, testRelay, type ServedFolder } from './clip-relay.js';
 import { keptLog, noMedia, testFfmpeg } from './ffmpeg-binary.js';
@@ -24,14 +25,6 @@ import { until } from '../harness/until.js';
 
 const FFMPEG = testFfmpeg();
 
-/** A process's arguments, NUL-separated (empty once it has gone). */
-function commandLineOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
 const work = mkdtempSync(join(tmpdir(), 'la-copied-'));
 let clip: string;
 /** The clip's playlist as the relay hands it to ffmpeg (on standard input). */
@@ -130,7 +123,13 @@ describe('a copied clip through the relay', () => {
     // The program goes away while the copy runs (its ffmpeg started already is not touched): the
     // hold's start at the clip's end fails. Taken away as soon as the copy runs, not after the first
     // frames: on a busy machine the 2 s clip could end first, and a hold already running never ends.
-    await until(() => childPids(process.pid).some((pid) => commandLineOf(pid).includes('\0copy\0')), 'the copy\'s ffmpeg running');
+    // Runs means ffmpeg itself (its first argument the link): under the orphan guard the child is
+    // `setpriv … -- <link> … copy …` until setpriv execs the link, and taking it away before that
+    // left no copy at all (a clean-clone run timed out so).
+    await until(() => childPids(process.pid).some((pid) => {
+      const args = commandLine(pid);
+      return args.startsWith(`${link}\0`) && args.includes('\0copy\0');
+    }), 'the copy\'s ffmpeg running');
     unlinkSync(link);
     await until(() => checksums(seen.text()).length >= 3, 'the first frames');
     const exit = await run.exited;
