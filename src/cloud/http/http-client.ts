@@ -17,17 +17,8 @@ import {
 import { describeNetworkError } from './network-error.js';
 import { nodeFetch } from './node-fetch.js';
 import { parseRetryAfter } from './retry-after.js';
+import { retryRefused, type RetryToken } from './refused-retry.js';
 import { sendServiceRequest, serviceUrl, type ServiceEndpoint } from './service-request.js';
-
-/**
- * The token to try a refused request again with. `renewed`: it came from a renewal (ours or another
- * process's), so its refusal is final; otherwise it is a newer token that was already in use (from
- * an answer's header), and its refusal earns a renewal of its own.
- */
-export interface RetryToken {
-  token: string;
-  renewed: boolean;
-}
 
 /** What the client needs from the token manager (tokens/token-manager.ts). */
 export interface AccessTokenSource {
@@ -72,23 +63,16 @@ export class CloudHttpClient implements ApiClient {
   async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions<T> = {}): Promise<T> {
     const url = serviceUrl(this.endpoint.baseUrl, path, options.query);
     const token = await this.options.tokens.getAccessToken();
-    let response = await this.send(method, url, path, token, options);
+    // After a 401: one refresh (shared with every other caller that got one), then one retry.
+    const { answer: response } = await retryRefused(token, await this.send(method, url, path, token, options), {
+      refused: (answer) => answer.status === 401,
+      renew: (refused) => this.options.tokens.handleUnauthorized(refused),
+      send: (retry) => this.send(method, url, path, retry, options),
+      discard: (answer) => answer.body?.cancel().catch(() => undefined) ?? Promise.resolve(),
+    });
     if (response.status === 401) {
       await response.body?.cancel().catch(() => undefined);
-      // One refresh (shared with every other caller that got a 401), then one retry. A newer token
-      // that was already in use (an answer's header came while this request was under way) is
-      // tried first, and its own refusal gets the renewal: no refused token goes unrenewed.
-      let retry = await this.options.tokens.handleUnauthorized(token);
-      response = await this.send(method, url, path, retry.token, options);
-      if (response.status === 401 && !retry.renewed) {
-        await response.body?.cancel().catch(() => undefined);
-        retry = await this.options.tokens.handleUnauthorized(retry.token);
-        response = await this.send(method, url, path, retry.token, options);
-      }
-      if (response.status === 401) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new AuthorizationLostError(`The Lock Access service refused the renewed access token (${label(method, path)}).`, 401);
-      }
+      throw new AuthorizationLostError(`The Lock Access service refused the renewed access token (${label(method, path)}).`, 401);
     }
     return this.read(response, method, path, options);
   }

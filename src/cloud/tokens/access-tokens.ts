@@ -6,7 +6,7 @@ import { ACCESS_TOKEN_HEADER } from '../../settings.js';
 import { reasonMessage, reasonOf } from '../../util/reason-messages.js';
 import type { UiMessage } from '../../util/ui-message.js';
 import { AuthorizationLostError, NotLinkedError, RateLimitedError, TransientError } from '../http/errors.js';
-import type { RetryToken } from '../http/http-client.js';
+import type { RetryToken } from '../http/refused-retry.js';
 import { describeNetworkError } from '../http/network-error.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { LINK_MESSAGES } from '../link-messages.js';

@@ -6,6 +6,7 @@ import { doublingDelay } from '../../util/backoff.js';
 import { reasonOf } from '../../util/reason-messages.js';
 import { AuthorizationLostError, RateLimitedError, RefreshRejectedError, TransientError } from '../http/errors.js';
 import { LEGACY_MESSAGE_CODE, type UiMessage } from '../../util/ui-message.js';
+import { retryRefused } from '../http/refused-retry.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { linkMessage, messageOfSentence } from '../link-messages.js';
 import type { AccessTokens, TokenCheck } from './access-tokens.js';
@@ -72,15 +73,16 @@ export async function testConnection(parts: { check: TokenCheck; access: AccessT
   } catch (error) {
     return { ok: false, message: failedTest(error) };
   }
-  let result = await check.check(token);
-  // As every request: a refused newer token that was already in use earns a renewal of its own.
-  for (let tries = 0, renewed = false; result.kind === 'unauthorized' && !renewed && tries < 2; tries += 1) {
-    try {
-      ({ token, renewed } = await access.afterUnauthorized(token));
-    } catch (error) {
-      return { ok: false, message: failedTest(error) };
-    }
-    result = await check.check(token);
+  let result: Awaited<ReturnType<TokenCheck['check']>>;
+  // After a 401 as every call with a token (the check itself never throws: an error is the renewal's).
+  try {
+    ({ answer: result, token } = await retryRefused(token, await check.check(token), {
+      refused: (answer) => answer.kind === 'unauthorized',
+      renew: (refused) => access.afterUnauthorized(refused),
+      send: (retry) => check.check(retry),
+    }));
+  } catch (error) {
+    return { ok: false, message: failedTest(error) };
   }
   if (result.kind === 'ok') {
     parts.onHeaderToken(result.headerToken ?? token, token);

@@ -18,7 +18,7 @@ import type { FileLockOptions } from '../../util/file-lock.js';
 import type { Logger } from '../../util/logger.js';
 import type { UiMessage } from '../../util/ui-message.js';
 import { RequestRejectedError } from '../http/errors.js';
-import type { RetryToken } from '../http/http-client.js';
+import type { RetryToken } from '../http/refused-retry.js';
 import { grantFetch, nodeFetch } from '../http/node-fetch.js';
 import { safeErrorText } from '../http/safe-error-text.js';
 import { AccessTokens, HeaderTokens, TokenCheck } from './access-tokens.js';
