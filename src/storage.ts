@@ -2,8 +2,8 @@
 // and renamed over the old one, so a crash leaves either the old or the new content, never a torn file.
 // The one exception is `append`, for journals whose readers skip a torn last line.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, chmod } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readFile, readdir, rename, rm, chmod, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
 import type { z } from 'zod/v3';
@@ -17,6 +17,21 @@ import { STORAGE_FOLDER } from './settings.js';
  * growing, while chunks this size reuse the same small blocks.
  */
 const LIST_CHUNK = 32 * 1024;
+
+/**
+ * The temporary copies a write makes before its rename: write() through write-file-atomic names one
+ * `<name>.<uint32>`, writeList() `<name>.<12 hex>.tmp`. A crash in the middle of a write leaves one.
+ */
+const TEMPORARY_COPY = [/^([^.].*\.json)\.\d{1,10}$/, /^([^.].*)\.[0-9a-f]{12}\.tmp$/];
+
+/** The file a temporary copy of a write belongs to (its name or path), or undefined for any other name. */
+export function copyOf(name: string): string | undefined {
+  for (const pattern of TEMPORARY_COPY) {
+    const found = pattern.exec(basename(name))?.[1];
+    if (found !== undefined) return join(dirname(name), found);
+  }
+  return undefined;
+}
 
 export class StorageError extends Error {
   /** The file was read but holds no valid content; false when it could not be read at all (which may pass). */
@@ -156,5 +171,20 @@ export class Storage {
 
   async remove(name: string): Promise<void> {
     await rm(this.file(name), { force: true });
+  }
+
+  /**
+   * Removes the temporary copies of writes that a crash cut short, once `minAgeMs` old (younger
+   * ones may belong to a write under way, here or in the settings server); the names removed.
+   */
+  async removeLeftovers(minAgeMs: number, now = Date.now()): Promise<string[]> {
+    const removed: string[] = [];
+    for (const name of (await this.names()).filter((entry) => copyOf(entry) !== undefined)) {
+      const info = await stat(this.file(name)).catch(() => undefined);
+      if (!info?.isFile() || now - info.mtimeMs < minAgeMs) continue;
+      await this.remove(name);
+      removed.push(name);
+    }
+    return removed;
   }
 }

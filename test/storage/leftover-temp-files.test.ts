@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { Storage } from '../../src/storage.js';
-import { isLeftoverName, LEFTOVER_AGE_MS, sweepLeftoverTempFiles } from '../../src/storage/leftover-temp-files.js';
+import { copyOf, Storage } from '../../src/storage.js';
+import { LEFTOVER_AGE_MS, sweepLeftoverTempFiles } from '../../src/storage/leftover-temp-files.js';
 
 let dir: string;
 let storage: Storage;
@@ -51,10 +51,11 @@ async function leave(path: string, ageMs: number): Promise<void> {
 }
 
 describe('temporary files an interrupted write left', () => {
-  it('both writers\' names are recognised; the plugin\'s own files are not', async () => {
-    expect(isLeftoverName(atomicTempName('tokens.json'))).toBe(true);
-    expect(isLeftoverName(await listTempName('events.json'))).toBe(true);
-    for (const kept of ['tokens.json', 'events.json', 'status.json', 'instance.lock', 'tokens.json.lock', 'dedupe.jsonl', 'webhooks.json', 'accounts']) expect(isLeftoverName(kept)).toBe(false);
+  it('both writers\' names are recognised as copies of their file; the plugin\'s own files are not', async () => {
+    expect(copyOf(atomicTempName('tokens.json'))).toBe('tokens.json');
+    expect(copyOf(await listTempName('events.json'))).toBe('events.json');
+    expect(copyOf(join(storage.dir, await listTempName('dedupe.json')))).toBe(join(storage.dir, 'dedupe.json'));
+    for (const kept of ['tokens.json', 'events.json', 'status.json', 'instance.lock', 'tokens.json.lock', 'dedupe.journal', 'webhooks.json', 'accounts']) expect(copyOf(kept)).toBeUndefined();
   });
 
   it('old ones go, in the plugin\'s folder and in every account\'s; fresh ones (a write under way, the settings server\'s) and every other file stay', async () => {
