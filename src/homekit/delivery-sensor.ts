@@ -7,7 +7,7 @@ import type { API, PlatformAccessory, Service } from 'homebridge';
 
 import type { DeliveryFeed, DeliveryState } from '../model/delivery-state.js';
 import { setAccessoryInformation } from './accessory-information.js';
-import { acquireService } from './services.js';
+import { acquireService, keepPrimary } from './services.js';
 
 export const DELIVERY_ACCESSORY_NAME = 'Lock Access';
 export const DELIVERY_SENSOR_NAME = 'Lock Access Events Stopped';
@@ -34,7 +34,7 @@ export class DeliverySensor {
     const { Characteristic: C, Service: S } = api.hap;
     setAccessoryInformation(api, accessory, { model: 'Delivery watch', serial: 'lock-access-bridge', name: DELIVERY_ACCESSORY_NAME });
     const service = acquireService(accessory, S.ContactSensor, DELIVERY_SENSOR_NAME, DELIVERY_SUBTYPE);
-    service.setPrimaryService(true);
+    keepPrimary(service);
     // Home shows ConfiguredName where it lists services; HAP does not list it as optional here.
     if (!service.optionalCharacteristics.some((template) => template.UUID === C.ConfiguredName.UUID)) service.addOptionalCharacteristic(C.ConfiguredName);
     if (!service.testCharacteristic(C.ConfiguredName)) service.updateCharacteristic(C.ConfiguredName, DELIVERY_SENSOR_NAME);

@@ -10,7 +10,7 @@ import { setAccessoryInformation } from './accessory-information.js';
 import type { DoorbellChange } from '../model/device-changes.js';
 import type { DoorbellDevice } from '../model/doorbell-device.js';
 import { doorbellParts, type DoorbellPart } from '../model/doorbell-parts.js';
-import { acquireService, findService, servicesOfType } from './services.js';
+import { acquireService, findService, keepPrimary, servicesOfType } from './services.js';
 import { convergeChimeSwitch, renderChimeSwitch } from './chime-switch.js';
 import { SnapshotCache, type FetchImage } from './snapshot-cache.js';
 import { DoorbellRecording, RECORDING_SUBTYPE, recordingOptions } from './doorbell-recording.js';
@@ -145,7 +145,7 @@ export class DoorbellAccessory {
     switch (part.kind) {
       case 'button': {
         const doorbell = acquireService(this.accessory, S.Doorbell, part.name);
-        doorbell.setPrimaryService(true);
+        keepPrimary(doorbell);
         doorbell.updateCharacteristic(C.Name, part.name);
         return [doorbell];
       }

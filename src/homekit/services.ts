@@ -28,6 +28,21 @@ export function acquireService(accessory: PlatformAccessory, type: ServiceType, 
 }
 
 /**
+ * Makes `service` the accessory's primary service. HAP counts every setPrimaryService call as a
+ * change of the accessory's configuration, repeats included, and each change makes it serialize and
+ * hash the whole bridge a second later; HAP's DoorbellController repeats the call on every camera
+ * set-up. So on this service a call that would change nothing is left out.
+ */
+export function keepPrimary(service: Service): void {
+  if (!service.isPrimaryService) service.setPrimaryService(true);
+  if (Object.hasOwn(service, 'setPrimaryService')) return;
+  const setPrimary = service.setPrimaryService.bind(service);
+  service.setPrimaryService = (isPrimary = true) => {
+    if (service.isPrimaryService !== isPrimary) setPrimary(isPrimary);
+  };
+}
+
+/**
  * Shows a value that may be the one already shown. HAP tells controllers of a changed value only,
  * so an unchanged one is left alone: that spares HAP's chain of change events on every repeated
  * report. (A read error left behind while a lock was offline is cleared by the read guard.)

@@ -229,6 +229,28 @@ describe.each(hapEnvs)('DoorbellAccessory on $label', ({ api }) => {
       await video.ready;
     });
 
+    it('a restart whose services are unchanged asks HomeKit for no new configuration when the ffmpeg check ends', async () => {
+      // Each configuration change makes HAP serialize and hash the whole bridge a second later: on a
+      // start with 20 doorbells that was a second pass over every accessory, for nothing.
+      const first = setup();
+      first.doorbell.dispose();
+      const cached = restartServed(api, first.accessory);
+      let checked: (value: undefined) => void = () => undefined;
+      const checkAfter = new Promise<undefined>((resolve) => (checked = resolve));
+      const video = new VideoRoom({ config: { replayMinutes: 60, secureVideo: true, ffmpegPath: '/nonexistent/ffmpeg' }, log: captureLog().log, lookup: () => Promise.resolve(''), media: noMedia, checkAfter });
+      const doorbell = serveDoorbell({ api, log: captureLog().log, fetchImage: () => Promise.resolve(placeholderBytes), video }, cached, { kind: 'doorbell', id: 'D1', name: 'Front Doorbell', motionTimeoutSeconds: 30 });
+      made.push(doorbell);
+      const hapAccessory = cached._associatedHAPAccessory as unknown as { enqueueConfigurationUpdate(): void };
+      const updates = vi.spyOn(hapAccessory, 'enqueueConfigurationUpdate');
+      checked(undefined);
+      await video.ready;
+      // The set-up that follows the check runs on the answer's continuation: let it run.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(video.status().state).toBe('unavailable');
+      expect(service(cached, S.Doorbell).isPrimaryService).toBe(true);
+      expect(updates).not.toHaveBeenCalled();
+    });
+
     it('a second DoorbellAccessory on the same accessory object never crashes (HAP allows one camera)', () => {
       const first = setup();
       const second = setup({ accessory: first.accessory });
