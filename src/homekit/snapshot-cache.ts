@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { errorText } from '../util/error-text.js';
+import { fileAbove } from '../util/file-above.js';
 import { listedDelay } from '../util/backoff.js';
 
 /** How long after a motion event its still is fetched (see setSource). */
@@ -26,7 +27,7 @@ let placeholderImage: Promise<Buffer> | undefined;
 
 /** The bundled neutral picture (src/assets, copied to dist/assets by the build). */
 export function placeholder(): Promise<Buffer> {
-  placeholderImage ??= readFile(new URL('../assets/placeholder.jpg', import.meta.url));
+  placeholderImage ??= Promise.resolve().then(() => readFile(fileAbove(import.meta.url, 'assets/placeholder.jpg')));
   return placeholderImage;
 }
 

@@ -64,6 +64,13 @@ describe('the tarball holds what the plugin needs and nothing else', () => {
     }
   });
 
+  it('the module Homebridge loads is one file: dist/index.js imports only packages and Node\'s own modules', async () => {
+    const main = await readFile(join(packed().packageDir, 'dist', 'index.js'), 'utf8');
+    const specifiers = [...main.matchAll(/(?:^import\s[^;]*?from\s*|^import\s*|\bimport\()\s*["']([^"']+)["']/gm)].map((match) => match[1]);
+    expect(specifiers).toContain('fastify');
+    expect(specifiers.filter((specifier) => specifier?.startsWith('.'))).toEqual([]);
+  });
+
   it('holds no tests, sources, source maps, benchmarks, scripts or local state', () => {
     const unwanted = packed().files.filter((file) => /^(test|src|bench|scripts|docs|\.ci|\.homebridge-demo|test-artifacts|coverage|node_modules)\//.test(file) || /\.(ts|map)$/.test(file) || /(^|\/)\.[^/]+$/.test(file));
     expect(unwanted).toEqual([]);
