@@ -64,17 +64,24 @@ export type DoorbellSettings = z.input<typeof doorbellSettingsSchema>;
 export type Person = z.infer<typeof personSchema>;
 export type DeviceKind = DeviceEntry['kind'];
 
+// The settings' defaults, worked out once: a start makes an entry per device (hundreds), and zod
+// builds its result objects anew at each parse. onlyOn copies them, so they are never changed.
+let lockDefaults: { values: z.infer<typeof lockSettingsSchema>; keys: string[] } | undefined;
+let doorbellDefaults: { values: z.infer<typeof doorbellSettingsSchema>; keys: string[] } | undefined;
+
 /**
  * The entry of a device with these settings (from a config entry, or none for a device only the
  * service lists): the settings every entry has (their defaults when not given), and of the others
  * only those that are on, so two entries that mean the same are the same.
  */
 export function lockEntry(id: string, name: string, settings?: LockSettings): LockEntry {
-  return { kind: 'lock', id, name, ...onlyOn(lockSettingsSchema.parse({}), Object.keys(lockSettingsSchema.shape), settings) };
+  lockDefaults ??= { values: lockSettingsSchema.parse({}), keys: Object.keys(lockSettingsSchema.shape) };
+  return { kind: 'lock', id, name, ...onlyOn(lockDefaults.values, lockDefaults.keys, settings) };
 }
 
 export function doorbellEntry(id: string, name: string, settings?: DoorbellSettings): DoorbellEntry {
-  return { kind: 'doorbell', id, name, ...onlyOn(doorbellSettingsSchema.parse({}), Object.keys(doorbellSettingsSchema.shape), settings) };
+  doorbellDefaults ??= { values: doorbellSettingsSchema.parse({}), keys: Object.keys(doorbellSettingsSchema.shape) };
+  return { kind: 'doorbell', id, name, ...onlyOn(doorbellDefaults.values, doorbellDefaults.keys, settings) };
 }
 
 /** `defaults` with each of `keys` that `given` has: always for a key with a default, else only when it is on. */

@@ -146,6 +146,8 @@ export function know(state: Knowledge, event: KnowledgeEvent): Known {
     case 'alive':
       return { state: { ...state, aliveAt: event.at }, effects };
     case 'handedOut':
+      // The same token is handed out for call after call: nothing to learn, and no copy to make.
+      if (state.live.get(event.token) === state.unlinks && state.live.size < LIVE_MEMORY) return { state, effects };
       return { state: { ...state, live: new Map([...keptOf(state.live, LIVE_MEMORY), [event.token, state.unlinks]]) }, effects };
     case 'refused':
       return { state: { ...state, refused: new Set([...keptOf(state.refused, REFUSED_MEMORY), event.token]) }, effects };

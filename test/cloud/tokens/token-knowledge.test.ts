@@ -168,6 +168,16 @@ describe('unlink and header tokens', () => {
     expect(acceptsHeaderToken(linked, undefined, 'next')).toBe(true);
   });
 
+  it('the token handed out again for the next call changes nothing: the knowledge is the same object (no copy per call)', () => {
+    const once = know(linked, { type: 'handedOut', token: 'access-1' }).state;
+    const again = know(once, { type: 'handedOut', token: 'access-1' });
+    expect(again.state).toBe(once);
+    expect(again.effects).toEqual([]);
+    // Handed out before an unlink, the same token is news again afterwards.
+    const relinked = know(know(once, { type: 'unlinkStarted' }).state, { type: 'unlinkEnded' }).state;
+    expect(know(relinked, { type: 'handedOut', token: 'access-1' }).state.live.get('access-1')).toBe(relinked.unlinks);
+  });
+
   it('handed-out and refused tokens are bounded, starting over once full', () => {
     let state = linked;
     for (let i = 0; i < LIVE_MEMORY; i++) state = know(state, { type: 'handedOut', token: `live-${i}` }).state;
