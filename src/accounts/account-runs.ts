@@ -87,7 +87,13 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
   }, ...(deps.mainDisabled === undefined ? {} : { disabled: deps.mainDisabled.text }) });
   if (deps.mainDisabled !== undefined) deps.mainStatus.disabled(deps.mainDisabled.fields);
   setups.set(MAIN_ACCOUNT_ID, mainSetup);
-  const distinct = new DistinctUsers([main, ...extras], (account) => accounts.linked(account));
+  // An account that had to wait for its comparison wants a run again later; its run asks first.
+  const distinct = new DistinctUsers([main, ...extras], (account) => accounts.linked(account), (unit) => {
+    unit.setupWanted.emit(false);
+  });
+  deps.shutdown.on('halt', () => {
+    distinct.stop();
+  });
   for (const unit of extras) {
     const id = unit.account.id;
     const reporter = new AccountStatusReporter(deps.accountsStatus, id, unit.account.name);

@@ -96,22 +96,25 @@ describe('several accounts behind one listener', () => {
     expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
   });
 
-  it('an entry of the main account\'s user whose comparison could not tell at start (GET /users/me failing) runs; the next periodic run compares again and disables it', async () => {
-    // Only the periodic (6-hour) run's timer is fake: everything else runs in real time.
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  it('an entry of the main account\'s user whose comparison could not tell at start (GET /users/me failing) waits: it registers nothing, says why, and the comparison a minute later disables it', async () => {
+    // Timers run in real time; the minute before the comparison is made again is skipped.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'], shouldAdvanceTime: true });
     bed.sim.faults.failNext(1_000, 503, 'GET /users/me');
     const twice = { id: 'again', name: 'Again', refreshToken: bed.sim.issueRefreshToken() };
     const hb = homebridge([twice]);
     const running = await startPlugin(hb.context);
     if (!running) throw new Error('the plugin should have started');
-    // The main account holds every lock of that user, so this entry registers none of its own.
     await waitFor(() => bed.sim.registrations().length === 2);
     await running.watchers.runs.settled();
+    await waitFor(() => /Again \(again\): Its Lock Access user could not be compared/.test(hb.captured.text()), () => hb.captured.text());
+    // Nothing of its own: no user webhook on its path, no grant of a registration.
+    expect(bed.sim.registrations().filter((r) => r.account === 'again')).toEqual([]);
     expect(running.files.status.status.accounts?.again?.link.state).toBe('linked');
     bed.sim.faults.clear();
-    vi.advanceTimersByTime(6 * 60 * 60 * 1000);
+    vi.advanceTimersByTime(60_000);
     await waitFor(() => running.files.status.status.accounts?.again?.link.state === 'disabled', () => hb.captured.text());
     expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
+    expect(bed.sim.registrations().filter((r) => r.account === 'again')).toEqual([]);
   });
 
   it('isolation: one account\'s invalid_grant puts it alone in re-authorization needed; the main account gets no grant, no DELETE and no line blaming it, and its commands keep working', async () => {
