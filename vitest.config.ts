@@ -46,7 +46,9 @@ export default defineConfig({
     // file uses the CPU the other two leave. Four finished sooner in a fresh clone (231-248 s
     // against 256-268 s) but starved the real-time parts: the camera view's viewer, in the test
     // process, fell silent long enough to count as gone (two failed runs in seven). The unit lanes
-    // alone use all the CPU they get: `npm run test:fast` runs them with two.
+    // alone run with three as well (`npm run test:fast`): the waits of a few of their files (child
+    // processes, ffmpeg, real timeouts) leave CPU to a third; two took 55 s against 49-51 s, four 55 s.
+    // A --maxWorkers on the command line does not reach the projects: each inherits this number.
     maxWorkers: 3,
     // The longest files first, across lanes, so no long file starts last and runs alone.
     sequence: { sequencer: LongestFirst },
