@@ -1,15 +1,10 @@
 // The settings UI's server: started by the Homebridge UI as a child process while the plugin's
 // settings are open. Plain JavaScript so it runs from the installed package; the logic is the
-// built, typed SettingsUiBackend (../dist/settings-ui/settings-ui-backend.js). Answers never carry secrets.
+// built, typed SettingsUiBackend, bundled with the rest it needs into ../dist/settings-ui/server-parts.js.
+// Answers never carry secrets.
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 
-import { configProblems } from '../dist/settings-ui/config-check.js';
-import { readMatterPairing } from '../dist/settings-ui/matter-pairing.js';
-import { peopleSeen } from '../dist/status/people-seen.js';
-import { SettingsUiBackend } from '../dist/settings-ui/settings-ui-backend.js';
-import { serverMessage } from '../dist/settings-ui/server-messages.js';
-import { UiError } from '../dist/settings-ui/ui-error.js';
-import { errorText } from '../dist/util/error-text.js';
+import { cloudClient, configProblems, errorText, peopleSeen, readMatterPairing, serverMessage, SettingsUiBackend, UiError } from '../dist/settings-ui/server-parts.js';
 
 const prefix = '[Lock Access settings]';
 
@@ -21,7 +16,7 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
       configPath: this.homebridgeConfigPath,
       // The plugin's own API client, loaded when first needed (unlink, recordings, device list).
       createClient: async (account, tokens, log) => {
-        const { CloudHttpClient } = await import('../dist/cloud/http/http-client.js');
+        const CloudHttpClient = await cloudClient();
         return new CloudHttpClient({ baseUrl: account.baseUrl, apiKey: account.apiKey, tokens, log });
       },
       log: {

@@ -59,16 +59,20 @@ afterAll(async () => {
 
 describe('the tarball holds what the plugin needs and nothing else', () => {
   it('ships the built plugin, the settings UI with its player, the schema and the docs', () => {
-    for (const file of ['package.json', 'dist/index.js', 'dist/assets/placeholder.jpg', 'config.schema.json', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html', 'homebridge-ui/public/js/main.js', 'homebridge-ui/public/vendor/hls.light.min.js', 'README.md', 'LICENSE']) {
+    for (const file of ['package.json', 'dist/index.js', 'dist/settings-ui/server-parts.js', 'dist/assets/placeholder.jpg', 'config.schema.json', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html', 'homebridge-ui/public/js/main.js', 'homebridge-ui/public/vendor/hls.light.min.js', 'README.md', 'LICENSE']) {
       expect(packed().files, file).toContain(file);
     }
   });
 
-  it('the module Homebridge loads is one file: dist/index.js imports only packages and Node\'s own modules', async () => {
-    const main = await readFile(join(packed().packageDir, 'dist', 'index.js'), 'utf8');
-    const specifiers = [...main.matchAll(/(?:^import\s[^;]*?from\s*|^import\s*|\bimport\()\s*["']([^"']+)["']/gm)].map((match) => match[1]);
-    expect(specifiers).toContain('fastify');
-    expect(specifiers.filter((specifier) => specifier?.startsWith('.'))).toEqual([]);
+  it('the module Homebridge loads and the settings server\'s part are one file each: they import only packages and Node\'s own modules', async () => {
+    for (const [file, a] of [['dist/index.js', 'fastify'], ['dist/settings-ui/server-parts.js', 'write-file-atomic']] as const) {
+      const code = await readFile(join(packed().packageDir, file), 'utf8');
+      const specifiers = [...code.matchAll(/(?:^import\s[^;]*?from\s*|^import\s*|\bimport\()\s*["']([^"']+)["']/gm)].map((match) => match[1]);
+      expect(specifiers, file).toContain(a);
+      expect(specifiers.filter((specifier) => specifier?.startsWith('.')), file).toEqual([]);
+    }
+    // Nothing else of dist/ is shipped: the two files hold all of the plugin's code.
+    expect(packed().files.filter((name) => name.startsWith('dist/') && name.endsWith('.js')).sort()).toEqual(['dist/index.js', 'dist/settings-ui/server-parts.js']);
   });
 
   it('holds no tests, sources, source maps, benchmarks, scripts or local state', () => {
