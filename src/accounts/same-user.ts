@@ -29,7 +29,6 @@ export class DistinctUsers {
     private readonly all: readonly AccountUnit[],
     private readonly linked: (account: string) => boolean,
     private readonly askAgain: (unit: AccountUnit) => void = () => undefined,
-    private readonly schedule: Doubling = ASK_AGAIN,
   ) {}
 
   /**
@@ -92,7 +91,7 @@ export class DistinctUsers {
     if (this.timers.has(id) || !this.linked(id)) return;
     const failures = (this.failures.get(id) ?? 0) + 1;
     this.failures.set(id, failures);
-    const delay = doublingDelay(failures, this.schedule);
+    const delay = doublingDelay(failures, ASK_AGAIN);
     if (failures === 1) {
       unit.log.warn(`Its Lock Access user could not be compared with the earlier accounts' users (GET /users/me did not answer): it sets up nothing until it can, so it never takes over another account's registrations. Trying again in ${String(Math.round(delay / 60_000))} min.`);
     }

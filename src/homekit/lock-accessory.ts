@@ -14,7 +14,7 @@ import { lockParts, partsFacts, partsFactsChanged, partsKey, type LockPart, type
 import type { Logger } from '../util/logger.js';
 import { renderBattery } from './battery-render.js';
 import { guardAccessoryReads } from './offline-reads.js';
-import { acquireService, findService, showValue } from './services.js';
+import { acquireService, findService, keepPrimary, showValue } from './services.js';
 import { GuardView, LEFT_OPEN_SUBTYPE, LEFT_UNLOCKED_SUBTYPE } from './guard-view.js';
 import { LockActivity } from './lock-activity.js';
 
@@ -179,7 +179,7 @@ export class LockAccessory {
     switch (part.kind) {
       case 'mechanism': {
         const lock = acquireService(this.accessory, S.LockMechanism, part.name);
-        if (!lock.isPrimaryService) lock.setPrimaryService(true);
+        keepPrimary(lock);
         lock.getCharacteristic(C.LockTargetState).onSet((value) => {
           this.onTargetSet(value);
         });

@@ -1,6 +1,6 @@
 // Files that ship beside the code (package.json, the bundled picture), found from the module that
-// asks: the plugin runs as one bundled file (dist/index.js), its tests from src/, the settings
-// server from dist/'s separate modules, and each sits at another depth below the package root.
+// asks: the same code runs bundled as dist/index.js and as dist/settings-ui/server-parts.js, and
+// from src/ in the tests, each at another depth below the package root.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
