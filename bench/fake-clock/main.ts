@@ -98,8 +98,9 @@ const { User } = (await import(pathToFileURL(join(homebridgeDist, 'user.js')).hr
 const { PlatformAccessory } = (await import(pathToFileURL(join(homebridgeDist, 'platformAccessory.js')).href)) as {
   PlatformAccessory: { serialize(a: Accessory): unknown; deserialize(json: unknown): Accessory };
 };
-// BENCH_PLATFORM_MODULE: another build's module exporting LockAccessPlatform (e.g. an older release).
-const { LockAccessPlatform } = (await import(pathToFileURL(process.env.BENCH_PLATFORM_MODULE ?? join(REPO_ROOT, 'dist', 'platform.js')).href)) as {
+// The platform from src/ (this runs under tsx). BENCH_PLATFORM_MODULE: another build's module exporting
+// LockAccessPlatform (e.g. an older release).
+const { LockAccessPlatform } = (await import(pathToFileURL(process.env.BENCH_PLATFORM_MODULE ?? join(REPO_ROOT, 'src', 'platform.ts')).href)) as {
   LockAccessPlatform: new (log: Logging, config: PlatformConfig, api: API) => DynamicPlatformPlugin;
 };
 

@@ -56,7 +56,7 @@ export function browserTestsUnavailable(): string | undefined {
  */
 export async function snapshotPackage(dir: string): Promise<string> {
   const target = join(dir, 'homebridge-lock-access');
-  for (let attempt = 0; !existsSync(join(REPO_ROOT, 'dist', 'settings-ui', 'settings-ui-backend.js')) || !existsSync(join(REPO_ROOT, 'dist', 'index.js')); attempt += 1) {
+  for (let attempt = 0; !existsSync(join(REPO_ROOT, 'dist', 'settings-ui', 'server-parts.js')) || !existsSync(join(REPO_ROOT, 'dist', 'index.js')); attempt += 1) {
     if (attempt > 120) throw new Error('dist/ is not built: run npm run build');
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
