@@ -5,6 +5,7 @@
 import type { AccountSetup, AccountSetupDeps } from '../cloud/account-setup.js';
 import type { AccountChange } from '../callbacks/event-router.js';
 import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
+import type { LinkState } from '../cloud/tokens/token-manager.js';
 import { MAIN_ACCOUNT_ID, type LockAccessConfig, type MainDisabled } from '../config.js';
 import type { DeviceRegistry } from '../model/device-registry.js';
 import { AccountStatusReporter, type AccountsStatusSink } from '../status/account-status.js';
@@ -102,16 +103,24 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
       reporter.disabled(reason);
       accounts.stop(id);
     };
+    const showLink = (state: LinkState) => {
+      const status = unit.tokens.status();
+      reporter.link(state, status.message, status.problem, status.setting);
+    };
     setups.set(id, await runAccount(unit, {
       ...common,
       // Its registrations are in its own ledger; the public address is one for all accounts, and the main account's setup checks it.
       status: { registrations: () => undefined, knownFrom: () => undefined },
       selfCheck: () => Promise.resolve(),
       showLink: (state) => {
-        const status = unit.tokens.status();
-        reporter.link(state, status.message, status.problem, status.setting);
+        // A linked account that waits for its comparison keeps saying so.
+        if (state === 'linked' && distinct.waiting(unit)) return;
+        showLink(state);
       },
-      mayRun: () => distinct.check(unit, disable),
+      mayRun: () => distinct.check(unit, disable, (reason) => {
+        if (reason === undefined) showLink(unit.tokens.state);
+        else if (unit.tokens.state === 'linked') reporter.waiting(reason);
+      }),
     }));
   }
   // An account that links may be the same user as a later one already running without a verdict

@@ -2,7 +2,8 @@
 // user entered twice would take over the earlier account's registrations (the service keeps them
 // per user), so the later entry is disabled before it registers anything. Asked before each run.
 // While an answer it needs is missing (GET /users/me failing), the account waits: it sets up
-// nothing, and the comparison is made again a minute later, then less and less often.
+// nothing, its status says so, and the comparison is made again a minute later, then less and
+// less often.
 import { AccountUser } from '../cloud/account-user.js';
 import { accountStatusMessage } from '../status/account-status.js';
 import { doublingDelay, type Doubling } from '../util/backoff.js';
@@ -13,6 +14,9 @@ import type { AccountUnit } from './account-unit.js';
 export const ASK_AGAIN: Doubling = { firstMs: 60_000, maxMs: 30 * 60_000 };
 
 type Verdict = 'run' | 'wait' | 'disabled';
+
+/** Told why an account waits (each time it does), and `undefined` once it runs after waiting. */
+export type WaitReport = (reason: UiMessage | undefined) => void;
 
 export class DistinctUsers {
   private readonly users = new Map<string, AccountUser>();
@@ -37,17 +41,23 @@ export class DistinctUsers {
    * later). An earlier account that is not linked registers nothing and is not compared with; once
    * it links, the comparison is made again. Only a verdict from every earlier account's answer is kept.
    */
-  async check(unit: AccountUnit, disable: (reason: UiMessage) => void): Promise<boolean> {
+  async check(unit: AccountUnit, disable: (reason: UiMessage) => void, wait: WaitReport = () => undefined): Promise<boolean> {
     const id = unit.account.id;
     const known = this.verdicts.get(id);
     if (known !== undefined) return known;
     const verdict = await this.compare(unit, disable);
-    if (verdict === 'wait') this.waitAndAskAgain(unit);
-    else {
-      if (this.failures.has(id)) unit.log.info('Its Lock Access user could be compared with the earlier accounts\' users now.');
+    if (verdict === 'wait') this.waitAndAskAgain(unit, wait);
+    else if (this.failures.has(id)) {
       this.failures.delete(id);
+      unit.log.info('Its Lock Access user could be compared with the earlier accounts\' users now.');
+      if (verdict === 'run') wait(undefined);
     }
     return verdict === 'run';
+  }
+
+  /** Whether `unit` is waiting for a comparison that could not tell (its status says so). */
+  waiting(unit: AccountUnit): boolean {
+    return this.failures.has(unit.account.id);
   }
 
   /** Whether `unit` has no kept verdict yet (a later run compares again). */
@@ -86,15 +96,17 @@ export class DistinctUsers {
     return 'run';
   }
 
-  private waitAndAskAgain(unit: AccountUnit): void {
+  private waitAndAskAgain(unit: AccountUnit, wait: WaitReport): void {
     const id = unit.account.id;
     if (this.timers.has(id) || !this.linked(id)) return;
     const failures = (this.failures.get(id) ?? 0) + 1;
     this.failures.set(id, failures);
     const delay = doublingDelay(failures, ASK_AGAIN);
+    const minutes = Math.round(delay / 60_000);
     if (failures === 1) {
-      unit.log.warn(`Its Lock Access user could not be compared with the earlier accounts' users (GET /users/me did not answer): it sets up nothing until it can, so it never takes over another account's registrations. Trying again in ${String(Math.round(delay / 60_000))} min.`);
+      unit.log.warn(`Its Lock Access user could not be compared with the earlier accounts' users (GET /users/me did not answer): it sets up nothing until it can, so it never takes over another account's registrations. Trying again in ${String(minutes)} min.`);
     }
+    wait(accountStatusMessage('accounts.link.waiting', { minutes }));
     const timer = setTimeout(() => {
       this.timers.delete(id);
       if (this.linked(id)) this.askAgain(unit);

@@ -1,6 +1,7 @@
 // The extra accounts in the status file: `accounts.<id>` with the account's name, its link and, once
 // its delivery watch knows, whether its events arrive (the same entry as the main account's
-// `delivery`); a disabled entry says why. Messages are codes, like the rest of the file. The main
+// `delivery`); a disabled entry says why, and so does one that waits to be compared with the earlier
+// accounts' users (linked, but set up nothing yet). Messages are codes, like the rest of the file. The main
 // account keeps the file's own fields.
 import { z } from 'zod/v3';
 
@@ -13,7 +14,7 @@ export function accountsStatusSchema() {
   const accountStatusSchema = z.object({
     name: z.string(),
     link: z.object({
-      state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded', 'checkSettings', 'disabled']),
+      state: z.enum(['notConfigured', 'unlinked', 'linked', 'reauthorizationNeeded', 'checkSettings', 'disabled', 'waiting']),
       message: uiMessageSchema(),
       since: z.number().optional(),
     }),
@@ -29,6 +30,7 @@ export const ACCOUNT_STATUS_MESSAGES = {
   'accounts.link.linked': 'Linked.',
   'accounts.link.unlinked': 'Not linked: link this account in the plugin settings, or paste a refresh token into its entry.',
   'accounts.link.reauthorizationNeeded': 'Re-authorization needed: the service no longer accepts this account\'s stored tokens. Link it again in the plugin settings (or paste a new refresh token into its entry).',
+  'accounts.link.waiting': 'Linked, but nothing is set up yet: its Lock Access user could not be compared with the earlier accounts\' users (GET /users/me did not answer), and an entry of the same user would take over their registrations. The comparison is made again in {minutes} min.',
   'accounts.disabled.sameAsMain': 'It is the same Lock Access user as the main account (GET /users/me answers the same user), so it is disabled and registers nothing: registering it would take over the registrations of the main account. Remove this entry, or link it to another Lock Access account.',
   'accounts.disabled.sameAsAccount': 'It is the same Lock Access user as account {name} ({id}) (GET /users/me answers the same user), so it is disabled and registers nothing: registering it would take over the registrations of account {name}. Remove this entry, or link it to another Lock Access account.',
 } as const;
@@ -73,6 +75,12 @@ export class AccountStatusReporter {
   /** What the account's delivery watch publishes, as the main account's `delivery` entry. */
   delivery(entry: DeliveryEntry): void {
     this.put({ delivery: entry });
+  }
+
+  /** A linked entry that sets up nothing until its user can be compared, and why; `since` stays from the first wait. */
+  waiting(reason: UiMessage): void {
+    const previous = this.current()?.link;
+    this.put({ link: { state: 'waiting', message: reason, since: previous?.state === 'waiting' && previous.since !== undefined ? previous.since : this.now() } });
   }
 
   /** An entry that does not run, and why. */

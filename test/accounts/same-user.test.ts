@@ -92,6 +92,43 @@ describe('the same /users/me user as an earlier account', () => {
     expect(cabin.lines.at(-1)).toMatch(/^info Its Lock Access user could be compared/);
   });
 
+  it('its status says why it waits and when the comparison is made again, each time; once it runs, the wait is over', async () => {
+    vi.useFakeTimers();
+    const main = account('main', ['U1']);
+    const cabin = account('cabin', [outage(), outage(), 'U2']);
+    const users = new DistinctUsers([main.unit, cabin.unit], () => true);
+    const reports: (UiMessage | undefined)[] = [];
+    const report = (reason: UiMessage | undefined) => reports.push(reason);
+    expect(users.waiting(cabin.unit)).toBe(false);
+    expect(await users.check(cabin.unit, () => undefined, report)).toBe(false);
+    expect(users.waiting(cabin.unit)).toBe(true);
+    await vi.advanceTimersByTimeAsync(ASK_AGAIN.firstMs);
+    expect(await users.check(cabin.unit, () => undefined, report)).toBe(false);
+    await vi.advanceTimersByTimeAsync(2 * ASK_AGAIN.firstMs);
+    expect(await users.check(cabin.unit, () => undefined, report)).toBe(true);
+    expect(users.waiting(cabin.unit)).toBe(false);
+    expect(reports.map((reason) => reason && { code: reason.code, params: reason.params })).toEqual([
+      { code: 'accounts.link.waiting', params: { minutes: 1 } },
+      { code: 'accounts.link.waiting', params: { minutes: 2 } },
+      undefined,
+    ]);
+    expect(reports[0]?.text).toMatch(/^Linked, but nothing is set up yet: .*GET \/users\/me did not answer.* again in 1 min\.$/);
+  });
+
+  it('found to be an earlier account\'s user after waiting: disabled, and the wait is not reported over', async () => {
+    vi.useFakeTimers();
+    const main = account('main', ['U1']);
+    const again = account('again', [outage(), 'U1']);
+    const users = new DistinctUsers([main.unit, again.unit], () => true);
+    const reports: (UiMessage | undefined)[] = [];
+    const told: UiMessage[] = [];
+    expect(await users.check(again.unit, (reason) => told.push(reason), (reason) => reports.push(reason))).toBe(false);
+    await vi.advanceTimersByTimeAsync(ASK_AGAIN.firstMs);
+    expect(await users.check(again.unit, (reason) => told.push(reason), (reason) => reports.push(reason))).toBe(false);
+    expect(told.map((reason) => reason.code)).toEqual(['accounts.disabled.sameAsMain']);
+    expect(reports.map((reason) => reason?.code)).toEqual(['accounts.link.waiting']);
+  });
+
   it('asked again after 1, 2, 4, 8, 16, 30, 30 min while the answer stays missing; one warning for the whole spell', async () => {
     vi.useFakeTimers();
     const main = account('main', ['U1']);

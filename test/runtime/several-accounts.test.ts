@@ -96,7 +96,7 @@ describe('several accounts behind one listener', () => {
     expect(hb.captured.text()).toMatch(/Again \(again\): This account is disabled\W+it is the same Lock Access user as the main account/i);
   });
 
-  it('an entry of the main account\'s user whose comparison could not tell at start (GET /users/me failing) waits: it registers nothing, says why, and the comparison a minute later disables it', async () => {
+  it('an entry of the main account\'s user whose comparison could not tell at start (GET /users/me failing) waits: it registers nothing, says why (log and status), and the comparison a minute later disables it', async () => {
     // Timers run in real time; the minute before the comparison is made again is skipped.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'], shouldAdvanceTime: true });
     bed.sim.faults.failNext(1_000, 503, 'GET /users/me');
@@ -109,7 +109,8 @@ describe('several accounts behind one listener', () => {
     await waitFor(() => /Again \(again\): Its Lock Access user could not be compared/.test(hb.captured.text()), () => hb.captured.text());
     // Nothing of its own: no user webhook on its path, no grant of a registration.
     expect(bed.sim.registrations().filter((r) => r.account === 'again')).toEqual([]);
-    expect(running.files.status.status.accounts?.again?.link.state).toBe('linked');
+    // Linked, and its status says why it sets up nothing (the settings page shows it).
+    expect(running.files.status.status.accounts?.again?.link).toMatchObject({ state: 'waiting', message: { code: 'accounts.link.waiting', params: { minutes: 1 } } });
     bed.sim.faults.clear();
     vi.advanceTimersByTime(60_000);
     await waitFor(() => running.files.status.status.accounts?.again?.link.state === 'disabled', () => hb.captured.text());

@@ -14,7 +14,7 @@ import { LEDGER_FILE } from '../../src/cloud/registrations/registration-ledger.j
 import { emptyStatus, type Status } from '../../src/status/status.js';
 import { Storage } from '../../src/storage.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { axeViolations, browserTestsUnavailable, openSettingsPage, savedPluginBlock, uiTestStorage, type OpenSettingsPage } from './host.js';
+import { askForNews, axeViolations, browserTestsUnavailable, openSettingsPage, savedPluginBlock, uiTestStorage, type OpenSettingsPage } from './host.js';
 
 const unavailable = browserTestsUnavailable();
 if (unavailable) console.warn(`Skipping the settings page's account rows tests: ${unavailable}`);
@@ -99,6 +99,21 @@ describe.skipIf(unavailable !== undefined)('README "Several homes or accounts": 
     await frame.locator('#test-connection-cabin').press(' ');
     await expect.poll(result, { timeout: 20_000 }).toMatch(/^Cabin: Connected/);
     expect([asked('cabin'), asked('main')]).toEqual([cabinBefore + 1, mainBefore]);
+  });
+
+  it('Cabin linked but waiting to be compared with the main account\'s user (the plugin says so): the badge says Waiting and the row says why; once it runs, Linked', async () => {
+    const storage = Storage.under(storagePath);
+    const badge = frame.locator('#accounts tbody tr[data-account="cabin"] [data-role="badge"]');
+    const waiting = runningStatus(Date.now());
+    waiting.accounts = { cabin: { name: 'Cabin', link: { state: 'waiting', since: Date.now(), message: { code: 'accounts.link.waiting', params: { minutes: 2 }, text: 'Linked, but nothing is set up yet.' } } } };
+    await storage.write('status.json', waiting);
+    await askForNews(page);
+    await expect.poll(() => badge.getAttribute('data-state')).toBe('waiting');
+    expect(await badge.textContent()).toBe('Waiting');
+    expect(await frame.locator('#accounts tbody tr[data-account="cabin"] [data-role="message"]').textContent()).toMatch(/^Linked, but nothing is set up yet: .*GET \/users\/me did not answer.* again in 2 min\.$/);
+    await storage.write('status.json', runningStatus(Date.now()));
+    await askForNews(page);
+    await expect.poll(() => badge.getAttribute('data-state')).toBe('linked');
   });
 
   it('devices per account: the shared lock under its owner Cabin, naming the main account as its other holder; its options go to Cabin\'s entry', async () => {

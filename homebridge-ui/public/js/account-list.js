@@ -78,8 +78,8 @@ export function accountRequest(id) {
 }
 
 /**
- * An account's badge: its token file's link, or, from the running plugin, disabled (with why) or
- * events not arriving.
+ * An account's badge: its token file's link, or, from the running plugin, disabled or waiting to be
+ * compared with the earlier accounts' users (each with why), or events not arriving.
  * @param {string} id
  * @returns {AccountLink}
  */
@@ -91,15 +91,17 @@ export function accountLink(id) {
     return { state: link?.state ?? 'unlinked', message: link?.message };
   }
   const running = plugin?.accounts?.[id];
-  if (running?.link.state === 'disabled') return { state: 'disabled', message: running.link.message };
   const link = status?.accounts?.[id];
+  if (running?.link.state === 'disabled') return { state: 'disabled', message: running.link.message };
+  // Waiting holds while the account is linked; a link lost since says more.
+  if (running?.link.state === 'waiting' && link?.state === 'linked') return { state: 'waiting', message: running.link.message };
   if (link?.state === 'linked' && running?.delivery?.state === 'notArriving') return { state: 'notArriving', message: undefined };
   return { state: link?.state ?? 'unlinked', message: link?.message };
 }
 
-/** Whether an account can own devices now: linked ("re-authorization needed" counts) and not disabled. @param {string} id */
+/** Whether an account can own devices now: linked ("re-authorization needed" and waiting count) and not disabled. @param {string} id */
 export function canOwn(id) {
-  return ['linked', 'reauthorizationNeeded', 'notArriving', 'checkSettings'].includes(accountLink(id).state);
+  return ['linked', 'reauthorizationNeeded', 'notArriving', 'checkSettings', 'waiting'].includes(accountLink(id).state);
 }
 
 /**

@@ -15,7 +15,7 @@ import { call } from './requests.js';
 /** @typedef {import('./account-list.js').PageAccount} PageAccount */
 
 /** The badge colour per state; the words are the catalog's status.link.<state>. @type {Record<string, string>} */
-const BADGE_COLOURS = { linked: 'bg-success', unlinked: 'bg-secondary', reauthorizationNeeded: 'bg-danger', notConfigured: 'bg-secondary', checkSettings: 'bg-danger', disabled: 'bg-dark', notArriving: 'bg-danger' };
+const BADGE_COLOURS = { linked: 'bg-success', unlinked: 'bg-secondary', reauthorizationNeeded: 'bg-danger', notConfigured: 'bg-secondary', checkSettings: 'bg-danger', disabled: 'bg-dark', notArriving: 'bg-danger', waiting: 'bg-warning text-dark' };
 const ARMED_MS = 5000;
 
 let drawnKey = '';
