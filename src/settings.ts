@@ -5,6 +5,8 @@ export const DEFAULT_DISPLAY_NAME = 'Lock Access';
 
 /** Folder under Homebridge's storage path that holds everything the plugin writes. */
 export const STORAGE_FOLDER = 'lock-access';
+/** Folder inside it with a folder per extra account (`accounts/<id>/`). */
+export const ACCOUNTS_FOLDER = 'accounts';
 
 export const DEFAULT_LISTEN_HOST = '0.0.0.0';
 export const DEFAULT_LISTEN_PORT = 8582;

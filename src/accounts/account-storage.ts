@@ -8,6 +8,7 @@ import { LEDGER_FILE } from '../cloud/registrations/registration-ledger.js';
 import { WEBHOOK_SECRET_FILE } from '../cloud/registrations/webhook-secret.js';
 import { AccountFileStorage } from '../storage/account-file-storage.js';
 import { MAIN_ACCOUNT_ID } from '../config/fields.js';
+import { ACCOUNTS_FOLDER } from '../settings.js';
 import type { Storage } from '../storage.js';
 
 /** The keys of an extra account's `tokens.json` beside its tokens. */
@@ -17,5 +18,5 @@ export const ACCOUNT_FILE_SECTIONS: Readonly<Record<string, string>> = {
 };
 
 export function accountStorage(root: Storage, id: string): Storage {
-  return id === MAIN_ACCOUNT_ID ? root : new AccountFileStorage(join(root.dir, 'accounts', id), ACCOUNT_FILE_SECTIONS);
+  return id === MAIN_ACCOUNT_ID ? root : new AccountFileStorage(join(root.dir, ACCOUNTS_FOLDER, id), ACCOUNT_FILE_SECTIONS);
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { RegistrationLedger } from '../cloud/registrations/registration-ledger.js';
 import { ACCOUNT_ID_PATTERN } from '../config/fields.js';
+import { ACCOUNTS_FOLDER } from '../settings.js';
 import { Storage } from '../storage.js';
 import { errorText } from '../util/error-text.js';
 import type { Logger } from '../util/logger.js';
@@ -15,7 +16,7 @@ import { accountStorage } from './account-storage.js';
 export async function warnDepartedAccounts(root: Storage, configured: ReadonlySet<string>, log: Logger): Promise<void> {
   try {
     const pattern = new RegExp(ACCOUNT_ID_PATTERN);
-    const ids = (await new Storage(join(root.dir, 'accounts')).names()).filter((name) => pattern.test(name) && !configured.has(name));
+    const ids = (await new Storage(join(root.dir, ACCOUNTS_FOLDER)).names()).filter((name) => pattern.test(name) && !configured.has(name));
     for (const id of ids.sort()) {
       const ledger = await RegistrationLedger.load(accountStorage(root, id), () => undefined);
       const left = ledger.all().length;
