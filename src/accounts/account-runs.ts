@@ -103,23 +103,23 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
       reporter.disabled(reason);
       accounts.stop(id);
     };
+    /** Why the account waits for its user comparison, while it does. */
+    let waiting: UiMessage | undefined;
     const showLink = (state: LinkState) => {
       const status = unit.tokens.status();
-      reporter.link(state, status.message, status.problem, status.setting);
+      // A linked account that waits says so, unless its settings or tokens have a problem to fix.
+      if (state === 'linked' && status.problem === undefined && waiting !== undefined) reporter.waiting(waiting);
+      else reporter.link(state, status.message, status.problem, status.setting);
     };
     setups.set(id, await runAccount(unit, {
       ...common,
       // Its registrations are in its own ledger; the public address is one for all accounts, and the main account's setup checks it.
       status: { registrations: () => undefined, knownFrom: () => undefined },
       selfCheck: () => Promise.resolve(),
-      showLink: (state) => {
-        // A linked account that waits for its comparison keeps saying so.
-        if (state === 'linked' && distinct.waiting(unit)) return;
-        showLink(state);
-      },
+      showLink,
       mayRun: () => distinct.check(unit, disable, (reason) => {
-        if (reason === undefined) showLink(unit.tokens.state);
-        else if (unit.tokens.state === 'linked') reporter.waiting(reason);
+        waiting = reason;
+        showLink(unit.tokens.state);
       }),
     }));
   }

@@ -55,11 +55,6 @@ export class DistinctUsers {
     return verdict === 'run';
   }
 
-  /** Whether `unit` is waiting for a comparison that could not tell (its status says so). */
-  waiting(unit: AccountUnit): boolean {
-    return this.failures.has(unit.account.id);
-  }
-
   /** Whether `unit` has no kept verdict yet (a later run compares again). */
   undecided(unit: AccountUnit): boolean {
     return !this.verdicts.has(unit.account.id);

@@ -118,6 +118,23 @@ describe('several accounts behind one listener', () => {
     expect(bed.sim.registrations().filter((r) => r.account === 'again')).toEqual([]);
   });
 
+  it('another user\'s entry whose comparison could not tell at start waits (status: waiting), and once the comparison can be made it registers its devices and shows linked', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'], shouldAdvanceTime: true });
+    bed.sim.faults.failNext(1_000, 503, 'GET /users/me');
+    const hb = homebridge([cabinEntry()]);
+    const running = await startPlugin(hb.context);
+    if (!running) throw new Error('the plugin should have started');
+    await waitFor(() => running.files.status.status.accounts?.cabin?.link.state === 'waiting', () => hb.captured.text());
+    await running.watchers.runs.settled();
+    expect(bed.sim.registrations().filter((r) => r.account === 'cabin')).toEqual([]);
+    bed.sim.faults.clear();
+    vi.advanceTimersByTime(60_000);
+    await waitFor(() => bed.sim.registrations().some((r) => r.account === 'cabin' && r.scope === 'L2'), () => hb.captured.text());
+    await waitFor(() => running.files.status.status.accounts?.cabin?.link.state === 'linked', () => hb.captured.text());
+    expect(running.files.status.status.accounts?.cabin?.link.message.code).toBe('accounts.link.linked');
+    expect(hb.captured.text()).toMatch(/Cabin \(cabin\): Its Lock Access user could be compared with the earlier accounts' users now/);
+  });
+
   it('isolation: one account\'s invalid_grant puts it alone in re-authorization needed; the main account gets no grant, no DELETE and no line blaming it, and its commands keep working', async () => {
     const hb = homebridge([cabinEntry()]);
     const running = await startPlugin(hb.context);
