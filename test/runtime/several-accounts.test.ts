@@ -3,7 +3,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { startPlugin } from '../../src/runtime/start-plugin.js';
 import { pluginBed, waitFor } from './plugin-bed.js';
@@ -12,6 +12,10 @@ describe('several accounts behind one listener', () => {
   const bed = pluginBed('several-accounts', {
     accounts: [{ id: 'cabin', name: 'Cabin' }],
     locks: [{ id: 'L1', name: 'Front Door' }, { id: 'L2', name: 'Cabin Door', accounts: ['cabin'] }, { id: 'SHARED', name: 'Shed', accounts: ['main', 'cabin'] }],
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
   });
 
   const homebridge = (accounts: unknown[], top: Record<string, unknown> = {}) => bed.homebridge({ config: { userWebhook: false, refreshStateOnStart: false, accounts, ...top } });
