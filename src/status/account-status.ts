@@ -1,8 +1,8 @@
 // The extra accounts in the status file: `accounts.<id>` with the account's name, its link and, once
 // its delivery watch knows, whether its events arrive (the same entry as the main account's
 // `delivery`); a disabled entry says why, and so does one that waits to be compared with the earlier
-// accounts' users (linked, but set up nothing yet). Messages are codes, like the rest of the file. The main
-// account keeps the file's own fields.
+// accounts' users (linked, with nothing set up yet). Messages are codes, like the rest of the file.
+// The main account keeps the file's own fields.
 import { z } from 'zod/v3';
 
 import { linkStatusMessage, messageOfSentence } from '../cloud/link-messages.js';
