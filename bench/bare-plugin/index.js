@@ -11,7 +11,7 @@
 // (zod/v3, as the plugin), and a duplicate filter (a bounded map of EventIDs), then the two HAP
 // updates. Still no ordering, no storage, no event log, no status, no retries.
 //
-// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera, listener, checks,
+// Config: { platform: "BenchBare", apiKey, port, locks: [{id, name}], doorbells: [{id, name}], camera (true | "secure-video"), listener, checks,
 //           cloud: { baseUrl, authUrl, clientId, clientSecret, refreshToken } (optional: no cloud calls without it) }
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request } from 'node:http';
@@ -153,31 +153,48 @@ class BarePlatform {
       const bell = accessory.getService(Service.Doorbell) ?? accessory.addService(Service.Doorbell, entry.name);
       const motion = accessory.getService(Service.MotionSensor) ?? accessory.addService(Service.MotionSensor, `${entry.name} Motion`);
       if (this.config.camera) {
-        // The same snapshot-only camera doorbell shape as the plugin, so memory compares like with like.
-        const { hap } = this.api;
-        const controller = new hap.DoorbellController({
-          cameraStreamCount: 1,
-          delegate: {
-            handleSnapshotRequest: (_request, callback) => callback(undefined, Buffer.alloc(0)),
-            prepareStream: (_request, callback) => callback(new Error('snapshot only')),
-            handleStreamRequest: (_request, callback) => callback(new Error('snapshot only')),
-          },
-          streamingOptions: {
-            supportedCryptoSuites: [hap.SRTPCryptoSuites.AES_CM_128_HMAC_SHA1_80],
-            video: {
-              codec: { profiles: [hap.H264Profile.BASELINE, hap.H264Profile.MAIN], levels: [hap.H264Level.LEVEL3_1, hap.H264Level.LEVEL4_0] },
-              resolutions: [[1280, 720, 30], [640, 360, 30], [320, 180, 15]],
-            },
-          },
-          externalDoorbellService: bell,
-          sensors: { motion },
-        });
-        accessory.configureController(controller);
+        accessory.configureController(this.camera(accessory, bell, motion, entry.name));
       }
       this.doorbells.set(entry.id, { bell, motion, timer: undefined });
       if (isNew) fresh.push(accessory);
     }
     if (fresh.length > 0) this.api.registerPlatformAccessories(PLUGIN, PLATFORM, fresh);
+  }
+
+  /**
+   * The doorbell's camera. `camera: true`: snapshot-only, as the plugin's without video, so memory
+   * compares like with like. `camera: "secure-video"`: the shape of the plugin's camera with video
+   * (two viewers, a recording's sound, Secure Video with its own trigger sensor), still with no
+   * video behind it: what HAP itself holds for that surface.
+   */
+  camera(accessory, bell, motion, name) {
+    const { hap } = this.api;
+    const snapshotOnly = this.config.camera !== 'secure-video';
+    const profiles = snapshotOnly ? [hap.H264Profile.BASELINE, hap.H264Profile.MAIN] : [hap.H264Profile.BASELINE, hap.H264Profile.MAIN, hap.H264Profile.HIGH];
+    const levels = snapshotOnly ? [hap.H264Level.LEVEL3_1, hap.H264Level.LEVEL4_0] : [hap.H264Level.LEVEL3_1, hap.H264Level.LEVEL3_2, hap.H264Level.LEVEL4_0];
+    const refuse = (_request, callback) => callback(new Error('no video'));
+    const recording = snapshotOnly ? undefined : {
+      options: {
+        prebufferLength: 4000,
+        mediaContainerConfiguration: [{ type: hap.MediaContainerType.FRAGMENTED_MP4, fragmentLength: 4000 }],
+        video: { type: hap.VideoCodecType.H264, parameters: { profiles, levels }, resolutions: [[1280, 720, 30], [1280, 720, 15], [640, 360, 30], [640, 360, 15]] },
+        audio: { codecs: [{ type: hap.AudioRecordingCodecType.AAC_LC, audioChannels: 1, samplerate: [hap.AudioRecordingSamplerate.KHZ_16, hap.AudioRecordingSamplerate.KHZ_24, hap.AudioRecordingSamplerate.KHZ_32] }] },
+      },
+      delegate: { updateRecordingActive() {}, updateRecordingConfiguration() {}, async *handleRecordingStreamRequest() {}, closeRecordingStream() {} },
+    };
+    const trigger = snapshotOnly ? motion : accessory.getServiceById(hap.Service.MotionSensor, 'recording') ?? accessory.addService(hap.Service.MotionSensor, `${name} Recording`, 'recording');
+    return new hap.DoorbellController({
+      cameraStreamCount: snapshotOnly ? 1 : 2,
+      delegate: { handleSnapshotRequest: (_request, callback) => callback(undefined, Buffer.alloc(0)), prepareStream: refuse, handleStreamRequest: refuse },
+      streamingOptions: {
+        supportedCryptoSuites: [hap.SRTPCryptoSuites.AES_CM_128_HMAC_SHA1_80],
+        video: { codec: { profiles, levels }, resolutions: [[1280, 720, 30], [640, 360, 30], [320, 180, 15]] },
+        ...(snapshotOnly ? {} : { audio: { codecs: [{ type: hap.AudioStreamingCodecType.OPUS, samplerate: [hap.AudioStreamingSamplerate.KHZ_16, hap.AudioStreamingSamplerate.KHZ_24] }] } }),
+      },
+      externalDoorbellService: bell,
+      sensors: { motion: trigger },
+      ...(recording === undefined ? {} : { recording }),
+    });
   }
 
   /** One refresh grant, then every registration in turn, each answer's fresh access token for the next. */

@@ -75,7 +75,7 @@ export function registrationTarget(sim: Simulator, kind: 'lock' | 'doorbell', id
  * (one refresh grant, a registration with a custom header token per device and the user hook) and
  * receives the same signed callbacks through them; without one it only listens.
  */
-export async function startBare(f: Fleet, options: { camera?: boolean; sim?: Simulator; listener?: 'http' | 'fastify'; checks?: boolean } = {}): Promise<Subject> {
+export async function startBare(f: Fleet, options: { camera?: boolean | 'secure-video'; sim?: Simulator; listener?: 'http' | 'fastify'; checks?: boolean } = {}): Promise<Subject> {
   const port = await freePort();
   const spawnedAt = performance.now();
   const { sim } = options;

@@ -92,6 +92,15 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
     pairs.length === 0 ? undefined : { ps: median(pairs.map((p) => pick(p).ps ?? Number.NaN)), settled: median(pairs.map((p) => pick(p).settled)), pressure: median(pairs.map((p) => pick(p).pressure)), heapUsed: median(pairs.map((p) => pick(p).heapUsed ?? Number.NaN)) };
   const oursMiB = med((p) => p.ours);
   const sameMiB = med((p) => p.same);
+  // Not a goal: the bare plugin with this plugin's camera surface (Secure Video included, no video
+  // behind it), to tell what HAP holds for that surface from what the plugin holds.
+  let secureVideoMiB: Reading | undefined;
+  try {
+    secureVideoMiB = await readOnOwnSimulator(env, (sim) => startBare(env.fleet, { sim, listener: 'fastify', checks: true, camera: 'secure-video' }));
+    options.log(`memory: bare plugin with this plugin's camera surface ${secureVideoMiB.settled} MiB (${secureVideoMiB.pressure} under pressure)`);
+  } catch (error) {
+    notes.push(`The bare plugin with this plugin's camera surface could not be started: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
   let peopleMiB: Reading | undefined;
   try {
     const people = await env.ours();
@@ -120,6 +129,7 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
       noPlugin: noneMiB,
       barePlugin: bareMiB,
       barePluginSameParts: sameMiB ?? null,
+      barePluginSecureVideoSurface: secureVideoMiB ?? null,
       thisPlugin: oursMiB ?? null,
       runs: pairs,
       thisPluginWithPeople: peopleMiB ?? null,
@@ -134,6 +144,7 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
         row('no plugin', noneMiB, ''),
         row('bare plugin on node:http (no Fastify, no zod), 120 accessories', bareMiB, `${fmt(ratioOf('settled', bareMiB), 2)} / ${fmt(ratioOf('pressure', bareMiB), 2)}`),
         row(`bare plugin on the same parts (Fastify, zod), 120 accessories, median of ${pairs.length}`, sameMiB, '1'),
+        row('bare plugin on the same parts with this plugin\'s camera surface (two viewers, sound, Secure Video; no video behind it), one run', secureVideoMiB, secureVideoMiB === undefined ? 'n/a' : `${fmt(ratioOf('settled', secureVideoMiB), 2)} / ${fmt(ratioOf('pressure', secureVideoMiB), 2)} (as ps shows it: ${fmt(ratioOf('ps', secureVideoMiB), 2)}); this plugin against it: ${fmt(ratioOf('ps', oursMiB, secureVideoMiB), 2)} as ps shows it, ${fmt(ratioOf('pressure', oursMiB, secureVideoMiB), 2)} under pressure`),
         row(`this plugin, 100 locks + 20 doorbells, median of ${pairs.length}`, oursMiB, oursMiB === undefined ? 'n/a' : `${fmt(ratioOf('settled'), 2)} / ${fmt(ratioOf('pressure'), 2)} (as ps shows it: ${fmt(ratioOf('ps'), 2)})`),
         row('this plugin, the same with a person trigger on every lock', peopleMiB, peopleMiB === undefined ? 'n/a' : `${fmt(ratioOf('settled', peopleMiB), 2)} / ${fmt(ratioOf('pressure', peopleMiB), 2)}`),
       ],
