@@ -4,7 +4,7 @@
 // Answers never carry secrets.
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 
-import { cloudClient, configProblems, errorText, peopleSeen, readMatterPairing, serverMessage, SettingsUiBackend, UiError } from '../dist/settings-ui/server-parts.js';
+import { CloudHttpClient, configProblems, errorText, peopleSeen, readMatterPairing, serverMessage, SettingsUiBackend, UiError } from '../dist/settings-ui/server-parts.js';
 
 const prefix = '[Lock Access settings]';
 
@@ -14,11 +14,8 @@ class LockAccessUiServer extends HomebridgePluginUiServer {
     this.backend = new SettingsUiBackend({
       storagePath: this.homebridgeStoragePath,
       configPath: this.homebridgeConfigPath,
-      // The plugin's own API client, loaded when first needed (unlink, recordings, device list).
-      createClient: async (account, tokens, log) => {
-        const CloudHttpClient = await cloudClient();
-        return new CloudHttpClient({ baseUrl: account.baseUrl, apiKey: account.apiKey, tokens, log });
-      },
+      // The plugin's own API client (unlink, recordings, the device list).
+      createClient: (account, tokens, log) => new CloudHttpClient({ baseUrl: account.baseUrl, apiKey: account.apiKey, tokens, log }),
       log: {
         // stdout and stderr of this process end up in the Homebridge UI log.
         info: (message) => console.log(`${prefix} ${message}`),

@@ -106,10 +106,9 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
     /** Why the account waits for its user comparison, while it does. */
     let waiting: UiMessage | undefined;
     const showLink = (state: LinkState) => {
-      const status = unit.tokens.status();
       // A linked account that waits says so, unless its settings or tokens have a problem to fix.
-      if (state === 'linked' && status.problem === undefined && waiting !== undefined) reporter.waiting(waiting);
-      else reporter.link(state, status.message, status.problem, status.setting);
+      if (state === 'linked' && waiting !== undefined && unit.tokens.status().problem === undefined) reporter.waiting(waiting);
+      else unit.status.link(state);
     };
     setups.set(id, await runAccount(unit, {
       ...common,

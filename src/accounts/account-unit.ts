@@ -25,6 +25,8 @@ export interface AccountUnit {
   readonly client: CloudHttpClient;
   readonly secret: WebhookSecret;
   readonly control: LinkControl;
+  /** Where its link state is shown (the status file's own fields, or its entry under `accounts`). */
+  readonly status: LinkReporter;
   /** A setup run against this account is wanted (`true`: with the first run's checks again). */
   readonly setupWanted: Signal<[asFirstRun: boolean]>;
   /** The address this account's registrations point at: the public address, plus `/a/<id>` for an extra account. */
@@ -100,5 +102,5 @@ export async function accountUnit(account: AccountSettings, deps: AccountUnitDep
     control.stop();
     secret.stop();
   });
-  return { account, log, storage, tokens, client, secret, control, setupWanted, publicUrl };
+  return { account, log, storage, tokens, client, secret, control, status, setupWanted, publicUrl };
 }

@@ -7,6 +7,7 @@ import { z } from 'zod/v3';
 
 import { DEFAULT_MOTION_TIMEOUT_SECONDS } from '../settings.js';
 import { fieldProblem } from '../util/field-messages.js';
+import { transient } from '../util/transient.js';
 
 /** 0 or absent: off; else 10 seconds to a day. */
 function alertSeconds(field: string) {
@@ -64,10 +65,10 @@ export type DoorbellSettings = z.input<typeof doorbellSettingsSchema>;
 export type Person = z.infer<typeof personSchema>;
 export type DeviceKind = DeviceEntry['kind'];
 
-// The settings' defaults, worked out once: a start makes an entry per device (hundreds), and zod
-// builds its result objects anew at each parse. onlyOn copies them, so they are never changed.
-let lockDefaults: { values: z.infer<typeof lockSettingsSchema>; keys: string[] } | undefined;
-let doorbellDefaults: { values: z.infer<typeof doorbellSettingsSchema>; keys: string[] } | undefined;
+// The settings' defaults, worked out once for a start's burst of entries (one per device, hundreds)
+// rather than by a zod parse each; kept only while in use. onlyOn copies them, so they never change.
+const lockDefaults = transient(() => ({ values: lockSettingsSchema.parse({}), keys: Object.keys(lockSettingsSchema.shape) }));
+const doorbellDefaults = transient(() => ({ values: doorbellSettingsSchema.parse({}), keys: Object.keys(doorbellSettingsSchema.shape) }));
 
 /**
  * The entry of a device with these settings (from a config entry, or none for a device only the
@@ -75,13 +76,13 @@ let doorbellDefaults: { values: z.infer<typeof doorbellSettingsSchema>; keys: st
  * only those that are on, so two entries that mean the same are the same.
  */
 export function lockEntry(id: string, name: string, settings?: LockSettings): LockEntry {
-  lockDefaults ??= { values: lockSettingsSchema.parse({}), keys: Object.keys(lockSettingsSchema.shape) };
-  return { kind: 'lock', id, name, ...onlyOn(lockDefaults.values, lockDefaults.keys, settings) };
+  const defaults = lockDefaults();
+  return { kind: 'lock', id, name, ...onlyOn(defaults.values, defaults.keys, settings) };
 }
 
 export function doorbellEntry(id: string, name: string, settings?: DoorbellSettings): DoorbellEntry {
-  doorbellDefaults ??= { values: doorbellSettingsSchema.parse({}), keys: Object.keys(doorbellSettingsSchema.shape) };
-  return { kind: 'doorbell', id, name, ...onlyOn(doorbellDefaults.values, doorbellDefaults.keys, settings) };
+  const defaults = doorbellDefaults();
+  return { kind: 'doorbell', id, name, ...onlyOn(defaults.values, defaults.keys, settings) };
 }
 
 /** `defaults` with each of `keys` that `given` has: always for a key with a default, else only when it is on. */

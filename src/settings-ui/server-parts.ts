@@ -8,8 +8,4 @@ export { serverMessage } from './server-messages.js';
 export { UiError } from './ui-error.js';
 export { peopleSeen } from '../status/people-seen.js';
 export { errorText } from '../util/error-text.js';
-
-/** The plugin's API client, loaded when first needed (unlink, recordings, the device list). */
-export async function cloudClient(): Promise<typeof import('../cloud/http/http-client.js').CloudHttpClient> {
-  return (await import('../cloud/http/http-client.js')).CloudHttpClient;
-}
+export { CloudHttpClient } from '../cloud/http/http-client.js';

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { CameraViewer } from '../harness/camera-viewer.js';
-import { commandLine, FRONT_DOORBELL, SIDE_DOORBELL, VideoBed } from '../harness/video-bed.js';
+import { commandLine, FRONT_DOORBELL, running, SIDE_DOORBELL, VideoBed } from '../harness/video-bed.js';
 
 const bed = new VideoBed();
 const { eventually, session } = bed;
@@ -22,8 +22,9 @@ const logs = () => bed.logs();
 const noFfmpegLeft = () => bed.ffmpegCount(0, 'no ffmpeg left', 3_000);
 const frames = (viewer: CameraViewer, count: number) => bed.frames(viewer, count);
 
-/** Crashes the ffmpeg as a segmentation fault would; false when it had already ended. */
+/** Crashes the ffmpeg as a segmentation fault would; false when it had already ended (a zombie included). */
 function crash(pid: number): boolean {
+  if (!running(pid)) return false;
   try {
     process.kill(pid, 'SIGSEGV');
     return true;
