@@ -8,14 +8,13 @@ import type { ReconcileReport } from '../cloud/registrations/registration-report
 import type { LinkState } from '../cloud/tokens/token-manager.js';
 import { MAIN_ACCOUNT_ID, type LockAccessConfig, type MainDisabled } from '../config.js';
 import type { DeviceRegistry } from '../model/device-registry.js';
-import { AccountStatusReporter, type AccountsStatusSink } from '../status/account-status.js';
 import { errorText } from '../util/error-text.js';
 import type { Shutdown } from '../util/shutdown.js';
 import type { Signal } from '../util/signal.js';
 import type { UiMessage } from '../util/ui-message.js';
 import type { AccountDevices } from './account-devices.js';
 import { runAccount } from './account-run.js';
-import type { AccountUnit } from './account-unit.js';
+import type { AccountUnit, ExtraAccountUnit } from './account-unit.js';
 import { DistinctUsers } from './same-user.js';
 
 /** How long an unlinking account waits for its shared devices' new owners to register them. */
@@ -25,13 +24,11 @@ export interface AccountRunsDeps extends Pick<AccountSetupDeps, 'listening' | 's
   config: LockAccessConfig;
   shutdown: Shutdown;
   main: AccountUnit;
-  extras: readonly AccountUnit[];
+  extras: readonly ExtraAccountUnit[];
   accounts: AccountDevices;
   registry: DeviceRegistry;
   /** The main account's results: registrations and link in the status file's own fields. */
   mainStatus: AccountSetupDeps['status'] & { link(state: AccountUnit['tokens']['state']): void; disabled(fields: readonly string[]): void };
-  /** Where the extra accounts' section of the status file is kept. */
-  accountsStatus: AccountsStatusSink;
   /** Notices on the accounts' user routes. */
   accountChanged: Signal<[AccountChange]>;
   /** Each registration run's report, per account (with extra accounts only). */
@@ -97,17 +94,16 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
   });
   for (const unit of extras) {
     const id = unit.account.id;
-    const reporter = new AccountStatusReporter(deps.accountsStatus, id, unit.account.name);
     const disable = (reason: UiMessage) => {
       unit.log.error(`This account is disabled. ${reason.text}`);
-      reporter.disabled(reason);
+      unit.entry.disabled(reason);
       accounts.stop(id);
     };
     /** Why the account waits for its user comparison, while it does. */
     let waiting: UiMessage | undefined;
     const showLink = (state: LinkState) => {
       // A linked account that waits says so, unless its settings or tokens have a problem to fix.
-      if (state === 'linked' && waiting !== undefined && unit.tokens.status().problem === undefined) reporter.waiting(waiting);
+      if (state === 'linked' && waiting !== undefined && unit.tokens.status().problem === undefined) unit.entry.waiting(waiting);
       else unit.status.link(state);
     };
     setups.set(id, await runAccount(unit, {

@@ -10,6 +10,7 @@ import { WebhookSecret } from '../cloud/registrations/webhook-secret.js';
 import { TokenManager } from '../cloud/tokens/token-manager.js';
 import type { LockAccessConfig } from '../config.js';
 import type { AccountSettings } from '../config/account-settings.js';
+import type { AccountStatusReporter } from '../status/account-status.js';
 import type { Storage } from '../storage.js';
 import { accountStorage } from './account-storage.js';
 import { deviceLogger, type Logger } from '../util/logger.js';
@@ -31,6 +32,11 @@ export interface AccountUnit {
   readonly setupWanted: Signal<[asFirstRun: boolean]>;
   /** The address this account's registrations point at: the public address, plus `/a/<id>` for an extra account. */
   readonly publicUrl: () => string | undefined;
+}
+
+/** An extra account: its entry under `accounts` in the status file (link, wait, disabled, delivery), one writer for all of them. */
+export interface ExtraAccountUnit extends AccountUnit {
+  readonly entry: AccountStatusReporter;
 }
 
 export interface AccountUnitDeps {

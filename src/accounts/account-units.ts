@@ -11,12 +11,12 @@ import type { Storage } from '../storage.js';
 import type { Logger } from '../util/logger.js';
 import type { Shutdown } from '../util/shutdown.js';
 import { Signal } from '../util/signal.js';
-import { accountUnit, type AccountUnit } from './account-unit.js';
+import { accountUnit, type AccountUnit, type ExtraAccountUnit } from './account-unit.js';
 
 export interface AccountUnits {
   readonly main: AccountUnit;
   /** The enabled extra accounts, in config order. */
-  readonly extras: readonly AccountUnit[];
+  readonly extras: readonly ExtraAccountUnit[];
   /** A registration run's report, per account (only with extra accounts: a handover completes on it). */
   readonly reported: Signal<[account: string, report: ReconcileReport]>;
 }
@@ -50,10 +50,11 @@ export async function openAccountUnits(config: LockAccessConfig, deps: AccountUn
     } } : {}),
   });
   const main = await accountUnit(mainSettings, { ...unitDeps(mainSettings.id), status: deps.mainStatus });
-  const extras: AccountUnit[] = [];
+  const extras: ExtraAccountUnit[] = [];
   for (const settings of extraSettings) {
     const reporter = new AccountStatusReporter(deps.accountsStatus, settings.id, settings.name);
-    extras.push(await accountUnit(settings, { ...unitDeps(settings.id), status: (tokens) => extraLinkReporter(reporter, tokens) }));
+    const unit = await accountUnit(settings, { ...unitDeps(settings.id), status: (tokens) => extraLinkReporter(reporter, tokens) });
+    extras.push({ ...unit, entry: reporter });
   }
   return { main, extras, reported };
 }

@@ -5,9 +5,9 @@
 import { accountDeliveryWatch } from '../accounts/account-delivery.js';
 import type { AccountUnit } from '../accounts/account-unit.js';
 import type { DeliveryFeed } from '../model/delivery-state.js';
-import { AccountStatusReporter } from '../status/account-status.js';
 import { anyNotArriving, oneAtATime } from '../status/delivery-feeds.js';
 import { deliveryMessage } from '../status/delivery-messages.js';
+import type { DeliveryEntry } from '../status/delivery-shape.js';
 import type { DeliveryWatch } from '../status/delivery-watch.js';
 import type { SelfCheckWatch } from '../status/self-check-watch.js';
 import type { UiMessage } from '../util/ui-message.js';
@@ -31,22 +31,27 @@ export interface DeliveryParts {
 export function watchDelivery({ config, log, shutdown }: PluginContext, files: Files, link: Link, listener: Listener, parts: DeliveryParts): Delivery {
   const { registry, accounts } = listener;
   const periodMs = config.webhook.deliveryCheckMinutes * 60_000;
-  const units: readonly AccountUnit[] = [link.main, ...link.extras];
+  // Each account with where its watch publishes: the main account's in the status file's own
+  // fields, an extra account's in its entry under `accounts`.
+  const units: readonly { unit: AccountUnit; publish: (record: DeliveryEntry) => void }[] = [
+    { unit: link.main, publish: (record) => {
+      link.publisher.update({ delivery: record });
+    } },
+    ...link.extras.map((unit) => ({ unit, publish: (record: DeliveryEntry) => {
+      unit.entry.delivery(record);
+    } })),
+  ];
   const before = files.status.status;
   // The status as this run started: the last callbacks of the run before, for "since when".
   const lastHeard = (unit: AccountUnit) => (unit.account.main
     ? Math.max(0, ...Object.values(before.receiver.lastCallbacks).map((callback) => callback.at)) || undefined
     : before.accounts?.[unit.account.id]?.delivery?.lastHeardAt);
   const turn = oneAtATime();
-  const watches = new Map<string, DeliveryWatch>(periodMs <= 0 ? [] : units.map((unit) => {
-    const reporter = new AccountStatusReporter(files.status, unit.account.id, unit.account.name);
+  const watches = new Map<string, DeliveryWatch>(periodMs <= 0 ? [] : units.map(({ unit, publish }) => {
     return [unit.account.id, accountDeliveryWatch(unit, {
       periodMs, log, several: units.length > 1, accounts, registry, turn, lastHeardAt: lastHeard(unit),
       selfCheck: () => shownSelfCheck(link, listener, parts.selfChecks),
-      publish: (record) => {
-        if (unit.account.main) link.publisher.update({ delivery: record });
-        else reporter.delivery(record);
-      },
+      publish,
       resent: ({ account, control }) => {
         if (account.main && control.registrar !== undefined) link.publisher.registrations(control.registrar.status());
       },

@@ -2,7 +2,7 @@
 // the webhook token, the public address, link and unlink). Nothing here waits for the service.
 import type { API, MatterAccessory, PlatformAccessory } from 'homebridge';
 
-import type { AccountUnit } from '../accounts/account-unit.js';
+import type { AccountUnit, ExtraAccountUnit } from '../accounts/account-unit.js';
 import { openAccountUnits } from '../accounts/account-units.js';
 import { DedupeStore } from '../callbacks/dedupe.js';
 import type { CloudHttpClient } from '../cloud/http/http-client.js';
@@ -65,7 +65,7 @@ export interface Link {
   /** The main account (the fields above are its parts). */
   readonly main: AccountUnit;
   /** The enabled extra accounts, in config order. */
-  readonly extras: readonly AccountUnit[];
+  readonly extras: readonly ExtraAccountUnit[];
   /** A registration run's report, per account (only with extra accounts). */
   readonly reported: Signal<[account: string, report: ReconcileReport]>;
 }

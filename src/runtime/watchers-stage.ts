@@ -47,7 +47,6 @@ export async function watchersStage(context: PluginContext, files: Files, link: 
     accounts: listener.accounts,
     registry: listener.registry,
     mainStatus: publisher,
-    accountsStatus: files.status,
     accountChanged: listener.router.accountChanged,
     reported: link.reported,
     mainDisabled: context.mainDisabled,
