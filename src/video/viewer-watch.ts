@@ -2,7 +2,11 @@
 // watches; only those count, and only from the viewer's own address (our return port is bound on
 // every interface, and any datagram from anywhere must not keep a stream alive). The viewer is gone
 // when no report has come for 5 of its RTCP intervals (at least 2.5 s) after its first, or when none
-// came within 5 s of the start: one report lost on a poor network never ends a view.
+// came within 5 s of the start: one report lost on a poor network never ends a view. Silence is
+// counted only while this process could listen: after a pause of its own (a long garbage
+// collection, another plugin's blocking work, a starved machine) the reports that came meanwhile
+// wait in the socket and are read only after the timers that are due, so a watch that judged at
+// its first late tick would end a viewer that never stopped reporting.
 import type { RemoteInfo } from 'node:dgram';
 
 /** Before its first report, a viewer has this long (a phone on a slow network). */
@@ -12,6 +16,8 @@ export const SILENT_INTERVALS = 5;
 /** ...and never less than this. */
 export const MIN_SILENCE_MS = 2_500;
 const WATCH_EVERY_MS = 250;
+/** A tick this much later than due means the process was paused: that time is not the viewer's silence. */
+const PAUSED_AFTER_MS = 250;
 
 /** RTCP packet types (sender and receiver reports, source descriptions, bye, app): 200-204. */
 function isRtcp(packet: Buffer): boolean {
@@ -28,6 +34,10 @@ function plainAddress(address: string): string {
 export class ViewerWatch {
   private heardAt: number | undefined;
   private readonly startedAt: number;
+  /** When the watch last looked, to see a pause of the process. */
+  private lookedAt: number;
+  /** How long the process was paused since the last report (or the start): not listened, so not silence. */
+  private pausedMs = 0;
   private readonly silenceMs: number;
   private timer: NodeJS.Timeout | undefined;
 
@@ -42,10 +52,15 @@ export class ViewerWatch {
     private readonly now: () => number = Date.now,
   ) {
     this.startedAt = now();
+    this.lookedAt = this.startedAt;
     const interval = Number.isFinite(rtcpIntervalSeconds) && rtcpIntervalSeconds > 0 ? rtcpIntervalSeconds * 1000 : 0;
     this.silenceMs = Math.max(MIN_SILENCE_MS, SILENT_INTERVALS * interval);
     this.timer = setInterval(() => {
-      if (!this.silent()) return;
+      const at = this.now();
+      const late = at - this.lookedAt - WATCH_EVERY_MS;
+      this.lookedAt = at;
+      if (late > PAUSED_AFTER_MS) this.pausedMs += late;
+      if (!this.silent(at)) return;
       this.stop();
       gone();
     }, WATCH_EVERY_MS);
@@ -57,6 +72,7 @@ export class ViewerWatch {
     if (from.family !== (this.viewer.ipv6 ? 'IPv6' : 'IPv4')) return;
     if (plainAddress(from.address) !== plainAddress(this.viewer.address) || !isRtcp(packet)) return;
     this.heardAt = this.now();
+    this.pausedMs = 0;
   }
 
   stop(): void {
@@ -64,8 +80,7 @@ export class ViewerWatch {
     this.timer = undefined;
   }
 
-  private silent(): boolean {
-    const now = this.now();
-    return this.heardAt === undefined ? now - this.startedAt > FIRST_REPORT_GRACE_MS : now - this.heardAt > this.silenceMs;
+  private silent(now: number): boolean {
+    return this.heardAt === undefined ? now - this.startedAt - this.pausedMs > FIRST_REPORT_GRACE_MS : now - this.heardAt - this.pausedMs > this.silenceMs;
   }
 }

@@ -1,6 +1,7 @@
 // The vanished-viewer watch with fake timers: only RTCP from the viewer's own address counts; a
 // silent viewer ends after 5 RTCP intervals (at least 2.5 s) after its first report, or when none
-// came within 5 s of the start; one lost report never ends a view.
+// came within 5 s of the start; one lost report never ends a view; a pause of the process itself
+// is not silence.
 import type { RemoteInfo } from 'node:dgram';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -107,6 +108,31 @@ describe('the vanished-viewer watch', () => {
       vi.advanceTimersByTime(500);
     }
     expect(wrongFamily.gone).toHaveBeenCalledTimes(1);
+  });
+
+  it('a pause of this process (its clock moved on, no timer ran) is not the viewer\'s silence: the reports that waited meanwhile keep the view', () => {
+    const { watch: made, gone } = watch();
+    // Paused before the first report too: the 5 s of grace count only time the process listened.
+    vi.setSystemTime(Date.now() + FIRST_REPORT_GRACE_MS + 1_000);
+    vi.advanceTimersByTime(250);
+    expect(gone).not.toHaveBeenCalled();
+    reportFor(made, 3_000);
+    // A 4 s pause: the first tick after it is late, and only then are the waiting reports read.
+    vi.setSystemTime(Date.now() + 4_000);
+    vi.advanceTimersByTime(250);
+    expect(gone).not.toHaveBeenCalled();
+    reportFor(made, 3_000);
+    expect(gone).not.toHaveBeenCalled();
+  });
+
+  it('a viewer that went away during a pause is gone after the silence it keeps once the process listens again', () => {
+    const { watch: made, gone } = watch();
+    reportFor(made, 3_000);
+    vi.setSystemTime(Date.now() + 4_000);
+    vi.advanceTimersByTime(MIN_SILENCE_MS - 1_000);
+    expect(gone).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1_000);
+    expect(gone).toHaveBeenCalledTimes(1);
   });
 
   it('stopped: never calls, and leaves no timer', () => {
