@@ -5,7 +5,6 @@
 import { unwatchFile, watchFile } from 'node:fs';
 
 import { AccountSetup, type AccountSetupDeps, type RegistryView } from '../cloud/account-setup.js';
-import type { LinkState } from '../cloud/tokens/token-manager.js';
 import type { LockAccessConfig } from '../config.js';
 import type { DeviceRegistry } from '../model/device-registry.js';
 import { TOKENS_FILE } from '../storage/token-file.js';
@@ -47,8 +46,6 @@ export interface AccountRunDeps extends Pick<AccountSetupDeps, 'status' | 'liste
   shutdown: Shutdown;
   accounts: AccountDevices;
   registry: DeviceRegistry;
-  /** Shows the account's link in the status file (its state, or the message of a setting to fix). */
-  showLink(state: LinkState): void;
   /** Asked before each wanted setup run: false while the account must not run (the same user as an earlier one). */
   mayRun?: () => Promise<boolean>;
   /** Its settings have a mistake (what to fix): its tokens never start, so it sends nothing. */
@@ -92,7 +89,7 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
   });
   // A setting to fix or tokens not saved yet change the message, not the state.
   tokens.onStatusChange(() => {
-    deps.showLink(tokens.state);
+    unit.status.link(tokens.state);
   });
   // A start that finds the account linked has asked for the setup already: the change to linked
   // reached LinkControl above, which converges.
@@ -109,6 +106,6 @@ export async function runAccount(unit: AccountUnit, deps: AccountRunDeps): Promi
     unwatchFile(tokensFile);
     clearInterval(reconcile);
   });
-  deps.showLink(state);
+  unit.status.link(state);
   return setup;
 }

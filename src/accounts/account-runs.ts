@@ -5,7 +5,6 @@
 import type { AccountSetup, AccountSetupDeps } from '../cloud/account-setup.js';
 import type { AccountChange } from '../callbacks/event-router.js';
 import type { ReconcileReport } from '../cloud/registrations/registration-report.js';
-import type { LinkState } from '../cloud/tokens/token-manager.js';
 import { MAIN_ACCOUNT_ID, type LockAccessConfig, type MainDisabled } from '../config.js';
 import type { DeviceRegistry } from '../model/device-registry.js';
 import { errorText } from '../util/error-text.js';
@@ -27,8 +26,8 @@ export interface AccountRunsDeps extends Pick<AccountSetupDeps, 'listening' | 's
   extras: readonly ExtraAccountUnit[];
   accounts: AccountDevices;
   registry: DeviceRegistry;
-  /** The main account's results: registrations and link in the status file's own fields. */
-  mainStatus: AccountSetupDeps['status'] & { link(state: AccountUnit['tokens']['state']): void; disabled(fields: readonly string[]): void };
+  /** The main account's results in the status file's own fields: registrations, and the fields of a disabled main account. */
+  mainStatus: AccountSetupDeps['status'] & { disabled(fields: readonly string[]): void };
   /** Notices on the accounts' user routes. */
   accountChanged: Signal<[AccountChange]>;
   /** Each registration run's report, per account (with extra accounts only). */
@@ -80,9 +79,7 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
     else void unlinkAccount(unit, accounts, 'the Lock Access account was deleted');
   });
   const common = { config: deps.config, shutdown: deps.shutdown, accounts, registry: deps.registry, listening: deps.listening };
-  const mainSetup = await runAccount(main, { ...common, status: deps.mainStatus, selfCheck: deps.selfCheck, showLink: (state) => {
-    deps.mainStatus.link(state);
-  }, ...(deps.mainDisabled === undefined ? {} : { disabled: deps.mainDisabled.text }) });
+  const mainSetup = await runAccount(main, { ...common, status: deps.mainStatus, selfCheck: deps.selfCheck, ...(deps.mainDisabled === undefined ? {} : { disabled: deps.mainDisabled.text }) });
   if (deps.mainDisabled !== undefined) deps.mainStatus.disabled(deps.mainDisabled.fields);
   setups.set(MAIN_ACCOUNT_ID, mainSetup);
   // An account that had to wait for its comparison wants a run again later; its run asks first.
@@ -99,22 +96,14 @@ export async function startAccounts(deps: AccountRunsDeps): Promise<AccountRuns>
       unit.entry.disabled(reason);
       accounts.stop(id);
     };
-    /** Why the account waits for its user comparison, while it does. */
-    let waiting: UiMessage | undefined;
-    const showLink = (state: LinkState) => {
-      // A linked account that waits says so, unless its settings or tokens have a problem to fix.
-      if (state === 'linked' && waiting !== undefined && unit.tokens.status().problem === undefined) unit.entry.waiting(waiting);
-      else unit.status.link(state);
-    };
     setups.set(id, await runAccount(unit, {
       ...common,
       // Its registrations are in its own ledger; the public address is one for all accounts, and the main account's setup checks it.
       status: { registrations: () => undefined, knownFrom: () => undefined },
       selfCheck: () => Promise.resolve(),
-      showLink,
       mayRun: () => distinct.check(unit, disable, (reason) => {
-        waiting = reason;
-        showLink(unit.tokens.state);
+        unit.entry.waitFor(reason);
+        unit.status.link(unit.tokens.state);
       }),
     }));
   }

@@ -53,6 +53,9 @@ export interface AccountsStatusSink {
 
 /** Writes one account's part of the section. */
 export class AccountStatusReporter {
+  /** Why the account waits for its user comparison, while it does. */
+  private waitReason: UiMessage | undefined;
+
   constructor(
     private readonly sink: AccountsStatusSink,
     private readonly id: string,
@@ -62,14 +65,22 @@ export class AccountStatusReporter {
 
   /**
    * The account's link; a problem (a setting to fix, tokens not saved) or the token manager's own
-   * sentence overrides the words of the state.
+   * sentence overrides the words of the state. Linked with no problem while it waits for its user
+   * comparison, it shows that it waits.
    */
   link(state: LinkState, sentence?: string, problem?: TokenProblem, setting?: string): void {
+    if (state === 'linked' && problem === undefined && this.waitReason !== undefined) {
+      this.put({ link: { state: 'waiting', message: this.waitReason, since: this.since('waiting') } });
+      return;
+    }
     const shown = problem === 'settings' ? 'checkSettings' : state;
-    const previous = this.current()?.link;
-    const since = previous?.state === shown && previous.since !== undefined ? previous.since : this.now();
     const message = linkStatusMessage(problem, sentence, setting) ?? accountStatusMessage(`accounts.link.${state}`);
-    this.put({ link: { state: shown, message, since } });
+    this.put({ link: { state: shown, message, since: this.since(shown) } });
+  }
+
+  /** Why the account now waits for its user comparison (shown at the next link), or undefined once it runs. */
+  waitFor(reason: UiMessage | undefined): void {
+    this.waitReason = reason;
   }
 
   /** What the account's delivery watch publishes, as the main account's `delivery` entry. */
@@ -77,15 +88,15 @@ export class AccountStatusReporter {
     this.put({ delivery: entry });
   }
 
-  /** A linked entry that sets up nothing until its user can be compared, and why; `since` stays from the first wait. */
-  waiting(reason: UiMessage): void {
-    const previous = this.current()?.link;
-    this.put({ link: { state: 'waiting', message: reason, since: previous?.state === 'waiting' && previous.since !== undefined ? previous.since : this.now() } });
-  }
-
   /** An entry that does not run, and why. */
   disabled(reason: UiMessage): void {
     this.put({ link: { state: 'disabled', message: reason, since: this.now() } });
+  }
+
+  /** When the link came to `state`: kept while it stays there. */
+  private since(state: AccountStatus['link']['state']): number {
+    const previous = this.current()?.link;
+    return previous?.state === state && previous.since !== undefined ? previous.since : this.now();
   }
 
   private current(): AccountStatus | undefined {
