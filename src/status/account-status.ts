@@ -55,6 +55,8 @@ export interface AccountsStatusSink {
 export class AccountStatusReporter {
   /** Why the account waits for its user comparison, while it does. */
   private waitReason: UiMessage | undefined;
+  /** Disabled in this run: its tokens may still change, but its entry keeps saying why it does not run. */
+  private isDisabled = false;
 
   constructor(
     private readonly sink: AccountsStatusSink,
@@ -69,6 +71,7 @@ export class AccountStatusReporter {
    * comparison, it shows that it waits.
    */
   link(state: LinkState, sentence?: string, problem?: TokenProblem, setting?: string): void {
+    if (this.isDisabled) return;
     if (state === 'linked' && problem === undefined && this.waitReason !== undefined) {
       this.put({ link: { state: 'waiting', message: this.waitReason, since: this.since('waiting') } });
       return;
@@ -90,6 +93,8 @@ export class AccountStatusReporter {
 
   /** An entry that does not run, and why. */
   disabled(reason: UiMessage): void {
+    this.isDisabled = true;
+    this.waitReason = undefined;
     this.put({ link: { state: 'disabled', message: reason, since: this.now() } });
   }
 

@@ -1,6 +1,7 @@
 // An extra account's entry in the status file: its one writer shows the link, and while the account
 // waits for its user comparison a linked link shows that it waits (with why, since its first wait),
-// unless its settings or tokens have a problem to fix; once it runs, linked again.
+// unless its settings or tokens have a problem to fix; once it runs, linked again; once disabled,
+// disabled for the rest of the run.
 import { describe, expect, it } from 'vitest';
 
 import { AccountStatusReporter, accountStatusMessage, type AccountsStatus } from '../../src/status/account-status.js';
@@ -34,6 +35,17 @@ describe('an extra account\'s status entry', () => {
     reporter.waitFor(undefined);
     reporter.link('linked');
     expect(shown()?.link).toMatchObject({ state: 'linked', message: accountStatusMessage('accounts.link.linked'), since: 3_000 });
+  });
+
+  it('disabled: its link stays disabled with why, whatever its tokens do later in the run', () => {
+    const { reporter, shown } = entry();
+    reporter.waitFor(WAIT);
+    reporter.link('linked');
+    const why = accountStatusMessage('accounts.disabled.sameAsMain');
+    reporter.disabled(why);
+    reporter.link('linked');
+    reporter.link('reauthorizationNeeded');
+    expect(shown()?.link).toMatchObject({ state: 'disabled', message: why });
   });
 
   it('a setting to fix or tokens not saved show over the wait; a state other than linked too', () => {
