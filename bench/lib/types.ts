@@ -36,3 +36,8 @@ export function fmt(x: number, digits = 1): string {
   if (!Number.isFinite(x)) return 'n/a';
   return x.toFixed(digits);
 }
+
+/** What a part could not do, for its notes: the error's first line (a failed start appends Homebridge's log). */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}

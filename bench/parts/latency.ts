@@ -7,7 +7,7 @@ import { BENCH_PERSON, type BenchEnv, type Subject } from '../lib/env.js';
 import { HAP_TYPE, refOf, type HapEvent } from '../lib/hap-client.js';
 import { postSigned, type Target } from '../lib/post.js';
 import { ratio, round, summarise, type Summary } from '../lib/stats.js';
-import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/types.js';
+import { firstLine, fmt, type Goal, goal, type PartResult, type RunOptions } from '../lib/types.js';
 
 const EVENT_TIMEOUT_MS = 10_000;
 
@@ -299,7 +299,7 @@ export async function runLatency(options: RunOptions, env: BenchEnv): Promise<Pa
   try {
     ours = await env.ours();
   } catch (error) {
-    notes.push(`The plugin could not be started, so only the bare plugin was measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    notes.push(`The plugin could not be started, so only the bare plugin was measured: ${firstLine(error)}`);
   }
   const kinds = Object.keys(counts) as Kind[];
   const results: Record<string, Partial<Record<'ours' | 'bare', KindResult>>> = {};

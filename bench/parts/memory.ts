@@ -19,7 +19,7 @@ import { heapSnapshot } from '../lib/heap-snapshot.js';
 import { HEAP_DIR, rssKiB, SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
 import { startSimulator, type Simulator } from '../../test/sim/index.js';
 import { median, round } from '../lib/stats.js';
-import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/types.js';
+import { firstLine, fmt, type Goal, goal, type PartResult, type RunOptions } from '../lib/types.js';
 
 interface Reading {
   /** As `ps` shows it a few seconds after the registrations were done (and the controller paired), no collection asked for. */
@@ -92,7 +92,7 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
       pairs.push({ ours, same });
       options.log(`memory run ${i + 1}/${runs}: this plugin ${fmt(ours.ps ?? Number.NaN)} as ps shows it, ${ours.settled} / ${ours.pressure} MiB; bare plugin on the same parts ${fmt(same.ps ?? Number.NaN)}, ${same.settled} / ${same.pressure} MiB`);
     } catch (error) {
-      notes.push(`Run ${i + 1} could not be completed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      notes.push(`Run ${i + 1} could not be completed: ${firstLine(error)}`);
     }
     try {
       const [ours, camera] = await Promise.all([
@@ -102,7 +102,7 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
       cameraPairs.push({ ours, camera });
       options.log(`memory run ${i + 1}/${runs}, not a goal: this plugin ${fmt(ours.ps ?? Number.NaN)} as ps shows it, ${ours.settled} / ${ours.pressure} MiB; bare plugin with this plugin's camera surface ${fmt(camera.ps ?? Number.NaN)}, ${camera.settled} / ${camera.pressure} MiB`);
     } catch (error) {
-      notes.push(`Run ${i + 1} beside the bare plugin with the camera surface could not be completed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      notes.push(`Run ${i + 1} beside the bare plugin with the camera surface could not be completed: ${firstLine(error)}`);
     }
   }
   const med = (readings: Reading[]): Reading | undefined =>
@@ -117,7 +117,7 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
     peopleMiB = await read(people.pid, people.hb);
     options.log(`memory: this plugin with a person trigger on every lock ${peopleMiB.settled} MiB (${peopleMiB.pressure} under pressure)`);
   } catch (error) {
-    notes.push(`The plugin with person triggers could not be started: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    notes.push(`The plugin with person triggers could not be started: ${firstLine(error)}`);
   }
   const added = (r: Reading | undefined, key: 'ps' | 'settled' | 'pressure') => (r === undefined ? Number.NaN : round((r[key] ?? Number.NaN) - (noneMiB[key] ?? Number.NaN), 1));
   const ratioOf = (key: 'ps' | 'settled' | 'pressure', r: Reading | undefined = oursMiB, floor: Reading | undefined = sameMiB) => round(added(r, key) / added(floor, key), 2);
@@ -130,9 +130,9 @@ export async function runMemory(options: RunOptions, env: BenchEnv): Promise<Par
     options.log(`memory, not a goal: this plugin against the bare plugin with its camera surface, median of ${cameraPairs.length}: ${fmt(ratioOf('ps', oursBesideCameraMiB, secureVideoMiB), 2)}x as ps shows it (${fmt(added(oursBesideCameraMiB, 'ps'))} vs ${fmt(added(secureVideoMiB, 'ps'))} MiB), ${fmt(ratioOf('pressure', oursBesideCameraMiB, secureVideoMiB), 2)}x under pressure (${fmt(added(oursBesideCameraMiB, 'pressure'))} vs ${fmt(added(secureVideoMiB, 'pressure'))} MiB)`);
   }
   notes.push('Each process serves 100 locks (lock, door sensor, battery) and 20 doorbells (camera doorbell, motion sensor) with one paired controller and receives no callbacks. RSS is the median of 5 samples from /proc/<pid>/status, read after a 3 s wait and two full collections, then again after two memory-pressure collections.');
-  notes.push(`Runs (this plugin / bare plugin on the same parts, MiB under memory pressure): ${pairs.map((p) => `${fmt(p.ours.pressure)} / ${fmt(p.same.pressure)} (${fmt((p.ours.pressure - noneMiB.pressure) / (p.same.pressure - noneMiB.pressure), 2)}x)`).join('; ')}. Homebridge alone is read once.`);
-  notes.push(`Runs as ps shows them ${PS_AFTER_MS / 1000} s after the last registration, the controller paired, no collection asked for (this plugin / bare plugin, MiB; Homebridge alone ${fmt(noneMiB.ps ?? Number.NaN)} MiB ${PS_AFTER_MS / 1000} s after its start): ${pairs.map((p) => `${fmt(p.ours.ps ?? Number.NaN)} / ${fmt(p.same.ps ?? Number.NaN)} (${fmt(((p.ours.ps ?? Number.NaN) - (noneMiB.ps ?? Number.NaN)) / ((p.same.ps ?? Number.NaN) - (noneMiB.ps ?? Number.NaN)), 2)}x)`).join('; ')}.`);
-  notes.push(`Runs beside the bare plugin with this plugin's camera surface, as ps shows them (this plugin / that bare plugin, MiB): ${cameraPairs.map((p) => `${fmt(p.ours.ps ?? Number.NaN)} / ${fmt(p.camera.ps ?? Number.NaN)} (${fmt(((p.ours.ps ?? Number.NaN) - (noneMiB.ps ?? Number.NaN)) / ((p.camera.ps ?? Number.NaN) - (noneMiB.ps ?? Number.NaN)), 2)}x)`).join('; ')}.`);
+  notes.push(`Runs (this plugin / bare plugin on the same parts, MiB under memory pressure): ${pairs.map((p) => `${fmt(p.ours.pressure)} / ${fmt(p.same.pressure)} (${fmt(ratioOf('pressure', p.ours, p.same), 2)}x)`).join('; ')}. Homebridge alone is read once.`);
+  notes.push(`Runs as ps shows them ${PS_AFTER_MS / 1000} s after the last registration, the controller paired, no collection asked for (this plugin / bare plugin, MiB; Homebridge alone ${fmt(noneMiB.ps ?? Number.NaN)} MiB ${PS_AFTER_MS / 1000} s after its start): ${pairs.map((p) => `${fmt(p.ours.ps ?? Number.NaN)} / ${fmt(p.same.ps ?? Number.NaN)} (${fmt(ratioOf('ps', p.ours, p.same), 2)}x)`).join('; ')}.`);
+  notes.push(`Runs beside the bare plugin with this plugin's camera surface, as ps shows them (this plugin / that bare plugin, MiB): ${cameraPairs.map((p) => `${fmt(p.ours.ps ?? Number.NaN)} / ${fmt(p.camera.ps ?? Number.NaN)} (${fmt(ratioOf('ps', p.ours, p.camera), 2)}x)`).join('; ')}.`);
   notes.push("The first figure moves by tens of MiB from run to run: V8 keeps the pages of a young generation it grew during start-up for reuse, and how far it grows depends on start-up timing. A memory-pressure collection hands them back: the second figure is what the process holds. The goal is judged on the first, what a user sees in ps, as the median of the runs.");
   const heapAdded = (r: Reading | undefined) => (r?.heapUsed === undefined || noneMiB.heapUsed === undefined ? 'n/a' : fmt(r.heapUsed - noneMiB.heapUsed));
   const row = (label: string, r: Reading | undefined, ratio: string): string[] => [label, r?.ps === undefined ? 'n/a' : `${fmt(r.ps)} (${fmt(added(r, 'ps'))})`, r === undefined ? 'n/a' : `${fmt(r.settled)} / ${fmt(r.pressure)}`, `${fmt(added(r, 'settled'))} / ${fmt(added(r, 'pressure'))}`, ratio, r?.heapUsed === undefined ? 'n/a' : `${fmt(r.heapUsed)} (${heapAdded(r)})`];

@@ -14,7 +14,7 @@ import type { BenchEnv, Subject } from '../lib/env.js';
 import { cpuMs } from '../lib/cpu.js';
 import { signedHeaders, type Target } from '../lib/post.js';
 import { ratio, round } from '../lib/stats.js';
-import { fmt, goal, type Goal, type PartResult, type RunOptions } from '../lib/types.js';
+import { firstLine, fmt, type Goal, goal, type PartResult, type RunOptions } from '../lib/types.js';
 
 const BARE_LABEL = 'bare plugin in Homebridge (Fastify raw-body route, HMAC, zod schema, duplicate filter, two HAP updates)';
 
@@ -124,7 +124,7 @@ export async function runThroughput(options: RunOptions, env: BenchEnv): Promise
   try {
     ours = await env.ours();
   } catch (error) {
-    notes.push(`The plugin could not be started, so only the baselines were measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    notes.push(`The plugin could not be started, so only the baselines were measured: ${firstLine(error)}`);
   }
   const bare = await env.bareChecked();
   const targets: { label: string; targets: Target[]; pid: number }[] = [];
