@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { launchDemoUi, prepareDemoUi, type DemoUi } from './demo-ui.js';
-import { readEventLog, type EventLogEntry } from '../src/status/event-log.js';
+import type { EventLogEntry } from '../src/status/event-entry.js';
+import { readEventLog } from '../src/status/event-log.js';
 import { Storage } from '../src/storage.js';
 import { freePort } from '../test/harness/homebridge.js';
 import { demoAccount } from '../test/sim/demo-accounts.js';

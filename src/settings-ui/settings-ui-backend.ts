@@ -13,7 +13,7 @@ import { accountIdOf, resolveAccountById, type ChosenAccount } from './account-c
 import { AccountLink, type LinkAnswer, type UnlinkAnswer } from './account-link.js';
 import { CloudSession, type ClientFactory } from './cloud-session.js';
 import { handOverBeforeUnlink } from './unlink-handover.js';
-import type { EventLogEntry } from '../status/event-log.js';
+import type { EventLogEntry } from '../status/event-entry.js';
 import { keypadCodes, type KeypadCode } from '../status/keypad-codes.js';
 import { AuthorizationCodeFlow } from './oauth-code-flow.js';
 import { collectDiagnostics } from './diagnostics-file.js';

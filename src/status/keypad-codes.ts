@@ -2,7 +2,7 @@
 // happened to it and its schedule, newest first. Derived from the event log (pure); the codes'
 // digits were never kept, so they cannot appear here.
 import type { UiMessage } from '../util/ui-message.js';
-import type { EventLogEntry } from './event-log.js';
+import type { EventLogEntry } from './event-entry.js';
 
 export interface KeypadCode {
   lockId: string;

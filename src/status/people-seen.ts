@@ -1,7 +1,7 @@
 // The people the event log names (who operated, checked or renamed a lock, whose PIN or access
 // changed), so the settings UI can offer each one an automation trigger without anyone typing a
 // user id. Pure: the settings server reads the log and hands the entries over.
-import type { EventLogEntry } from './event-log.js';
+import type { EventLogEntry } from './event-entry.js';
 
 export interface PersonSeen {
   userId: string;

@@ -73,5 +73,11 @@ export type MessageMaker<Code extends string> = (code: Code, params?: MessagePar
  */
 export function messageCatalog<const T extends Record<string, MessageTemplate>>(templates: T): MessageMaker<Extract<keyof T, string>> {
   const lookup: Readonly<Partial<Record<string, MessageTemplate>>> = templates;
-  return (code, params = {}) => ({ code, params, text: fillTemplate(lookup[code] ?? code, params) });
+  return (code, params = NO_PARAMS) => ({ code, params, text: fillTemplate(lookup[code] ?? code, params) });
 }
+
+/**
+ * The params of a message that has none, one object for all of them: the event log keeps
+ * thousands of such messages for as long as Homebridge runs. Frozen, so no one can fill it.
+ */
+export const NO_PARAMS: MessageParams = Object.freeze({});

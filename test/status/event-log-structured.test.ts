@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Actor, DeviceEvent } from '../../src/model/events.js';
-import { EventLog, readEventLog, toEntry } from '../../src/status/event-log.js';
+import { toEntry } from '../../src/status/event-entry.js';
+import { EventLog, readEventLog } from '../../src/status/event-log.js';
 import { Storage } from '../../src/storage.js';
 
 const jane: Actor = { kind: 'person', userId: 'u-1', firstName: 'Jane', lastName: 'Doe' };

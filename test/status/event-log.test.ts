@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Actor, DeviceEvent } from '../../src/model/events.js';
-import { BoundedEntries, EventLog, describeEvent, readEventLog, toEntry, type EventLogEntry } from '../../src/status/event-log.js';
+import { toEntry, type EventLogEntry } from '../../src/status/event-entry.js';
+import { EventLog, describeEvent, readEventLog } from '../../src/status/event-log.js';
+import { BoundedEntries } from '../../src/status/event-rings.js';
 import { Storage } from '../../src/storage.js';
 
 const jane: Actor = { kind: 'person', userId: 'u-1', firstName: 'Jane', lastName: 'Doe' };
@@ -76,15 +78,25 @@ describe('README "Settings UI" > Event log: the last N entries per device', () =
     expect(kept.list().map((e) => `${e.deviceId}${String(e.at)}`)).toEqual(['B2', 'A3', 'B4', 'A5']);
   });
 
-  it('makes an event\'s words from its record when the list is read, once, as toEntry makes them', () => {
+  it('makes an event\'s words from its record when the list is read, as toEntry makes them, and the same again on every read', () => {
     const kept = new BoundedEntries(2);
     const record = { deviceKind: 'doorbell' as const, deviceId: 'D1', deviceName: 'Door', at: 5, event: bellEv({ kind: 'videoAvailable', dvrId: 'dvr-9', cause: 'buttonpush' }) };
     kept.addRecord(record);
     kept.add(entry('A', 6));
     const first = kept.list();
     expect(first).toEqual([toEntry(record), entry('A', 6)]);
-    // The same entry object the second time: the words were made once.
-    expect(kept.list()[0]).toBe(first[0]);
+    // Each read hands out new objects: a reader changing one changes nothing kept.
+    (first[0] as EventLogEntry).text = 'changed';
+    expect(kept.list()).toEqual([toEntry(record), entry('A', 6)]);
+  });
+
+  it('words a line again from its code and params, and keeps the words of a line no catalog code makes', () => {
+    const worded = { ...toEntry({ deviceKind: 'doorbell', deviceId: 'D1', deviceName: 'Porch', at: 1, event: bellEv({ kind: 'motion', imageUrl: 'https://img/1.jpg' }) }), text: 'stale words' };
+    const older = entry('A', 2);
+    const later: EventLogEntry = { ...entry('B', 3), how: 'event.fromALaterVersion', params: {}, text: 'A later version\'s line' };
+    const kept = new BoundedEntries(5, [worded, older, later]);
+    expect(kept.list().map((e) => e.text)).toEqual(['Motion at Porch', 'Door opened', 'A later version\'s line']);
+    expect(kept.list()[0]).toMatchObject({ deviceKind: 'doorbell', deviceId: 'D1', how: 'event.motionAt', params: { device: 'Porch' }, imageUrl: 'https://img/1.jpg' });
   });
 
   it('trims entries loaded from a file written with a larger bound', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { normalise } from '../../src/callbacks/normalise.js';
 import { classifyPayload } from '../../src/callbacks/callback-kinds.js';
-import { eventLogEntrySchema, toEntry } from '../../src/status/event-log.js';
+import { eventLogEntrySchema, toEntry } from '../../src/status/event-entry.js';
 import { keypadCodes } from '../../src/status/keypad-codes.js';
 import { LOCK_ID, fixtures } from '../callbacks/fixtures.js';
 

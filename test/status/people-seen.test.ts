@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { Actor, DeviceEvent } from '../../src/model/events.js';
-import { toEntry, type EventLogEntry } from '../../src/status/event-log.js';
+import { toEntry, type EventLogEntry } from '../../src/status/event-entry.js';
 import { peopleSeen } from '../../src/status/people-seen.js';
 
 const jamie: Actor = { kind: 'person', userId: 'u-jamie', firstName: 'Jamie', lastName: 'Guest' };
