@@ -16,13 +16,13 @@ process.on('SIGWINCH', () => {
   if (typeof globalThis.gc === 'function') globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 });
 // - SIGTTOU prints the process's own view of its memory (JS heap used, external, array buffers,
-//   V8's code space and its own malloc), so the benchmark can tell the JS heap from the rest of the
+//   V8's code space, its own malloc and the pages of its heaps that are resident), so the benchmark can tell the JS heap from the rest of the
 //   resident set.
 process.on('SIGTTOU', () => {
   const m = process.memoryUsage();
   const codeSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'code_space')?.space_used_size ?? 0;
-  const malloced = getHeapStatistics().malloced_memory;
-  process.stdout.write(`bench-memory ${JSON.stringify({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, codeSpace, malloced })}\n`);
+  const { malloced_memory: malloced, total_physical_size: physical } = getHeapStatistics();
+  process.stdout.write(`bench-memory ${JSON.stringify({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, codeSpace, malloced, physical })}\n`);
 });
 // - BENCH_ALLOC_PROF=<dir>: V8's sampling heap profiler runs from the start, counting objects the
 //   young and old collections took back too (every allocation, not only what survives); the first

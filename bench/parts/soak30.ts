@@ -50,6 +50,8 @@ interface MemorySample {
   externalMiB: number;
   codeMiB: number;
   mallocMiB: number;
+  /** The resident set less V8's resident heap pages: native memory (malloc, the binary's pages, thread stacks). */
+  outsideV8MiB: number;
 }
 
 const TYPE = { lockCurrentState: '1D', contactSensorState: '6A', statusLowBattery: '79', motionDetected: '22', battery: '96', motionSensor: '85', name: '23' };
@@ -130,10 +132,10 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
         hb.child.stdout?.on('data', onData);
         process.kill(pid, 'SIGTTOU');
       });
-      const told = JSON.parse(line.slice(line.indexOf('{'))) as { heapUsed: number; heapTotal: number; external: number; codeSpace: number; malloced: number };
+      const told = JSON.parse(line.slice(line.indexOf('{'))) as { heapUsed: number; heapTotal: number; external: number; codeSpace: number; malloced: number; physical: number };
       const heapUsed = told.heapUsed;
       const mib = (bytes: number) => round(bytes / 1024 / 1024, 2);
-      memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: mib(heapUsed), heapTotalMiB: mib(told.heapTotal), externalMiB: mib(told.external), codeMiB: mib(told.codeSpace), mallocMiB: mib(told.malloced) });
+      memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: mib(heapUsed), heapTotalMiB: mib(told.heapTotal), externalMiB: mib(told.external), codeMiB: mib(told.codeSpace), mallocMiB: mib(told.malloced), outsideV8MiB: round(rss.mib - mib(told.physical), 2) });
       options.log(`soak30: minute ${minute}: RSS ${psMiB} MiB as ps shows it, ${rss.mib} MiB and JS heap ${fmt(heapUsed / 1024 / 1024, 2)} MiB after a memory-pressure collection`);
       // With BENCH_HEAP_DIR, a heap snapshot at the mark and at the end: bench/heap-summary.ts end mark says what grew.
       if (minute === markMinute || minute === minutes) await heapSnapshot(pid, `minute ${String(minute)}`);
@@ -240,6 +242,7 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
           ['V8 code space after it, per minute', memory.map((m) => fmt(m.codeMiB, 1)).join(' ')],
           ['JS heap committed after it (heapTotal), per minute', memory.map((m) => fmt(m.heapTotalMiB, 1)).join(' ')],
           ['V8 malloced memory after it, per minute', memory.map((m) => fmt(m.mallocMiB, 1)).join(' ')],
+          ['resident outside V8\'s heaps after it (RSS less their resident pages), per minute', memory.map((m) => fmt(m.outsideV8MiB, 1)).join(' ')],
           ['unhandled rejections / errors of the generator', `${unhandled} / ${video.errors.length}`],
         ],
       },
