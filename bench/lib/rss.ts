@@ -24,6 +24,21 @@ export async function rssKiB(pid: number): Promise<number> {
   return Number(match[1]);
 }
 
+/**
+ * The resident set in its two kinds: anonymous (the process's own memory: V8's heaps, malloc) and
+ * file-backed (pages of the node binary and libraries it has run, shared with every process that
+ * runs them; it grows as new code runs for the first time, and no collection gives it back).
+ */
+export async function rssPartsKiB(pid: number): Promise<{ anon: number; file: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    if (!match?.[1]) throw new Error(`no ${name} for process ${pid}`);
+    return Number(match[1]);
+  };
+  return { anon: field('RssAnon'), file: field('RssFile') };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

@@ -27,7 +27,7 @@ import { addFleetToSim, oursPlatform, pluginOverride, waitForRegistrations } fro
 import { fleet } from '../lib/fleet.js';
 import { writeFullEventLog } from '../lib/full-event-log.js';
 import { heapSnapshot } from '../lib/heap-snapshot.js';
-import { rssKiB, SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
+import { rssKiB, rssPartsKiB, SETTLE_ENV, settledRssMiB } from '../lib/rss.js';
 import { SoakTraffic } from '../lib/soak-traffic.js';
 import { cameraView, secureVideoClip } from '../lib/soak-video.js';
 import { round } from '../lib/stats.js';
@@ -54,7 +54,10 @@ interface MemorySample {
   externalMiB: number;
   codeMiB: number;
   mallocMiB: number;
-  /** The resident set less V8's resident heap pages: native memory (malloc, the binary's pages, thread stacks). */
+  /** Anonymous resident memory (V8's heaps, malloc) and file-backed (the binary's and libraries' pages). */
+  anonMiB: number;
+  fileMiB: number;
+  /** Anonymous resident memory less V8's resident heap pages: native memory (malloc, thread stacks). */
   outsideV8MiB: number;
 }
 
@@ -121,6 +124,7 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
     const readMemory = async (minute: number) => {
       const psMiB = round((await rssKiB(pid)) / 1024, 1);
       const rss = await settledRssMiB(pid, { waitMs: 0, samples: 3, gapMs: 200, pressure: true });
+      const parts = await rssPartsKiB(pid);
       // The line this signal prints, read from the output itself (the harness keeps only the last lines).
       const line = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -142,7 +146,7 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
       const told = JSON.parse(line.slice(line.indexOf('{'))) as { heapUsed: number; heapTotal: number; external: number; codeSpace: number; malloced: number; physical: number };
       const heapUsed = told.heapUsed;
       const mib = (bytes: number) => round(bytes / 1024 / 1024, 2);
-      memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: mib(heapUsed), heapTotalMiB: mib(told.heapTotal), externalMiB: mib(told.external), codeMiB: mib(told.codeSpace), mallocMiB: mib(told.malloced), outsideV8MiB: round(rss.mib - mib(told.physical), 2) });
+      memory.push({ minute, psMiB, rssMiB: rss.mib, heapMiB: mib(heapUsed), heapTotalMiB: mib(told.heapTotal), externalMiB: mib(told.external), codeMiB: mib(told.codeSpace), mallocMiB: mib(told.malloced), anonMiB: round(parts.anon / 1024, 1), fileMiB: round(parts.file / 1024, 1), outsideV8MiB: round(parts.anon / 1024 - mib(told.physical), 2) });
       options.log(`soak30: minute ${minute}: RSS ${psMiB} MiB as ps shows it, ${rss.mib} MiB and JS heap ${fmt(heapUsed / 1024 / 1024, 2)} MiB after a memory-pressure collection`);
       // With BENCH_HEAP_DIR, a heap snapshot at the mark and at the end: bench/heap-summary.ts end mark says what grew.
       if (minute === markMinute || minute === minutes) await heapSnapshot(pid, `minute ${String(minute)}`);
@@ -250,7 +254,9 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
           ['V8 code space after it, per minute', memory.map((m) => fmt(m.codeMiB, 1)).join(' ')],
           ['JS heap committed after it (heapTotal), per minute', memory.map((m) => fmt(m.heapTotalMiB, 1)).join(' ')],
           ['V8 malloced memory after it, per minute', memory.map((m) => fmt(m.mallocMiB, 1)).join(' ')],
-          ['resident outside V8\'s heaps after it (RSS less their resident pages), per minute', memory.map((m) => fmt(m.outsideV8MiB, 1)).join(' ')],
+          ['anonymous resident after it (the process\'s own memory), per minute', memory.map((m) => fmt(m.anonMiB, 1)).join(' ')],
+          ['file-backed resident after it (the node binary\'s and libraries\' pages, shared), per minute', memory.map((m) => fmt(m.fileMiB, 1)).join(' ')],
+          ['anonymous outside V8\'s heaps after it (native: malloc, stacks), per minute', memory.map((m) => fmt(m.outsideV8MiB, 1)).join(' ')],
           ['unhandled rejections / errors of the generator', `${unhandled} / ${video.errors.length}`],
         ],
       },
