@@ -91,6 +91,8 @@ async function main(): Promise<void> {
   const soakMinutes = args.soakMinutes ?? envMinutes ?? (args.quick ? 1 : 10);
   if (!Number.isFinite(soakMinutes) || soakMinutes <= 0) throw new Error('the soak needs a positive number of minutes');
   const started = new Date();
+  // Read at the start: the code a long run measures is the code it started with, whatever is committed meanwhile.
+  const git = gitDescribe();
   const t0 = performance.now();
   const log = (line: string) => {
     process.stdout.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
@@ -133,7 +135,7 @@ async function main(): Promise<void> {
     mode: args.quick ? 'quick' : 'full',
     soakMinutes,
     only: args.only,
-    git: gitDescribe(),
+    git,
     machine: { atStart, atEnd: machineInfo(), busyShareBeforeRun: busy },
     parts,
     failures,
