@@ -17,11 +17,20 @@ const heap = HEAP_DIR ? ` --heapsnapshot-signal=SIGTTIN --diagnostic-dir=${HEAP_
 const extra = process.env.BENCH_NODE_OPTIONS ? ` ${process.env.BENCH_NODE_OPTIONS}` : '';
 export const SETTLE_ENV = { NODE_OPTIONS: `--expose-gc --import=${SETTLE_PRELOAD}${cpuProf}${heap}${extra}` };
 
-export async function rssKiB(pid: number): Promise<number> {
+/** Fields of /proc/<pid>/status given in kB, read together. */
+async function statusKiB<const Name extends string>(pid: number, names: readonly Name[]): Promise<Record<Name, number>> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-  if (!match?.[1]) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(match[1]);
+  const found = {} as Record<Name, number>;
+  for (const name of names) {
+    const match = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    if (!match?.[1]) throw new Error(`no ${name} for process ${pid}`);
+    found[name] = Number(match[1]);
+  }
+  return found;
+}
+
+export async function rssKiB(pid: number): Promise<number> {
+  return (await statusKiB(pid, ['VmRSS'])).VmRSS;
 }
 
 /**
@@ -30,13 +39,8 @@ export async function rssKiB(pid: number): Promise<number> {
  * runs them; it grows as new code runs for the first time, and no collection gives it back).
  */
 export async function rssPartsKiB(pid: number): Promise<{ anon: number; file: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => {
-    const match = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
-    if (!match?.[1]) throw new Error(`no ${name} for process ${pid}`);
-    return Number(match[1]);
-  };
-  return { anon: field('RssAnon'), file: field('RssFile') };
+  const { RssAnon: anon, RssFile: file } = await statusKiB(pid, ['RssAnon', 'RssFile']);
+  return { anon, file };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

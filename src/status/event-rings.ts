@@ -86,9 +86,9 @@ export class BoundedEntries {
 /** An entry as a ring keeps it: no device, and no sentence where the catalog makes the same one again. */
 function stored(entry: EventLogEntry): Stored {
   const { deviceKind: _kind, deviceId: _id, text, how, params, ...rest } = entry;
-  const kept = params === undefined || Object.keys(params).length > 0 ? { ...rest, params } : { ...rest, params: NO_PARAMS };
+  const shared = params !== undefined && Object.keys(params).length === 0 ? NO_PARAMS : params;
   // An entry an earlier version wrote (no code) or a code this version's catalog lacks keeps its words.
-  return how !== undefined && isEventCode(how) ? { ...kept, how } : { ...kept, how, text };
+  return how !== undefined && isEventCode(how) ? { ...rest, how, params: shared } : { ...rest, how, params: shared, text };
 }
 
 /** A kept event's entry; a record becomes its stored form the first time. */
