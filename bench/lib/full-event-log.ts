@@ -1,13 +1,10 @@
 // An event log as a plugin that has run for a while leaves it: every device's ring full (50
 // entries), of the kinds the soak's callbacks make. Written before Homebridge starts, so a soak
 // measures the steady state a restart comes back to rather than the one-time fill of a first run.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { DeviceEvent } from '../../src/model/events.js';
-import { STORAGE_FOLDER } from '../../src/settings.js';
 import { toEntry, type EventLogEntry } from '../../src/status/event-entry.js';
 import { DEFAULT_EVENTS_PER_DEVICE, EVENT_LOG_FILE } from '../../src/status/event-log.js';
+import { Storage } from '../../src/storage.js';
 import type { Fleet } from './fleet.js';
 
 const person = { kind: 'person' as const, userId: 'user-soak-1', firstName: 'Sam', lastName: 'Soak' };
@@ -37,8 +34,8 @@ function doorbellEvent(doorbellId: string, n: number, at: number, baseUrl: strin
   }
 }
 
-/** Writes `events.json` into a Homebridge storage folder with every device's ring full, the newest a minute old. */
-export function writeFullEventLog(storagePath: string, fleet: Fleet, baseUrl: string, now = Date.now()): number {
+/** Writes `events.json` into a Homebridge storage folder, as the plugin writes it, with every device's ring full, the newest a minute old. */
+export async function writeFullEventLog(storagePath: string, fleet: Fleet, baseUrl: string, now = Date.now()): Promise<number> {
   const per = DEFAULT_EVENTS_PER_DEVICE;
   const entries: EventLogEntry[] = [];
   for (let n = 0; n < per; n += 1) {
@@ -46,8 +43,6 @@ export function writeFullEventLog(storagePath: string, fleet: Fleet, baseUrl: st
     for (const lock of fleet.locks) entries.push(toEntry({ deviceKind: 'lock', deviceId: lock.id, deviceName: lock.name, at, event: lockEvent(lock.id, n, at) }));
     for (const bell of fleet.doorbells) entries.push(toEntry({ deviceKind: 'doorbell', deviceId: bell.id, deviceName: bell.name, at, event: doorbellEvent(bell.id, n, at, baseUrl) }));
   }
-  const folder = join(storagePath, STORAGE_FOLDER);
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  writeFileSync(join(folder, EVENT_LOG_FILE), JSON.stringify({ version: 1, entries }), { mode: 0o600 });
+  await Storage.under(storagePath).write(EVENT_LOG_FILE, { version: 1, entries }, { compact: true });
   return entries.length;
 }

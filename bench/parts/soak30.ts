@@ -95,7 +95,7 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
   });
   const storagePath = join(work, 'homebridge');
   const emptyLog = process.env.BENCH_SOAK30_EVENT_LOG === 'empty';
-  const logEntries = emptyLog ? 0 : writeFullEventLog(storagePath, f, sim.url);
+  const logEntries = emptyLog ? 0 : await writeFullEventLog(storagePath, f, sim.url);
   const hb = await startHomebridge({ platforms: [platform], env: SETTLE_ENV, storagePath, ...pluginOverride() });
   let controller: HapController | undefined;
   try {

@@ -19,7 +19,7 @@ describe('the soak\'s full event log', () => {
   it('is read by the plugin\'s event log whole: every device with a full ring, in time order', async () => {
     dir = await mkdtemp(join(tmpdir(), 'full-event-log-'));
     const f = fleet(3, 2);
-    const written = writeFullEventLog(dir, f, 'http://127.0.0.1:1', 10_000_000);
+    const written = await writeFullEventLog(dir, f, 'http://127.0.0.1:1', 10_000_000);
     const log = await EventLog.open(Storage.under(dir));
     const entries = log.entries();
     expect(written).toBe(5 * DEFAULT_EVENTS_PER_DEVICE);
