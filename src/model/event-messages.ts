@@ -3,7 +3,7 @@
 // a device name, a number or a schedule fills a placeholder; `{line}` is another line of this
 // catalog (a PIN change with its schedule, then who made it). An unnamed person is a word of its
 // own: `event.someone` after "by", `event.someoneSubject` as the subject (languages decline it).
-import { messageCatalog, type MessageParams } from '../util/ui-message.js';
+import { messageCatalog } from '../util/ui-message.js';
 
 export const EVENT_MESSAGES = {
   'event.autoLock': 'Locked by auto-lock (the door was closed for {seconds} s)',
@@ -94,9 +94,4 @@ export const eventMessage = messageCatalog(EVENT_MESSAGES);
 /** Whether this version's catalog has the code (an entry a later version wrote may name one it lacks). */
 export function isEventCode(code: string): code is EventCode {
   return Object.hasOwn(EVENT_MESSAGES, code);
-}
-
-/** The English sentence of an event line, made again from its code and params. */
-export function eventText(code: EventCode, params: MessageParams): string {
-  return eventMessage(code, params).text;
 }

@@ -2,7 +2,7 @@
 // it is full for as long as Homebridge runs (50 per device, thousands in all), so every byte an
 // entry keeps is kept that many times. The device's kind and id live once in its ring, and the
 // English sentence is made again from the line's code and params when the list is read.
-import { eventText, isEventCode, type EventCode } from '../model/event-messages.js';
+import { eventMessage, isEventCode, type EventCode } from '../model/event-messages.js';
 import { NO_PARAMS } from '../util/ui-message.js';
 import { toEntry, type EventLogEntry, type EventLogRecord } from './event-entry.js';
 
@@ -99,6 +99,6 @@ function entryOf(ring: Ring, kept: Kept): EventLogEntry {
   }
   // One of the two is always set (keep() is given either).
   const entry = kept.stored as Stored;
-  const text = entry.text ?? eventText(entry.how, entry.params ?? NO_PARAMS);
+  const text = entry.text ?? eventMessage(entry.how, entry.params).text;
   return { deviceKind: ring.deviceKind, deviceId: ring.deviceId, ...entry, text };
 }
