@@ -224,11 +224,12 @@ export async function runSoak30(options: RunOptions): Promise<PartResult> {
     }
     // One reading can catch native memory in use at that moment (up to 10 MiB, gone a minute
     // later), so the mark is the median of its minute and the two beside it, the end that of the
-    // last three minutes: a jump in one reading moves neither.
+    // last three minutes (never the mark's own readings, which a short run would share): a jump in
+    // one reading moves neither.
     const level = (readings: MemorySample[]) =>
       readings.length === 0 ? undefined : { rssMiB: median(readings.map((m) => m.rssMiB)), heapMiB: median(readings.map((m) => m.heapMiB)) };
     const mark = level(memory.filter((m) => Math.abs(m.minute - markMinute) <= 1));
-    const last = level(memory.slice(-3));
+    const last = level(memory.filter((m) => m.minute > markMinute + 1).slice(-3));
     const rssGrowth = mark && last ? round(last.rssMiB - mark.rssMiB, 1) : Number.NaN;
     const heapGrowth = mark && last ? round(last.heapMiB - mark.heapMiB, 2) : Number.NaN;
     const wrongTotal = wrong.lock + wrong.door + wrong.battery + wrong.reachability + wrong.motion;
